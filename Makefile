@@ -1,0 +1,45 @@
+# bufsize: the README's two commands are `make serve` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PACKAGES := app models validation
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: install serve test lint typecheck pytest notebooks validate bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip==25.3
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+serve: $(STAMP)
+	$(BIN)/bufsize serve --host $(HOST) --port $(PORT)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy $(PACKAGES)
+
+pytest: $(STAMP)
+	$(BIN)/pytest -n 2 --dist loadgroup
+
+test: lint typecheck pytest
+
+notebooks: $(STAMP)
+	$(BIN)/python -m notebooks.render
+
+validate: $(STAMP)
+	$(BIN)/bufsize validate
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/simulator_speed.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

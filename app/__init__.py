@@ -1,0 +1,1 @@
+"""bufsize service, CLI and web form: the edges where users type units."""

@@ -1,0 +1,14 @@
+"""``bufsize serve``: run the HTTP service with uvicorn."""
+
+from __future__ import annotations
+
+import click
+import uvicorn
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
+def serve(host: str, port: int) -> None:
+    """Start the bufsize service (OpenAPI at /docs)."""
+    uvicorn.run("app.main:app", host=host, port=port)

@@ -1,0 +1,1 @@
+"""Validation: the packet simulator, the papers' datasets and the harness comparing them."""

@@ -1,0 +1,1 @@
+"""What the papers measured, as CSV with provenance."""
