@@ -1,1 +1,37 @@
-"""Packet-level discrete-event simulator of a dumbbell with one drop-tail bottleneck."""
+"""Packet-level discrete-event simulator of a dumbbell with one shared bottleneck.
+
+The public entry points:
+
+- :class:`Scenario` (``scenario.py``): every parameter of the network and the traffic;
+- :func:`simulate`: one run for one buffer size and seed -> :class:`RunResult`;
+- :func:`replicate`: independent replications (seeds from ``SeedSequence(seed).spawn(n)``)
+  -> :class:`ReplicatedResult` with 99% confidence intervals;
+- :func:`estimate_packets`: bottleneck packets a run would simulate (for budgets).
+
+The event loop is compiled with numba (``core.py``); ``reference.py`` is a short pure-Python
+implementation of the same model that the compiled core is checked against.
+"""
+
+from validation.simulator.engine import replicate, simulate
+from validation.simulator.results import (
+    Estimate,
+    PacketTrace,
+    ReplicatedResult,
+    RunResult,
+    SampledTrace,
+    confidence_interval,
+)
+from validation.simulator.scenario import Scenario, estimate_packets
+
+__all__ = [
+    "Estimate",
+    "PacketTrace",
+    "ReplicatedResult",
+    "RunResult",
+    "SampledTrace",
+    "Scenario",
+    "confidence_interval",
+    "estimate_packets",
+    "replicate",
+    "simulate",
+]

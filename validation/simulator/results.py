@@ -1,0 +1,251 @@
+"""Results of simulator runs: one run (:class:`RunResult`) and replications with CIs."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from scipy import stats
+
+from validation.simulator.scenario import Scenario
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: Scalar measures that replications average and give confidence intervals for.
+SCALAR_MEASURES = (
+    "utilization",
+    "goodput_bps",
+    "loss_rate",
+    "queue_delay_mean_s",
+    "queue_delay_std_s",
+    "queue_delay_p99_s",
+    "mean_queue_packets",
+    "jain_index",
+    "timeouts",
+    "bottleneck_packets",
+    "wall_s",
+)
+
+
+@dataclass
+class PacketTrace:
+    """Departures and drops at the bottleneck, in time order."""
+
+    time_s: FloatArray
+    flow: IntArray
+    size_bytes: IntArray
+    dropped: npt.NDArray[np.bool_]
+
+    def to_dict(self) -> dict[str, list[Any]]:
+        """Columns as lists."""
+        return {
+            "time_s": self.time_s.tolist(),
+            "flow": self.flow.tolist(),
+            "size_bytes": self.size_bytes.tolist(),
+            "dropped": self.dropped.tolist(),
+        }
+
+
+@dataclass
+class SampledTrace:
+    """Queue occupancy and the traced flows' cwnd, sampled every ``sample_interval_s``."""
+
+    time_s: FloatArray
+    queue_packets: IntArray
+    cwnd_packets: FloatArray  # shape (samples, traced flows)
+
+    def to_dict(self) -> dict[str, list[Any]]:
+        """Columns as lists."""
+        return {
+            "time_s": self.time_s.tolist(),
+            "queue_packets": self.queue_packets.tolist(),
+            "cwnd_packets": self.cwnd_packets.tolist(),
+        }
+
+
+@dataclass
+class RunResult:
+    """Measures of one run after the warm-up, with the seed and scenario that produced it.
+
+    Attributes
+    ----------
+    utilization : busy fraction of the bottleneck (dimensionless).
+    goodput_bps : payload delivered in order to the receivers, bit/s.
+    loss_rate : fraction of bottleneck arrivals dropped (dimensionless).
+    queue_delay_mean_s, queue_delay_std_s, queue_delay_p99_s : waiting time in the buffer
+        before transmission starts, of the packets that left the bottleneck, s.
+    mean_queue_packets : time-average occupancy, the packet in transmission included.
+    bottleneck_packets : packets that arrived at the bottleneck over the whole run.
+    timeouts : retransmission timeouts after the warm-up.
+    jain_index : Jain's fairness index of the per-flow goodputs (dimensionless).
+    per_flow_throughput_bps : goodput of each flow slot, bit/s.
+    queue_distribution : time fraction with k packets at the bottleneck, k = 0, 1, ...
+    loss_burst_lengths : counts of runs of consecutive drops of length 1, 2, ... (the last
+        entry counts longer runs too).
+    interval_throughput_bps : bottleneck departures per interval of ``interval_s``, bit/s.
+    packets_sent, packets_delivered, packets_dropped, packets_in_flight : TCP data packets
+        over the whole run; sent = delivered + dropped + in flight at the end.
+    """
+
+    buffer_packets: int
+    seed: int
+    scenario: Scenario
+    utilization: float
+    goodput_bps: float
+    loss_rate: float
+    queue_delay_mean_s: float
+    queue_delay_std_s: float
+    queue_delay_p99_s: float
+    mean_queue_packets: float
+    bottleneck_packets: int
+    timeouts: int
+    jain_index: float
+    per_flow_throughput_bps: FloatArray
+    queue_distribution: FloatArray
+    loss_burst_lengths: IntArray
+    interval_throughput_bps: FloatArray
+    packets_sent: int
+    packets_delivered: int
+    packets_dropped: int
+    packets_in_flight: int
+    flows_completed: int
+    flows_blocked: int
+    wall_s: float = 0.0
+    samples: SampledTrace | None = None
+    packet_trace: PacketTrace | None = None
+    engine: str = "compiled"
+
+    @property
+    def goodput_fraction(self) -> float:
+        """Goodput as a fraction of the bottleneck capacity (dimensionless)."""
+        return self.goodput_bps / self.scenario.capacity_bps
+
+    def to_dict(self, *, traces: bool = True) -> dict[str, Any]:
+        """JSON-able dict of every measure, the seed and the scenario."""
+        out: dict[str, Any] = {
+            "buffer_packets": self.buffer_packets,
+            "seed": self.seed,
+            "engine": self.engine,
+            "utilization": self.utilization,
+            "goodput_bps": self.goodput_bps,
+            "loss_rate": self.loss_rate,
+            "queue_delay_mean_s": self.queue_delay_mean_s,
+            "queue_delay_std_s": self.queue_delay_std_s,
+            "queue_delay_p99_s": self.queue_delay_p99_s,
+            "mean_queue_packets": self.mean_queue_packets,
+            "bottleneck_packets": self.bottleneck_packets,
+            "timeouts": self.timeouts,
+            "jain_index": self.jain_index,
+            "per_flow_throughput_bps": self.per_flow_throughput_bps.tolist(),
+            "queue_distribution": self.queue_distribution.tolist(),
+            "loss_burst_lengths": self.loss_burst_lengths.tolist(),
+            "interval_throughput_bps": self.interval_throughput_bps.tolist(),
+            "packets_sent": self.packets_sent,
+            "packets_delivered": self.packets_delivered,
+            "packets_dropped": self.packets_dropped,
+            "packets_in_flight": self.packets_in_flight,
+            "flows_completed": self.flows_completed,
+            "flows_blocked": self.flows_blocked,
+            "wall_s": self.wall_s,
+            "scenario": self.scenario.to_dict(),
+        }
+        if traces:
+            out["samples"] = None if self.samples is None else self.samples.to_dict()
+            out["packet_trace"] = None if self.packet_trace is None else self.packet_trace.to_dict()
+        safe: dict[str, Any] = _json_safe(out)
+        return safe
+
+
+@dataclass
+class Estimate:
+    """Mean of a measure over replications and the half-width of its 99% CI."""
+
+    mean: float
+    ci99_half_width: float
+
+    @property
+    def low(self) -> float:
+        """Lower end of the 99% confidence interval."""
+        return self.mean - self.ci99_half_width
+
+    @property
+    def high(self) -> float:
+        """Upper end of the 99% confidence interval."""
+        return self.mean + self.ci99_half_width
+
+
+@dataclass
+class ReplicatedResult:
+    """Independent replications of one scenario and buffer, with 99% confidence intervals."""
+
+    buffer_packets: int
+    seed: int
+    scenario: Scenario
+    runs: list[RunResult]
+    estimates: dict[str, Estimate] = field(default_factory=dict)
+
+    def __getitem__(self, measure: str) -> Estimate:
+        return self.estimates[measure]
+
+    def to_dict(self, *, traces: bool = False) -> dict[str, Any]:
+        """JSON-able dict: each measure's mean and CI half-width, the runs, seed and scenario."""
+        out: dict[str, Any] = {
+            "buffer_packets": self.buffer_packets,
+            "seed": self.seed,
+            "replications": len(self.runs),
+            "scenario": self.scenario.to_dict(),
+        }
+        for name, est in self.estimates.items():
+            out[name] = est.mean
+            out[f"{name}_ci99"] = est.ci99_half_width
+        out["runs"] = [run.to_dict(traces=traces) for run in self.runs]
+        safe: dict[str, Any] = _json_safe(out)
+        return safe
+
+
+def confidence_interval(values: Any, level: float = 0.99) -> Estimate:
+    """Student-t confidence interval of the mean of independent replications.
+
+    Parameters
+    ----------
+    values : array_like
+        One value per replication.
+    level : float
+        Confidence level (dimensionless), 0.99 by default.
+
+    Returns
+    -------
+    Estimate
+        The mean and the half-width ``t_{(1+level)/2, n-1} · s / √n`` (NaN for one run).
+    """
+    data = np.asarray(values, dtype=np.float64)
+    mean = float(np.mean(data))
+    if data.size < 2:
+        return Estimate(mean, math.nan)
+    sem = float(np.std(data, ddof=1)) / math.sqrt(data.size)
+    return Estimate(mean, float(stats.t.ppf(0.5 + level / 2.0, data.size - 1)) * sem)
+
+
+def summarize(
+    scenario: Scenario, buffer_packets: int, seed: int, runs: list[RunResult]
+) -> ReplicatedResult:
+    """Gather runs into a :class:`ReplicatedResult` with a CI for each scalar measure."""
+    estimates = {
+        name: confidence_interval([float(getattr(run, name)) for run in runs])
+        for name in SCALAR_MEASURES
+    }
+    return ReplicatedResult(buffer_packets, seed, scenario, runs, estimates)
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    return value
