@@ -5,6 +5,8 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from app import __doc__ as app_doc
+from app.api import api_router
+from app.errors import install_error_handlers
 
 
 def create_app() -> FastAPI:
@@ -13,9 +15,16 @@ def create_app() -> FastAPI:
         version="0.1.0",
         description=(
             "How much packet buffer does this link need? Every buffer-sizing rule from the "
-            "literature, its assumptions checked, one recommendation. " + (app_doc or "")
+            "literature, its assumptions checked, one recommendation. "
+            + (app_doc or "")
+            + "\n\nNumbers are SI (bit/s, seconds, bytes, packets) unless the field name says "
+            "otherwise; a rate, time or size may also be sent as a string with its unit, such "
+            'as "10 Gbit/s", "100 ms" or "1500 B". Invalid input gets a 422 whose detail '
+            "names the field and the bound it broke."
         ),
     )
+    install_error_handlers(application)
+    application.include_router(api_router)
 
     @application.get("/healthz", tags=["health"], summary="Liveness check")
     def healthz() -> dict[str, str]:

@@ -1,0 +1,18 @@
+"""The versioned API: every family's router, gathered under ``/v1``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from app.routers import optical
+from app.schemas.common import ErrorMessage
+
+# Answers every operation may give besides its own (422 is documented by FastAPI itself).
+COMMON_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorMessage, "description": "The body could not be read as JSON."},
+}
+
+api_router = APIRouter(prefix="/v1", responses=COMMON_RESPONSES)
+api_router.include_router(optical.router)

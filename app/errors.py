@@ -1,0 +1,63 @@
+"""Exception handlers: a model's refusal of its input becomes a 422, never a 500.
+
+The model functions check their arguments with :mod:`models.checks`, whose ``ValueError`` messages
+start with the parameter's name and state the bound (``"load must be in (0, 1), got 1.2"``). The
+request schemas use the same names as the model parameters, so the name is reported as the body
+field, in the shape FastAPI uses for its own validation errors::
+
+    {"detail": [{"loc": ["body", "load"], "msg": "load must be in (0, 1), got 1.2",
+                 "type": "value_error"}]}
+
+An ``ArithmeticError`` (overflow in a model with extreme but individually valid inputs) is also
+the client's input, reported the same way. A pydantic ``ValidationError`` raised inside a route is
+a fault of the service itself and is not turned into a 422.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import JSONResponse
+from pydantic import ValidationError
+
+# The parameter a models.checks message starts with: "flows must be >= 1, got 0".
+_LEADING_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?::|\s+must\b|\s+is\b|\s+=)")
+
+
+def error_detail(message: str, *, error_type: str = "value_error") -> dict[str, Any]:
+    """One entry of a 422 ``detail`` list, locating the field named at the start of ``message``."""
+    match = _LEADING_NAME.match(message)
+    loc: list[str] = ["body", match.group(1)] if match else ["body"]
+    return {"loc": loc, "msg": message, "type": error_type}
+
+
+def unprocessable(message: str, *, error_type: str = "value_error") -> JSONResponse:
+    """A 422 response in FastAPI's validation-error shape."""
+    content = {"detail": [error_detail(message, error_type=error_type)]}
+    return JSONResponse(status_code=422, content=jsonable_encoder(content))
+
+
+async def model_value_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    """A model function rejected its arguments: 422 naming the parameter and the bound."""
+    if isinstance(exc, ValidationError):
+        # A response or internal object failed validation: a bug here, not bad input.
+        raise exc
+    return unprocessable(str(exc) or type(exc).__name__)
+
+
+async def arithmetic_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    """Inputs too extreme for a model to evaluate in floating point."""
+    reason = str(exc) or type(exc).__name__
+    return unprocessable(
+        f"the inputs are outside the range the model can evaluate numerically ({reason})",
+        error_type="arithmetic_error",
+    )
+
+
+def install_error_handlers(application: FastAPI) -> None:
+    """Register the handlers above on ``application``."""
+    application.add_exception_handler(ValueError, model_value_error_handler)
+    application.add_exception_handler(ArithmeticError, arithmetic_error_handler)

@@ -1,0 +1,1 @@
+"""One router module per model family; :mod:`app.api` gathers them under ``/v1``."""
