@@ -1,0 +1,36 @@
+"""The recommendation engine: every buffer-sizing rule for a port, checked, and one answer.
+
+``recommend(LinkScenario(...), Targets(...))`` returns a :class:`Recommendation` (frozen
+dataclasses; ``to_dict()`` for JSON). See DESIGN §2, last paragraphs.
+"""
+
+from models.recommend.engine import predict, recommend
+from models.recommend.result import (
+    Assumption,
+    Curves,
+    DerivedInputs,
+    Prediction,
+    Recommendation,
+    RecommendedSize,
+    RegimeInfo,
+    RuleResult,
+    TradeOff,
+)
+from models.recommend.scenario import MD_BETA, LinkScenario, Targets
+
+__all__ = [
+    "MD_BETA",
+    "Assumption",
+    "Curves",
+    "DerivedInputs",
+    "LinkScenario",
+    "Prediction",
+    "Recommendation",
+    "RecommendedSize",
+    "RegimeInfo",
+    "RuleResult",
+    "Targets",
+    "TradeOff",
+    "predict",
+    "recommend",
+]

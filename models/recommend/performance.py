@@ -1,0 +1,252 @@
+"""Predicted utilization and loss of a port against its buffer size.
+
+The engine picks one traffic model per scenario and evaluates it on the buffer sizes of every
+rule and on the curves, so that the recommendation and the curves come from the same equations.
+
+- ``window_limited``: flows capped by their window so that ρ = N·W/(C·RTT) < 1 (000 ch. 3);
+  utilization ρ·θ with the tiny-buffers bound θ ≥ 1 − ρ^B·W²/2 (000 App. A eq. A.13), loss ρ^B;
+  with paced or slow-access senders, the better of that and the paced-traffic bound (000 Thm 2).
+- ``open_loop``: flows too slow to fill the port, offered load ρ (003 §4.2): M/M/1/B loss.
+- ``congested_tcp``: N_b long-lived flows limited by congestion here (004): the window sawtooth
+  with partial loss synchronization (004 eqs. 13-16, :func:`sawtooth_utilization`), the
+  Gaussian bound of desynchronized flows (Appenzeller, 000 §2.2.2) when flows are many, and
+  the Mathis loss rate at the flows' mean window (004 eqs. 18-22, :func:`window_loss_rate`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from models import checks
+from models.pacing import paced_drop_probability_bound, paced_utilization_bound
+from models.queues import mm1b_loss_bound, mm1b_loss_probability
+from models.sqrt_n import sqrt_n_utilization_lower_bound
+from models.tiny_buffers import tiny_buffers_utilization_bound
+
+Array = npt.NDArray[np.float64]
+TrafficModelKind = Literal["window_limited", "open_loop", "congested_tcp"]
+
+#: Constant of the Mathis equation as 004 eq. 2 uses it, R = 0.87·M/(T·sqrt(p)) (≈ sqrt(3/4)).
+MATHIS_CONSTANT = 0.87
+
+
+def sawtooth_utilization(
+    buffer_packets: Any,
+    bdp_packets: float,
+    md_beta: float = 0.5,
+    loss_sync_q: float = 1.0,
+    bottlenecked_flows: float = 1.0,
+) -> Array:
+    """Utilization of a port fed by long-lived AIMD flows whose aggregate window saw-tooths.
+
+    Parameters
+    ----------
+    buffer_packets : array_like
+        Buffer B, packets (>= 0).
+    bdp_packets : float
+        Bandwidth-delay product P = C·T_e of the flows, packets (> 0).
+    md_beta : float
+        Multiplicative decrease β of the senders (dimensionless, in (0, 1)).
+    loss_sync_q : float
+        Fraction q (dimensionless, in (0, 1]) of the flows that see a loss in a congestion
+        event (004 eq. 13); 1 is global synchronization.
+    bottlenecked_flows : float
+        Number N_b of flows (>= 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        Long-run utilization (dimensionless, in (0, 1]) at each buffer size.
+
+    Notes
+    -----
+    The aggregate window peaks at ``W_max = P + B`` (pipe plus full buffer) and after a
+    congestion event falls to ``W_min = β_e·(P + B) + (1 − q)·N_b`` with
+    ``β_e = 1 − q·(1 − β)``: a fraction q of the flows cut their windows by β, the others grow
+    by one packet (004 eq. 14 with a general β). It then grows by one packet per flow per RTT.
+    While ``W < P`` the link idles; when ``W ≥ P`` it is busy and the RTT stretches to W/C.
+    Integrating over one cycle,
+
+    ``U = (W_max² − W_min²) / (2P·(P − W_min) + W_max² − P²)`` if ``W_min < P``, else 1.
+
+    ``U = 1`` exactly at ``B = (q·P − 2·N_b·(1 − q))/(2 − q)`` for β = 1/2, the BSCL term
+    B_ρ (004 eq. 16); at ``B = P`` for q = 1 (the rule of thumb, 000 §2.1); at
+    ``B = P·(1 − β)/β`` for q = 1 and a general β (RFC 9438). B = 0, β = 1/2, q = 1 gives 3/4.
+
+    Assumptions:
+
+    - long-lived flows, all limited by congestion at this port;
+    - linear (Reno-like) window growth between losses; CUBIC grows concave-convex and spends
+      longer near its peak, so this underestimates CUBIC's utilization below full buffering;
+    - a congestion event is one loss burst per cycle; no timeouts.
+
+    References
+    ----------
+    .. [1] Y. Ganjali, "Buffer Sizing in Internet Routers", PhD thesis (seed
+       ``000_9b46cc70677d86b3.txt``), §2.1 (single-flow window argument).
+    .. [2] A. Dhamdhere, H. Jiang, C. Dovrolis, "Buffer Sizing for Congested Internet Links"
+       (seed ``004_cb0749363e88d206.txt``), §III.C, eqs. 13-16.
+    """
+    b = np.asarray(checks.non_negative("buffer_packets", buffer_packets), dtype=np.float64)
+    p = float(checks.positive("bdp_packets", bdp_packets))
+    beta = float(checks.probability("md_beta", md_beta))
+    q = float(checks.in_range("loss_sync_q", loss_sync_q, 0.0, 1.0, low_inclusive=False))
+    n_b = float(checks.at_least("bottlenecked_flows", bottlenecked_flows, 1.0))
+    w_max = p + b
+    w_min = (1.0 - q * (1.0 - beta)) * w_max + (1.0 - q) * n_b
+    idle = w_min < p
+    w_lo = np.minimum(w_min, p)
+    num = w_max**2 - w_lo**2
+    den = 2.0 * p * (p - w_lo) + w_max**2 - p**2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        u = np.where(idle, num / np.where(den > 0, den, 1.0), 1.0)
+    return np.clip(u, 0.0, 1.0)
+
+
+def window_loss_rate(buffer_packets: Any, bdp_packets: float, bottlenecked_flows: float) -> Array:
+    """Loss rate of N_b long-lived Reno flows whose windows share the pipe and the buffer.
+
+    Parameters
+    ----------
+    buffer_packets : array_like
+        Buffer B, packets (>= 0).
+    bdp_packets : float
+        C_e·T_e of the flows, packets (> 0).
+    bottlenecked_flows : float
+        N_b (>= 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        Loss probability (dimensionless, in (0, 1]).
+
+    Notes
+    -----
+    The flows' mean window is ``(P + B)/N_b`` packets and the Mathis equation
+    ``W = 0.87/sqrt(p)`` (004 eqs. 2, 21-22) gives ``p = (0.87·N_b/(P + B))²``, capped at 1.
+    Its inverse at ``p = p̂`` is B_p = K_p·N_b − P (004 eq. 23).
+
+    Assumptions:
+
+    - all N_b flows are long-lived and lose packets only here;
+    - the Mathis equation holds (p below 2-5%, losses recovered by fast retransmit); CUBIC
+      flows lose less than this at the same window.
+
+    References
+    ----------
+    .. [1] A. Dhamdhere, H. Jiang, C. Dovrolis (seed ``004_cb0749363e88d206.txt``), §IV,
+       eqs. 2, 18-23.
+    """
+    b = np.asarray(checks.non_negative("buffer_packets", buffer_packets), dtype=np.float64)
+    p = float(checks.positive("bdp_packets", bdp_packets))
+    n_b = float(checks.at_least("bottlenecked_flows", bottlenecked_flows, 1.0))
+    return np.minimum(1.0, (MATHIS_CONSTANT * n_b / (p + b)) ** 2)
+
+
+@dataclass(frozen=True)
+class TrafficModel:
+    """One of the three traffic models above, with the parameters it needs.
+
+    ``max_utilization`` is the most the traffic can carry (fraction of capacity): ρ for
+    window-limited or open-loop traffic below saturation, 1 otherwise.
+    """
+
+    kind: TrafficModelKind
+    capacity_bps: float
+    packet_bytes: float
+    max_utilization: float
+    load: float = 1.0
+    max_window_packets: float = 1.0
+    flows: int = 1
+    rtt_s: float = 0.1
+    access_bps: float | None = None
+    use_pacing_bound: bool = False
+    bdp_packets: float = 1.0
+    lbp_capacity_fraction: float = 1.0
+    bottlenecked_flows: int = 1
+    md_beta: float = 0.5
+    loss_sync_q: float = 1.0
+    desynchronized: bool = False
+
+    @property
+    def packet_time_s(self) -> float:
+        """Transmission time of one packet at line rate, seconds."""
+        return 8.0 * self.packet_bytes / self.capacity_bps
+
+    def utilization(self, buffer_packets: Any) -> Array:
+        """Predicted utilization (fraction of capacity) at each buffer size."""
+        b = np.atleast_1d(np.asarray(buffer_packets, dtype=np.float64))
+        if self.kind == "window_limited":
+            theta = np.clip(
+                np.asarray(
+                    tiny_buffers_utilization_bound(b, self.max_window_packets, self.load),
+                    dtype=np.float64,
+                ),
+                0.0,
+                1.0,
+            )
+            if self.use_pacing_bound:
+                theta = np.maximum(theta, self._paced(paced_utilization_bound, b))
+            return self.load * theta
+        if self.kind == "open_loop":
+            loss = np.asarray(mm1b_loss_probability(self.load, b), dtype=np.float64)
+            return np.minimum(1.0, self.load * (1.0 - loss))
+        share = self.lbp_capacity_fraction
+        p_e = share * self.bdp_packets
+        u = sawtooth_utilization(
+            b, p_e, self.md_beta, self.loss_sync_q, float(self.bottlenecked_flows)
+        )
+        if self.desynchronized:
+            gauss = np.asarray(
+                sqrt_n_utilization_lower_bound(
+                    b,
+                    share * self.capacity_bps,
+                    self.rtt_s,
+                    self.bottlenecked_flows,
+                    self.packet_bytes,
+                ),
+                dtype=np.float64,
+            )
+            u = np.maximum(u, gauss)
+        return (1.0 - share) + share * u
+
+    def loss_probability(self, buffer_packets: Any) -> Array:
+        """Predicted packet loss probability at each buffer size."""
+        b = np.atleast_1d(np.asarray(buffer_packets, dtype=np.float64))
+        if self.kind == "window_limited":
+            loss = np.asarray(mm1b_loss_bound(self.load, b), dtype=np.float64)
+            if self.use_pacing_bound:
+                loss = np.minimum(loss, self._paced(paced_drop_probability_bound, b))
+            return loss
+        if self.kind == "open_loop":
+            return np.asarray(mm1b_loss_probability(self.load, b), dtype=np.float64)
+        p_e = self.lbp_capacity_fraction * self.bdp_packets
+        return window_loss_rate(b, p_e, float(self.bottlenecked_flows))
+
+    def queueing_delay_s(self, buffer_packets: Any) -> Array:
+        """Largest queueing delay, a full buffer drained at line rate (004 eq. 24), seconds."""
+        b = np.atleast_1d(np.asarray(buffer_packets, dtype=np.float64))
+        return b * self.packet_time_s
+
+    def normalized_utilization(self, buffer_packets: Any) -> Array:
+        """Utilization as a fraction of ``max_utilization`` (compared with the target)."""
+        return np.minimum(1.0, self.utilization(buffer_packets) / self.max_utilization)
+
+    def _paced(self, bound: Any, b: Array) -> Array:
+        access = self.access_bps if self.access_bps is not None else self.capacity_bps
+        return np.asarray(
+            bound(
+                self.flows,
+                self.max_window_packets,
+                self.capacity_bps,
+                self.rtt_s,
+                access,
+                self.packet_bytes,
+                b,
+            ),
+            dtype=np.float64,
+        )

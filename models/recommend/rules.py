@@ -1,0 +1,524 @@
+"""Every sizing rule applied to the scenario, each with its assumptions checked.
+
+A rule's assumption is ``holds`` when the scenario shows it true, ``fails`` when the scenario
+shows it false and ``unknown`` when the scenario does not say. Thresholds are in
+:mod:`models.recommend.context` with the sentence of the paper they come from.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from models.bscl import bscl_buffer
+from models.mathis import fpq_buffer_packets
+from models.pacing import paced_utilization_bound
+from models.queues import transparent_buffer_packets
+from models.recommend.context import (
+    DESYNCHRONIZED_FLOWS,
+    FEW_FLOWS,
+    LBP_SHARE_MIN,
+    OPTICAL_MAX_PACKETS,
+    Context,
+)
+from models.recommend.result import Assumption, RuleResult, Status
+from models.rule_of_thumb import bdp_buffer_packets, md_beta_buffer_packets
+from models.sqrt_n import sqrt_n_buffer_packets
+from models.tiny_buffers import tiny_buffer_packets
+
+HOLDS: Status = "holds"
+FAILS: Status = "fails"
+UNKNOWN: Status = "unknown"
+
+# Rule identifiers (stable: the API, CLI and tests use them).
+RULE_OF_THUMB = "rule_of_thumb"
+MD_BETA = "md_beta"
+SQRT_N = "sqrt_n"
+TINY = "tiny_buffers"
+PACED = "paced"
+TRANSPARENT = "transparent"
+BSCL = "bscl"
+FPQ = "fpq"
+
+#: Largest buffer the paced-traffic rule searches, packets (the bound is for log-sized buffers).
+_PACED_SEARCH_MAX = 1 << 16
+
+
+def _overall(assumptions: tuple[Assumption, ...]) -> Status:
+    statuses = {a.status for a in assumptions}
+    if FAILS in statuses:
+        return FAILS
+    if UNKNOWN in statuses:
+        return UNKNOWN
+    return HOLDS
+
+
+def _rule(
+    ctx: Context,
+    rule: str,
+    name: str,
+    equation: str,
+    reference: str,
+    exact_packets: float | None,
+    assumptions: list[Assumption],
+    note: str | None = None,
+) -> RuleResult:
+    packets: int | None = None
+    bytes_: float | None = None
+    seconds: float | None = None
+    if exact_packets is not None:
+        exact_packets = max(0.0, float(exact_packets))
+        # Round up to whole packets; the tolerance keeps 125000.00000000001 at 125000.
+        packets = max(1, math.ceil(exact_packets * (1.0 - 1e-12)))
+        bytes_ = packets * ctx.scenario.packet_bytes
+        seconds = packets * ctx.packet_time_s
+        if ctx.scenario.medium == "optical":
+            assumptions.append(_optical(packets))
+    items = tuple(assumptions)
+    return RuleResult(
+        rule=rule,
+        name=name,
+        equation=equation,
+        reference=reference,
+        buffer_packets=packets,
+        buffer_packets_exact=exact_packets,
+        buffer_bytes=bytes_,
+        buffer_s=seconds,
+        assumptions=items,
+        status=_overall(items),
+        predicted=None,
+        note=note,
+    )
+
+
+# --- assumptions shared by several rules ------------------------------------------------------
+
+
+def _optical(packets: int) -> Assumption:
+    text = f"buildable as an all-optical buffer (at most about {OPTICAL_MAX_PACKETS} packets)"
+    if packets <= OPTICAL_MAX_PACKETS:
+        return Assumption(text, HOLDS, f"{packets} packets fit in integrated optical buffers")
+    return Assumption(
+        text,
+        FAILS,
+        f"{packets} packets: larger all-optical buffers remain infeasible (000 §3.1, note 2)",
+    )
+
+
+def congestion_limited(ctx: Context) -> Assumption:
+    """The flows are limited by congestion at this port, not by their maximum window."""
+    text = "flows are limited by congestion at this port, not by their maximum window"
+    rho = ctx.window_limited_load
+    if rho is None:
+        return Assumption(text, UNKNOWN, "maximum window not given")
+    if rho >= 1.0:
+        return Assumption(text, HOLDS, f"N·W/(C·RTT) = {rho:.3g} >= 1: the windows can fill it")
+    return Assumption(
+        text,
+        FAILS,
+        f"N·W/(C·RTT) = {rho:.3g} < 1: even at their largest windows the flows cannot fill "
+        "the port, so no flow is bottlenecked here",
+    )
+
+
+def _few_or_synchronized(ctx: Context) -> Assumption:
+    n = ctx.long_lived_flows
+    label = "N_b" if ctx.bottlenecked_flows_given else "N"
+    text = "a single long-lived flow or flows whose losses are synchronized"
+    if n < FEW_FLOWS:
+        return Assumption(text, HOLDS, f"{label} = {n} < {FEW_FLOWS}: losses nearly synchronized")
+    if n >= DESYNCHRONIZED_FLOWS:
+        return Assumption(
+            text,
+            FAILS,
+            f"{label} = {n}: many flows desynchronize and need less (000 §2.2.2, 004 §III.C)",
+        )
+    return Assumption(
+        text, UNKNOWN, f"{label} = {n}: partial synchronization likely (004 §III.C, Fig. 1)"
+    )
+
+
+def _reno(ctx: Context) -> Assumption:
+    text = "senders halve their window on a loss (Reno, β = 0.5)"
+    cc = ctx.scenario.congestion_control
+    if cc == "reno":
+        return Assumption(text, HOLDS, "congestion control is Reno")
+    return Assumption(
+        text,
+        FAILS,
+        f"{cc} keeps β = {ctx.scenario.md_beta:g} of its window, so it needs "
+        f"(1−β)/β = {(1 - ctx.scenario.md_beta) / ctx.scenario.md_beta:.2f} of this",
+    )
+
+
+def _many_desynchronized(ctx: Context) -> Assumption:
+    n = ctx.long_lived_flows
+    label = "N_b" if ctx.bottlenecked_flows_given else "N"
+    text = f"many (>= {DESYNCHRONIZED_FLOWS}) long-lived, desynchronized flows"
+    if n >= DESYNCHRONIZED_FLOWS:
+        return Assumption(text, HOLDS, f"{label} = {n}")
+    if n < FEW_FLOWS:
+        return Assumption(text, FAILS, f"{label} = {n}: so few flows synchronize")
+    return Assumption(
+        text,
+        UNKNOWN,
+        f"{label} = {n}: partial loss synchronization still matters below a few tens of "
+        "flows (004 §I)",
+    )
+
+
+def _all_flows_bottlenecked(ctx: Context) -> Assumption:
+    text = "every counted flow is long-lived and bottlenecked here"
+    if ctx.bottlenecked_flows_given:
+        return Assumption(text, HOLDS, f"counting the N_b = {ctx.bottlenecked_flows} given")
+    return Assumption(
+        text, UNKNOWN, f"N_b not given: all N = {ctx.scenario.flows} flows counted as long-lived"
+    )
+
+
+def _paced_or_slow(ctx: Context) -> Assumption:
+    text = "senders are paced or their access links are much slower than the port"
+    sc = ctx.scenario
+    if sc.paced:
+        return Assumption(text, HOLDS, "senders pace their packets")
+    needed = ctx.slow_access_needed
+    if ctx.slowdown is None or needed is None:
+        return Assumption(
+            text,
+            UNKNOWN,
+            "neither pacing nor the access rate given; line-rate bursts from fast hosts break "
+            "the bound (000 §3.4, Thm 2)",
+        )
+    if ctx.slowdown >= needed:
+        return Assumption(
+            text, HOLDS, f"the port is {ctx.slowdown:.3g}× the access rate (>= {needed:.3g})"
+        )
+    return Assumption(
+        text,
+        FAILS,
+        f"the port is only {ctx.slowdown:.3g}× the access rate (< {needed:.3g} = "
+        f"{needed / math.log2(max(2.0, sc.max_window_packets or 2.0)):g}·log2 W)",
+    )
+
+
+def _window_limited(ctx: Context) -> Assumption:
+    text = "flows are window-limited: ρ = N·W/(C·RTT) < 1"
+    rho = ctx.window_limited_load
+    if rho is None:
+        return Assumption(text, UNKNOWN, "maximum window not given")
+    if rho < 1.0:
+        return Assumption(text, HOLDS, f"ρ = {rho:.3g}")
+    return Assumption(text, FAILS, f"ρ = {rho:.3g} >= 1: the flows can congest the port")
+
+
+# --- the rules --------------------------------------------------------------------------------
+
+
+def rule_of_thumb(ctx: Context) -> RuleResult:
+    """B = C·T_e (000 §2.1 eq. 2.1; harmonic-mean RTT, 004 eqs. 11-12)."""
+    sc = ctx.scenario
+    exact = float(bdp_buffer_packets(sc.capacity_bps, ctx.effective_rtt_s, sc.packet_bytes))
+    return _rule(
+        ctx,
+        RULE_OF_THUMB,
+        "Rule of thumb (bandwidth-delay product)",
+        "B = C·T_e",
+        "000 §2.1 eq. 2.1; 004 eqs. 11-12",
+        exact,
+        [_few_or_synchronized(ctx), _reno(ctx), congestion_limited(ctx)],
+    )
+
+
+def md_beta_rule(ctx: Context) -> RuleResult:
+    """B = C·T_e·(1−β)/β (RFC 9438): the rule of thumb for a non-Reno decrease β."""
+    sc = ctx.scenario
+    exact = float(
+        md_beta_buffer_packets(sc.capacity_bps, ctx.effective_rtt_s, sc.packet_bytes, sc.md_beta)
+    )
+    cc = Assumption(
+        f"senders keep β = {sc.md_beta:g} of their window on a loss ({sc.congestion_control})",
+        HOLDS,
+        f"congestion control is {sc.congestion_control}",
+    )
+    return _rule(
+        ctx,
+        MD_BETA,
+        f"Rule of thumb for {sc.congestion_control} (β = {sc.md_beta:g})",
+        "B = C·T_e·(1−β)/β",
+        "RFC 9438 §4.6; 000 §2.1",
+        exact,
+        [_few_or_synchronized(ctx), cc, congestion_limited(ctx)],
+    )
+
+
+def sqrt_n_rule(ctx: Context) -> RuleResult:
+    """B = C·T_e/sqrt(N) (000 §2.2.2 eq. 2.2), N_b in place of N when given."""
+    sc = ctx.scenario
+    n = ctx.long_lived_flows
+    exact = float(sqrt_n_buffer_packets(sc.capacity_bps, ctx.effective_rtt_s, n, sc.packet_bytes))
+    label = "N_b" if ctx.bottlenecked_flows_given else "N"
+    note = None
+    if sc.congestion_control != "reno":
+        note = (
+            f"derived for Reno; {sc.congestion_control}'s smaller decrease (β = {sc.md_beta:g}) "
+            "makes the aggregate window vary less, so this is conservative for it"
+        )
+    return _rule(
+        ctx,
+        SQRT_N,
+        f"sqrt({label}) rule (Stanford)",
+        f"B = C·T_e/√{label}",
+        "000 §2.2.2 eq. 2.2; Appenzeller et al. SIGCOMM 2004",
+        exact,
+        [_many_desynchronized(ctx), _all_flows_bottlenecked(ctx), congestion_limited(ctx)],
+        note,
+    )
+
+
+def tiny_buffers_rule(ctx: Context) -> RuleResult:
+    """B >= log_{1/ρ}(W²/(2(1−θ))) with θ the utilization target (000 Thm 1, eq. A.13)."""
+    sc = ctx.scenario
+    theta = ctx.targets.min_utilization
+    rho = ctx.window_limited_load
+    w = sc.max_window_packets
+    window_known = Assumption(
+        "flows' windows are capped at W_max",
+        HOLDS if w is not None else UNKNOWN,
+        f"W_max = {w:g} packets" if w is not None else "maximum window not given",
+    )
+    assumptions = [window_known, _window_limited(ctx), _paced_or_slow(ctx)]
+    exact = None
+    note = f"θ = {theta:g} of the window-limited peak ρ·C (000 Thm 1)"
+    if w is not None and rho is not None and rho < 1.0:
+        exact = float(tiny_buffer_packets(w, rho, theta))
+    elif w is None:
+        note = "needs the maximum window (max_window_packets)"
+    else:
+        note = "needs ρ < 1; the flows can fill the port"
+    return _rule(
+        ctx,
+        TINY,
+        "Tiny buffers",
+        "B = log_{1/ρ}(W²/(2(1−θ))), ρ = N·W/(C·RTT)",
+        "000 §3.3 Thm 1, App. A eq. A.13",
+        exact,
+        assumptions,
+        note,
+    )
+
+
+def paced_rule(ctx: Context) -> RuleResult | None:
+    """Smallest B with the paced-traffic bound θ >= target (000 Thm 2, App. B).
+
+    Only listed when the senders are paced or their access rate is known.
+    """
+    sc = ctx.scenario
+    if not sc.paced and sc.access_bps is None:
+        return None
+    theta = ctx.targets.min_utilization
+    rho = ctx.window_limited_load
+    w = sc.max_window_packets
+    assumptions = [_window_limited(ctx), _paced_or_slow(ctx)]
+    assumptions.append(
+        Assumption(
+            "flows start at independent random times (no a-priori synchronization)",
+            UNKNOWN,
+            "cannot be seen from the scenario; true of real traffic with jitter (000 Thm 2)",
+        )
+    )
+    exact: float | None = None
+    note = f"smallest B with θ >= {theta:g} by the Chernoff union bound"
+    if w is None or rho is None or rho >= 1.0:
+        note = "needs the maximum window and ρ < 1"
+    else:
+        access = sc.access_bps if sc.access_bps is not None else sc.capacity_bps
+
+        def theta_at(b: int) -> float:
+            return float(
+                paced_utilization_bound(
+                    sc.flows, w, sc.capacity_bps, ctx.effective_rtt_s, access, sc.packet_bytes, b
+                )
+            )
+
+        found = smallest_integer(lambda b: theta_at(b) >= theta, _PACED_SEARCH_MAX)
+        if found is None:
+            note = f"the bound stays below θ = {theta:g} up to {_PACED_SEARCH_MAX} packets"
+        else:
+            exact = float(found)
+    return _rule(
+        ctx,
+        PACED,
+        "Paced-traffic bound",
+        "smallest B with 1 − p(B)·W²/2 >= θ, p by Chernoff over Lemmas 7-9",
+        "000 §3.4 Thm 2, App. B",
+        exact,
+        assumptions,
+        note,
+    )
+
+
+def transparent_rule(ctx: Context, regime: str | None) -> RuleResult:
+    """B = ⌈ln ε / ln ρ⌉ so that ρ^B <= ε (003 §4.2; 002 §IV.A)."""
+    sc = ctx.scenario
+    eps = ctx.targets.max_loss
+    load = sc.load if sc.load is not None else ctx.window_limited_load
+    source = "given" if sc.load is not None else "window-limited ρ = N·W/(C·RTT)"
+    load_known = Assumption(
+        "the offered load ρ is known and below 1",
+        UNKNOWN if load is None else (HOLDS if load < 1.0 else FAILS),
+        "load not given" if load is None else f"ρ = {load:.3g} ({source})",
+    )
+    if regime is None:
+        small_peaks = Assumption(
+            "flows' peak rates are small against C (transparent regime)",
+            UNKNOWN,
+            "regime not known without a load",
+        )
+    else:
+        small_peaks = Assumption(
+            "flows' peak rates are small against C (transparent regime)",
+            HOLDS if regime == "transparent" else FAILS,
+            f"regime is {regime}",
+        )
+    poisson = Assumption(
+        "packet arrivals are close to Poisson (no line-rate bursts)",
+        HOLDS if sc.paced else UNKNOWN,
+        "senders pace" if sc.paced else "not known whether senders pace",
+    )
+    exact = None
+    note = None
+    if load is not None and load < 1.0:
+        exact = float(transparent_buffer_packets(load, eps))
+    else:
+        note = "needs a load below 1"
+    return _rule(
+        ctx,
+        TRANSPARENT,
+        "Transparent regime (ρ^B <= ε)",
+        "B = ⌈ln ε / ln ρ⌉",
+        "003 §4.2; 002 §IV.A; 000 eq. 3.3",
+        exact,
+        [load_known, small_peaks, poisson],
+        note,
+    )
+
+
+def bscl_rule(ctx: Context) -> RuleResult:
+    """B = max{B_ρ, B_p} (004 Fig. 4, eq. 26), with N_b = N when N_b is not given."""
+    sc = ctx.scenario
+    t = ctx.targets
+    result = bscl_buffer(
+        sc.capacity_bps,
+        ctx.lbp_capacity_fraction,
+        ctx.long_lived_flows,
+        sc.packet_bytes,
+        t.max_loss,
+        effective_rtt_s=ctx.effective_rtt_s,
+        max_queueing_delay_s=t.max_queueing_delay_s,
+    )
+    share = sc.bottlenecked_share
+    if share is None:
+        share_assumption = Assumption(
+            f"the N_b flows carry most (>= {LBP_SHARE_MIN:.0%}) of the traffic",
+            UNKNOWN,
+            "share not given; taken as 100%",
+        )
+    else:
+        share_assumption = Assumption(
+            f"the N_b flows carry most (>= {LBP_SHARE_MIN:.0%}) of the traffic",
+            HOLDS if share >= LBP_SHARE_MIN else FAILS,
+            f"share = {share:.0%}",
+        )
+    mathis = Assumption(
+        "TCP Reno response (Mathis equation) with losses recovered by fast retransmit",
+        HOLDS if sc.congestion_control == "reno" else UNKNOWN,
+        "Reno"
+        if sc.congestion_control == "reno"
+        else f"{sc.congestion_control} loses less at the same window; B_p is conservative",
+    )
+    alpha = Assumption(
+        "loss synchronization factor α = 0.55 (mean loss burst α·N_b)",
+        UNKNOWN,
+        "004's simulations; estimate α from a loss trace (004 §VI)",
+    )
+    n_b_known = Assumption(
+        "N_b (flows bottlenecked here) is known",
+        HOLDS if ctx.bottlenecked_flows_given else UNKNOWN,
+        f"N_b = {ctx.bottlenecked_flows}"
+        if ctx.bottlenecked_flows_given
+        else f"not given; computed with N_b = N = {sc.flows}",
+    )
+    b_rho = float(result.b_rho_bytes) / sc.packet_bytes
+    b_p = float(result.b_p_bytes) / sc.packet_bytes
+    note = (
+        f"B_ρ = {b_rho:.4g} pkts, B_p = {b_p:.4g} pkts, {result.governing_constraint} governs; "
+        f"q = {float(result.loss_sync_q):.3g}, K_p = {float(result.kp_packets):.3g} pkts, "
+        f"crossover Ñ_b = {float(result.crossover_flows):.3g}"
+    )
+    if bool(result.few_flows_correction):
+        note += f"; N_b < {FEW_FLOWS}: B_ρ replaced by C·T_e"
+    return _rule(
+        ctx,
+        BSCL,
+        "BSCL (congested links)",
+        "B = max{B_ρ, B_p}",
+        "004 Fig. 4, eqs. 13-26",
+        float(result.buffer_packets),
+        [n_b_known, congestion_limited(ctx), share_assumption, mathis, alpha],
+        note,
+    )
+
+
+def fpq_rule(ctx: Context) -> RuleResult:
+    """Flow-proportional queueing: 6 packets per bottlenecked flow (004 §IV, Morris)."""
+    exact = float(fpq_buffer_packets(ctx.long_lived_flows))
+    n_b_known = Assumption(
+        "N_b (flows bottlenecked here) is known",
+        HOLDS if ctx.bottlenecked_flows_given else UNKNOWN,
+        f"N_b = {ctx.bottlenecked_flows}"
+        if ctx.bottlenecked_flows_given
+        else f"not given; computed with N_b = N = {ctx.scenario.flows}",
+    )
+    return _rule(
+        ctx,
+        FPQ,
+        "Flow-proportional queueing (6 packets per flow)",
+        "B = 6·N_b",
+        "004 §IV (Morris's FPQ), eqs. 19-22",
+        exact,
+        [n_b_known, congestion_limited(ctx)],
+        "keeps loss near 2% whatever the BDP; ignores the packets in flight (004 eq. 21)",
+    )
+
+
+def all_rules(ctx: Context, regime: str | None) -> tuple[RuleResult, ...]:
+    """Every rule, in the order the table shows them; the paced rule only when it applies."""
+    rules: list[RuleResult | None] = [rule_of_thumb(ctx)]
+    if ctx.scenario.md_beta != 0.5:
+        rules.append(md_beta_rule(ctx))
+    rules += [
+        sqrt_n_rule(ctx),
+        tiny_buffers_rule(ctx),
+        paced_rule(ctx),
+        transparent_rule(ctx, regime),
+        bscl_rule(ctx),
+        fpq_rule(ctx),
+    ]
+    return tuple(r for r in rules if r is not None)
+
+
+def smallest_integer(ok: Callable[[int], bool], upper: int) -> int | None:
+    """Smallest integer b in [1, upper] with ``ok(b)`` for a monotone predicate, else None."""
+    hi = 1
+    while not ok(hi):
+        if hi >= upper:
+            return None
+        hi = min(upper, hi * 2)
+    lo = hi // 2  # ok(lo) is False (or lo == 0)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi

@@ -1,0 +1,142 @@
+"""What the recommendation engine is asked: the link scenario and the operator's targets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from models import checks
+
+CongestionControl = Literal["reno", "cubic"]
+Medium = Literal["electronic", "optical"]
+Priority = Literal["throughput", "delay"]
+
+#: Multiplicative-decrease factor β of each congestion control: the window after a loss is
+#: β times the window before it. Reno halves (000 §2.1); CUBIC keeps 0.7 (RFC 9438 §4.6).
+MD_BETA: dict[str, float] = {"reno": 0.5, "cubic": 0.7}
+
+
+@dataclass(frozen=True)
+class LinkScenario:
+    """A router or switch port and the traffic through it, in SI units.
+
+    Parameters
+    ----------
+    capacity_bps : float
+        Line rate of the port, bit/s.
+    rtts_s : tuple of float
+        Round-trip times of the flows, seconds: one value, or a sample of the flows' RTTs
+        (their harmonic mean is the effective RTT, 004 eqs. 11-12).
+    flows : int
+        Total number of flows N through the port.
+    packet_bytes : float
+        Packet (maximum segment) size, bytes; 1500 by default (Ethernet MTU).
+    bottlenecked_flows : int, optional
+        N_b, the long-lived flows limited only by congestion at this port (004 §II.a).
+    bottlenecked_share : float, optional
+        Fraction (dimensionless, in (0, 1]) of the capacity those N_b flows carry (C_e/C).
+    access_bps : float, optional
+        Rate of the senders' access links, bit/s (the slowdown S = C/access, 000 Thm 2).
+    peak_rate_bps : float, optional
+        Largest rate a single flow can reach, bit/s (003 §3.2); by default the smaller of the
+        access rate and the window-limited rate W/RTT when those are known.
+    max_window_packets : float, optional
+        Largest congestion window a flow may use, packets (>= 1).
+    paced : bool
+        Whether senders pace packets over the RTT (000 §3.4).
+    congestion_control : {"reno", "cubic"}
+        Congestion control of the senders; sets the multiplicative decrease ``md_beta``.
+    load : float, optional
+        Offered load ρ (dimensionless, fraction of capacity) in the flow-level sense of 003.
+    medium : {"electronic", "optical"}
+        Buffer technology; an all-optical buffer holds only a few dozen packets (000 §3.1).
+    """
+
+    capacity_bps: float
+    rtts_s: tuple[float, ...]
+    flows: int
+    packet_bytes: float = 1500.0
+    bottlenecked_flows: int | None = None
+    bottlenecked_share: float | None = None
+    access_bps: float | None = None
+    peak_rate_bps: float | None = None
+    max_window_packets: float | None = None
+    paced: bool = False
+    congestion_control: CongestionControl = "cubic"
+    load: float | None = None
+    medium: Medium = "electronic"
+
+    def __post_init__(self) -> None:
+        checks.positive("capacity_bps", self.capacity_bps)
+        if len(self.rtts_s) == 0:
+            raise ValueError("rtts_s must hold at least one round-trip time")
+        checks.positive("rtts_s", list(self.rtts_s))
+        checks.integer_at_least("flows", self.flows, 1)
+        checks.positive("packet_bytes", self.packet_bytes)
+        if self.bottlenecked_flows is not None:
+            checks.integer_at_least("bottlenecked_flows", self.bottlenecked_flows, 1)
+            if self.bottlenecked_flows > self.flows:
+                raise ValueError(
+                    f"bottlenecked_flows must be <= flows ({self.flows}), "
+                    f"got {self.bottlenecked_flows}"
+                )
+        if self.bottlenecked_share is not None:
+            checks.in_range(
+                "bottlenecked_share", self.bottlenecked_share, 0.0, 1.0, low_inclusive=False
+            )
+        if self.access_bps is not None:
+            checks.positive("access_bps", self.access_bps)
+        if self.peak_rate_bps is not None:
+            checks.positive("peak_rate_bps", self.peak_rate_bps)
+        if self.max_window_packets is not None:
+            checks.at_least("max_window_packets", self.max_window_packets, 1.0)
+        if self.load is not None:
+            checks.positive("load", self.load)
+        if self.congestion_control not in MD_BETA:
+            raise ValueError(
+                f"congestion_control must be one of {sorted(MD_BETA)}, "
+                f"got {self.congestion_control!r}"
+            )
+        if self.medium not in ("electronic", "optical"):
+            raise ValueError(f"medium must be 'electronic' or 'optical', got {self.medium!r}")
+
+    @property
+    def md_beta(self) -> float:
+        """Multiplicative-decrease factor β of the congestion control (dimensionless)."""
+        return MD_BETA[self.congestion_control]
+
+
+@dataclass(frozen=True)
+class Targets:
+    """What the operator wants from the port.
+
+    Parameters
+    ----------
+    min_utilization : float
+        Throughput as a fraction (dimensionless) of the most the traffic can carry through this
+        port: of the capacity when the flows can saturate it, of the window-limited peak ρ·C
+        otherwise (θ of 000 Thm 1). 0.9 by default: "links behave as if they run at 80-90% of
+        their nominal rates" (000 ch. 1) is the trade the small-buffer rules make; 004 uses 0.98.
+    max_loss : float
+        Largest acceptable packet loss probability; 1% by default ("typically 1-2% for a
+        saturated link", 004 §II).
+    max_queueing_delay_s : float, optional
+        Largest queueing delay B/C the port may add, seconds (004 eq. 24); no bound by default.
+    priority : {"throughput", "delay"}
+        Which side to favour when the delay bound conflicts with the utilization and loss
+        targets. ``"throughput"`` follows 004 §V ("we assume that the utilization and loss rate
+        requirements are more important than the maximum delay requirement").
+    """
+
+    min_utilization: float = 0.9
+    max_loss: float = 0.01
+    max_queueing_delay_s: float | None = None
+    priority: Priority = "throughput"
+
+    def __post_init__(self) -> None:
+        checks.probability("min_utilization", self.min_utilization)
+        checks.probability("max_loss", self.max_loss)
+        if self.max_queueing_delay_s is not None:
+            checks.positive("max_queueing_delay_s", self.max_queueing_delay_s)
+        if self.priority not in ("throughput", "delay"):
+            raise ValueError(f"priority must be 'throughput' or 'delay', got {self.priority!r}")
