@@ -1,0 +1,186 @@
+"""``bufsize recommend``: every buffer-sizing rule for a link, checked, and one recommended size.
+
+Quantities are typed with units (``--capacity "10 Gbit/s" --rtt 100ms --packet 1000B``) and
+parsed by :mod:`app.units`; the engine is :func:`models.recommend.recommend`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from app.units import parse_quantity
+from models.recommend import LinkScenario, Prediction, Recommendation, Targets
+from models.recommend import recommend as recommend_link
+
+_MARK = {"holds": "[green]✓[/green]", "fails": "[red]✗[/red]", "unknown": "[yellow]?[/yellow]"}
+
+
+def _rtts(text: str) -> tuple[float, ...]:
+    parts = [p for p in (s.strip() for s in text.split(",")) if p]
+    if not parts:
+        raise ValueError("--rtt: give one round-trip time or a comma-separated list")
+    return tuple(parse_quantity("--rtt", p, "time") for p in parts)
+
+
+def _window_packets(text: str | None, packet_bytes: float) -> float | None:
+    """A bare number is packets; a size with a unit (``64KiB``) is divided by the packet size."""
+    if text is None:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return parse_quantity("--max-window", text, "size") / packet_bytes
+
+
+def _optional(field: str, text: str | None, kind: str) -> float | None:
+    return None if text is None else parse_quantity(field, text, kind)
+
+
+def _bytes(value: float) -> str:
+    for factor, unit in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+        if value >= factor:
+            return f"{value / factor:.3g} {unit}"
+    return f"{value:.0f} B"
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3g}"
+
+
+def _predicted(p: Prediction | None) -> tuple[str, str]:
+    if p is None:
+        return "", ""
+    return f"{p.normalized_utilization:.1%}", f"{p.loss_probability:.2g}"
+
+
+def render(rec: Recommendation, console: Console) -> None:
+    """Print the rules table, their assumptions, the regime and the recommendation."""
+    inputs = rec.inputs
+    console.print(
+        f"BDP {inputs.bdp_packets:,.0f} packets at T_e = {inputs.effective_rtt_s * 1e3:.4g} ms; "
+        f"one packet = {inputs.packet_time_s * 1e6:.3g} µs at line rate"
+    )
+    table = Table(title="Buffer-sizing rules", title_justify="left")
+    table.add_column("Rule")
+    table.add_column("Packets", justify="right", no_wrap=True)
+    table.add_column("Bytes", justify="right", no_wrap=True)
+    table.add_column("Delay ms", justify="right", no_wrap=True)
+    table.add_column("Assumptions", no_wrap=True)
+    table.add_column("Util.*", justify="right", no_wrap=True)
+    table.add_column("Loss", justify="right", no_wrap=True)
+    for r in rec.rules:
+        util, loss = _predicted(r.predicted)
+        marker = " ◀" if r.rule == rec.recommended.rule else ""
+        table.add_row(
+            r.name + marker,
+            "—" if r.buffer_packets is None else f"{r.buffer_packets:,}",
+            "—" if r.buffer_bytes is None else _bytes(r.buffer_bytes),
+            "—" if r.buffer_s is None else _ms(r.buffer_s),
+            _MARK[r.status] + " " + r.status,
+            util,
+            loss,
+        )
+    console.print(table)
+    console.print(
+        "* predicted fraction of what the traffic can carry "
+        f"({rec.regime.traffic_model.replace('_', ' ')} model)"
+    )
+    console.print("\n[bold]Assumptions[/bold]")
+    for r in rec.rules:
+        head = f"{r.name} ({r.equation}; {r.reference})"
+        if r.note:
+            head += f" — {r.note}"
+        console.print(head, markup=False, soft_wrap=True)
+        for a in r.assumptions:
+            console.print(f"  {_MARK[a.status]} ", end="")
+            console.print(f"{a.text}: {a.reason}", markup=False, soft_wrap=True)
+    reg = rec.regime
+    console.print(f"\n[bold]Regime[/bold]: {reg.regime} ({reg.source})")
+    console.print(f"  {reg.reason}; sizing: {reg.sizing_rule}", markup=False, soft_wrap=True)
+    best = rec.recommended
+    console.print(
+        f"\n[bold]Recommended[/bold]: {best.buffer_packets:,} packets = "
+        f"{_bytes(best.buffer_bytes)} = {_ms(best.buffer_s)} ms at line rate "
+        f"(governed by {best.rule})"
+    )
+    console.print(best.reason, markup=False, soft_wrap=True)
+    if rec.trade_off is not None:
+        console.print(f"\n[bold red]Trade-off[/bold red]: {rec.trade_off.conflict}")
+        console.print(rec.trade_off.explanation, markup=False, soft_wrap=True)
+    for w in rec.warnings:
+        console.print(f"[yellow]Warning:[/yellow] {w}", soft_wrap=True)
+
+
+@click.command()
+@click.option("--capacity", required=True, help='Line rate, e.g. "10 Gbit/s".')
+@click.option("--rtt", required=True, help="Round-trip time, or a comma list: 100ms or 20ms,80ms.")
+@click.option("--packet", default="1500B", show_default=True, help="Packet size.")
+@click.option("--flows", required=True, type=click.IntRange(min=1), help="Total flows N.")
+@click.option("--bottlenecked-flows", type=int, help="N_b, long-lived flows congested here.")
+@click.option("--bottlenecked-share", type=float, help="Share of capacity the N_b flows carry.")
+@click.option("--access", help='Senders\' access-link rate, e.g. "100 Mbit/s".')
+@click.option("--peak-rate", help="Largest rate of a single flow.")
+@click.option("--max-window", help="Largest window: packets (64) or a size (64KiB).")
+@click.option("--paced/--not-paced", default=False, show_default=True, help="Senders pace.")
+@click.option(
+    "--cc",
+    type=click.Choice(["reno", "cubic"]),
+    default="cubic",
+    show_default=True,
+    help="Congestion control of the senders.",
+)
+@click.option("--load", type=float, help="Offered load (fraction of capacity).")
+@click.option("--optical", is_flag=True, help="All-optical buffer (a few dozen packets at most).")
+@click.option("--min-utilization", type=float, default=0.9, show_default=True)
+@click.option("--max-loss", type=float, default=0.01, show_default=True)
+@click.option("--max-delay", help="Largest queueing delay, e.g. 5ms.")
+@click.option(
+    "--priority",
+    type=click.Choice(["throughput", "delay"]),
+    default="throughput",
+    show_default=True,
+    help="Which side wins when the delay bound conflicts with utilization and loss.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
+def recommend(**opts: Any) -> None:
+    """Every buffer-sizing rule for a link, its assumptions checked, and one recommended size."""
+    try:
+        rec = _run(opts)
+    except ValueError as exc:  # UnitError is a ValueError too
+        click.echo(f"Error: {exc}", err=True)
+        raise SystemExit(2) from exc
+    if opts["as_json"]:
+        click.echo(json.dumps(rec.to_dict(), indent=2, ensure_ascii=False))
+        return
+    render(rec, Console(width=max(120, Console().width), highlight=False))
+
+
+def _run(opts: dict[str, Any]) -> Recommendation:
+    packet = parse_quantity("--packet", opts["packet"], "size")
+    scenario = LinkScenario(
+        capacity_bps=parse_quantity("--capacity", opts["capacity"], "rate"),
+        rtts_s=_rtts(opts["rtt"]),
+        flows=opts["flows"],
+        packet_bytes=packet,
+        bottlenecked_flows=opts["bottlenecked_flows"],
+        bottlenecked_share=opts["bottlenecked_share"],
+        access_bps=_optional("--access", opts["access"], "rate"),
+        peak_rate_bps=_optional("--peak-rate", opts["peak_rate"], "rate"),
+        max_window_packets=_window_packets(opts["max_window"], packet),
+        paced=opts["paced"],
+        congestion_control=opts["cc"],
+        load=opts["load"],
+        medium="optical" if opts["optical"] else "electronic",
+    )
+    targets = Targets(
+        min_utilization=opts["min_utilization"],
+        max_loss=opts["max_loss"],
+        max_queueing_delay_s=_optional("--max-delay", opts["max_delay"], "time"),
+        priority=opts["priority"],
+    )
+    return recommend_link(scenario, targets)
