@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy.optimize import brentq
+from scipy.optimize.elementwise import find_root
 
 from models import checks
 from models.mathis import BITS_PER_BYTE, MATHIS_CONSTANT
@@ -254,24 +254,33 @@ def loss_buffer_bytes(
     return _f(_b_p(k, capacity * rtt, flows, mss))
 
 
-def _crossover(in_flight_bytes: float, mss_bytes: float, kp: float, burst_per_flow: float) -> float:
-    """Real N_b >= 1 where B_ρ = B_p, with T_e, C_e, M, K_p and α held fixed.
+def _crossover(
+    in_flight_bytes: npt.NDArray[np.float64],
+    mss_bytes: npt.NDArray[np.float64],
+    kp: npt.NDArray[np.float64],
+    burst_per_flow: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]:
+    """Real N_b >= 1 where B_ρ = B_p, with T_e, C_e, M, K_p and α held fixed (elementwise).
 
     ``B_ρ − B_p`` falls strictly with N_b (q falls, and so does the −2MN_b(1−q) term) and
-    ``B_ρ <= C_e·T_e``, so the root lies in ``[1, 2·C_e·T_e/(K_p·M)]``.
+    ``B_ρ <= C_e·T_e``, so the root lies in ``[1, 2·C_e·T_e/(K_p·M)]``. Where ``B_p >= B_ρ``
+    already at N_b = 1 the result is 1.
     """
 
-    def gap(flows: float) -> float:
-        n = np.float64(flows)
-        q = _q(n, burst_per_flow * n)
-        return float(
-            _b_rho(q, in_flight_bytes, n, mss_bytes) - _b_p(kp, in_flight_bytes, n, mss_bytes)
-        )
+    def gap(flows: Any, x: Any, m: Any, k: Any, a: Any) -> npt.NDArray[np.float64]:
+        q = _q(flows, a * flows)
+        return _b_rho(q, x, flows, m) - _b_p(k, x, flows, m)
 
+    one = np.ones_like(in_flight_bytes)
     upper = 2.0 * in_flight_bytes / (kp * mss_bytes)
-    if upper <= 1.0 or gap(1.0) <= 0.0:
-        return 1.0
-    return float(brentq(gap, 1.0, upper, xtol=1e-9, rtol=1e-12))
+    args = (in_flight_bytes, mss_bytes, kp, burst_per_flow)
+    solve = (upper > 1.0) & (gap(one, *args) > 0.0)
+    result = one.copy()
+    if np.any(solve):
+        sub = tuple(np.asarray(v[solve], dtype=np.float64) for v in args)
+        found = find_root(gap, (np.ones_like(sub[0]), upper[solve]), args=sub)
+        result[solve] = found.x
+    return result
 
 
 @dataclass(frozen=True)
@@ -436,7 +445,7 @@ def bscl_buffer(
     buffer_bytes = np.maximum(np.maximum(utilization_term, b_p), 0.0)
     governing = np.where(loss_governs, LOSS, UTILIZATION)
 
-    crossover = np.vectorize(_crossover, otypes=[np.float64])(in_flight, mss, kp, alpha)
+    crossover = _crossover(in_flight, mss, kp, alpha)
     min_delay = buffer_bytes / (capacity / BITS_PER_BYTE)
     feasible: BoolOrArray | None = None
     if delay is not None:
