@@ -37,7 +37,7 @@ def test_auge_roberts_40g_250ms_is_1_25_gbytes() -> None:
     # 002 §I: "With an assumed maximum RTT of 250ms, the buffer requirement for an OC768
     # (40Gbps) link would be some 1.2GBytes." 40e9 * 0.25 / 8 = 1.25e9 bytes exactly (DESIGN §2
     # checks column); the paper truncates it to "some 1.2", hence the 0.05 GB allowance.
-    buffer_bytes = packets_to_bytes(bdp_buffer_packets(40e9, 0.25, 1500.0), 1500.0)
+    buffer_bytes = float(packets_to_bytes(bdp_buffer_packets(40e9, 0.25, 1500.0), 1500.0))
     assert buffer_bytes == pytest.approx(1.25e9, rel=1e-12)
     assert abs(buffer_bytes - 1.2e9) <= 0.05e9
 
@@ -52,7 +52,7 @@ def test_reno_beta_reproduces_rule_of_thumb() -> None:
 def test_cubic_beta_gives_0_43_of_bdp() -> None:
     # DESIGN §2: "CUBIC β=0.7 -> 0.43x" with β_cubic = 0.7 from RFC 9438 §4.6; (1-0.7)/0.7 =
     # 3/7 = 0.4286, quoted to two decimals, hence abs 0.005.
-    ratio = md_beta_buffer_packets(10e9, 0.1, 1000.0, md_beta=0.7) / 125_000
+    ratio = float(md_beta_buffer_packets(10e9, 0.1, 1000.0, md_beta=0.7)) / 125_000
     assert abs(ratio - 0.43) < 0.005
 
 

@@ -23,7 +23,7 @@ def test_thesis_example_around_3950_packets() -> None:
     # 000 §1.3: 1000 flows, 10Gb/s, 100ms, 1KB packets: "The 2T x C / sqrt(N) rule suggests a
     # buffer size of around 3950 packets." 125,000/sqrt(1000) = 3952.8; "around 3950" is
     # rounded to three significant figures, hence abs 5.
-    assert abs(sqrt_n_buffer_packets(10e9, 0.1, 1000, 1000.0) - 3950) <= 5
+    assert abs(float(sqrt_n_buffer_packets(10e9, 0.1, 1000, 1000.0)) - 3950) <= 5
 
 
 # 001 slides, "Long Flows - Utilization, Model vs. ns2 vs. Physical Router, GSR 12000, OC3 Line
@@ -63,7 +63,7 @@ def test_utilization_bound_at_one_times_the_rule_is_about_99_percent() -> None:
     # DESIGN §2 checks column: "U(1x) ≈ 0.99" (erf(3·sqrt(3)/(2·sqrt(2))) = erf(1.837));
     # quoted to two decimals, hence abs 0.005.
     rule = sqrt_n_buffer_packets(10e9, 0.1, 1000, 1000.0)
-    bound = sqrt_n_utilization_lower_bound(rule, 10e9, 0.1, 1000, 1000.0)
+    bound = float(sqrt_n_utilization_lower_bound(rule, 10e9, 0.1, 1000, 1000.0))
     assert abs(bound - 0.99) < 0.005
 
 
@@ -94,7 +94,7 @@ def test_slides_router_design_examples(
     # the RTT 002 §I also assumes; the packet size cancels out of the bit count.
     rule_bits = bdp_buffer_packets(capacity_bps, 0.25, 1500.0) * 8 * 1500.0
     assert rule_bits == pytest.approx(capacity_bps / 4, rel=1e-12)
-    bits = sqrt_n_buffer_packets(capacity_bps, 0.25, flows, 1500.0) * 8 * 1500.0
+    bits = float(sqrt_n_buffer_packets(capacity_bps, 0.25, flows, 1500.0)) * 8 * 1500.0
     assert abs(bits - expected_bits) <= tolerance_bits
 
 

@@ -40,7 +40,7 @@ def test_thesis_link_example_load_and_buffer() -> None:
     # 000 §1.3: 1000 flows, 10Gb/s, 100ms, 64KB windows of 1KB packets: "The peak rate is
     # roughly 5Gb/s", i.e. rho ≈ 0.5 (0.512 exactly: 1000*64*8000/1e9); read "roughly" as
     # ±10%. Issue 2's acceptance check expects "tiny buffers about 12-15 packets" for it.
-    load = tiny_buffers_load(1000, 64, 10e9, 0.1, 1000.0)
+    load = float(tiny_buffers_load(1000, 64, 10e9, 0.1, 1000.0))
     assert abs(load - 0.5) <= 0.05
     assert 12.0 <= tiny_buffer_packets(64, load, 0.9) <= 15.0
 

@@ -1,0 +1,310 @@
+"""Paced traffic: the Chernoff union bound on packet drops of 000 Theorem 2 (App. B)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from scipy.special import logsumexp
+
+from models import checks
+from models.checks import FloatOrArray
+from models.rule_of_thumb import bdp_packets
+
+#: Interval lengths are summed in chunks of at most this many (bounds memory on long RTTs).
+_MAX_CHUNK = 1 << 20
+#: Stop summing once what is left is below ``exp(-_TAIL_LOG_MARGIN)`` of the sum so far.
+_TAIL_LOG_MARGIN = 40.0
+
+
+@dataclass(frozen=True)
+class PacedDropBound:
+    """Union bound on the drop probability of one packet of paced traffic, by regime.
+
+    Attributes
+    ----------
+    drop_probability : float
+        ``min(1, short_intervals + medium_intervals + long_intervals)``.
+    short_intervals : float
+        Sum of the Chernoff bounds over intervals ``l ≤ S`` (Lemma 7), not clipped.
+    medium_intervals : float
+        Sum over ``S < l < S·W_max`` (Lemma 8), not clipped.
+    long_intervals : float
+        Sum over ``l ≥ S·W_max`` (Lemma 9), not clipped.
+    load : float
+        ``ρ = N·W_max/M``, dimensionless.
+    slots_per_rtt : float
+        ``M = C·RTT``, packet slots in one round-trip time.
+    slowdown : float
+        ``S``, bottleneck rate over access rate, dimensionless.
+    longest_interval_slots : int
+        The longest interval length that can be overpopulated, ``min(M, N·W_max − 1 − B)``.
+    """
+
+    drop_probability: float
+    short_intervals: float
+    medium_intervals: float
+    long_intervals: float
+    load: float
+    slots_per_rtt: float
+    slowdown: float
+    longest_interval_slots: int
+
+
+def _log_chernoff(threshold: npt.NDArray[np.float64], mean: npt.NDArray[np.float64]) -> Any:
+    """``ln[(e^δ/(1+δ)^(1+δ))^μ]`` with ``(1+δ)μ = threshold``; needs threshold > mean > 0."""
+    return threshold - mean - threshold * np.log(threshold / mean)
+
+
+def paced_drop_bound_slots(
+    flows: float,
+    max_window_packets: float,
+    slots_per_rtt: float,
+    slowdown: float,
+    buffer_packets: float,
+) -> PacedDropBound:
+    """The App. B union bound in its own units: ``M`` slots per RTT, slowdown ``S``.
+
+    Parameters
+    ----------
+    flows : float
+        Number ``N`` of paced flows (>= 1).
+    max_window_packets : float
+        Most packets ``W_max`` a flow sends per RTT (>= 1).
+    slots_per_rtt : float
+        ``M = C·RTT``, packet transmission slots of the bottleneck in one RTT (> 0).
+    slowdown : float
+        ``S``, the fewest slots between two packets of one flow: bottleneck rate over access
+        rate (> 0), dimensionless.
+    buffer_packets : float
+        Buffer size ``B`` in packets (>= 0).
+
+    Returns
+    -------
+    PacedDropBound
+        The bound and its three parts.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range or the load ``N·W_max/M`` is not below 1.
+
+    Notes
+    -----
+    A packet arriving in slot ``t`` is dropped only if some interval of ``l`` slots ending at
+    ``t`` holds at least ``l + B`` other arrivals ("overpopulated"), so its drop probability is
+    at most ``Σ_l Pr[interval of length l overpopulated]`` (union bound). Within an interval of
+    ``l`` slots one flow has at most ``k(l) = min(⌈l/S⌉, W_max)`` packets and on average at most
+    ``W_max·l/M``. With ``Y_i/k`` in [0, 1] independent across flows (random start times), the
+    Chernoff bound ``Pr[X ≥ (1+δ)μ] < (e^δ/(1+δ)^(1+δ))^μ`` is applied to
+    ``X = Σ Y_i/k`` with ``μ = ρ·l/k`` and ``(1+δ)μ = (l+B)/k``:
+
+    - ``l ≤ S`` (Lemma 7): ``k = 1``, one packet per flow at most;
+    - ``S < l < S·W_max`` (Lemma 8): ``k = ⌈l/S⌉``;
+    - ``l ≥ S·W_max`` (Lemma 9): ``k = W_max``.
+
+    Differences from the text, all keeping the bound valid: the threshold is ``l + B`` (the
+    lemmas weaken it to ``B`` or ``l``); Lemma 8 uses the per-flow mean ``W_max·l/M`` (the
+    "more accurate analysis" the text mentions) instead of the 0-or-k simplification; the sum
+    runs over the intervals of one RTT, ``l ≤ M``, and stops at ``l = N·W_max − 1 − B`` since at
+    most ``N·W_max`` packets arrive per RTT (the text integrates Lemma 9 to infinity). Terms are
+    added in log-space; once the remaining terms are provably below ``e^-40`` of the sum the
+    summation stops.
+
+    Assumptions:
+
+    - flows start at independent, uniformly random slots (random jitter, no synchronization);
+    - each flow sends at most ``W_max`` packets per RTT, at least ``S`` slots apart;
+    - the over-provisioned link: ``ρ = N·W_max/M < 1``;
+    - all packets have the same size (one per slot); drop-tail queue of ``B`` packets;
+    - the analysis covers one RTT.
+
+    References
+    ----------
+    .. [1] Y. Ganjali, "Buffer Sizing in Internet Routers", PhD thesis, Stanford, 2007
+       (seed ``000_9b46cc70677d86b3.txt``), §3.4, Theorem 2; App. B, Lemmas 7-9.
+    """
+    n = float(checks.at_least("flows", flows, 1.0))
+    w = float(checks.at_least("max_window_packets", max_window_packets, 1.0))
+    m = float(checks.positive("slots_per_rtt", slots_per_rtt))
+    s = float(checks.positive("slowdown", slowdown))
+    b = float(checks.non_negative("buffer_packets", buffer_packets))
+    load = n * w / m
+    checks.in_range("load N·max_window_packets/(C·RTT)", load, 0.0, 1.0, high_inclusive=False)
+
+    longest = math.floor(min(m, n * w - 1.0 - b))
+    logs = np.full(3, -np.inf)
+    start, chunk = 1, 4096
+    while start <= longest:
+        stop = min(longest, start + chunk - 1)
+        length = np.arange(start, stop + 1, dtype=np.float64)
+        per_flow = np.minimum(np.ceil(length / s), w)
+        exponent = _log_chernoff(length + b, load * length)
+        log_terms = exponent / per_flow
+        regimes = (length <= s, (length > s) & (length < s * w), length >= s * w)
+        for i, mask in enumerate(regimes):
+            if mask.any():
+                logs[i] = np.logaddexp(logs[i], logsumexp(log_terms[mask]))
+        log_total = float(logsumexp(logs))
+        if log_total >= 0.0:
+            break
+        if stop < longest:
+            # Every later term is at most exp(exponent(l)/W_max) (exponent < 0, k <= W_max),
+            # and exponent(l) decreases once ρr − ln r − ρ < 0, r = (l+B)/(ρl) (r falls with l).
+            r = (stop + b) / (load * stop)
+            falling = load * r - math.log(r) - load < 0.0
+            tail = math.log(longest - stop) + float(exponent[-1]) / w
+            if falling and tail < log_total - _TAIL_LOG_MARGIN:
+                break
+        start = stop + 1
+        chunk = min(2 * chunk, _MAX_CHUNK)
+
+    parts = np.exp(logs)
+    return PacedDropBound(
+        drop_probability=float(min(1.0, parts.sum())),
+        short_intervals=float(parts[0]),
+        medium_intervals=float(parts[1]),
+        long_intervals=float(parts[2]),
+        load=load,
+        slots_per_rtt=m,
+        slowdown=s,
+        longest_interval_slots=max(longest, 0),
+    )
+
+
+def _slots_and_slowdown(
+    capacity_bps: Any, rtt_s: Any, access_bps: Any, packet_bytes: Any
+) -> tuple[Any, Any]:
+    checks.positive("access_bps", access_bps)
+    slots = bdp_packets(capacity_bps, rtt_s, packet_bytes)
+    slowdown = np.asarray(capacity_bps, dtype=np.float64) / np.asarray(access_bps, np.float64)
+    return slots, slowdown
+
+
+def _scalar_drop_bound(n: float, w: float, m: float, s: float, b: float) -> float:
+    return paced_drop_bound_slots(n, w, m, s, b).drop_probability
+
+
+_vector_drop_bound = np.vectorize(_scalar_drop_bound, otypes=[np.float64])
+
+
+def _result(value: npt.NDArray[np.float64]) -> FloatOrArray:
+    return float(value) if value.ndim == 0 else value
+
+
+def paced_drop_probability_bound(
+    flows: Any,
+    max_window_packets: Any,
+    capacity_bps: Any,
+    rtt_s: Any,
+    access_bps: Any,
+    packet_bytes: Any,
+    buffer_packets: Any,
+) -> FloatOrArray:
+    """Upper bound on the drop probability of a packet of paced flows (Theorem 2, App. B).
+
+    Parameters
+    ----------
+    flows : float or array_like
+        Number ``N`` of paced flows (>= 1).
+    max_window_packets : float or array_like
+        Largest window ``W_max`` in packets (>= 1).
+    capacity_bps : float or array_like
+        Bottleneck capacity ``C`` in bits per second (> 0).
+    rtt_s : float or array_like
+        Round-trip time in seconds (> 0).
+    access_bps : float or array_like
+        Access-link rate of each flow in bits per second (> 0); ``S = C / access_bps``.
+    packet_bytes : float or array_like
+        Packet size in bytes (> 0).
+    buffer_packets : float or array_like
+        Buffer size ``B`` in packets (>= 0).
+
+    Returns
+    -------
+    float or ndarray
+        The bound, a probability in [0, 1]; arrays broadcast.
+
+    Notes
+    -----
+    ``M = C·RTT/(8·packet_bytes)`` slots, ``S = C/access_bps``, ``ρ = N·W_max/M``, and
+    ``p ≤ Σ_l Chernoff(l)`` over the three interval regimes of Lemmas 7-9; see
+    :func:`paced_drop_bound_slots` for the terms. The bound falls as ``B`` grows and as the
+    access link gets slower (larger ``S``). For slow access links it is far below the
+    Poisson bound ``ρ^B`` of Theorem 1 once ``B`` is a few dozen packets; as ``S -> 1``
+    (flows as fast as the bottleneck, no link pacing) it is vacuous (1) for buffers of order
+    ``log W_max``: the text's remark that without pacing constant throughput is not achievable
+    with log-sized buffers.
+
+    Assumptions:
+
+    - flows are paced: packets of a flow at least ``S`` slots apart;
+    - flows start at independent, uniformly random times (random jitter);
+    - the link is over-provisioned: ``ρ = N·W_max/(C·RTT) < 1``;
+    - windows are capped at ``W_max``; all packets have the same size;
+    - drop-tail queue of ``B`` packets; the analysis covers one RTT.
+
+    References
+    ----------
+    .. [1] Y. Ganjali, "Buffer Sizing in Internet Routers", PhD thesis, Stanford, 2007
+       (seed ``000_9b46cc70677d86b3.txt``), §3.4, Theorem 2; App. B, Lemmas 7-9.
+    """
+    slots, slowdown = _slots_and_slowdown(capacity_bps, rtt_s, access_bps, packet_bytes)
+    value = _vector_drop_bound(flows, max_window_packets, slots, slowdown, buffer_packets)
+    return _result(np.asarray(value, dtype=np.float64))
+
+
+def paced_utilization_bound(
+    flows: Any,
+    max_window_packets: Any,
+    capacity_bps: Any,
+    rtt_s: Any,
+    access_bps: Any,
+    packet_bytes: Any,
+    buffer_packets: Any,
+) -> FloatOrArray:
+    """Effective utilization guaranteed for paced flows: ``θ ≥ 1 − p·W_max²/2``.
+
+    Parameters
+    ----------
+    flows, max_window_packets, capacity_bps, rtt_s, access_bps, packet_bytes, buffer_packets
+        As for :func:`paced_drop_probability_bound`.
+
+    Returns
+    -------
+    float or ndarray
+        Lower bound on ``θ`` (throughput over ``ρ·C``), dimensionless, clipped to [0, 1].
+
+    Notes
+    -----
+    The throughput argument of App. A (eqs. A.7-A.12: at most ``W_max²/2`` packets of
+    throughput lost per drop) with the paced drop bound ``p`` of
+    :func:`paced_drop_probability_bound` in place of the Poisson bound ``ρ^B``.
+
+    Assumptions:
+
+    - those of :func:`paced_drop_probability_bound`;
+    - each drop costs at most the triangle ``W_max²/2`` of Fig. A.2 (AIMD flows).
+
+    References
+    ----------
+    .. [1] Y. Ganjali, "Buffer Sizing in Internet Routers", PhD thesis, Stanford, 2007
+       (seed ``000_9b46cc70677d86b3.txt``), §3.4, Theorem 2; App. A, eqs. A.7-A.12; App. B.
+    """
+    drop = np.asarray(
+        paced_drop_probability_bound(
+            flows,
+            max_window_packets,
+            capacity_bps,
+            rtt_s,
+            access_bps,
+            packet_bytes,
+            buffer_packets,
+        ),
+        dtype=np.float64,
+    )
+    window = np.asarray(max_window_packets, dtype=np.float64)
+    return _result(np.clip(1.0 - drop * window**2 / 2.0, 0.0, 1.0))
