@@ -4,7 +4,7 @@
 dataclasses; ``to_dict()`` for JSON). See DESIGN §2, last paragraphs.
 """
 
-from models.recommend.engine import predict, recommend
+from models.recommend.engine import predict, recommend, traffic_model
 from models.recommend.result import (
     Assumption,
     Curves,
@@ -33,4 +33,5 @@ __all__ = [
     "TradeOff",
     "predict",
     "recommend",
+    "traffic_model",
 ]

@@ -147,6 +147,12 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
 # --- regime and model choice ------------------------------------------------------------------
 
 
+def traffic_model(scenario: LinkScenario, targets: Targets | None = None) -> TrafficModel:
+    """The traffic model the engine predicts this scenario's utilization, loss and delay with."""
+    ctx = derive(scenario, targets if targets is not None else Targets())
+    return _choose(ctx, _regime(ctx))[0]
+
+
 def _regime(ctx: Context) -> RegimeInfo:
     sc = ctx.scenario
     rho_w = ctx.window_limited_load

@@ -1,0 +1,124 @@
+"""Tests of ``bufsize recommend`` through click's CliRunner."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from app.cli import main
+
+# The command of issue 2, the thesis example of 000 §3.2 ("1000 flows share a link of capacity
+# 10 Gb/s ... an RTT of 100ms, a maximum window size of 64 KB, and a packet size of 1 KB").
+EXAMPLE = [
+    "recommend",
+    "--capacity",
+    "10 Gbit/s",
+    "--rtt",
+    "100ms",
+    "--packet",
+    "1000B",
+    "--flows",
+    "1000",
+    "--max-window",
+    "64",
+]
+
+
+def _row(output: str, name: str) -> str:
+    return next(line for line in output.splitlines() if line.startswith("│ " + name))
+
+
+def test_example_table() -> None:
+    result = CliRunner().invoke(main, EXAMPLE)
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    # 000 §3.2: the rule of thumb "around 125,000 packets" (125 MB, 100 ms at 10 Gb/s).
+    rot = _row(out, "Rule of thumb (bandwidth-delay product)")
+    assert "125,000" in rot and "125 MB" in rot and "fails" in rot
+    # 000 §3.2: sqrt(N) "around 3950 packets": 125000/√1000 = 3952.8 -> 3,953.
+    assert "3,953" in _row(out, "sqrt(N) rule")
+    # 000 §3.2-3.3: tiny buffers, "twelve packets plus some small additive constant"; 15 at θ=0.9.
+    tiny = _row(out, "Tiny buffers")
+    assert " 15 " in tiny and "unknown" in tiny
+    # Each rule's assumptions are listed with a mark and a reason.
+    assert "Assumptions" in out
+    assert "✓ flows are window-limited: ρ = N·W/(C·RTT) < 1: ρ = 0.512" in out
+    assert "✗ flows are limited by congestion at this port" in out
+    assert "? senders are paced or their access links are much slower" in out
+    # One recommendation, the rule governing it and the reason.
+    assert out.count("Recommended:") == 1
+    assert (
+        "Recommended: 15 packets = 15 kB = 0.012 ms at line rate (governed by tiny_buffers)" in out
+    )
+    assert "window-limited" in out.split("Recommended:")[1]
+
+
+def test_example_json() -> None:
+    result = CliRunner().invoke(main, [*EXAMPLE, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    rules = {r["rule"]: r for r in data["rules"]}
+    assert rules["rule_of_thumb"]["buffer_packets"] == 125_000
+    assert rules["sqrt_n"]["buffer_packets"] == 3953
+    assert 12 <= rules["tiny_buffers"]["buffer_packets"] <= 15
+    assert all(r["assumptions"] for r in data["rules"])
+    assert data["recommended"]["rule"] == "tiny_buffers"
+    assert data["recommended"]["reason"]
+    assert data["regime"]["regime"]
+    assert len(data["curves"]["buffer_packets"]) > 10
+
+
+def test_rtt_list_uses_harmonic_mean() -> None:
+    # T_e = 2/(1/0.05 + 1/0.2) = 0.08 s (004 eq. 12); 10 Gb/s × 0.08 s / 8000 b = 100,000 packets.
+    args = ["recommend", "--capacity", "10Gbps", "--rtt", "50ms, 200ms", "--packet", "1000B"]
+    result = CliRunner().invoke(main, [*args, "--flows", "2", "--cc", "reno", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["inputs"]["effective_rtt_s"] == pytest.approx(0.08)
+    assert data["recommended"]["rule"] == "rule_of_thumb"
+    assert data["recommended"]["buffer_packets"] == 100_000
+
+
+def test_window_as_a_size() -> None:
+    # "a maximum window size of 64 KB, and a packet size of 1 KB" (000 §3.2): 64 packets.
+    args = [*EXAMPLE[:-1], "64kB", "--json"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["inputs"]["window_limited_load"] == pytest.approx(0.512)
+
+
+def test_trade_off_is_printed() -> None:
+    args = ["recommend", "--capacity", "100 Mbit/s", "--rtt", "100ms", "--flows", "500"]
+    args += ["--bottlenecked-flows", "500", "--cc", "reno", "--max-delay", "10ms"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "Trade-off: utilization and loss vs delay" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (["--capacity", "-10 Gbit/s"], "capacity_bps"),
+        (["--capacity", "0 Gbit/s"], "capacity_bps"),
+        (["--capacity", "10 furlongs"], "--capacity"),
+        (["--capacity", "100ms"], "--capacity"),
+        (["--rtt", "nan s"], "rtts_s"),
+        (["--max-window", "0.5"], "max_window_packets"),
+        (["--max-loss", "2"], "max_loss"),
+        (["--min-utilization", "1"], "min_utilization"),
+        (["--bottlenecked-flows", "0"], "bottlenecked_flows"),
+        (["--max-delay", "-1ms"], "max_queueing_delay_s"),
+    ],
+)
+def test_invalid_input_is_one_line_and_status_2(args: list[str], field: str) -> None:
+    options = {"--capacity": "10 Gbit/s", "--rtt": "100ms", "--flows": "1000"}
+    options.update(zip(args[::2], args[1::2], strict=True))
+    argv = ["recommend"] + [x for pair in options.items() for x in pair]
+    result = CliRunner().invoke(main, argv)
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("Error: ") and field in lines[0]
+    assert result.stdout == ""

@@ -1,0 +1,379 @@
+"""Tests of the recommendation engine (models.recommend)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models.bscl import bscl_buffer
+from models.recommend import (
+    LinkScenario,
+    Recommendation,
+    Targets,
+    predict,
+    recommend,
+    traffic_model,
+)
+from models.recommend.performance import sawtooth_utilization, window_loss_rate
+
+
+def _rule(rec: Recommendation, rule: str):  # type: ignore[no-untyped-def]
+    return next(r for r in rec.rules if r.rule == rule)
+
+
+# The thesis example: 000 §3.2, "1000 flows share a link of capacity 10 Gb/s. Assume that each
+# flow has an RTT of 100ms, a maximum window size of 64 KB, and a packet size of 1 KB."
+THESIS = LinkScenario(
+    capacity_bps=10e9, rtts_s=(0.1,), flows=1000, packet_bytes=1000.0, max_window_packets=64
+)
+
+
+def test_thesis_example_every_rule() -> None:
+    rec = recommend(THESIS)
+    # 000 §3.2: "The bandwidth-delay product rule-of-thumb suggests a buffer size of 125MB, or
+    # around 125,000 packets." 10e9 b/s × 0.1 s / 8000 b = 125,000 exactly.
+    rot = _rule(rec, "rule_of_thumb")
+    assert rot.buffer_packets == 125_000
+    assert rot.buffer_bytes == 125e6
+    assert rot.buffer_s == pytest.approx(0.1)
+    # "The 2T×C/√N rule suggests a buffer size of around 3950 packets": 125000/√1000 = 3952.8,
+    # rounded up to whole packets; the paper rounds to the nearest 50.
+    sqrt_n = _rule(rec, "sqrt_n")
+    assert sqrt_n.buffer_packets is not None and abs(sqrt_n.buffer_packets - 3950) <= 25
+    # "Our analysis suggests a buffer size of twelve packets plus some small additive constant";
+    # 000 §3.3 gives 15 packets for W = 64, ρ = 0.5, θ = 90%. Here ρ = 0.512 and θ = 0.9.
+    tiny = _rule(rec, "tiny_buffers")
+    assert tiny.buffer_packets is not None and 12 <= tiny.buffer_packets <= 15
+    # The peak load N·W/(C·RTT) = 1000·64/125000 = 0.512 < 1: the flows are window-limited, so
+    # the congestion-limited rules' assumption fails and the tiny-buffers rule governs.
+    assert rec.inputs.window_limited_load == pytest.approx(0.512)
+    assert rot.status == "fails" and sqrt_n.status == "fails"
+    assert tiny.status in ("holds", "unknown")
+    assert rec.recommended.rule == "tiny_buffers"
+    assert rec.recommended.buffer_packets == tiny.buffer_packets
+    assert "window-limited" in rec.recommended.reason
+    # Pacing/access rate is not given: that assumption is unknown, not silently assumed.
+    paced = [a for a in tiny.assumptions if "paced" in a.text]
+    assert [a.status for a in paced] == ["unknown"]
+    for r in rec.rules:
+        assert r.assumptions, r.rule
+        for a in r.assumptions:
+            assert a.status in ("holds", "fails", "unknown") and a.reason
+
+
+def test_paced_senders_make_tiny_buffers_hold() -> None:
+    scenario = LinkScenario(
+        capacity_bps=10e9,
+        rtts_s=(0.1,),
+        flows=1000,
+        packet_bytes=1000.0,
+        max_window_packets=64,
+        access_bps=100e6,
+    )
+    rec = recommend(scenario)
+    tiny = _rule(rec, "tiny_buffers")
+    # S = 10 Gb/s / 100 Mb/s = 100 >= 4·log2(64) = 24: access links slow enough.
+    assert tiny.status == "holds"
+    assert rec.recommended.rule == "tiny_buffers"
+    assert any(r.rule == "paced" for r in rec.rules)
+
+
+def test_few_flows_pick_the_rule_of_thumb() -> None:
+    # 2 long-lived Reno flows, 1 Gb/s, 50 ms, 1500 B: BDP = 1e9·0.05/(8·1500) = 4166.7 packets.
+    scenario = LinkScenario(capacity_bps=1e9, rtts_s=(0.05,), flows=2, congestion_control="reno")
+    rec = recommend(scenario)
+    assert rec.recommended.rule == "rule_of_thumb"
+    assert rec.recommended.buffer_packets == 4167
+    assert _rule(rec, "rule_of_thumb").status in ("holds", "unknown")
+    # q = 1 (synchronized): the sawtooth model reaches full utilization exactly at the BDP.
+    assert rec.recommended.predicted.utilization == pytest.approx(1.0)
+
+
+def test_few_cubic_flows_use_the_beta_rule() -> None:
+    # RFC 9438: B = C·RTT·(1−β)/β with β = 0.7 -> 0.4286 of the BDP (DESIGN §2: "CUBIC β=0.7 ->
+    # 0.43×"); 4166.7 × 3/7 = 1785.7 packets.
+    scenario = LinkScenario(capacity_bps=1e9, rtts_s=(0.05,), flows=1)
+    rec = recommend(scenario)
+    assert rec.recommended.rule == "md_beta"
+    assert rec.recommended.buffer_packets == 1786
+    assert _rule(rec, "rule_of_thumb").status == "fails"  # Reno assumption fails for CUBIC
+
+
+def test_congested_link_with_many_bottlenecked_flows_picks_bscl() -> None:
+    # 004 §VII's kind of link: 50 Mb/s, heterogeneous RTTs, 200 LBP flows carrying 90%.
+    rtts = tuple(np.linspace(0.02, 0.53, 20))
+    scenario = LinkScenario(
+        capacity_bps=50e6,
+        rtts_s=rtts,
+        flows=260,
+        packet_bytes=1500.0,
+        bottlenecked_flows=200,
+        bottlenecked_share=0.9,
+        congestion_control="reno",
+    )
+    rec = recommend(scenario, Targets(min_utilization=0.98, max_loss=0.01))
+    assert rec.recommended.rule == "bscl"
+    bscl = _rule(rec, "bscl")
+    assert bscl.status == "unknown"  # α is 004's simulation value, not measured here
+    # The recommended size is BSCL's (possibly raised, never lowered).
+    assert bscl.buffer_packets is not None
+    assert rec.recommended.buffer_packets >= bscl.buffer_packets
+    # Independent check of the size: K_p(1%) = 0.87/√0.01 = 8.7 packets per flow (004 eq. 22);
+    # with 200 flows B_p = 8.7·200 − C_e·T_e/M dominates (004: "for larger N_b, the buffer
+    # requirement is determined by the maximum loss rate constraint").
+    t_e = len(rtts) / sum(1.0 / t for t in rtts)
+    b_p = 8.7 * 200 - 0.9 * 50e6 * t_e / (8 * 1500)
+    assert bscl.buffer_packets_exact == pytest.approx(b_p, rel=1e-9)
+    assert rec.feasible and rec.recommended.predicted.meets_loss
+
+
+def test_many_flows_without_nb_pick_sqrt_n() -> None:
+    scenario = LinkScenario(capacity_bps=10e9, rtts_s=(0.1,), flows=10_000)
+    rec = recommend(scenario)
+    assert rec.recommended.rule == "sqrt_n"
+    # Appenzeller's bound at B = C·RTT/√N: erf(3√3/(2√2)) ≈ 0.989 (000 §2.2.2, DESIGN §2).
+    assert rec.recommended.predicted.utilization >= 0.989 * (1 - 1e-3)
+
+
+def test_delay_bound_that_cannot_be_met_is_a_trade_off() -> None:
+    # 004 §V: with many bottlenecked flows the loss constraint needs B_p, which exceeds C·d̂
+    # for a small d̂; "the operator would have to choose".
+    scenario = LinkScenario(
+        capacity_bps=100e6,
+        rtts_s=(0.1,),
+        flows=500,
+        bottlenecked_flows=500,
+        congestion_control="reno",
+    )
+    targets = Targets(max_loss=0.01, max_queueing_delay_s=0.01)
+    rec = recommend(scenario, targets)
+    assert not rec.feasible
+    assert rec.trade_off is not None
+    assert rec.trade_off.conflict == "utilization and loss vs delay"
+    at_cap, at_need = rec.trade_off.alternatives
+    assert at_cap.meets_delay and not at_cap.meets_loss
+    assert at_need.meets_loss and at_need.meets_utilization and not at_need.meets_delay
+    # Default priority keeps utilization and loss (004 §V).
+    assert rec.recommended.buffer_packets == at_need.buffer_packets
+    assert not rec.recommended.predicted.meets_delay
+    # Priority "delay" takes the other side of the same trade-off.
+    rec_d = recommend(scenario, Targets(max_queueing_delay_s=0.01, priority="delay"))
+    assert rec_d.recommended.buffer_packets == at_cap.buffer_packets
+    # C·d̂ = 100e6·0.01/12000 = 83.3 -> at most 83 whole packets.
+    assert rec_d.recommended.buffer_packets == 83
+    assert rec_d.recommended.predicted.meets_delay
+
+
+def test_delay_bound_that_can_be_met_caps_the_rule() -> None:
+    # 2 Reno flows at 1 Gb/s, 50 ms: the rule of thumb (4167 pkts = 50 ms) exceeds a 40 ms bound,
+    # but the sawtooth model still gives >= 90% there (q = 1, B = 0.8·BDP), so the rule is
+    # capped at C·d̂ = 3333 packets and every target is met.
+    scenario = LinkScenario(capacity_bps=1e9, rtts_s=(0.05,), flows=2, congestion_control="reno")
+    rec = recommend(scenario, Targets(max_queueing_delay_s=0.04))
+    assert rec.feasible
+    assert rec.recommended.buffer_packets == 3333
+    p = rec.recommended.predicted
+    assert p.meets_delay and p.meets_utilization and p.meets_loss
+
+
+def test_optical_buffers_are_capped_and_designed() -> None:
+    scenario = LinkScenario(
+        capacity_bps=10e9,
+        rtts_s=(0.1,),
+        flows=1000,
+        packet_bytes=1000.0,
+        max_window_packets=64,
+        medium="optical",
+    )
+    rec = recommend(scenario)
+    assert rec.recommended.buffer_packets <= 50
+    assert rec.optical is not None
+    # 15 packets -> N = 16 (smallest power of two with N − 1 >= 15): 2·log2(16) − 1 = 7 delay
+    # lines for K = 1 (000 Thm 6 / DESIGN §2).
+    assert rec.optical.delay_lines == 7
+    rot = _rule(rec, "rule_of_thumb")
+    assert any(a.status == "fails" and "optical" in a.text for a in rot.assumptions)
+    # A congested optical link cannot hold what utilization and loss need: a trade-off.
+    congested = LinkScenario(capacity_bps=10e9, rtts_s=(0.1,), flows=3, medium="optical")
+    rec_c = recommend(congested)
+    assert rec_c.recommended.buffer_packets == 50
+    assert rec_c.trade_off is not None and "optical" in rec_c.trade_off.conflict
+
+
+def test_transparent_regime_uses_rho_b() -> None:
+    # Load 0.5 of flows whose peak rate is 1% of C: ρ^B <= 1% needs ⌈ln 0.01/ln 0.5⌉ =
+    # ⌈6.64⌉ = 7 packets (003 §4.2; computed by hand).
+    scenario = LinkScenario(
+        capacity_bps=10e9, rtts_s=(0.05,), flows=5000, load=0.5, peak_rate_bps=100e6
+    )
+    rec = recommend(scenario)
+    assert rec.regime.regime == "transparent"
+    assert rec.recommended.rule == "transparent"
+    assert rec.recommended.buffer_packets == 7
+
+
+def test_to_dict_is_json() -> None:
+    rec = recommend(THESIS, Targets(max_queueing_delay_s=0.001))
+    data = rec.to_dict()
+    text = json.dumps(data, allow_nan=False)
+    back = json.loads(text)
+    assert back["recommended"]["rule"] == "tiny_buffers"
+    assert {r["rule"] for r in back["rules"]} >= {"rule_of_thumb", "sqrt_n", "tiny_buffers"}
+    assert len(back["curves"]["buffer_packets"]) == len(back["curves"]["loss_probability"])
+
+
+# --- the traffic models --------------------------------------------------------------------
+
+
+def test_sawtooth_single_flow_without_buffer_is_75_percent() -> None:
+    # 001 slides, "TCP with no buffers: Utilization of bottleneck link = 75%"; 002 §IV: "A single
+    # bottlenecked TCP flow on an empty link with a buffer of only 1 packet should acquire a
+    # throughput of 75% of the link capacity". Continuous fluid model: exact 3/4 at B = 0.
+    assert float(sawtooth_utilization(0.0, 1000.0)[()]) == pytest.approx(0.75)
+    # Full utilization at B = BDP (000 §2.1) ...
+    assert float(sawtooth_utilization(1000.0, 1000.0)[()]) == pytest.approx(1.0)
+    # ... and not before.
+    assert float(sawtooth_utilization(990.0, 1000.0)[()]) < 1.0
+
+
+def test_sawtooth_full_at_bscl_b_rho() -> None:
+    # With partial synchronization the model's full-utilization point is 004 eq. 16's B_ρ,
+    # computed by the BSCL module (independent code).
+    res = bscl_buffer(100e6, 1.0, 50, 1500.0, 0.01, effective_rtt_s=0.2)
+    b_rho = float(res.b_rho_bytes) / 1500.0
+    bdp = 100e6 * 0.2 / 12000.0
+    q = float(res.loss_sync_q)
+    assert float(sawtooth_utilization(b_rho, bdp, 0.5, q, 50)[()]) == pytest.approx(1.0)
+    assert float(sawtooth_utilization(0.97 * b_rho, bdp, 0.5, q, 50)[()]) < 1.0
+
+
+def test_window_loss_rate_inverts_b_p() -> None:
+    # B_p = K_p·N_b − C_e·T_e (004 eq. 23) is where the Mathis loss equals p̂.
+    res = bscl_buffer(100e6, 1.0, 400, 1500.0, 0.01, effective_rtt_s=0.1)
+    b_p = float(res.b_p_bytes) / 1500.0
+    bdp = 100e6 * 0.1 / 12000.0
+    assert float(window_loss_rate(b_p, bdp, 400)[()]) == pytest.approx(0.01)
+
+
+@given(
+    q=st.floats(0.05, 1.0),
+    beta=st.sampled_from([0.5, 0.7]),
+    n_b=st.integers(1, 500),
+    bdp=st.floats(10.0, 1e6),
+)
+@settings(max_examples=60, deadline=None)
+def test_sawtooth_never_falls_with_more_buffer(q: float, beta: float, n_b: int, bdp: float) -> None:
+    b = np.logspace(-1, math.log10(4 * bdp), 200)
+    u = sawtooth_utilization(b, bdp, beta, q, n_b)
+    assert np.all(np.diff(u) >= -1e-12)
+    assert np.all((u > 0) & (u <= 1))
+
+
+# --- consistency of the engine with its own curves -------------------------------------------
+
+scenarios = st.builds(
+    LinkScenario,
+    capacity_bps=st.sampled_from([1e8, 1e9, 1e10, 4e10]),
+    rtts_s=st.lists(st.floats(0.005, 0.3), min_size=1, max_size=4).map(tuple),
+    flows=st.integers(1, 20_000),
+    packet_bytes=st.sampled_from([576.0, 1000.0, 1500.0, 9000.0]),
+    max_window_packets=st.one_of(st.none(), st.floats(2.0, 2000.0)),
+    access_bps=st.one_of(st.none(), st.sampled_from([1e7, 1e8, 1e9])),
+    paced=st.booleans(),
+    congestion_control=st.sampled_from(["reno", "cubic"]),
+)
+targets = st.builds(
+    Targets,
+    min_utilization=st.floats(0.5, 0.99),
+    max_loss=st.floats(1e-4, 0.05),
+    max_queueing_delay_s=st.one_of(st.none(), st.floats(1e-4, 0.2)),
+    priority=st.sampled_from(["throughput", "delay"]),
+)
+
+
+@given(scenario=scenarios, target=targets)
+@settings(max_examples=40, deadline=None)
+def test_recommendation_meets_what_it_claims(scenario: LinkScenario, target: Targets) -> None:
+    rec = recommend(scenario, target)
+    best = rec.recommended
+    model = traffic_model(scenario, target)
+    # The claims are the model's own predictions at the recommended size.
+    again = predict(model, target, best.buffer_packets)
+    assert again == best.predicted
+    if rec.feasible:
+        assert rec.trade_off is None
+        assert best.predicted.meets_utilization
+        assert best.predicted.meets_loss
+        assert best.predicted.meets_delay
+    else:
+        assert rec.trade_off is not None and rec.trade_off.explanation
+    # The smallest size meeting utilization and loss is minimal.
+    need = best.minimum_meeting_targets_packets
+    if need is not None:
+        p = predict(model, target, need)
+        assert p.meets_utilization and p.meets_loss
+        if need > 1:
+            q = predict(model, target, need - 1)
+            assert not (q.meets_utilization and q.meets_loss)
+    # Curves: log-spaced from 1 packet to beyond the BDP; monotone.
+    c = rec.curves
+    b = np.asarray(c.buffer_packets)
+    assert b[0] == pytest.approx(1.0) and b[-1] > rec.inputs.bdp_packets
+    assert np.all(np.diff(b) > 0)
+    assert np.all(np.diff(np.asarray(c.utilization)) >= -1e-12)
+    assert np.all(np.diff(np.asarray(c.loss_probability)) <= 1e-12)
+    assert np.all(np.diff(np.asarray(c.queueing_delay_s)) > 0)
+    # The curve agrees with the prediction at the recommended size (monotone between points).
+    i = int(np.searchsorted(b, best.buffer_packets))
+    if i < b.size:
+        assert c.loss_probability[i] <= best.predicted.loss_probability + 1e-12
+        assert c.utilization[i] >= best.predicted.utilization - 1e-12
+
+
+# --- invalid input ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"capacity_bps": 0.0}, "capacity_bps"),
+        ({"capacity_bps": -1e9}, "capacity_bps"),
+        ({"capacity_bps": math.nan}, "capacity_bps"),
+        ({"rtts_s": ()}, "rtts_s"),
+        ({"rtts_s": (0.1, math.inf)}, "rtts_s"),
+        ({"flows": 0}, "flows"),
+        ({"bottlenecked_flows": 0}, "bottlenecked_flows"),
+        ({"bottlenecked_flows": 2000}, "bottlenecked_flows"),
+        ({"bottlenecked_share": 1.5}, "bottlenecked_share"),
+        ({"max_window_packets": 0.5}, "max_window_packets"),
+        ({"congestion_control": "vegas"}, "congestion_control"),
+        ({"medium": "quantum"}, "medium"),
+        ({"load": -0.1}, "load"),
+    ],
+)
+def test_invalid_scenario_names_the_parameter(kwargs: dict[str, object], name: str) -> None:
+    base: dict[str, object] = {"capacity_bps": 1e9, "rtts_s": (0.1,), "flows": 1000}
+    base.update(kwargs)
+    with pytest.raises(ValueError, match=name):
+        LinkScenario(**base)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"min_utilization": 1.0}, "min_utilization"),
+        ({"min_utilization": 0.0}, "min_utilization"),
+        ({"max_loss": 1.5}, "max_loss"),
+        ({"max_loss": math.nan}, "max_loss"),
+        ({"max_queueing_delay_s": 0.0}, "max_queueing_delay_s"),
+        ({"priority": "cost"}, "priority"),
+    ],
+)
+def test_invalid_targets_name_the_parameter(kwargs: dict[str, object], name: str) -> None:
+    with pytest.raises(ValueError, match=name):
+        Targets(**kwargs)  # type: ignore[arg-type]
