@@ -23,6 +23,7 @@ serve: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/hadolint Dockerfile
 
 typecheck: $(STAMP)
 	$(BIN)/mypy $(PACKAGES)

@@ -1,0 +1,27 @@
+# bufsize service: a small non-root image running `bufsize serve` with SQLite in /data.
+FROM python:3.11.7-slim-bookworm AS build
+WORKDIR /src
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+COPY pyproject.toml README.md ./
+COPY app ./app
+COPY models ./models
+COPY validation ./validation
+RUN python -m venv /opt/bufsize \
+    && /opt/bufsize/bin/pip install --no-cache-dir pip==25.3 \
+    && /opt/bufsize/bin/pip install --no-cache-dir .
+
+FROM python:3.11.7-slim-bookworm
+RUN useradd --create-home --uid 10001 bufsize \
+    && mkdir /data \
+    && chown bufsize /data
+COPY --from=build /opt/bufsize /opt/bufsize
+ENV PATH=/opt/bufsize/bin:$PATH \
+    BUFSIZE_DATABASE_URL=sqlite:////data/bufsize.sqlite3 \
+    NUMBA_CACHE_DIR=/tmp/numba-cache
+USER 10001
+WORKDIR /home/bufsize
+VOLUME ["/data"]
+EXPOSE 8000
+HEALTHCHECK --interval=30s --timeout=3s \
+    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2)"]
+CMD ["bufsize", "serve", "--host", "0.0.0.0", "--port", "8000"]
