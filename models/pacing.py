@@ -27,7 +27,8 @@ class PacedDropBound:
     Attributes
     ----------
     drop_probability : float
-        ``min(1, short_intervals + medium_intervals + long_intervals)``.
+        ``min(1, short_intervals + medium_intervals + long_intervals)``. Once the running sum
+        reaches 1 the summation stops, so the three parts are then partial sums.
     short_intervals : float
         Sum of the Chernoff bounds over intervals ``l ≤ S`` (Lemma 7), not clipped.
     medium_intervals : float
@@ -234,7 +235,8 @@ def paced_drop_probability_bound(
     ``p ≤ Σ_l Chernoff(l)`` over the three interval regimes of Lemmas 7-9; see
     :func:`paced_drop_bound_slots` for the terms. The bound falls as ``B`` grows and as the
     access link gets slower (larger ``S``). For slow access links it is far below the
-    Poisson bound ``ρ^B`` of Theorem 1 once ``B`` is a few dozen packets; as ``S -> 1``
+    Poisson bound ``ρ^B`` of Theorem 1 from about ten packets on (170 times below at
+    ``B = 15`` on the 000 §1.3 link, 10 Gb/s, ``S = 1000``, ``ρ = 0.512``); as ``S -> 1``
     (flows as fast as the bottleneck, no link pacing) it is vacuous (1) for buffers of order
     ``log W_max``: the text's remark that without pacing constant throughput is not achievable
     with log-sized buffers.
