@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import click
 
+from app.cli.recommend import recommend
 from app.cli.serve import serve
 
 
@@ -17,3 +18,4 @@ def main() -> None:
 
 
 main.add_command(serve)
+main.add_command(recommend)

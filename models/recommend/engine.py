@@ -173,7 +173,9 @@ def _regime(ctx: Context) -> RegimeInfo:
             source="assumed",
             traffic_model="",
         )
-    assessment = classify_regime(load, peak_rate_fraction=ctx.peak_rate_fraction)
+    assessment = classify_regime(
+        load, peak_rate_fraction=ctx.peak_rate_fraction, max_loss=ctx.targets.max_loss
+    )
     return RegimeInfo(
         regime=str(assessment.regime),
         reason=str(assessment.reason),
