@@ -1,22 +1,136 @@
-"""Service settings, read from ``BUFSIZE_*`` environment variables and checked at start-up."""
+"""Service settings, read from ``BUFSIZE_*`` environment variables and checked at start-up.
+
+A setting that cannot work (an unreadable database URL, a limit of zero, fewer pending jobs
+allowed than workers to run them) stops the service at start-up with a message naming the
+variable, rather than failing on the first request.
+"""
 
 from __future__ import annotations
 
-from pydantic import Field
+import os
+from functools import lru_cache
+from typing import Self
+
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+
+def _default_workers() -> int:
+    # Leave one core to the web process itself; more than 8 by default only if asked.
+    return min(8, max(1, (os.cpu_count() or 2) - 1))
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="BUFSIZE_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="BUFSIZE_", extra="ignore", frozen=True)
 
     database_url: str = Field(
         default="sqlite:///./bufsize.sqlite3",
-        description="SQLAlchemy URL of the job store (SQLite by default, PostgreSQL supported).",
+        description=(
+            "SQLAlchemy URL of the job store: SQLite by default, PostgreSQL with "
+            "'postgresql+psycopg://user:password@host/dbname'."
+        ),
     )
     dask_scheduler: str | None = Field(
-        default=None, description="Address of a Dask scheduler; simulations run locally if unset."
+        default=None,
+        description=(
+            "Address of a Dask scheduler ('tcp://host:8786'); simulations run on a local "
+            "process pool if unset. Dask workers must reach the same database."
+        ),
+    )
+    workers: int = Field(
+        default_factory=_default_workers,
+        ge=1,
+        le=256,
+        description="Simulation jobs run at once (local worker processes or Dask tasks).",
+    )
+    max_pending_jobs: int = Field(
+        default=16,
+        ge=1,
+        le=10_000,
+        description="Jobs queued or running at once; one more is refused with 429.",
+    )
+    max_body_bytes: int = Field(
+        default=1_048_576,
+        ge=1_024,
+        le=1_073_741_824,
+        description="Largest request body accepted, in bytes; a larger one gets 413.",
+    )
+    max_packets_per_job: int = Field(
+        default=200_000_000,
+        ge=1_000,
+        description=(
+            "Bottleneck packets one simulation job may simulate (estimate per run x "
+            "replications x buffer sizes); a larger job gets 422."
+        ),
+    )
+    max_replications: int = Field(
+        default=100, ge=1, le=10_000, description="Most replications per buffer size in a job."
+    )
+    retry_after_s: int = Field(
+        default=10,
+        ge=1,
+        le=3_600,
+        description="Seconds a client is told to wait (Retry-After) when the job queue is full.",
+    )
+    max_job_restarts: int = Field(
+        default=3,
+        ge=0,
+        le=100,
+        description=(
+            "Times a job interrupted by the service stopping is resumed before it is marked "
+            "failed (a run that keeps bringing the service down is not retried forever)."
+        ),
+    )
+    jobs_per_worker_process: int | None = Field(
+        default=1,
+        ge=1,
+        description=(
+            "Jobs a local worker process runs before it is replaced by a fresh one (1: a "
+            "process per job, its memory returned when the job ends; unset: never replaced)."
+        ),
     )
 
+    @field_validator("database_url")
+    @classmethod
+    def _readable_database_url(cls, value: str) -> str:
+        try:
+            make_url(value)
+        except ArgumentError as exc:
+            raise ValueError(
+                f"database_url: cannot read {value!r} as an SQLAlchemy URL "
+                "(e.g. 'sqlite:///./bufsize.sqlite3')"
+            ) from exc
+        return value
 
+    @field_validator("dask_scheduler")
+    @classmethod
+    def _scheduler_address(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        value = value.strip()
+        if "://" not in value and ":" not in value:
+            raise ValueError(
+                f"dask_scheduler: {value!r} is not a scheduler address (e.g. 'tcp://host:8786')"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _enough_pending_for_workers(self) -> Self:
+        if self.max_pending_jobs < self.workers:
+            raise ValueError(
+                f"max_pending_jobs ({self.max_pending_jobs}) must be >= workers "
+                f"({self.workers}), or some workers could never be busy"
+            )
+        return self
+
+
+@lru_cache(maxsize=1)
 def get_settings() -> Settings:
+    """The settings from the environment, read once per process.
+
+    Tests override this dependency (``app.dependency_overrides[get_settings]``) or call
+    ``get_settings.cache_clear()`` after changing the environment.
+    """
     return Settings()

@@ -1,0 +1,56 @@
+"""The job pool's place in the FastAPI application: started and stopped by the lifespan.
+
+The settings and the simulation runner are FastAPI dependencies (:func:`app.settings.get_settings`
+and :func:`simulation_runner`), so ``app.dependency_overrides`` replaces them for the pool as it
+does for the routes, e.g. to use a test database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Annotated, Any, cast
+
+from fastapi import Depends, FastAPI, HTTPException, Request
+from starlette.concurrency import run_in_threadpool
+
+from app.jobs.pool import JobPool
+from app.jobs.runner import run_replications
+from app.jobs.worker import Runner
+from app.settings import Settings, get_settings
+
+
+def simulation_runner() -> Runner:
+    """The function that runs one buffer size's replications (the packet simulator)."""
+    return run_replications
+
+
+def _resolve(application: FastAPI, provider: Callable[[], Any]) -> Any:
+    chosen: Callable[[], Any] = application.dependency_overrides.get(provider, provider)
+    return chosen()
+
+
+@asynccontextmanager
+async def jobs_lifespan(application: FastAPI) -> AsyncIterator[None]:
+    """Start the simulation job pool (recovering interrupted jobs) and stop it at shutdown."""
+    settings = cast(Settings, _resolve(application, get_settings))
+    runner = cast(Runner, _resolve(application, simulation_runner))
+    pool = JobPool(settings, runner)
+    await run_in_threadpool(pool.start)
+    application.state.job_pool = pool
+    try:
+        yield
+    finally:
+        application.state.job_pool = None
+        await run_in_threadpool(pool.shutdown)
+
+
+def get_job_pool(request: Request) -> JobPool:
+    pool = getattr(request.app.state, "job_pool", None)
+    if pool is None:
+        raise HTTPException(status_code=503, detail="the simulation job pool is not running")
+    return cast(JobPool, pool)
+
+
+JobPoolDep = Annotated[JobPool, Depends(get_job_pool)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]

@@ -1,0 +1,175 @@
+"""The bounded worker pool: hands queued jobs to workers, at most ``workers`` at a time.
+
+Workers are a local :class:`~concurrent.futures.ProcessPoolExecutor` (processes forked from a
+``forkserver``, each replaced after ``jobs_per_worker_process`` jobs) or, when ``dask_scheduler`` is
+set, the executor of a Dask distributed client. Both are driven through the same
+``concurrent.futures.Executor`` interface, so the code path is the same either way; only the
+executor differs.
+
+A dispatcher thread claims queued jobs from the store (oldest first) whenever a job is
+submitted or a worker frees up, and submits :func:`app.jobs.worker.execute_job` for each. The
+job's state lives in the store, not here: a restart loses nothing but the executor.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import threading
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from app.jobs.spec import SimulationSpec
+from app.jobs.store import JobStore, JobView
+from app.jobs.worker import Runner, execute_job
+from app.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+SHUTDOWN_MESSAGE = (
+    "interrupted by a service shutdown; resumes where it stopped when the service starts again"
+)
+
+
+class JobPool:
+    """Submits, dispatches and cancels simulation jobs for one service instance."""
+
+    def __init__(self, settings: Settings, runner: Runner, *, poll_s: float = 1.0) -> None:
+        self.settings = settings
+        self.runner = runner
+        self.store = JobStore(settings.database_url)
+        self.recovered: dict[str, int] = {}
+        self._poll_s = poll_s
+        self._executor: Executor | None = None
+        self._client: Any = None  # distributed.Client when a Dask scheduler is configured
+        self._inflight: dict[Future[str], tuple[str, int]] = {}
+        self._lock = threading.RLock()
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # ----- life cycle --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Recover the jobs a previous instance left running, then start dispatching."""
+        self.recovered = self.store.recover(self.settings.max_job_restarts)
+        if any(self.recovered.values()):
+            logger.warning("simulation jobs found running at start-up: %s", self.recovered)
+        self._executor = self._make_executor()
+        self._thread = threading.Thread(target=self._loop, name="bufsize-jobs", daemon=True)
+        self._thread.start()
+        self._wake.set()
+
+    def shutdown(self) -> None:
+        """Stop dispatching, send running jobs back to the queue and wait for their workers.
+
+        A worker notices at its next progress report that its job is no longer its own and
+        stops; the job resumes when the service starts again.
+        """
+        self._stopping.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join()
+        requeued = self.store.requeue_running(SHUTDOWN_MESSAGE)
+        if requeued:
+            logger.info("%d running simulation job(s) will resume at the next start", requeued)
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+        if self._client is not None:
+            self._client.close()
+        self.store.close()
+
+    def _make_executor(self) -> Executor:
+        if self.settings.dask_scheduler:
+            from distributed import Client
+
+            self._client = Client(  # type: ignore[no-untyped-call]
+                self.settings.dask_scheduler, set_as_default=False
+            )
+            executor: Executor = self._client.get_executor(pure=False)
+            return executor
+        # Worker processes are forked from a single-threaded server process that has already
+        # imported the worker code: safe from a threaded web process, and quick to start, so a
+        # fresh process per job costs little.
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["app.jobs.worker"])
+        return ProcessPoolExecutor(
+            max_workers=self.settings.workers,
+            mp_context=context,
+            max_tasks_per_child=self.settings.jobs_per_worker_process,
+        )
+
+    # ----- the web process's calls -------------------------------------------------------------
+
+    def submit(self, spec: SimulationSpec) -> tuple[JobView, bool]:
+        """Queue ``spec`` (or reuse the identical job); raises ``QueueFull``."""
+        job, reused = self.store.submit(spec, self.settings.max_pending_jobs)
+        if not reused:
+            self._wake.set()
+        return job, reused
+
+    def cancel(self, job_id: str) -> JobView | None:
+        job = self.store.cancel(job_id)
+        self._wake.set()
+        return job
+
+    # ----- dispatching -------------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.wait(self._poll_s)
+            self._wake.clear()
+            if self._stopping.is_set():
+                break
+            try:
+                self._dispatch()
+            except Exception:  # the store may be briefly unreachable: try again later
+                logger.exception("dispatching simulation jobs failed")
+
+    def _dispatch(self) -> None:
+        with self._lock:
+            free = self.settings.workers - len(self._inflight)
+            for job_id, attempt in self.store.claim(free):
+                try:
+                    future = self._submit(job_id, attempt)
+                except Exception as exc:
+                    self.store.fail_attempt(
+                        job_id, attempt, f"could not start a worker: {type(exc).__name__}: {exc}"
+                    )
+                    continue
+                self._inflight[future] = (job_id, attempt)
+                future.add_done_callback(self._finished)
+
+    def _submit(self, job_id: str, attempt: int) -> Future[str]:
+        assert self._executor is not None
+        url, runner = self.settings.database_url, self.runner
+        try:
+            return self._executor.submit(execute_job, job_id, attempt, url, runner)
+        except BrokenProcessPool:
+            # A worker process died (killed, out of memory); the pool cannot be used again.
+            logger.warning("the worker pool broke; starting a new one")
+            self._executor.shutdown(wait=False)
+            self._executor = self._make_executor()
+            return self._executor.submit(execute_job, job_id, attempt, url, runner)
+
+    def _finished(self, future: Future[str]) -> None:
+        with self._lock:
+            job_id, attempt = self._inflight.pop(future)
+        if not future.cancelled():
+            exc = future.exception()
+            if exc is not None:
+                # The worker itself failed (a crashed process, a lost Dask worker): the job
+                # could not record why, so record it here if the attempt is still current.
+                self.store.fail_attempt(
+                    job_id,
+                    attempt,
+                    f"the worker running this job stopped: {type(exc).__name__}: {exc}",
+                )
+        self._wake.set()
+
+    @property
+    def running(self) -> int:
+        """Jobs currently handed to workers by this instance."""
+        with self._lock:
+            return len(self._inflight)

@@ -1,0 +1,86 @@
+"""What a simulation job computes, in canonical form, and the hashes that identify it.
+
+Two requests that ask for the same runs (the same scenario in SI units after parsing, the same set
+of buffer sizes, replications and seed) have the same :attr:`SimulationSpec.request_hash`, so the
+second reuses the first job. Each (scenario, buffer size, replications, seed) has a
+:func:`SimulationSpec.run_key`; a result stored under it is reused by any job that needs it, which
+is also how an interrupted job resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+# Bumped when the stored result format or the way a run is set up changes, so that results
+# computed by older code are not reused.
+RESULT_FORMAT = 1
+
+
+def _code_revision() -> str:
+    try:
+        return metadata.version("bufsize")
+    except metadata.PackageNotFoundError:  # running from a source tree that is not installed
+        return "source"
+
+
+def _digest(payload: Any) -> str:
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class SimulationSpec:
+    """A simulation job: every scenario field in SI units, sorted distinct buffer sizes."""
+
+    scenario: dict[str, Any]
+    buffer_packets: tuple[int, ...]
+    replications: int
+    seed: int
+
+    @classmethod
+    def create(
+        cls, scenario: dict[str, Any], buffer_packets: list[int], replications: int, seed: int
+    ) -> SimulationSpec:
+        """Canonical form: buffer sizes sorted and each listed once."""
+        return cls(
+            scenario=dict(scenario),
+            buffer_packets=tuple(sorted(set(buffer_packets))),
+            replications=replications,
+            seed=seed,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "scenario": self.scenario,
+            "buffer_packets": list(self.buffer_packets),
+            "replications": self.replications,
+            "seed": self.seed,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SimulationSpec:
+        return cls.create(
+            data["scenario"], list(data["buffer_packets"]), data["replications"], data["seed"]
+        )
+
+    @property
+    def request_hash(self) -> str:
+        """SHA-256 of the canonical request and the code revision that computes it."""
+        return _digest({"request": self.to_json(), "code": _code_revision(), "v": RESULT_FORMAT})
+
+    def run_key(self, buffer_packets: int) -> str:
+        """SHA-256 naming the replicated runs of one buffer size."""
+        return _digest(
+            {
+                "scenario": self.scenario,
+                "buffer_packets": buffer_packets,
+                "replications": self.replications,
+                "seed": self.seed,
+                "code": _code_revision(),
+                "v": RESULT_FORMAT,
+            }
+        )

@@ -1,0 +1,377 @@
+"""The job store: every read and write of jobs and results, through SQLAlchemy.
+
+The web process creates, lists and cancels jobs and hands queued ones to workers; the workers
+(local processes or Dask tasks) report progress and save results through the same class, each
+with its own engine. A worker's writes carry the job's attempt number and only land while that
+attempt is the job's current one and the job is still running, so a worker that outlived a
+restart, a cancellation or a shutdown notices at its next progress report and stops.
+
+SQLite (the default) is opened in WAL mode with a generous busy timeout so that the web process
+and the workers can write to it at once; PostgreSQL needs nothing special.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, func, select, update
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.jobs.spec import SimulationSpec
+from app.jobs.tables import ACTIVE, FINAL, Base, Job, JobStatus, RunResult, utcnow
+
+
+class QueueFull(Exception):
+    """No room for one more pending job."""
+
+    def __init__(self, pending: int, limit: int) -> None:
+        super().__init__(
+            f"{pending} simulation jobs are queued or running, the limit is {limit} "
+            "(max_pending_jobs); retry later"
+        )
+        self.pending = pending
+        self.limit = limit
+
+
+class JobStopped(Exception):
+    """Raised inside a worker's progress report: this attempt must stop now."""
+
+
+class JobCancelled(JobStopped):
+    """The job was cancelled by its client."""
+
+
+class JobSuperseded(JobStopped):
+    """The job is no longer this worker's: the service shut down, restarted or failed it."""
+
+
+def _aware(moment: datetime | None) -> datetime | None:
+    # SQLite keeps no time zone; everything stored is UTC.
+    if moment is not None and moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment
+
+
+@dataclass(frozen=True)
+class JobView:
+    """A snapshot of a job, detached from the database session."""
+
+    id: str
+    status: JobStatus
+    progress: float
+    spec: SimulationSpec
+    request_hash: str
+    message: str | None
+    attempt: int
+    restarts: int
+    cancel_requested: bool
+    worker: str | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+    @classmethod
+    def of(cls, job: Job) -> JobView:
+        created = _aware(job.created_at)
+        assert created is not None
+        return cls(
+            id=job.id,
+            status=JobStatus(job.status),
+            progress=job.progress,
+            spec=SimulationSpec.from_json(job.request),
+            request_hash=job.request_hash,
+            message=job.message,
+            attempt=job.attempt,
+            restarts=job.restarts,
+            cancel_requested=job.cancel_requested,
+            worker=job.worker,
+            created_at=created,
+            started_at=_aware(job.started_at),
+            finished_at=_aware(job.finished_at),
+        )
+
+
+def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def make_engine(database_url: str) -> Engine:
+    """An engine for ``database_url``; SQLite files are shared safely between processes."""
+    url = make_url(database_url)
+    if url.get_backend_name() == "sqlite":
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False, "timeout": 30.0}, pool_pre_ping=True
+        )
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+class JobStore:
+    """Jobs and results in the database at ``database_url`` (tables created if missing)."""
+
+    def __init__(self, database_url: str) -> None:
+        self.database_url = database_url
+        self.engine = make_engine(database_url)
+        Base.metadata.create_all(self.engine)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        # Serialises "count the pending jobs, then add one" within this process.
+        self._admission = threading.Lock()
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        with self._sessions.begin() as session:
+            yield session
+
+    # ----- the web process -------------------------------------------------------------------
+
+    def submit(self, spec: SimulationSpec, max_pending: int) -> tuple[JobView, bool]:
+        """Reuse the job that asked for the same runs, or queue a new one.
+
+        Returns the job and whether it was reused. A job that failed or was cancelled is not
+        reused: the request runs again. Raises :class:`QueueFull` when a new job would exceed
+        ``max_pending`` queued or running jobs.
+        """
+        request_hash = spec.request_hash
+        with self._admission, self.session() as session:
+            existing = session.scalars(
+                select(Job)
+                .where(
+                    Job.request_hash == request_hash,
+                    Job.status.in_([*ACTIVE, JobStatus.SUCCEEDED]),
+                )
+                .order_by(Job.created_at.desc())
+                .limit(1)
+            ).first()
+            if existing is not None:
+                return JobView.of(existing), True
+            pending = session.scalar(
+                select(func.count()).select_from(Job).where(Job.status.in_(ACTIVE))
+            )
+            if pending is not None and pending >= max_pending:
+                raise QueueFull(pending, max_pending)
+            job = Job(
+                id=uuid.uuid4().hex,
+                request_hash=request_hash,
+                request=spec.to_json(),
+                status=JobStatus.QUEUED,
+                progress=0.0,
+                attempt=0,
+                restarts=0,
+                cancel_requested=False,
+                created_at=utcnow(),
+                updated_at=utcnow(),
+            )
+            session.add(job)
+            session.flush()
+            return JobView.of(job), False
+
+    def get(self, job_id: str) -> JobView | None:
+        with self.session() as session:
+            job = session.get(Job, job_id)
+            return None if job is None else JobView.of(job)
+
+    def results(self, spec: SimulationSpec) -> dict[int, dict[str, Any]]:
+        """The stored results of ``spec``'s buffer sizes, by buffer size (missing ones absent)."""
+        keys = {spec.run_key(b): b for b in spec.buffer_packets}
+        with self.session() as session:
+            rows = session.scalars(select(RunResult).where(RunResult.run_key.in_(list(keys))))
+            return {keys[row.run_key]: row.result for row in rows}
+
+    def cancel(self, job_id: str) -> JobView | None:
+        """Cancel a queued job at once; ask a running one to stop at its next progress report.
+
+        A job already finished is left as it is.
+        """
+        with self.session() as session:
+            job = session.get(Job, job_id, with_for_update=True)
+            if job is None:
+                return None
+            if job.status == JobStatus.QUEUED:
+                job.status = JobStatus.CANCELLED
+                job.cancel_requested = True
+                job.message = "cancelled before it started"
+                job.finished_at = job.updated_at = utcnow()
+            elif job.status == JobStatus.RUNNING and not job.cancel_requested:
+                job.cancel_requested = True
+                job.message = "cancellation requested; the run stops at its next progress report"
+                job.updated_at = utcnow()
+            session.flush()
+            return JobView.of(job)
+
+    def pending_count(self) -> int:
+        with self.session() as session:
+            count = session.scalar(
+                select(func.count()).select_from(Job).where(Job.status.in_(ACTIVE))
+            )
+            return int(count or 0)
+
+    def claim(self, limit: int) -> list[tuple[str, int]]:
+        """Mark up to ``limit`` of the oldest queued jobs running; return (id, attempt) of each."""
+        claimed: list[tuple[str, int]] = []
+        if limit <= 0:
+            return claimed
+        with self.session() as session:
+            rows = session.execute(
+                select(Job.id, Job.attempt)
+                .where(Job.status == JobStatus.QUEUED)
+                .order_by(Job.created_at)
+                .limit(limit)
+            ).all()
+            now = utcnow()
+            for job_id, attempt in rows:
+                done = session.execute(
+                    update(Job)
+                    .where(Job.id == job_id, Job.status == JobStatus.QUEUED)
+                    .values(
+                        status=JobStatus.RUNNING,
+                        attempt=attempt + 1,
+                        started_at=now,
+                        updated_at=now,
+                    )
+                )
+                if done.rowcount == 1:  # type: ignore[attr-defined]
+                    claimed.append((job_id, attempt + 1))
+        return claimed
+
+    def fail_attempt(self, job_id: str, attempt: int, reason: str) -> None:
+        """Mark failed a running attempt whose worker could not report (it died, say)."""
+        self._finish(job_id, attempt, JobStatus.FAILED, reason)
+
+    def recover(self, max_restarts: int) -> dict[str, int]:
+        """At start-up: resume jobs the previous service left running, or fail them with a reason.
+
+        A job found running was interrupted without a clean shutdown. It goes back to the queue
+        (its finished buffer sizes are kept, so it resumes where it stopped) unless it has
+        already been interrupted ``max_restarts`` times, or its client had asked to cancel it.
+        """
+        counts = {"resumed": 0, "failed": 0, "cancelled": 0}
+        with self.session() as session:
+            jobs = session.scalars(select(Job).where(Job.status == JobStatus.RUNNING)).all()
+            now = utcnow()
+            for job in jobs:
+                job.restarts += 1
+                job.updated_at = now
+                if job.cancel_requested:
+                    job.status = JobStatus.CANCELLED
+                    job.message = "cancelled (the service stopped before the run did)"
+                    job.finished_at = now
+                    counts["cancelled"] += 1
+                elif job.restarts > max_restarts:
+                    job.status = JobStatus.FAILED
+                    job.message = (
+                        f"the service stopped while this job was running {job.restarts} times "
+                        f"(limit max_job_restarts={max_restarts}); not resumed again"
+                    )
+                    job.finished_at = now
+                    counts["failed"] += 1
+                else:
+                    job.status = JobStatus.QUEUED
+                    job.message = (
+                        f"resumed after the service stopped while it was running "
+                        f"(restart {job.restarts} of at most {max_restarts}); "
+                        "finished buffer sizes are kept"
+                    )
+                    counts["resumed"] += 1
+        return counts
+
+    def requeue_running(self, reason: str) -> int:
+        """At shutdown: put running jobs back in the queue; their workers stop when they notice."""
+        with self.session() as session:
+            done = session.execute(
+                update(Job)
+                .where(Job.status == JobStatus.RUNNING, Job.cancel_requested.is_(False))
+                .values(status=JobStatus.QUEUED, message=reason, updated_at=utcnow())
+            )
+            cancelled = session.execute(
+                update(Job)
+                .where(Job.status == JobStatus.RUNNING, Job.cancel_requested.is_(True))
+                .values(
+                    status=JobStatus.CANCELLED,
+                    message="cancelled (the service stopped before the run did)",
+                    finished_at=utcnow(),
+                    updated_at=utcnow(),
+                )
+            )
+            return int(done.rowcount + cancelled.rowcount)  # type: ignore[attr-defined]
+
+    # ----- the workers -----------------------------------------------------------------------
+
+    def report_progress(self, job_id: str, attempt: int, fraction: float) -> None:
+        """Record progress; raise :class:`JobStopped` if this attempt must stop."""
+        with self.session() as session:
+            done = session.execute(
+                update(Job)
+                .where(
+                    Job.id == job_id,
+                    Job.attempt == attempt,
+                    Job.status == JobStatus.RUNNING,
+                    Job.cancel_requested.is_(False),
+                )
+                .values(
+                    progress=min(max(fraction, 0.0), 1.0),
+                    worker=f"{socket.gethostname()}:{os.getpid()}",
+                    updated_at=utcnow(),
+                )
+            )
+            if done.rowcount == 1:  # type: ignore[attr-defined]
+                return
+        self.check_attempt(job_id, attempt)
+
+    def check_attempt(self, job_id: str, attempt: int) -> None:
+        """Raise :class:`JobStopped` unless ``attempt`` is the job's current, running one."""
+        with self.session() as session:
+            job = session.get(Job, job_id)
+            if job is None or job.attempt != attempt or job.status != JobStatus.RUNNING:
+                raise JobSuperseded(job_id)
+            if job.cancel_requested:
+                raise JobCancelled(job_id)
+
+    def save_result(self, run_key: str, buffer_packets: int, result: dict[str, Any]) -> None:
+        """Store one buffer size's runs; if another job stored the same runs first, keep those."""
+        try:
+            with self.session() as session:
+                if session.get(RunResult, run_key) is None:
+                    session.add(
+                        RunResult(run_key=run_key, buffer_packets=buffer_packets, result=result)
+                    )
+        except IntegrityError:
+            pass  # the same run_key means the same runs: the stored copy is as good
+
+    def finish(self, job_id: str, attempt: int, status: JobStatus, message: str | None) -> bool:
+        """Final status of a running attempt; False if the attempt was no longer current."""
+        return self._finish(job_id, attempt, status, message)
+
+    def _finish(self, job_id: str, attempt: int, status: JobStatus, message: str | None) -> bool:
+        assert status in FINAL
+        values: dict[str, Any] = {
+            "status": status,
+            "message": message,
+            "finished_at": utcnow(),
+            "updated_at": utcnow(),
+        }
+        if status == JobStatus.SUCCEEDED:
+            values["progress"] = 1.0
+        with self.session() as session:
+            done = session.execute(
+                update(Job)
+                .where(Job.id == job_id, Job.attempt == attempt, Job.status == JobStatus.RUNNING)
+                .values(**values)
+            )
+            return bool(done.rowcount == 1)  # type: ignore[attr-defined]

@@ -1,0 +1,56 @@
+"""Request-body size limit: a body larger than ``max_body_bytes`` gets 413 before it is parsed.
+
+Starlette's :class:`~starlette.middleware.body_limit.RequestBodyLimitMiddleware` does the work
+(a declared ``Content-Length`` over the limit is refused without reading the body; a chunked
+body is counted as it arrives). This module reads the limit from the settings and answers the
+413 in the service's JSON error shape, naming the bound.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from starlette.middleware.body_limit import MAX_BODY_SIZE_SCOPE_KEY, RequestBodyLimitMiddleware
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.settings import get_settings
+
+
+class BodySizeLimitMiddleware(RequestBodyLimitMiddleware):
+    """Refuse request bodies over ``max_body_bytes`` with 413.
+
+    Without an explicit limit, the application's settings give it (honouring
+    ``app.dependency_overrides[get_settings]``), read at the first request.
+    """
+
+    def __init__(self, app: ASGIApp, max_body_bytes: int | None = None) -> None:
+        super().__init__(app, max_body_size=max_body_bytes or 0)
+        self._resolved = max_body_bytes is not None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self._resolved:
+            application: Any = scope.get("app")
+            overrides = getattr(application, "dependency_overrides", {})
+            self.max_body_size = int(overrides.get(get_settings, get_settings)().max_body_bytes)
+            self._resolved = True
+        await super().__call__(scope, receive, send)
+
+
+async def body_too_large(request: Request, exc: Exception) -> JSONResponse:
+    """413 naming the limit the body broke."""
+    limit = request.scope.get(MAX_BODY_SIZE_SCOPE_KEY)
+    bound = f"{limit:,} bytes" if isinstance(limit, int) else "the configured limit"
+    told = request.headers.get("content-length")
+    size = f" ({int(told):,} bytes)" if told and told.isdigit() else ""
+    return JSONResponse(
+        status_code=413,
+        content={"detail": f"request body too large{size}; the limit is {bound} (max_body_bytes)"},
+    )
+
+
+def install_body_limit(application: FastAPI, max_body_bytes: int | None = None) -> None:
+    """Limit request bodies of ``application`` (to the settings' ``max_body_bytes`` by default)."""
+    application.add_middleware(BodySizeLimitMiddleware, max_body_bytes=max_body_bytes)
+    application.add_exception_handler(413, body_too_large)

@@ -1,0 +1,176 @@
+"""``/v1/simulations``: packet-simulation jobs, run in the background and polled.
+
+``POST`` checks the request and the service's limits and answers 202 with the job's id at once
+(or the id of the identical request's job, whose result is reused). ``GET`` reports status,
+progress and the results of the buffer sizes finished so far; ``DELETE`` cancels.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
+
+from app.jobs.lifespan import JobPoolDep, SettingsDep
+from app.jobs.runner import build_scenario
+from app.jobs.spec import SimulationSpec
+from app.jobs.store import JobStore, JobView, QueueFull
+from app.jobs.tables import JobStatus
+from app.schemas.simulations import (
+    BufferResult,
+    ScenarioIn,
+    SimulationAccepted,
+    SimulationJob,
+    SimulationRequest,
+    SimulationSpecOut,
+)
+from validation.simulator.scenario import estimate_packets
+
+router = APIRouter(prefix="/simulations", tags=["simulations"])
+
+JobId = Annotated[
+    str, Path(pattern=r"^[0-9a-f]{32}$", description="Job id returned by POST /v1/simulations.")
+]
+
+_LEADING_NAME = re.compile(r"^([a-z_]+)\b")
+_SCENARIO_FIELDS = frozenset(ScenarioIn.model_fields)
+
+
+def _invalid(loc: tuple[str | int, ...], message: str, value: Any) -> RequestValidationError:
+    """A 422 in FastAPI's own validation-error shape."""
+    return RequestValidationError(
+        [{"type": "value_error", "loc": loc, "msg": message, "input": value}]
+    )
+
+
+def _scenario_error(message: str, fields: dict[str, Any]) -> RequestValidationError:
+    # The simulator's messages start with the field's name ("rtt_jitter_s must be < rtt_s ...").
+    match = _LEADING_NAME.match(message)
+    name = match.group(1) if match else None
+    if name in _SCENARIO_FIELDS:
+        return _invalid(("body", "scenario", str(name)), message, fields.get(str(name)))
+    return _invalid(("body", "scenario"), message, None)
+
+
+@router.post(
+    "",
+    status_code=202,
+    summary="Start a simulation job",
+    description="Queue a packet-simulation job: the scenario at each buffer size, replicated. "
+    "Answers 202 with the job's id at once; poll GET /v1/simulations/{id}. An identical request "
+    "(same scenario in SI units, buffer sizes, replications and seed) reuses the earlier job and "
+    "its result. 413 if the body is too large; 422 naming the field if the job is invalid or over "
+    "the packet or replication limits; 429 with Retry-After if too many jobs are pending.",
+    responses={
+        413: {"description": "Request body over max_body_bytes."},
+        429: {"description": "Too many jobs queued or running; retry after Retry-After seconds."},
+    },
+)
+def create_simulation(
+    body: SimulationRequest,
+    request: Request,
+    response: Response,
+    pool: JobPoolDep,
+    settings: SettingsDep,
+) -> SimulationAccepted:
+    fields = body.scenario.model_dump()
+    try:
+        scenario = build_scenario(fields)
+    except ValueError as exc:
+        raise _scenario_error(str(exc), fields) from exc
+    if body.replications > settings.max_replications:
+        raise _invalid(
+            ("body", "replications"),
+            f"replications must be <= {settings.max_replications} (max_replications), "
+            f"got {body.replications}",
+            body.replications,
+        )
+    spec = SimulationSpec.create(fields, body.buffer_packets, body.replications, body.seed)
+    per_run = estimate_packets(scenario)
+    packets = per_run * spec.replications * len(spec.buffer_packets)
+    if packets > settings.max_packets_per_job:
+        raise _invalid(
+            ("body", "scenario", "duration_s"),
+            f"the job would simulate about {packets:,} bottleneck packets ({per_run:,} per run x "
+            f"{spec.replications} replications x {len(spec.buffer_packets)} buffer sizes); the "
+            f"limit is {settings.max_packets_per_job:,} (max_packets_per_job): shorten "
+            "duration_s, lower capacity_bps, or ask for fewer replications or buffer sizes",
+            fields["duration_s"],
+        )
+    try:
+        job, reused = pool.submit(spec)
+    except QueueFull as exc:
+        raise HTTPException(
+            status_code=429, detail=str(exc), headers={"Retry-After": str(settings.retry_after_s)}
+        ) from exc
+    response.headers["Location"] = str(request.url_for("get_simulation", job_id=job.id))
+    return SimulationAccepted(
+        id=job.id, status=job.status.value, reused=reused, estimated_packets=packets
+    )
+
+
+@router.get(
+    "/{job_id}",
+    summary="Status, progress and results of a simulation job",
+    description="Status (queued, running, succeeded, failed, cancelled), progress from 0 to 1, "
+    "what happened last, and the results of every buffer size finished so far: each measure's "
+    "mean over the replications and the half-width of its 99% confidence interval. With "
+    "runs=true, every replication's measures too.",
+    responses={404: {"description": "No job with this id."}},
+)
+def get_simulation(
+    job_id: JobId,
+    pool: JobPoolDep,
+    runs: Annotated[bool, Query(description="Include every replication's measures.")] = False,
+) -> SimulationJob:
+    job = pool.store.get(job_id)
+    if job is None:
+        raise HTTPException(status_code=404, detail=f"no simulation job {job_id}")
+    return _job_out(pool.store, job, runs=runs)
+
+
+@router.delete(
+    "/{job_id}",
+    summary="Cancel a simulation job",
+    description="A queued job is cancelled at once; a running one stops at its next progress "
+    "report (within about a second) and then reads 'cancelled'. 409 if the job already "
+    "finished.",
+    responses={
+        404: {"description": "No job with this id."},
+        409: {"description": "The job already succeeded or failed."},
+    },
+)
+def cancel_simulation(job_id: JobId, pool: JobPoolDep) -> SimulationJob:
+    job = pool.cancel(job_id)
+    if job is None:
+        raise HTTPException(status_code=404, detail=f"no simulation job {job_id}")
+    if job.status in (JobStatus.SUCCEEDED, JobStatus.FAILED):
+        raise HTTPException(
+            status_code=409, detail=f"simulation job {job_id} already {job.status.value}"
+        )
+    return _job_out(pool.store, job, runs=False)
+
+
+def _job_out(store: JobStore, job: JobView, *, runs: bool) -> SimulationJob:
+    stored = store.results(job.spec)
+    results = []
+    for buffer_packets in sorted(stored):
+        result = dict(stored[buffer_packets])
+        if not runs:
+            result.pop("runs", None)
+        result["buffer_packets"] = buffer_packets
+        results.append(BufferResult.model_validate(result))
+    return SimulationJob(
+        id=job.id,
+        status=job.status.value,
+        progress=job.progress,
+        cancel_requested=job.cancel_requested,
+        message=job.message,
+        created_at=job.created_at,
+        started_at=job.started_at,
+        finished_at=job.finished_at,
+        request=SimulationSpecOut(**job.spec.to_json()),
+        results=results,
+    )

@@ -1,0 +1,248 @@
+"""Schemas of ``/v1/simulations``: a packet-simulation job, its status and its results.
+
+The scenario fields are the simulator's (:class:`validation.simulator.scenario.Scenario`), with
+its defaults; rates, times and sizes also accept strings with units. Bounds that involve two
+fields (``rtt_jitter_s < rtt_s``, ``warmup_s < duration_s``) and the service's limits (packets per
+job, replications, pending jobs) are checked by the route, with the same 422 shape.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import ConfigDict, Field
+
+from app.schemas.common import BufferPacketsIn, RequestModel, ResponseModel, Unit
+
+MAX_BUFFER_SIZES = 64
+MAX_REPLICATIONS = 10_000  # hard ceiling; the service's max_replications is usually lower
+MAX_DURATION_S = 1e6
+
+Rate = Annotated[float, Field(ge=1e3, le=1e15), Unit("rate")]
+Seconds = Annotated[float, Field(gt=0.0, le=MAX_DURATION_S), Unit("time")]
+SecondsOrZero = Annotated[float, Field(ge=0.0, le=MAX_DURATION_S), Unit("time")]
+
+
+class ScenarioIn(RequestModel):
+    """The dumbbell to simulate: N sources behind their own access links, one bottleneck."""
+
+    capacity_bps: Rate = Field(
+        default=100e6, description="Bottleneck rate, in bit/s (or e.g. '100 Mbit/s')."
+    )
+    flows: int = Field(
+        default=40,
+        ge=1,
+        le=200_000,
+        description="Persistent flows, closed-loop users, or the most concurrent Poisson flows.",
+    )
+    rtt_s: Seconds = Field(
+        default=0.1,
+        le=60.0,
+        description="Mean two-way propagation delay, in seconds (or e.g. '100 ms').",
+    )
+    rtt_jitter_s: SecondsOrZero = Field(
+        default=0.0,
+        le=60.0,
+        description="Half-width of the uniform spread of the flows' RTTs, in s (< rtt_s).",
+    )
+    access_bps: Rate = Field(
+        default=1e9, description="Rate of each source's access link, in bit/s (or '1 Gbit/s')."
+    )
+    max_window_packets: int = Field(
+        default=32, ge=1, le=65_536, description="Maximum (advertised) window, in packets."
+    )
+    packet_bytes: Annotated[int, Field(ge=1, le=1_000_000), Unit("size")] = Field(
+        default=1000, description="Payload per data packet (MSS), in bytes (or e.g. '1000 B')."
+    )
+    header_bytes: Annotated[int, Field(ge=0, le=1_000_000), Unit("size")] = Field(
+        default=0, description="Extra bytes on the wire per data packet, in bytes."
+    )
+    pacing: bool = Field(default=False, description="Space each flow's packets srtt/cwnd apart.")
+    recovery: Literal["sack", "newreno"] = Field(
+        default="sack", description="Loss recovery: SACK (RFC 6675) or NewReno (RFC 6582)."
+    )
+    delayed_ack: int = Field(
+        default=1, ge=1, le=64, description="In-order segments per ACK (1: no delayed ACKs)."
+    )
+    delayed_ack_timeout_s: Seconds = Field(
+        default=0.2, description="Longest an acknowledgement is held, in seconds."
+    )
+    initial_window_packets: int = Field(
+        default=2, ge=1, le=65_536, description="Initial congestion window, in packets."
+    )
+    min_rto_s: Seconds = Field(
+        default=0.2, description="Lower bound of the retransmission timeout, in seconds."
+    )
+    initial_rto_s: Seconds = Field(
+        default=1.0, description="Retransmission timeout before the first RTT sample, in s."
+    )
+    start_spread_s: SecondsOrZero = Field(
+        default=1.0, description="Flows start at times uniform in [0, start_spread_s), in s."
+    )
+    background_load: float = Field(
+        default=0.0,
+        ge=0.0,
+        lt=1.0,
+        description="Load of Poisson background packets, dimensionless (fraction of capacity).",
+    )
+    traffic: Literal["persistent", "closed_loop", "poisson_flows", "open_loop"] = Field(
+        default="persistent",
+        description="Persistent flows, closed-loop users, Poisson flow arrivals, or open-loop "
+        "packets (no TCP).",
+    )
+    flow_size_distribution: Literal["fixed", "uniform", "pareto"] = Field(
+        default="fixed", description="Distribution of finite flow sizes."
+    )
+    flow_size_packets: float = Field(
+        default=1000.0, ge=1.0, le=1e12, description="Mean finite flow size, in packets."
+    )
+    pareto_shape: float = Field(
+        default=1.5, gt=1.0, le=100.0, description="Shape of Pareto flow sizes, dimensionless."
+    )
+    flow_arrival_rate_per_s: float = Field(
+        default=0.0, ge=0.0, le=1e9, description="Rate of Poisson flow arrivals, per second."
+    )
+    open_loop_load: float = Field(
+        default=0.8,
+        gt=0.0,
+        le=10.0,
+        description="Offered load of open-loop packets, dimensionless (fraction of capacity).",
+    )
+    open_loop_arrivals: Literal["poisson", "periodic"] = Field(
+        default="poisson", description="Open-loop packet arrivals."
+    )
+    open_loop_sizes: Literal["fixed", "exponential"] = Field(
+        default="fixed", description="Open-loop packet sizes (mean packet_bytes + header_bytes)."
+    )
+    discipline: Literal["droptail", "fq"] = Field(
+        default="droptail",
+        description="Drop-tail FIFO, or per-flow fair queueing dropping from the longest queue.",
+    )
+    byte_mode: bool = Field(
+        default=False,
+        description="The buffer holds buffer_packets x (packet_bytes + header_bytes) bytes.",
+    )
+    duration_s: Seconds = Field(default=60.0, description="Simulated time, in seconds.")
+    warmup_s: SecondsOrZero = Field(
+        default=10.0, description="Measures start after warmup_s, in seconds (< duration_s)."
+    )
+    interval_s: Seconds = Field(
+        default=1.0, description="Length of the per-interval throughput bins, in seconds."
+    )
+    sample_interval_s: Seconds = Field(
+        default=0.01, description="Period of the queue and cwnd traces, in seconds."
+    )
+    traced_flows: int = Field(
+        default=4, ge=0, le=1024, description="Flows (the first ones) whose cwnd is traced."
+    )
+
+
+class SimulationRequest(RequestModel):
+    """Simulate ``scenario`` once per buffer size, ``replications`` times each."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "scenario": {
+                        "capacity_bps": "10 Mbit/s",
+                        "flows": 10,
+                        "rtt_s": "50 ms",
+                        "duration_s": 20,
+                        "warmup_s": 5,
+                    },
+                    "buffer_packets": [10, 20, 40],
+                    "replications": 3,
+                    "seed": 1,
+                }
+            ]
+        }
+    )
+
+    scenario: ScenarioIn = Field(default_factory=ScenarioIn)
+    buffer_packets: list[BufferPacketsIn] = Field(
+        min_length=1,
+        max_length=MAX_BUFFER_SIZES,
+        description="Bottleneck buffer sizes to simulate, in packets (the one in transmission "
+        "included); each is simulated with the same seeds.",
+    )
+    replications: int = Field(
+        default=5,
+        ge=1,
+        le=MAX_REPLICATIONS,
+        description="Independent runs per buffer size (99% confidence intervals need >= 2).",
+    )
+    seed: int = Field(
+        default=1,
+        ge=0,
+        le=2**63 - 1,
+        description="Seed of the replications (numpy SeedSequence(seed).spawn(replications)).",
+    )
+
+
+JobStatusName = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+
+
+class SimulationAccepted(ResponseModel):
+    """A job was queued, or an identical request's job is reused."""
+
+    id: str = Field(description="Job id; poll GET /v1/simulations/{id}.")
+    status: JobStatusName
+    reused: bool = Field(description="True if an identical request's job (and result) is reused.")
+    estimated_packets: int = Field(
+        ge=0, description="Bottleneck packets the job simulates (simulator's estimate)."
+    )
+
+
+class SimulationSpecOut(ResponseModel):
+    """The job's request in canonical form: SI units, buffer sizes sorted and distinct."""
+
+    scenario: dict[str, Any]
+    buffer_packets: list[int]
+    replications: int
+    seed: int
+
+
+class BufferResult(ResponseModel):
+    """Replicated runs at one buffer size: each measure's mean and 99% CI half-width.
+
+    Every scalar measure ``m`` of the simulator comes as ``m`` (mean over replications) and
+    ``m_ci99`` (half-width of its 99% confidence interval; null with one replication).
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    buffer_packets: int = Field(ge=1, description="Buffer, in packets.")
+    utilization: float | None = Field(
+        default=None, description="Busy fraction of the bottleneck, dimensionless."
+    )
+    goodput_bps: float | None = Field(default=None, description="Goodput, in bit/s.")
+    loss_rate: float | None = Field(
+        default=None, description="Fraction of bottleneck arrivals dropped, dimensionless."
+    )
+    queue_delay_mean_s: float | None = Field(
+        default=None, description="Mean queueing delay, in seconds."
+    )
+    queue_delay_p99_s: float | None = Field(
+        default=None, description="99th percentile of queueing delay, in seconds."
+    )
+
+
+class SimulationJob(ResponseModel):
+    """A simulation job: status, progress and the results computed so far."""
+
+    id: str
+    status: JobStatusName
+    progress: float = Field(ge=0.0, le=1.0, description="Fraction done, dimensionless.")
+    cancel_requested: bool
+    message: str | None = Field(
+        description="What happened last: why it failed, that it resumed after a restart, ..."
+    )
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    request: SimulationSpecOut
+    results: list[BufferResult] = Field(
+        description="One entry per finished buffer size, in increasing buffer size."
+    )

@@ -1,0 +1,66 @@
+"""Stand-in simulation runners for the job-machinery tests (no tests here).
+
+Worker processes import a runner by reference, so these live in a module of their own with
+nothing heavy to import: a fresh worker process starts in a fraction of a second. They follow
+the runner contract of :class:`app.jobs.worker.Runner`: report progress often, stop when the
+report raises, return a JSON-able dict. They stand in for the packet simulator only where the
+tests are about jobs (queueing, cancelling, restarting); the real simulator has its own test.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+STEP_S = 0.02
+
+
+def _result(buffer_packets: int, replications: int, seed: int) -> dict[str, Any]:
+    return {
+        "buffer_packets": buffer_packets,
+        "replications": replications,
+        "seed": seed,
+        "utilization": buffer_packets / (buffer_packets + 1.0),
+        "computed_by_pid": os.getpid(),
+    }
+
+
+def quick_runner(
+    scenario: dict[str, Any],
+    buffer_packets: int,
+    replications: int,
+    seed: int,
+    progress: Callable[[float], None],
+) -> dict[str, Any]:
+    """Finishes at once."""
+    progress(0.5)
+    return _result(buffer_packets, replications, seed)
+
+
+def stepped_runner(
+    scenario: dict[str, Any],
+    buffer_packets: int,
+    replications: int,
+    seed: int,
+    progress: Callable[[float], None],
+) -> dict[str, Any]:
+    """Takes duration_s x 20 ms of wall time per buffer size, reporting every step."""
+    steps = int(scenario["duration_s"])
+    for step in range(steps):
+        time.sleep(STEP_S)
+        progress(step / steps)
+    return _result(buffer_packets, replications, seed)
+
+
+def failing_runner(
+    scenario: dict[str, Any],
+    buffer_packets: int,
+    replications: int,
+    seed: int,
+    progress: Callable[[float], None],
+) -> dict[str, Any]:
+    """Fails the way a simulator bug would."""
+    progress(0.1)
+    raise RuntimeError(f"no route to buffer {buffer_packets}")
