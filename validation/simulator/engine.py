@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from validation.simulator.results import ReplicatedResult, RunResult, summarize
+from validation.simulator import core as C
+from validation.simulator.measures import RawCounters, to_result
+from validation.simulator.parameters import (
+    SIZE_CODES,
+    TRAFFIC_CODES,
+    RunParameters,
+    make_parameters,
+)
+from validation.simulator.results import (
+    PacketTrace,
+    ReplicatedResult,
+    RunResult,
+    SampledTrace,
+    summarize,
+)
 from validation.simulator.scenario import Scenario
 
 ProgressCallback = Callable[[float], None]
@@ -40,7 +57,227 @@ def simulate(
     -------
     RunResult
     """
-    raise NotImplementedError("the compiled core is being written")
+    start = time.perf_counter()
+    params = make_parameters(scenario, buffer_packets, seed)
+    state = _State(params, trace)
+    raw = state.run(progress)
+    return to_result(params, raw, time.perf_counter() - start, "compiled")
+
+
+#: Uniform random numbers handed to the core at a time.
+RANDOM_BLOCK = 1 << 16
+#: Rows of the packet trace buffer handed to the core at a time (at least).
+TRACE_BLOCK = 1 << 16
+#: Rows of the sampled trace buffer.
+SAMPLE_BLOCK = 1 << 12
+#: Most packet slots the fair-queueing buffers may take.
+MAX_FQ_SLOTS = 1 << 25
+#: Wall time between progress reports and chunk boundaries, s.
+CHUNK_WALL_S = 0.2
+
+
+def _pow2_at_least(n: int) -> int:
+    return 1 << max(int(n) - 1, 1).bit_length()
+
+
+class _State:
+    """The arrays of one compiled run and the chunked driver around ``core.run_chunk``."""
+
+    def __init__(self, p: RunParameters, trace: bool) -> None:
+        sc = p.scenario
+        self.p = p
+        self.trace = trace
+        n = p.flows
+        rows = max(n, 1)
+        window = _pow2_at_least(sc.max_window_packets + 1)
+        self.ff = np.zeros((rows, C.NF))
+        self.fi = np.zeros((rows, C.NI), dtype=np.int64)
+        self.rg = np.zeros((3, rows, window), dtype=np.uint8)
+        self.ff[:n, C.F_RTT] = p.rtt_s
+        g = np.zeros(C.NG)
+        g[C.G_C] = sc.capacity_bps
+        g[C.G_WARM] = sc.warmup_s
+        g[C.G_END] = sc.duration_s
+        g[C.G_ACC_TX] = p.access_tx_s
+        g[C.G_WIRE_BYTES] = p.wire_bits / 8.0
+        g[C.G_LIMIT_BYTES] = p.limit_bytes
+        g[C.G_OPEN_RATE] = p.open_rate_per_s
+        g[C.G_DELACK_TO] = sc.delayed_ack_timeout_s
+        g[C.G_MIN_RTO] = sc.min_rto_s
+        g[C.G_INIT_RTO] = sc.initial_rto_s
+        g[C.G_INTERVAL] = sc.interval_s
+        g[C.G_SAMPLE_INT] = sc.sample_interval_s
+        g[C.G_DELAY_BIN] = p.delay_bin_s
+        g[C.G_FLOW_RATE] = sc.flow_arrival_rate_per_s
+        g[C.G_FLOW_MEAN] = sc.flow_size_packets
+        g[C.G_PARETO] = sc.pareto_shape
+        g[C.G_INIT_CWND] = float(sc.initial_window_packets)
+        gi = np.zeros(C.NGI, dtype=np.int64)
+        gi[C.GI_N] = n
+        gi[C.GI_B] = p.buffer_packets
+        gi[C.GI_WMAX] = sc.max_window_packets
+        gi[C.GI_WMASK] = window - 1
+        gi[C.GI_SACK] = int(sc.recovery == "sack")
+        gi[C.GI_DACK] = sc.delayed_ack
+        gi[C.GI_PACING] = int(sc.pacing)
+        gi[C.GI_TRAFFIC] = TRAFFIC_CODES.get(sc.traffic, 0)
+        gi[C.GI_SIZEDIST] = SIZE_CODES[sc.flow_size_distribution]
+        gi[C.GI_OPEN_PERIODIC] = int(p.open_periodic)
+        gi[C.GI_OPEN_EXP] = int(p.open_exponential)
+        gi[C.GI_FQ] = int(sc.discipline == "fq")
+        gi[C.GI_BYTEMODE] = int(sc.byte_mode)
+        gi[C.GI_TRACE] = int(trace)
+        gi[C.GI_OCC_BINS] = p.occupancy_bins
+        gi[C.GI_DELAY_BINS] = p.delay_bins
+        gi[C.GI_INTERVALS] = p.intervals
+        qcap = _pow2_at_least(4 * p.buffer_packets + 1024 if sc.byte_mode else p.buffer_packets + 1)
+        gi[C.GI_QMASK] = qcap - 1
+        self.qf = np.zeros((5, qcap))
+        if sc.discipline == "fq":
+            fqcap = _pow2_at_least(qcap + 1)
+            if (n + 1) * fqcap > MAX_FQ_SLOTS:
+                raise ValueError(
+                    "fair queueing needs (flows + 1) x buffer packet slots; "
+                    f"{(n + 1) * fqcap:,} is more than {MAX_FQ_SLOTS:,}: lower flows or buffer"
+                )
+            self.fqq = np.zeros((n + 1, fqcap, 4))
+        else:
+            fqcap = 1
+            self.fqq = np.zeros((1, 1, 4))
+        gi[C.GI_FQMASK] = fqcap - 1
+        self.fqi = np.zeros((n + 1, 3), dtype=np.int64)
+        self.fqf = np.zeros((n + 1, 2))
+        self.fqa = np.zeros(n + 1, dtype=np.int64)
+        self.g = g
+        self.gi = gi
+        heap_cap = _pow2_at_least(n * (2 * window + 8) + 1024)
+        self.ht = np.zeros(heap_cap)
+        self.hk = np.zeros(heap_cap, dtype=np.int64)
+        self.hp = np.zeros(heap_cap, dtype=np.int64)
+        self.rand = p.generator.random(RANDOM_BLOCK)
+        self.occ = np.zeros(p.occupancy_bins)
+        self.dhist = np.zeros(p.delay_bins)
+        self.bhist = np.zeros(C.BURST_BINS, dtype=np.int64)
+        self.ibits = np.zeros(p.intervals)
+        self.deliv = np.zeros(max(n, 1), dtype=np.int64)
+        tcap = max(TRACE_BLOCK, 4 * (qcap + 16)) if trace else 1
+        self.trt = np.zeros(tcap)
+        self.tri = np.zeros((tcap, 3), dtype=np.int64)
+        traced = min(sc.traced_flows, n)
+        scap = SAMPLE_BLOCK if trace else 1
+        self.st = np.zeros(scap)
+        self.sq = np.zeros(scap, dtype=np.int64)
+        self.scw = np.zeros((scap, traced))
+        self.trace_parts: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]] = []
+        self.sample_parts: list[tuple[Any, Any, Any]] = []
+        C.init_events(
+            self.ff, self.fi, g, gi, self.ht, self.hk, self.hp, self.rand, p.start_s.copy()
+        )
+
+    def _refill(self) -> None:
+        pos = int(self.gi[C.GI_RPOS])
+        self.rand = np.concatenate((self.rand[pos:], self.p.generator.random(RANDOM_BLOCK)))
+        self.gi[C.GI_RPOS] = 0
+
+    def _grow_heap(self) -> None:
+        cap = 2 * self.ht.size
+        for name in ("ht", "hk", "hp"):
+            old = getattr(self, name)
+            new = np.zeros(cap, dtype=old.dtype)
+            new[: old.size] = old
+            setattr(self, name, new)
+
+    def _flush_trace(self) -> None:
+        k = int(self.gi[C.GI_TRN])
+        self.trace_parts.append((self.trt[:k].copy(), self.tri[:k].copy()))
+        self.gi[C.GI_TRN] = 0
+
+    def _flush_samples(self) -> None:
+        k = int(self.gi[C.GI_SN])
+        self.sample_parts.append((self.st[:k].copy(), self.sq[:k].copy(), self.scw[:k].copy()))
+        self.gi[C.GI_SN] = 0
+
+    def run(self, progress: ProgressCallback | None) -> RawCounters:
+        end = self.p.scenario.duration_s
+        t_done = 0.0
+        chunk_s = end / 200.0
+        last_report = time.perf_counter()
+        while True:
+            wall0 = time.perf_counter()
+            t_stop = min(t_done + chunk_s, end)
+            status = C.run_chunk(
+                t_stop, self.ff, self.fi, self.rg, self.g, self.gi, self.ht, self.hk, self.hp,
+                self.rand, self.qf, self.fqq, self.fqi, self.fqf, self.fqa, self.occ, self.dhist,
+                self.bhist, self.ibits, self.deliv, self.trt, self.tri, self.st, self.sq,
+                self.scw,
+            )  # fmt: skip
+            if status == C.S_NEED_RANDOM:
+                self._refill()
+            elif status == C.S_HEAP_FULL:
+                self._grow_heap()
+            elif status == C.S_TRACE_FULL:
+                self._flush_trace()
+            elif status == C.S_SAMPLES_FULL:
+                self._flush_samples()
+            elif status == C.S_STOPPED:
+                wall = time.perf_counter() - wall0
+                t_done = t_stop
+                if wall > 0:
+                    chunk_s = min(max(chunk_s * CHUNK_WALL_S / wall, chunk_s / 4), chunk_s * 4)
+            else:
+                break
+            now = time.perf_counter()
+            if progress is not None and now - last_report >= CHUNK_WALL_S:
+                last_report = now
+                progress(min(t_done / end, 1.0))
+        C.finish(
+            self.ff, self.g, self.gi, self.ht, self.hk, self.hp, self.qf, self.fqi, self.occ,
+            self.dhist, self.ibits, self.trt, self.tri,
+        )  # fmt: skip
+        if progress is not None:
+            progress(1.0)
+        return self._raw()
+
+    def _raw(self) -> RawCounters:
+        gi, g, n = self.gi, self.g, self.p.flows
+        raw = RawCounters(
+            busy_s=float(g[C.G_BUSY]),
+            arrivals=int(gi[C.GI_ARR]),
+            drops=int(gi[C.GI_DROPS]),
+            arrivals_total=int(gi[C.GI_ARR_TOTAL]),
+            timeouts=int(gi[C.GI_TIMEOUTS]),
+            delay_count=int(gi[C.GI_DCOUNT]),
+            delay_sum_s=float(g[C.G_DSUM]),
+            delay_sumsq_s2=float(g[C.G_DSUMSQ]),
+            delay_hist=self.dhist,
+            occupancy_s=self.occ,
+            burst_hist=self.bhist,
+            interval_bits=self.ibits,
+            delivered_payload_packets=self.deliv[:n].copy(),
+            sent=int(gi[C.GI_SENT]),
+            delivered=int(gi[C.GI_DELIVERED]),
+            dropped_tcp=int(gi[C.GI_DROPPED_TCP]),
+            in_flight=int(gi[C.GI_IN_FLIGHT]),
+            flows_completed=int(gi[C.GI_COMPLETED]),
+            flows_blocked=int(gi[C.GI_BLOCKED]),
+        )
+        if self.trace:
+            self._flush_trace()
+            self._flush_samples()
+            times = np.concatenate([part[0] for part in self.trace_parts])
+            ints = np.concatenate([part[1] for part in self.trace_parts])
+            raw.packet_trace = PacketTrace(
+                time_s=times,
+                flow=ints[:, 0].copy(),
+                size_bytes=ints[:, 1].copy(),
+                dropped=ints[:, 2].astype(np.bool_),
+            )
+            raw.samples = SampledTrace(
+                time_s=np.concatenate([part[0] for part in self.sample_parts]),
+                queue_packets=np.concatenate([part[1] for part in self.sample_parts]),
+                cwnd_packets=np.concatenate([part[2] for part in self.sample_parts]),
+            )
+        return raw
 
 
 def replicate(

@@ -1,0 +1,118 @@
+"""Per-run parameters shared by the compiled core and the reference implementation.
+
+Both implementations draw every random number from one stream of uniforms produced by a
+``numpy.random.Generator`` seeded with the run's seed, in the same order, so that on the same
+scenario they simulate the same sample path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from validation.simulator.scenario import Scenario
+
+FloatArray = npt.NDArray[np.float64]
+
+# Event kinds; at equal times events run in this order, then in the order they were scheduled.
+K_DEPART = 0
+K_DELIVER = 1
+K_ARRIVAL = 2
+K_RTO = 3
+K_DELACK = 4
+K_PACE = 5
+K_OPEN = 6
+K_FLOW = 7
+K_SAMPLE = 8
+
+# Traffic codes
+T_PERSISTENT = 0
+T_CLOSED = 1
+T_POISSON = 2
+T_OPEN = 3
+TRAFFIC_CODES = {"persistent": T_PERSISTENT, "closed_loop": T_CLOSED, "poisson_flows": T_POISSON}
+SIZE_CODES = {"fixed": 0, "uniform": 1, "pareto": 2}
+
+#: Number of run-length bins of the loss-burst histogram (the last one counts longer runs).
+BURST_BINS = 64
+#: Largest number of bins of the queueing-delay histogram.
+MAX_DELAY_BINS = 1 << 20
+#: Restarts of a flow slot are told apart modulo this (stale packets of an earlier transfer).
+EPOCHS = 256
+#: Upper bound of the retransmission timeout, s (RFC 6298 (2.5) allows 60 s).
+MAX_RTO_S = 60.0
+#: Initial slow-start threshold, packets (in effect unbounded).
+INITIAL_SSTHRESH = 1e9
+
+
+@dataclass
+class RunParameters:
+    """Everything a run needs besides the scenario's plain fields."""
+
+    scenario: Scenario
+    buffer_packets: int
+    seed: int
+    flows: int  # TCP flow slots
+    rtt_s: FloatArray  # two-way propagation delay of each slot
+    start_s: FloatArray  # start time of each slot (persistent and closed-loop traffic)
+    wire_bits: float
+    payload_bits: float
+    tx_s: float  # bottleneck transmission time of a full packet
+    access_tx_s: float
+    limit_bytes: float  # byte-mode limit (inf in packet mode)
+    open_rate_per_s: float  # open-loop or background packet rate (0: none)
+    open_periodic: bool
+    open_exponential: bool
+    delay_bin_s: float
+    delay_bins: int
+    intervals: int
+    occupancy_bins: int
+    generator: np.random.Generator
+
+
+def make_parameters(scenario: Scenario, buffer_packets: int, seed: int) -> RunParameters:
+    """Validate and derive the run's parameters; draw the flows' RTTs and start times."""
+    scenario.validate(buffer_packets)
+    generator = np.random.default_rng(seed)
+    flows = scenario.tcp_flows
+    spread = generator.random(flows)
+    rtt_s = scenario.rtt_s + scenario.rtt_jitter_s * (2.0 * spread - 1.0)
+    start_s = scenario.start_spread_s * generator.random(flows)
+    wire_bits = 8.0 * scenario.wire_bytes
+    tx_s = wire_bits / scenario.capacity_bps
+    if scenario.traffic == "open_loop":
+        open_rate = scenario.open_loop_load * scenario.capacity_bps / wire_bits
+        periodic = scenario.open_loop_arrivals == "periodic"
+        exponential = scenario.open_loop_sizes == "exponential"
+    else:
+        open_rate = scenario.background_load * scenario.capacity_bps / wire_bits
+        periodic = False
+        exponential = False
+    delay_bins = min(16 * (buffer_packets + 2), MAX_DELAY_BINS)
+    delay_bin_s = max(tx_s / 4.0, 4.0 * (buffer_packets + 2) * tx_s / MAX_DELAY_BINS)
+    measured_s = scenario.duration_s - scenario.warmup_s
+    intervals = int(np.ceil(measured_s / scenario.interval_s - 1e-9))
+    occupancy_bins = buffer_packets + 1 if not scenario.byte_mode else 4 * buffer_packets + 1
+    return RunParameters(
+        scenario=scenario,
+        buffer_packets=int(buffer_packets),
+        seed=int(seed),
+        flows=flows,
+        rtt_s=rtt_s,
+        start_s=start_s,
+        wire_bits=wire_bits,
+        payload_bits=8.0 * scenario.packet_bytes,
+        tx_s=tx_s,
+        access_tx_s=wire_bits / scenario.access_bps,
+        limit_bytes=float(buffer_packets * scenario.wire_bytes) if scenario.byte_mode else np.inf,
+        open_rate_per_s=float(open_rate),
+        open_periodic=periodic,
+        open_exponential=exponential,
+        delay_bin_s=float(delay_bin_s),
+        delay_bins=int(delay_bins),
+        intervals=max(intervals, 1),
+        occupancy_bins=int(occupancy_bins),
+        generator=generator,
+    )

@@ -1,0 +1,654 @@
+"""Pure-Python reference implementation of the simulator's model (slow, for checking).
+
+One heap of ``(time, kind, sequence number, flow, epoch, seq)`` events in the style of SimPy:
+ties break by event kind and then by the order events were scheduled. Every packet's
+departure from the bottleneck is an explicit event. The compiled core (``core.py``) implements
+the same model with arrays; small scenarios must give the same sample path in both.
+
+The model, in one place:
+
+- flow ``i`` sends through its access link (rate ``access_bps``, FIFO) and then
+  ``rtt_i / 2`` of propagation to the bottleneck; a packet that leaves the bottleneck reaches
+  the receiver, whose acknowledgement is back at the sender ``rtt_i / 2`` later (the receiver
+  is evaluated at that time, which is equivalent since the ACK path has no queue);
+- the bottleneck holds at most ``B`` packets (or ``B`` full packets' bytes in byte mode), the
+  one in transmission included; FIFO drop-tail, or DRR fair queueing that drops from the
+  longest queue;
+- TCP Reno: slow start, congestion avoidance with appropriate byte counting, fast retransmit
+  on the third duplicate ACK, RTO per RFC 6298 with backoff; SACK recovery (RFC 6675, pipe
+  algorithm; since packets of a flow are never reordered, a hole below the highest SACKed
+  packet is lost) or NewReno (RFC 6582) without SACK, go-back-N after a timeout;
+- the receiver ACKs every ``delayed_ack`` in-order segments (at most ``delayed_ack_timeout_s``
+  late) and immediately for out-of-order segments, duplicates and filled holes.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from validation.simulator import parameters as P
+from validation.simulator.measures import RawCounters, to_result
+from validation.simulator.results import PacketTrace, RunResult, SampledTrace
+from validation.simulator.scenario import Scenario
+
+INF = math.inf
+
+
+class UniformStream:
+    """Uniform random numbers in [0, 1) drawn in blocks from a Generator, one at a time."""
+
+    def __init__(self, generator: np.random.Generator, block: int = 4096) -> None:
+        self._gen = generator
+        self._block = block
+        self._buf = generator.random(block)
+        self._pos = 0
+
+    def next(self) -> float:
+        """The next uniform of the stream."""
+        if self._pos == self._block:
+            self._buf = self._gen.random(self._block)
+            self._pos = 0
+        value = float(self._buf[self._pos])
+        self._pos += 1
+        return value
+
+
+@dataclass
+class Flow:
+    """State of one TCP sender and its receiver."""
+
+    rtt_s: float
+    active: bool = False
+    epoch: int = 0
+    size: int = -1  # packets; -1 = unlimited
+    snd_una: int = 0
+    snd_nxt: int = 0
+    high_tx: int = 0
+    cwnd: float = 1.0
+    ssthresh: float = P.INITIAL_SSTHRESH
+    dupacks: int = 0
+    recovery: int = 0  # 0 none, 1 fast recovery, 2 after a timeout (SACK)
+    recover: int = -1
+    rto_recover: int = -1
+    lost_limit: int = 0
+    high_sacked: int = 0
+    rexmit_ptr: int = 0
+    sacked: set[int] = field(default_factory=set)
+    rexmitted: set[int] = field(default_factory=set)
+    srtt: float = 0.0
+    rttvar: float = 0.0
+    rto: float = 1.0
+    rtt_seq: int = -1
+    rtt_time: float = 0.0
+    rto_expiry: float = INF
+    rto_event: float = INF
+    next_send: float = 0.0
+    pace_pending: bool = False
+    access_free: float = 0.0
+    rcv_nxt: int = 0
+    ooo: set[int] = field(default_factory=set)
+    delack_count: int = 0
+    delack_gen: int = 0
+
+
+class ReferenceSimulator:
+    """The reference event loop; see the module docstring for the model."""
+
+    def __init__(self, scenario: Scenario, buffer_packets: int, seed: int, trace: bool) -> None:
+        self.p = P.make_parameters(scenario, buffer_packets, seed)
+        self.sc = scenario
+        self.rand = UniformStream(self.p.generator)
+        self.raw = RawCounters.empty(self.p)
+        self.trace = trace
+        self.heap: list[tuple[float, int, int, int, int, int]] = []
+        self.seq = 0
+        self.flows = [Flow(rtt_s=float(r)) for r in self.p.rtt_s]
+        self.sack = scenario.recovery == "sack"
+        self.wmax = scenario.max_window_packets
+        self.warm = scenario.warmup_s
+        self.end = scenario.duration_s
+        # bottleneck
+        self.fifo: deque[tuple[int, int, int, float, float]] = deque()  # flow, epoch, seq, size, t
+        self.fq: list[deque[tuple[int, int, int, float, float]]] = [
+            deque() for _ in range(self.p.flows + 1)
+        ]
+        self.fq_bytes = [0.0] * (self.p.flows + 1)
+        self.fq_active: deque[int] = deque()
+        self.fq_deficit = [0.0] * (self.p.flows + 1)
+        self.fq_visited = [False] * (self.p.flows + 1)
+        self.q_packets = 0
+        self.q_bytes = 0.0
+        self.busy = False
+        self.in_service: tuple[int, int, int, float, float] | None = None
+        self.last_change = 0.0
+        self.drop_run = 0
+        self.trace_rows: list[tuple[float, int, int, bool]] = []
+        self.sample_rows: list[tuple[float, int, list[float]]] = []
+
+    # ----------------------------------------------------------------- events
+    def push(self, t: float, kind: int, flow: int, epoch: int = 0, seq: int = 0) -> None:
+        heapq.heappush(self.heap, (t, kind, self.seq, flow, epoch, seq))
+        self.seq += 1
+
+    def run(self) -> RawCounters:
+        sc, p = self.sc, self.p
+        if p.flows and sc.traffic != "poisson_flows":
+            for i in range(p.flows):
+                self.push(float(p.start_s[i]), P.K_FLOW, i)
+        if sc.traffic == "poisson_flows":
+            self.push(self.exp(1.0 / sc.flow_arrival_rate_per_s), P.K_FLOW, -1)
+        if p.open_rate_per_s > 0:
+            first = 0.0 if p.open_periodic else self.exp(1.0 / p.open_rate_per_s)
+            self.push(first, P.K_OPEN, p.flows)
+        if self.trace:
+            self.push(0.0, P.K_SAMPLE, 0)
+        while self.heap and self.heap[0][0] <= self.end:
+            t, kind, _, f, epoch, seq = heapq.heappop(self.heap)
+            if kind == P.K_DEPART:
+                self.depart(t)
+            elif kind == P.K_DELIVER:
+                self.deliver(t, f, epoch, seq)
+            elif kind == P.K_ARRIVAL:
+                self.arrive(t, f, epoch, seq, p.wire_bits / 8.0)
+            elif kind == P.K_RTO:
+                self.rto_fire(t, f)
+            elif kind == P.K_DELACK:
+                fl = self.flows[f]
+                if seq == fl.delack_gen and fl.delack_count > 0:
+                    self.send_ack(t, f, -1)
+            elif kind == P.K_PACE:
+                self.flows[f].pace_pending = False
+                self.try_send(t, f)
+            elif kind == P.K_OPEN:
+                self.open_arrival(t)
+            elif kind == P.K_FLOW:
+                self.flow_event(t, f)
+            elif kind == P.K_SAMPLE:
+                self.sample(t)
+        self.finish()
+        return self.raw
+
+    def exp(self, mean: float) -> float:
+        return -math.log(1.0 - self.rand.next()) * mean
+
+    # -------------------------------------------------------------- bottleneck
+    def account_occupancy(self, t: float) -> None:
+        lo = max(self.last_change, self.warm)
+        hi = min(t, self.end)
+        if hi > lo:
+            k = min(self.q_packets, self.p.occupancy_bins - 1)
+            self.raw.occupancy_s[k] += hi - lo
+        self.last_change = t
+
+    def arrive(self, t: float, f: int, epoch: int, seq: int, size: float) -> None:
+        raw, p = self.raw, self.p
+        self.account_occupancy(t)
+        raw.arrivals_total += 1
+        measured = t >= self.warm
+        if measured:
+            raw.arrivals += 1
+        if self.sc.traffic == "open_loop" and p.open_exponential:
+            size = self.exp(p.wire_bits / 8.0)
+        if self.sc.discipline == "fq":
+            self.fq_arrive(t, f, epoch, seq, size)
+            return
+        if self.sc.byte_mode:
+            accept = self.q_bytes + size <= p.limit_bytes
+        else:
+            accept = self.q_packets < p.buffer_packets
+        if not accept:
+            self.drop(t, f, size)
+            return
+        self.accepted(t)
+        self.q_packets += 1
+        self.q_bytes += size
+        pkt = (f, epoch, seq, size, t)
+        if self.busy:
+            self.fifo.append(pkt)
+        else:
+            self.start_service(t, pkt)
+
+    def accepted(self, t: float) -> None:
+        if self.drop_run > 0:
+            if t >= self.warm:
+                self.raw.burst_hist[min(self.drop_run, P.BURST_BINS) - 1] += 1
+            self.drop_run = 0
+
+    def drop(self, t: float, f: int, size: float) -> None:
+        if t >= self.warm:
+            self.raw.drops += 1
+        if f < self.p.flows:
+            self.raw.dropped_tcp += 1
+        self.drop_run += 1
+        if self.trace:
+            self.trace_rows.append((t, f, round(size), True))
+
+    def start_service(self, t: float, pkt: tuple[int, int, int, float, float]) -> None:
+        self.busy = True
+        self.in_service = pkt
+        self.push(t + pkt[3] * 8.0 / self.sc.capacity_bps, P.K_DEPART, pkt[0])
+
+    def depart(self, t: float) -> None:
+        p = self.p
+        pkt = self.in_service
+        assert pkt is not None
+        f, epoch, seq, size, t_arr = pkt
+        self.account_occupancy(t)
+        self.q_packets -= 1
+        self.q_bytes -= size
+        tx = size * 8.0 / self.sc.capacity_bps
+        self.account_departure(t, tx, size, t_arr)
+        if self.trace:
+            self.trace_rows.append((t, f, round(size), False))
+        if f < p.flows:
+            self.push(t + 0.5 * self.flows[f].rtt_s, P.K_DELIVER, f, epoch, seq)
+        self.busy = False
+        self.in_service = None
+        nxt = self.fq_next() if self.sc.discipline == "fq" else self.fifo_next()
+        if nxt is not None:
+            self.start_service(t, nxt)
+
+    def account_departure(self, t: float, tx: float, size: float, t_arr: float) -> None:
+        raw, p = self.raw, self.p
+        lo = max(t - tx, self.warm)
+        hi = min(t, self.end)
+        if hi > lo:
+            raw.busy_s += hi - lo
+        if self.warm <= t < self.end:
+            k = min(int((t - self.warm) / self.sc.interval_s), p.intervals - 1)
+            raw.interval_bits[k] += size * 8.0
+        if t_arr >= self.warm:
+            wait = t - tx - t_arr
+            raw.delay_count += 1
+            raw.delay_sum_s += wait
+            raw.delay_sumsq_s2 += wait * wait
+            raw.delay_hist[min(int(wait / p.delay_bin_s + 1e-6), p.delay_bins - 1)] += 1.0
+
+    def fifo_next(self) -> tuple[int, int, int, float, float] | None:
+        return self.fifo.popleft() if self.fifo else None
+
+    def fq_arrive(self, t: float, f: int, epoch: int, seq: int, size: float) -> None:
+        p = self.p
+        queue = self.fq[f]
+        if not queue:
+            self.fq_active.append(f)
+        queue.append((f, epoch, seq, size, t))
+        self.fq_bytes[f] += size
+        self.q_packets += 1
+        self.q_bytes += size
+        over = (
+            self.q_bytes > p.limit_bytes if self.sc.byte_mode else self.q_packets > p.buffer_packets
+        )
+        if over:
+            # drop the last packet of the longest queue (bytes); ties go to the arriving flow
+            victim = f
+            for g in range(p.flows + 1):
+                if self.fq_bytes[g] > self.fq_bytes[victim]:
+                    victim = g
+            dropped = self.fq[victim].pop()
+            self.fq_bytes[victim] -= dropped[3]
+            self.q_packets -= 1
+            self.q_bytes -= dropped[3]
+            if not self.fq[victim]:
+                self.fq_active.remove(victim)
+                self.fq_deficit[victim] = 0.0
+                self.fq_visited[victim] = False
+            self.drop(t, victim, dropped[3])
+            if victim == f:
+                return
+        self.accepted(t)
+        if not self.busy:
+            nxt = self.fq_next()
+            if nxt is not None:
+                self.start_service(t, nxt)
+
+    def fq_next(self) -> tuple[int, int, int, float, float] | None:
+        quantum = self.p.wire_bits / 8.0
+        while self.fq_active:
+            g = self.fq_active[0]
+            queue = self.fq[g]
+            if not self.fq_visited[g]:
+                self.fq_deficit[g] += quantum
+                self.fq_visited[g] = True
+            if queue[0][3] <= self.fq_deficit[g]:
+                pkt = queue.popleft()
+                self.fq_bytes[g] -= pkt[3]
+                self.fq_deficit[g] -= pkt[3]
+                if not queue:
+                    self.fq_deficit[g] = 0.0
+                    self.fq_visited[g] = False
+                    self.fq_active.popleft()
+                elif queue[0][3] > self.fq_deficit[g]:
+                    self.fq_visited[g] = False
+                    self.fq_active.rotate(-1)
+                return pkt
+            self.fq_visited[g] = False
+            self.fq_active.rotate(-1)
+        return None
+
+    def open_arrival(self, t: float) -> None:
+        p = self.p
+        if p.open_periodic:
+            gap = 1.0 / p.open_rate_per_s
+        else:
+            gap = self.exp(1.0 / p.open_rate_per_s)
+        self.arrive(t, p.flows, 0, 0, p.wire_bits / 8.0)
+        self.push(t + gap, P.K_OPEN, p.flows)
+
+    # -------------------------------------------------------------- flows
+    def flow_event(self, t: float, f: int) -> None:
+        if f >= 0:
+            self.start_flow(t, f)
+            return
+        # Poisson flow arrival
+        self.push(t + self.exp(1.0 / self.sc.flow_arrival_rate_per_s), P.K_FLOW, -1)
+        for g, fl in enumerate(self.flows):
+            if not fl.active:
+                self.start_flow(t, g)
+                return
+        self.raw.flows_blocked += 1
+
+    def draw_size(self) -> int:
+        sc = self.sc
+        if sc.traffic == "persistent":
+            return -1
+        mean = sc.flow_size_packets
+        if sc.flow_size_distribution == "fixed":
+            return max(round(mean), 1)
+        u = self.rand.next()
+        if sc.flow_size_distribution == "uniform":
+            return 1 + int(u * (2.0 * mean - 1.0))
+        scale = mean * (sc.pareto_shape - 1.0) / sc.pareto_shape
+        return max(math.ceil(scale * float((1.0 - u) ** (-1.0 / sc.pareto_shape))), 1)
+
+    def start_flow(self, t: float, f: int) -> None:
+        old = self.flows[f]
+        fl = Flow(rtt_s=old.rtt_s)
+        fl.epoch = (old.epoch + 1) % P.EPOCHS
+        fl.delack_gen = old.delack_gen + 1
+        fl.rto_event = old.rto_event
+        fl.pace_pending = old.pace_pending
+        fl.access_free = old.access_free
+        fl.active = True
+        fl.size = self.draw_size()
+        fl.cwnd = float(self.sc.initial_window_packets)
+        fl.rto = self.sc.initial_rto_s
+        fl.next_send = t
+        self.flows[f] = fl
+        self.try_send(t, f)
+
+    def window(self, fl: Flow) -> float:
+        return min(fl.cwnd, float(self.wmax))
+
+    def pipe(self, fl: Flow) -> int:
+        count = 0
+        for s in range(fl.snd_una, fl.high_tx):
+            if s in fl.sacked:
+                continue
+            if s >= fl.lost_limit:
+                count += 1
+            if s in fl.rexmitted:
+                count += 1
+        return count
+
+    def next_hole(self, fl: Flow) -> int:
+        s = max(fl.rexmit_ptr, fl.snd_una)
+        while s < fl.lost_limit and (s in fl.sacked or s in fl.rexmitted):
+            s += 1
+        fl.rexmit_ptr = s
+        return s if s < fl.lost_limit else -1
+
+    def try_send(self, t: float, f: int) -> None:
+        fl = self.flows[f]
+        while fl.active:
+            seg = -1
+            if self.sack and fl.recovery > 0:
+                if self.pipe(fl) >= fl.cwnd:
+                    return
+                seg = self.next_hole(fl)
+                if seg < 0 and fl.snd_nxt - fl.snd_una < self.wmax:
+                    seg = fl.snd_nxt
+            elif fl.snd_nxt - fl.snd_una < self.window(fl):
+                seg = fl.snd_nxt
+            if seg < 0 or (fl.size >= 0 and seg >= fl.size):
+                return
+            if self.sc.pacing and t < fl.next_send:
+                if not fl.pace_pending:
+                    fl.pace_pending = True
+                    self.push(fl.next_send, P.K_PACE, f)
+                return
+            self.transmit(t, f, seg)
+
+    def transmit(self, t: float, f: int, seg: int) -> None:
+        fl, p = self.flows[f], self.p
+        if seg < fl.high_tx:
+            fl.rexmitted.add(seg)
+            fl.rtt_seq = -1
+        else:
+            fl.high_tx = seg + 1
+            if fl.rtt_seq < 0:
+                fl.rtt_seq = seg
+                fl.rtt_time = t
+        if seg == fl.snd_nxt:
+            fl.snd_nxt += 1
+        self.raw.sent += 1
+        fl.access_free = max(t, fl.access_free) + p.access_tx_s
+        self.push(fl.access_free + 0.5 * fl.rtt_s, P.K_ARRIVAL, f, fl.epoch, seg)
+        if fl.rto_expiry == INF:
+            self.arm_rto(t, f)
+        if self.sc.pacing:
+            srtt = fl.srtt if fl.srtt > 0 else fl.rtt_s
+            fl.next_send = t + srtt / self.window(fl)
+
+    def arm_rto(self, t: float, f: int) -> None:
+        fl = self.flows[f]
+        fl.rto_expiry = t + fl.rto
+        if fl.rto_expiry < fl.rto_event:
+            fl.rto_event = fl.rto_expiry
+            self.push(fl.rto_expiry, P.K_RTO, f)
+
+    def rto_fire(self, t: float, f: int) -> None:
+        fl = self.flows[f]
+        if t != fl.rto_event:
+            return
+        fl.rto_event = INF
+        if fl.rto_expiry == INF:
+            return
+        if t < fl.rto_expiry:
+            fl.rto_event = fl.rto_expiry
+            self.push(fl.rto_expiry, P.K_RTO, f)
+            return
+        fl.rto_expiry = INF
+        if not fl.active or fl.snd_una >= fl.high_tx:
+            return
+        if t >= self.warm:
+            self.raw.timeouts += 1
+        fl.ssthresh = max((fl.high_tx - fl.snd_una) / 2.0, 2.0)
+        fl.cwnd = 1.0
+        fl.rto = min(2.0 * fl.rto, P.MAX_RTO_S)
+        fl.dupacks = 0
+        fl.rtt_seq = -1
+        fl.recover = fl.high_tx - 1
+        fl.rto_recover = fl.high_tx - 1
+        fl.rexmitted.clear()
+        fl.rexmit_ptr = fl.snd_una
+        if self.sack:
+            fl.recovery = 2
+            fl.lost_limit = fl.high_tx
+        else:
+            fl.recovery = 0
+            fl.snd_nxt = fl.snd_una
+        fl.next_send = t
+        self.try_send(t, f)
+        if fl.rto_expiry == INF:
+            self.arm_rto(t, f)
+
+    # -------------------------------------------------------------- receiver
+    def deliver(self, t: float, f: int, epoch: int, seq: int) -> None:
+        self.raw.delivered += 1
+        fl = self.flows[f]
+        if epoch != fl.epoch or not fl.active:
+            return
+        if seq == fl.rcv_nxt:
+            fl.rcv_nxt += 1
+            while fl.rcv_nxt in fl.ooo:
+                fl.ooo.remove(fl.rcv_nxt)
+                fl.rcv_nxt += 1
+            advanced = fl.rcv_nxt - seq
+            if t >= self.warm:
+                self.raw.delivered_payload_packets[f] += advanced
+            if advanced > 1 or fl.ooo:
+                self.send_ack(t, f, -1)
+                return
+            fl.delack_count += 1
+            if fl.delack_count >= self.sc.delayed_ack:
+                self.send_ack(t, f, -1)
+            elif fl.delack_count == 1:
+                self.push(t + self.sc.delayed_ack_timeout_s, P.K_DELACK, f, 0, fl.delack_gen)
+        elif seq > fl.rcv_nxt:
+            fl.ooo.add(seq)
+            self.send_ack(t, f, seq)
+        else:
+            self.send_ack(t, f, -2)
+
+    def send_ack(self, t: float, f: int, sack_seq: int) -> None:
+        fl = self.flows[f]
+        fl.delack_count = 0
+        fl.delack_gen += 1
+        self.on_ack(t, f, fl.rcv_nxt, sack_seq)
+
+    # -------------------------------------------------------------- sender
+    def on_ack(self, t: float, f: int, cum: int, sack_seq: int) -> None:
+        fl = self.flows[f]
+        if sack_seq >= cum:
+            fl.sacked.add(sack_seq)
+            fl.high_sacked = max(fl.high_sacked, sack_seq + 1)
+        if cum > fl.snd_una:
+            newly = cum - fl.snd_una
+            for s in range(fl.snd_una, cum):
+                fl.sacked.discard(s)
+                fl.rexmitted.discard(s)
+            fl.snd_una = cum
+            fl.snd_nxt = max(fl.snd_nxt, cum)
+            fl.dupacks = 0
+            if fl.rtt_seq >= 0 and cum > fl.rtt_seq:
+                self.rtt_sample(fl, t - fl.rtt_time)
+                fl.rtt_seq = -1
+            exited = False
+            if fl.recovery > 0 and cum > fl.recover:
+                if fl.recovery == 1:
+                    fl.cwnd = fl.ssthresh
+                fl.recovery = 0
+                exited = True
+            if fl.recovery == 1:
+                if not self.sack:
+                    fl.cwnd = max(fl.cwnd - newly + 1.0, 1.0)
+                    self.transmit(t, f, fl.snd_una)
+            elif not exited:
+                if fl.cwnd < fl.ssthresh:
+                    fl.cwnd += newly
+                else:
+                    fl.cwnd += newly / fl.cwnd
+            if fl.size >= 0 and fl.snd_una >= fl.size:
+                self.complete(t, f)
+                return
+            if fl.snd_una < fl.high_tx:
+                self.arm_rto(t, f)
+            else:
+                fl.rto_expiry = INF
+        elif cum == fl.snd_una and fl.snd_una < fl.high_tx and (sack_seq >= 0 or not self.sack):
+            fl.dupacks += 1
+            if fl.recovery == 0 and fl.dupacks == 3 and cum > fl.rto_recover:
+                fl.ssthresh = max((fl.high_tx - fl.snd_una) / 2.0, 2.0)
+                fl.recover = fl.high_tx - 1
+                fl.recovery = 1
+                fl.rtt_seq = -1
+                if self.sack:
+                    fl.cwnd = fl.ssthresh
+                    fl.lost_limit = fl.high_sacked
+                    fl.rexmit_ptr = fl.snd_una
+                else:
+                    fl.cwnd = fl.ssthresh + 3.0
+                    self.transmit(t, f, fl.snd_una)
+            elif fl.recovery == 1 and not self.sack:
+                fl.cwnd += 1.0
+        if self.sack and fl.recovery == 1:
+            fl.lost_limit = max(fl.lost_limit, fl.high_sacked)
+        self.try_send(t, f)
+
+    def rtt_sample(self, fl: Flow, r: float) -> None:
+        if fl.srtt == 0.0:
+            fl.srtt = r
+            fl.rttvar = r / 2.0
+        else:
+            fl.rttvar = 0.75 * fl.rttvar + 0.25 * abs(fl.srtt - r)
+            fl.srtt = 0.875 * fl.srtt + 0.125 * r
+        fl.rto = min(max(self.sc.min_rto_s, fl.srtt + 4.0 * fl.rttvar), P.MAX_RTO_S)
+
+    def complete(self, t: float, f: int) -> None:
+        fl = self.flows[f]
+        if t >= self.warm:
+            self.raw.flows_completed += 1
+        fl.active = False
+        fl.rto_expiry = INF
+        if self.sc.traffic == "closed_loop":
+            self.start_flow(t, f)
+
+    # -------------------------------------------------------------- traces, end
+    def sample(self, t: float) -> None:
+        cw = [fl.cwnd for fl in self.flows[: self.sc.traced_flows]]
+        self.sample_rows.append((t, self.q_packets, cw))
+        self.push(t + self.sc.sample_interval_s, P.K_SAMPLE, 0)
+
+    def finish(self) -> None:
+        raw = self.raw
+        self.account_occupancy(self.end)
+        if self.in_service is not None:
+            pkt = self.in_service
+            tx = pkt[3] * 8.0 / self.sc.capacity_bps
+            for event in self.heap:
+                if event[1] == P.K_DEPART:
+                    lo = max(event[0] - tx, self.warm)
+                    if self.end > lo:
+                        raw.busy_s += self.end - lo
+        in_flight = sum(
+            1 for e in self.heap if e[1] in (P.K_ARRIVAL, P.K_DELIVER) and e[3] < self.p.flows
+        )
+        queued = [self.in_service] if self.in_service is not None else []
+        queued += list(self.fifo)
+        for queue in self.fq:
+            queued += list(queue)
+        in_flight += sum(1 for pkt in queued if pkt is not None and pkt[0] < self.p.flows)
+        raw.in_flight = in_flight
+        if self.trace:
+            rows = self.trace_rows
+            raw.packet_trace = PacketTrace(
+                time_s=np.array([r[0] for r in rows], dtype=np.float64),
+                flow=np.array([r[1] for r in rows], dtype=np.int64),
+                size_bytes=np.array([r[2] for r in rows], dtype=np.int64),
+                dropped=np.array([r[3] for r in rows], dtype=np.bool_),
+            )
+            k = min(self.sc.traced_flows, self.p.flows)
+            raw.samples = SampledTrace(
+                time_s=np.array([r[0] for r in self.sample_rows], dtype=np.float64),
+                queue_packets=np.array([r[1] for r in self.sample_rows], dtype=np.int64),
+                cwnd_packets=np.array([r[2] for r in self.sample_rows], dtype=np.float64).reshape(
+                    len(self.sample_rows), k
+                ),
+            )
+
+
+def simulate_reference(
+    scenario: Scenario, buffer_packets: int, seed: int, *, trace: bool = False
+) -> RunResult:
+    """Run the reference implementation; same arguments and result as ``simulate``."""
+    start = time.perf_counter()
+    sim = ReferenceSimulator(scenario, buffer_packets, seed, trace)
+    raw = sim.run()
+    return to_result(sim.p, raw, time.perf_counter() - start, "reference")
