@@ -36,11 +36,6 @@ UTILIZATION = "utilization"
 LOSS = "loss"
 
 
-def _f(value: npt.NDArray[np.float64]) -> FloatOrArray:
-    """Return a Python float for a 0-d result, the array otherwise."""
-    return float(value) if value.ndim == 0 else value
-
-
 def _b(value: npt.NDArray[np.bool_]) -> BoolOrArray:
     return bool(value) if value.ndim == 0 else value
 
@@ -116,7 +111,7 @@ def loss_synchronization(
         burst = _arr(checks.positive("sync_factor", sync_factor)) * flows
     else:
         burst = _arr(checks.positive("loss_burst_packets", loss_burst_packets))
-    return _f(_q(flows, burst))
+    return checks.float_or_array(_q(flows, burst))
 
 
 def kp_packets(max_loss_rate: Any) -> FloatOrArray:
@@ -147,7 +142,7 @@ def kp_packets(max_loss_rate: Any) -> FloatOrArray:
        INFOCOM 2005 (seed ``004_cb0749363e88d206.txt``), §IV.A eq. 22.
     """
     p = _arr(checks.probability("max_loss_rate", max_loss_rate))
-    return _f(np.asarray(MATHIS_CONSTANT / np.sqrt(p), dtype=np.float64))
+    return checks.float_or_array(np.asarray(MATHIS_CONSTANT / np.sqrt(p), dtype=np.float64))
 
 
 def utilization_buffer_bytes(
@@ -200,7 +195,7 @@ def utilization_buffer_bytes(
     rtt = _arr(checks.positive("effective_rtt_s", effective_rtt_s))
     flows = _arr(checks.at_least("bottlenecked_flows", bottlenecked_flows, 1.0))
     mss = _arr(checks.positive("mss_bytes", mss_bytes))
-    return _f(_b_rho(q, capacity * rtt, flows, mss))
+    return checks.float_or_array(_b_rho(q, capacity * rtt, flows, mss))
 
 
 def loss_buffer_bytes(
@@ -251,7 +246,7 @@ def loss_buffer_bytes(
     rtt = _arr(checks.positive("effective_rtt_s", effective_rtt_s))
     flows = _arr(checks.at_least("bottlenecked_flows", bottlenecked_flows, 1.0))
     mss = _arr(checks.positive("mss_bytes", mss_bytes))
-    return _f(_b_p(k, capacity * rtt, flows, mss))
+    return checks.float_or_array(_b_p(k, capacity * rtt, flows, mss))
 
 
 def _crossover(
@@ -452,16 +447,16 @@ def bscl_buffer(
         feasible = _b(np.asarray(min_delay <= delay))
 
     return BSCLResult(
-        buffer_bytes=_f(buffer_bytes),
-        buffer_packets=_f(buffer_bytes / mss),
-        b_rho_bytes=_f(b_rho),
-        b_p_bytes=_f(b_p),
+        buffer_bytes=checks.float_or_array(buffer_bytes),
+        buffer_packets=checks.float_or_array(buffer_bytes / mss),
+        b_rho_bytes=checks.float_or_array(b_rho),
+        b_p_bytes=checks.float_or_array(b_p),
         governing_constraint=_s(governing),
-        crossover_flows=_f(np.asarray(crossover, dtype=np.float64)),
+        crossover_flows=checks.float_or_array(np.asarray(crossover, dtype=np.float64)),
         delay_feasible=feasible,
-        min_feasible_delay_s=_f(min_delay),
-        effective_rtt_s=_f(rtt),
-        loss_sync_q=_f(q),
-        kp_packets=_f(kp),
+        min_feasible_delay_s=checks.float_or_array(min_delay),
+        effective_rtt_s=checks.float_or_array(rtt),
+        loss_sync_q=checks.float_or_array(q),
+        kp_packets=checks.float_or_array(kp),
         few_flows_correction=_b(np.asarray(few)),
     )

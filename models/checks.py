@@ -91,3 +91,8 @@ def integer_at_least(name: str, value: Any, bound: int) -> int:
     if int(float(arr)) < bound:
         raise ValueError(f"{name} must be >= {bound}, got {value!r}")
     return int(float(arr))
+
+
+def float_or_array(value: npt.NDArray[np.float64]) -> FloatOrArray:
+    """A 0-d result as a plain ``float``, anything larger as the array itself."""
+    return float(value) if value.ndim == 0 else value

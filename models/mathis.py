@@ -24,11 +24,6 @@ FPQ_PACKETS_PER_FLOW = 6.0
 BITS_PER_BYTE = 8.0
 
 
-def _out(value: npt.NDArray[np.float64]) -> FloatOrArray:
-    """Return a Python float for a 0-d result, the array otherwise."""
-    return float(value) if value.ndim == 0 else value
-
-
 def mathis_throughput_bps(mss_bytes: Any, rtt_s: Any, loss_rate: Any) -> FloatOrArray:
     """Steady-state throughput of one TCP flow in congestion avoidance (square-root law).
 
@@ -67,7 +62,7 @@ def mathis_throughput_bps(mss_bytes: Any, rtt_s: Any, loss_rate: Any) -> FloatOr
     rtt = np.asarray(checks.positive("rtt_s", rtt_s), dtype=np.float64)
     p = np.asarray(checks.probability("loss_rate", loss_rate), dtype=np.float64)
     rate_bytes_per_s = MATHIS_CONSTANT * mss / (rtt * np.sqrt(p))
-    return _out(np.asarray(rate_bytes_per_s * BITS_PER_BYTE, dtype=np.float64))
+    return checks.float_or_array(np.asarray(rate_bytes_per_s * BITS_PER_BYTE, dtype=np.float64))
 
 
 def loss_rate_for_flows(
@@ -115,7 +110,7 @@ def loss_rate_for_flows(
     mss = np.asarray(checks.positive("mss_bytes", mss_bytes), dtype=np.float64)
     window_packets = capacity * rtt / (BITS_PER_BYTE * mss)
     p = (flows * MATHIS_CONSTANT / window_packets) ** 2
-    return _out(np.asarray(np.minimum(p, 1.0), dtype=np.float64))
+    return checks.float_or_array(np.asarray(np.minimum(p, 1.0), dtype=np.float64))
 
 
 def max_flows_for_loss_rate(
@@ -155,7 +150,9 @@ def max_flows_for_loss_rate(
     rtt = np.asarray(checks.positive("rtt_s", rtt_s), dtype=np.float64)
     mss = np.asarray(checks.positive("mss_bytes", mss_bytes), dtype=np.float64)
     window_packets = capacity * rtt / (BITS_PER_BYTE * mss)
-    return _out(np.asarray(np.sqrt(p_max) * window_packets / MATHIS_CONSTANT, dtype=np.float64))
+    return checks.float_or_array(
+        np.asarray(np.sqrt(p_max) * window_packets / MATHIS_CONSTANT, dtype=np.float64)
+    )
 
 
 def loss_limited_queueing_delay_s(
@@ -207,7 +204,7 @@ def loss_limited_queueing_delay_s(
     p_max = np.asarray(checks.probability("max_loss_rate", max_loss_rate), dtype=np.float64)
     capacity_pps = capacity / (BITS_PER_BYTE * mss)
     delay = MATHIS_CONSTANT * flows / (capacity_pps * np.sqrt(p_max)) - base_rtt
-    return _out(np.asarray(np.maximum(delay, 0.0), dtype=np.float64))
+    return checks.float_or_array(np.asarray(np.maximum(delay, 0.0), dtype=np.float64))
 
 
 def fpq_buffer_packets(
@@ -249,4 +246,4 @@ def fpq_buffer_packets(
     """
     flows = np.asarray(checks.at_least("bottlenecked_flows", bottlenecked_flows, 1.0), float)
     per_flow = np.asarray(checks.positive("packets_per_flow", packets_per_flow), dtype=np.float64)
-    return _out(np.asarray(per_flow * flows, dtype=np.float64))
+    return checks.float_or_array(np.asarray(per_flow * flows, dtype=np.float64))

@@ -192,10 +192,6 @@ def _scalar_drop_bound(n: float, w: float, m: float, s: float, b: float) -> floa
 _vector_drop_bound = np.vectorize(_scalar_drop_bound, otypes=[np.float64])
 
 
-def _result(value: npt.NDArray[np.float64]) -> FloatOrArray:
-    return float(value) if value.ndim == 0 else value
-
-
 def paced_drop_probability_bound(
     flows: Any,
     max_window_packets: Any,
@@ -256,7 +252,7 @@ def paced_drop_probability_bound(
     """
     slots, slowdown = _slots_and_slowdown(capacity_bps, rtt_s, access_bps, packet_bytes)
     value = _vector_drop_bound(flows, max_window_packets, slots, slowdown, buffer_packets)
-    return _result(np.asarray(value, dtype=np.float64))
+    return checks.float_or_array(np.asarray(value, dtype=np.float64))
 
 
 def paced_utilization_bound(
@@ -309,4 +305,4 @@ def paced_utilization_bound(
         dtype=np.float64,
     )
     window = np.asarray(max_window_packets, dtype=np.float64)
-    return _result(np.clip(1.0 - drop * window**2 / 2.0, 0.0, 1.0))
+    return checks.float_or_array(np.clip(1.0 - drop * window**2 / 2.0, 0.0, 1.0))

@@ -18,11 +18,6 @@ from models.checks import FloatOrArray
 BITS_PER_BYTE = 8.0
 
 
-def _result(value: npt.NDArray[np.float64]) -> FloatOrArray:
-    """A 0-d result as ``float``, anything else as an array."""
-    return float(value) if value.ndim == 0 else value
-
-
 def _as_float(value: Any) -> npt.NDArray[np.float64]:
     return np.asarray(value, dtype=np.float64)
 
@@ -94,7 +89,7 @@ def bdp_packets(capacity_bps: Any, rtt_s: Any, packet_bytes: Any = 1500.0) -> Fl
     checks.positive("rtt_s", rtt_s)
     checks.positive("packet_bytes", packet_bytes)
     value = _as_float(capacity_bps) * _as_float(rtt_s) / (BITS_PER_BYTE * _as_float(packet_bytes))
-    return _result(value)
+    return checks.float_or_array(value)
 
 
 def bdp_buffer_packets(capacity_bps: Any, rtt_s: Any, packet_bytes: Any = 1500.0) -> FloatOrArray:
@@ -183,7 +178,7 @@ def md_beta_buffer_packets(
     checks.in_range("md_beta", md_beta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     bdp = _as_float(bdp_packets(capacity_bps, rtt_s, packet_bytes))
     beta = _as_float(md_beta)
-    return _result(bdp * (1.0 - beta) / beta)
+    return checks.float_or_array(bdp * (1.0 - beta) / beta)
 
 
 def packets_to_bytes(buffer_packets: Any, packet_bytes: Any = 1500.0) -> FloatOrArray:
@@ -214,7 +209,7 @@ def packets_to_bytes(buffer_packets: Any, packet_bytes: Any = 1500.0) -> FloatOr
     """
     checks.non_negative("buffer_packets", buffer_packets)
     checks.positive("packet_bytes", packet_bytes)
-    return _result(_as_float(buffer_packets) * _as_float(packet_bytes))
+    return checks.float_or_array(_as_float(buffer_packets) * _as_float(packet_bytes))
 
 
 def packets_to_seconds(
@@ -252,7 +247,7 @@ def packets_to_seconds(
     checks.positive("capacity_bps", capacity_bps)
     checks.positive("packet_bytes", packet_bytes)
     bits = BITS_PER_BYTE * _as_float(buffer_packets) * _as_float(packet_bytes)
-    return _result(bits / _as_float(capacity_bps))
+    return checks.float_or_array(bits / _as_float(capacity_bps))
 
 
 def seconds_to_packets(
@@ -290,4 +285,4 @@ def seconds_to_packets(
     checks.positive("capacity_bps", capacity_bps)
     checks.positive("packet_bytes", packet_bytes)
     bits = _as_float(buffer_s) * _as_float(capacity_bps)
-    return _result(bits / (BITS_PER_BYTE * _as_float(packet_bytes)))
+    return checks.float_or_array(bits / (BITS_PER_BYTE * _as_float(packet_bytes)))

@@ -6,7 +6,6 @@ import math
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 from scipy.special import erf
 
 from models import checks
@@ -15,10 +14,6 @@ from models.rule_of_thumb import bdp_packets
 
 #: ``3·√3 / (2·√2)``, the constant of Appenzeller's utilization bound (dimensionless).
 APPENZELLER_ERF_CONSTANT = 3.0 * math.sqrt(3.0) / (2.0 * math.sqrt(2.0))
-
-
-def _result(value: npt.NDArray[np.float64]) -> FloatOrArray:
-    return float(value) if value.ndim == 0 else value
 
 
 def sqrt_n_buffer_packets(
@@ -66,7 +61,7 @@ def sqrt_n_buffer_packets(
     """
     checks.at_least("flows", flows, 1.0)
     bdp = np.asarray(bdp_packets(capacity_bps, rtt_s, packet_bytes), dtype=np.float64)
-    return _result(bdp / np.sqrt(np.asarray(flows, dtype=np.float64)))
+    return checks.float_or_array(bdp / np.sqrt(np.asarray(flows, dtype=np.float64)))
 
 
 def sqrt_n_utilization_lower_bound(
@@ -124,4 +119,6 @@ def sqrt_n_utilization_lower_bound(
         sqrt_n_buffer_packets(capacity_bps, rtt_s, flows, packet_bytes), dtype=np.float64
     )
     ratio = np.asarray(buffer_packets, dtype=np.float64) / rule
-    return _result(np.asarray(erf(APPENZELLER_ERF_CONSTANT * ratio), dtype=np.float64))
+    return checks.float_or_array(
+        np.asarray(erf(APPENZELLER_ERF_CONSTANT * ratio), dtype=np.float64)
+    )

@@ -12,10 +12,6 @@ from models.checks import FloatOrArray
 from models.rule_of_thumb import bdp_packets
 
 
-def _result(value: npt.NDArray[np.float64]) -> FloatOrArray:
-    return float(value) if value.ndim == 0 else value
-
-
 def _check_load(load: Any) -> npt.NDArray[np.float64]:
     checks.in_range("load", load, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     return np.asarray(load, dtype=np.float64)
@@ -68,7 +64,7 @@ def tiny_buffers_load(
     checks.at_least("max_window_packets", max_window_packets, 1.0)
     pipe = np.asarray(bdp_packets(capacity_bps, rtt_s, packet_bytes), dtype=np.float64)
     window = np.asarray(flows, dtype=np.float64) * np.asarray(max_window_packets, dtype=np.float64)
-    return _result(window / pipe)
+    return checks.float_or_array(window / pipe)
 
 
 def tiny_buffer_packets(
@@ -121,7 +117,7 @@ def tiny_buffer_packets(
     window = np.asarray(max_window_packets, dtype=np.float64)
     theta = np.asarray(target_utilization, dtype=np.float64)
     buffer = np.log(window**2 / (2.0 * (1.0 - theta))) / np.log(1.0 / rho)
-    return _result(np.maximum(buffer, 0.0))
+    return checks.float_or_array(np.maximum(buffer, 0.0))
 
 
 def tiny_buffers_utilization_bound(
@@ -164,4 +160,4 @@ def tiny_buffers_utilization_bound(
     rho = _check_load(load)
     window = np.asarray(max_window_packets, dtype=np.float64)
     lost = rho ** np.asarray(buffer_packets, dtype=np.float64) * window**2 / 2.0
-    return _result(np.clip(1.0 - lost, 0.0, 1.0))
+    return checks.float_or_array(np.clip(1.0 - lost, 0.0, 1.0))
