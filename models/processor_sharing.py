@@ -450,3 +450,38 @@ def ps_transparency_limit_load(
 
     lo, hi = 1e-9, 1.0 - 1e-12
     return float(optimize.brentq(excess, lo, hi, xtol=1e-13, rtol=1e-12))
+
+
+def ps_saturation_probability(load: float, peak_rate_fraction: float) -> float:
+    """Probability that the peak rates of the flows in progress add up to the link capacity.
+
+    Parameters
+    ----------
+    load : float
+        Flow-level load ``ρ`` (dimensionless), in ``(0, 1)``.
+    peak_rate_fraction : float
+        ``p/C`` (``> 0``); values ``>= 1`` mean one flow alone fills the link.
+
+    Returns
+    -------
+    float
+        ``P(N·p >= C) = P(N >= m)``, ``m = ⌈C/p⌉``, under the peak-rate-limited PS model: the
+        fraction of time the link is saturated and flows are held below their peak rate.
+
+    Notes
+    -----
+    The transparent regime is where this probability is small: "the sum of peak rates of all
+    flows remains less than link capacity (with high probability)" (003 §3.3; 002 §III.C).
+
+    Assumptions:
+
+    - processor sharing with ``φ(i) = min(i·p/C, 1)`` (see :func:`ps_throughput_ratio`).
+
+    References
+    ----------
+    .. [1] Seed ``003_04878e78c5c6bb91.txt``, §3.3.
+    .. [2] Seed ``002_e29b74a3ab8ed403.txt``, §III.C.
+    """
+    prof = _profile(peak_rate_fraction, None)
+    m = max(prof.peak_flows, 1)
+    return ps_tail_probability(load, m - 1, peak_rate_fraction=peak_rate_fraction)

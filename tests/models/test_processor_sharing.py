@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from models.processor_sharing import (
     ps_flow_distribution,
     ps_mean_flows,
+    ps_saturation_probability,
     ps_tail_probability,
     ps_throughput_ratio,
     ps_transparency_limit_load,
@@ -86,6 +87,10 @@ def test_peak_rate_profile_is_an_m_m_m_queue(rho: float) -> None:
     assert ps_mean_flows(rho, peak_rate_fraction=1.0 / m) == pytest.approx(mean, rel=1e-10)
     assert ps_throughput_ratio(rho, peak_rate_fraction=1.0 / m) == pytest.approx(
         rho / mean, rel=1e-10
+    )
+    # The peak rates reach C when all m "servers" are busy: the Erlang C probability.
+    assert ps_saturation_probability(rho, 1.0 / m) == pytest.approx(
+        _erlang_c(m, m * rho), rel=1e-10
     )
     # The same φ given as a table (log-space path) agrees with the closed-form Poisson path.
     table = [min(i / m, 1.0) for i in range(1, m + 1)]
