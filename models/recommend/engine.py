@@ -191,7 +191,6 @@ def _choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
     rho_w = ctx.window_limited_load
     w = sc.max_window_packets
     if rho_w is not None and rho_w < 1.0 and w is not None:
-        slow = ctx.slowdown is not None and ctx.slowdown >= (ctx.slow_access_needed or math.inf)
         model = TrafficModel(
             kind="window_limited",
             capacity_bps=sc.capacity_bps,
@@ -201,8 +200,6 @@ def _choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
             max_window_packets=w,
             flows=sc.flows,
             rtt_s=ctx.effective_rtt_s,
-            access_bps=sc.access_bps,
-            use_pacing_bound=sc.paced or slow,
         )
         why = (
             f"The {sc.flows} flows are window-limited: at their largest window "
@@ -450,10 +447,13 @@ def _curves(
     sizes = [r.buffer_packets for r in rules if r.buffer_packets is not None]
     top = max([2.0 * ctx.bdp_packets, 2.0 * recommended, 10.0, *(2.0 * s for s in sizes)])
     grid = np.unique(np.logspace(0.0, math.log10(top), CURVE_POINTS))
+    utilization = model.utilization(grid)
     return Curves(
         buffer_packets=tuple(float(x) for x in grid),
-        utilization=tuple(float(x) for x in model.utilization(grid)),
-        normalized_utilization=tuple(float(x) for x in model.normalized_utilization(grid)),
+        utilization=tuple(float(x) for x in utilization),
+        normalized_utilization=tuple(
+            float(x) for x in np.minimum(1.0, utilization / model.max_utilization)
+        ),
         loss_probability=tuple(float(x) for x in model.loss_probability(grid)),
         queueing_delay_s=tuple(float(x) for x in model.queueing_delay_s(grid)),
     )

@@ -4,8 +4,10 @@ The engine picks one traffic model per scenario and evaluates it on the buffer s
 rule and on the curves, so that the recommendation and the curves come from the same equations.
 
 - ``window_limited``: flows capped by their window so that ρ = N·W/(C·RTT) < 1 (000 ch. 3);
-  utilization ρ·θ with the tiny-buffers bound θ ≥ 1 − ρ^B·W²/2 (000 App. A eq. A.13), loss ρ^B;
-  with paced or slow-access senders, the better of that and the paced-traffic bound (000 Thm 2).
+  utilization ρ·θ with the tiny-buffers bound θ ≥ 1 − ρ^B·W²/2 (000 App. A eq. A.13), loss ρ^B.
+  Paced senders are predicted with the same Poisson bounds: "the performance of paced TCP
+  closely mirrors our analytical bound of O(log W_max) for Poisson sources" (000 §3.2). The
+  paced-traffic union bound (000 Thm 2) is listed as its own rule, not used for the curves.
 - ``open_loop``: flows too slow to fill the port, offered load ρ (003 §4.2): M/M/1/B loss.
 - ``congested_tcp``: N_b long-lived flows limited by congestion here (004): the window sawtooth
   with partial loss synchronization (004 eqs. 13-16, :func:`sawtooth_utilization`), the
@@ -22,7 +24,6 @@ import numpy as np
 import numpy.typing as npt
 
 from models import checks
-from models.pacing import paced_drop_probability_bound, paced_utilization_bound
 from models.queues import mm1b_loss_bound, mm1b_loss_probability
 from models.sqrt_n import sqrt_n_utilization_lower_bound
 from models.tiny_buffers import tiny_buffers_utilization_bound
@@ -163,8 +164,6 @@ class TrafficModel:
     max_window_packets: float = 1.0
     flows: int = 1
     rtt_s: float = 0.1
-    access_bps: float | None = None
-    use_pacing_bound: bool = False
     bdp_packets: float = 1.0
     lbp_capacity_fraction: float = 1.0
     bottlenecked_flows: int = 1
@@ -189,8 +188,6 @@ class TrafficModel:
                 0.0,
                 1.0,
             )
-            if self.use_pacing_bound:
-                theta = np.maximum(theta, self._paced(paced_utilization_bound, b))
             return self.load * theta
         if self.kind == "open_loop":
             loss = np.asarray(mm1b_loss_probability(self.load, b), dtype=np.float64)
@@ -219,8 +216,6 @@ class TrafficModel:
         b = np.atleast_1d(np.asarray(buffer_packets, dtype=np.float64))
         if self.kind == "window_limited":
             loss = np.asarray(mm1b_loss_bound(self.load, b), dtype=np.float64)
-            if self.use_pacing_bound:
-                loss = np.minimum(loss, self._paced(paced_drop_probability_bound, b))
             return loss
         if self.kind == "open_loop":
             return np.asarray(mm1b_loss_probability(self.load, b), dtype=np.float64)
@@ -235,18 +230,3 @@ class TrafficModel:
     def normalized_utilization(self, buffer_packets: Any) -> Array:
         """Utilization as a fraction of ``max_utilization`` (compared with the target)."""
         return np.minimum(1.0, self.utilization(buffer_packets) / self.max_utilization)
-
-    def _paced(self, bound: Any, b: Array) -> Array:
-        access = self.access_bps if self.access_bps is not None else self.capacity_bps
-        return np.asarray(
-            bound(
-                self.flows,
-                self.max_window_packets,
-                self.capacity_bps,
-                self.rtt_s,
-                access,
-                self.packet_bytes,
-                b,
-            ),
-            dtype=np.float64,
-        )
