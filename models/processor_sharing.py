@@ -170,7 +170,7 @@ def _over_loads(load: Any, prof: _Profile, fn: Any) -> Any:
     out = np.empty(rho.shape, dtype=np.float64)
     for idx in np.ndindex(rho.shape):
         out[idx] = fn(_sums(float(rho[idx]), prof))
-    return float(out) if out.ndim == 0 else out
+    return checks.float_or_array(out)
 
 
 def ps_throughput_ratio(

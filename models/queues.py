@@ -34,11 +34,6 @@ def _whole_at_least(name: str, value: Any, bound: int) -> FloatArray:
     return arr
 
 
-def _out(arr: FloatArray) -> Any:
-    """Return a 0-d result as a Python float, anything else as an array."""
-    return float(arr) if arr.ndim == 0 else arr
-
-
 def mm1b_loss_probability(load: Any, buffer_packets: Any) -> Any:
     """Loss probability of the M/M/1/B queue.
 
@@ -95,7 +90,7 @@ def mm1b_loss_probability(load: Any, buffer_packets: Any) -> Any:
         la, ba = ell[above], b[above]
         out[above] = np.expm1(-la) / np.expm1(-(ba + 1.0) * la)
     out[at_one] = 1.0 / (b[at_one] + 1.0)
-    return _out(out)
+    return checks.float_or_array(out)
 
 
 def mm1b_loss_bound(load: Any, buffer_packets: Any) -> Any:
@@ -139,7 +134,7 @@ def mm1b_loss_bound(load: Any, buffer_packets: Any) -> Any:
     )
     b = np.asarray(checks.at_least("buffer_packets", buffer_packets, 1), dtype=np.float64)
     with np.errstate(under="ignore"):
-        return _out(np.asarray(rho**b, dtype=np.float64))
+        return checks.float_or_array(np.asarray(rho**b, dtype=np.float64))
 
 
 def md1b_loss_bound(load: Any, buffer_packets: Any) -> Any:
@@ -251,7 +246,7 @@ def transparent_admissible_load(buffer_packets: Any, max_loss: Any) -> Any:
     """
     b = np.asarray(checks.at_least("buffer_packets", buffer_packets, 1), dtype=np.float64)
     eps = np.asarray(checks.probability("max_loss", max_loss), dtype=np.float64)
-    return _out(np.asarray(eps ** (1.0 / b), dtype=np.float64))
+    return checks.float_or_array(np.asarray(eps ** (1.0 / b), dtype=np.float64))
 
 
 @dataclass(frozen=True)
@@ -373,7 +368,9 @@ def md1b_queue(load: Any, buffer_packets: Any) -> MD1BResult:
     delay = np.empty(rho.shape, dtype=np.float64)
     for idx in np.ndindex(rho.shape):
         loss[idx], mean_n[idx], delay[idx], _ = _md1b_scalar(float(rho[idx]), int(b[idx]))
-    return MD1BResult(_out(loss), _out(mean_n), _out(delay))
+    return MD1BResult(
+        checks.float_or_array(loss), checks.float_or_array(mean_n), checks.float_or_array(delay)
+    )
 
 
 def md1b_occupancy_distribution(load: float, buffer_packets: int) -> FloatArray:
