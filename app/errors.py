@@ -15,11 +15,13 @@ a fault of the service itself and is not turned into a 422.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
@@ -38,6 +40,24 @@ def unprocessable(message: str, *, error_type: str = "value_error") -> JSONRespo
     """A 422 response in FastAPI's validation-error shape."""
     content = {"detail": [error_detail(message, error_type=error_type)]}
     return JSONResponse(status_code=422, content=jsonable_encoder(content))
+
+
+def _json_safe(value: Any) -> Any:
+    """Replace the non-finite floats JSON cannot carry (an echoed ``NaN`` input) by text."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {key: _json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(item) for item in value]
+    return value
+
+
+async def request_validation_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    """FastAPI's own 422, made safe for inputs such as ``NaN`` that it echoes back."""
+    assert isinstance(exc, RequestValidationError)
+    detail = _json_safe(jsonable_encoder(exc.errors()))
+    return JSONResponse(status_code=422, content={"detail": detail})
 
 
 async def model_value_error_handler(request: Request, exc: Exception) -> JSONResponse:
@@ -59,5 +79,14 @@ async def arithmetic_error_handler(request: Request, exc: Exception) -> JSONResp
 
 def install_error_handlers(application: FastAPI) -> None:
     """Register the handlers above on ``application``."""
+    application.add_exception_handler(RequestValidationError, request_validation_error_handler)
     application.add_exception_handler(ValueError, model_value_error_handler)
     application.add_exception_handler(ArithmeticError, arithmetic_error_handler)
+
+
+def finite_result(value: float, field: str, reason: str) -> float:
+    """Return ``value`` if finite; otherwise refuse the input ``field`` with ``reason`` (422)."""
+    result = float(value)
+    if not math.isfinite(result):
+        raise ValueError(f"{field}: {reason}")
+    return result

@@ -7,12 +7,15 @@ from fastapi import FastAPI
 from app import __doc__ as app_doc
 from app.api import api_router
 from app.errors import install_error_handlers
+from app.jobs.lifespan import jobs_lifespan
+from app.limits import install_body_limit
 
 
 def create_app() -> FastAPI:
     application = FastAPI(
         title="bufsize",
         version="0.1.0",
+        lifespan=jobs_lifespan,
         description=(
             "How much packet buffer does this link need? Every buffer-sizing rule from the "
             "literature, its assumptions checked, one recommendation. "
@@ -24,6 +27,7 @@ def create_app() -> FastAPI:
         ),
     )
     install_error_handlers(application)
+    install_body_limit(application)
     application.include_router(api_router)
 
     @application.get("/healthz", tags=["health"], summary="Liveness check")

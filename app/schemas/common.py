@@ -158,9 +158,10 @@ MaxWindowPackets = Annotated[
 
 
 class RequestModel(BaseModel):
-    """Base of the request bodies: unknown fields and non-finite numbers are refused."""
+    """Base of the request bodies: unknown fields, non-finite numbers and type coercions
+    (``true`` for 1, ``2.0`` for an integer count) are refused."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 
 
 class ResponseModel(BaseModel):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Self
+from typing import Annotated, Literal, Self
 
 from pydantic import ConfigDict, Field, model_validator
 
@@ -281,38 +281,50 @@ class BsclResponse(BufferSize):
         json_schema_extra={
             "examples": [
                 {
-                    "buffer_packets": 330.0,
-                    "buffer_bytes": 495000.0,
-                    "buffer_seconds": 0.0396,
-                    "b_rho_bytes": 120000.0,
-                    "b_p_bytes": 495000.0,
+                    "buffer_packets": 333.4,
+                    "buffer_bytes": 500116.0,
+                    "buffer_seconds": 0.04,
+                    "b_rho_bytes": 296780.2,
+                    "b_p_bytes": 500116.0,
                     "governing_constraint": "loss",
-                    "crossover_flows": 30.0,
+                    "crossover_flows": 37.7,
                     "delay_feasible": True,
-                    "min_feasible_delay_s": 0.0396,
+                    "min_feasible_delay_s": 0.04,
                     "effective_rtt_s": 0.1,
                     "loss_sync_q": 0.42,
                     "kp_packets": 8.7,
+                    "few_flows_correction": False,
                 }
             ]
         }
     )
 
-    b_rho_bytes: float = Field(description="B_ρ, the utilization constraint, in bytes.")
-    b_p_bytes: float = Field(description="B_p, the loss-rate constraint, in bytes.")
-    governing_constraint: str = Field(description="Which constraint sets the buffer.")
-    crossover_flows: float | None = Field(
-        default=None, description="Ñ_b, a count: N_b at which B_ρ = B_p (null if none)."
+    b_rho_bytes: float = Field(
+        description="B_ρ, the utilization term (004 eq. 16), in bytes; may be negative."
+    )
+    b_p_bytes: float = Field(
+        description="B_p, the loss-rate term (004 eqs. 21, 23), in bytes; may be negative."
+    )
+    governing_constraint: Literal["utilization", "loss"] = Field(
+        description="The term that sets the buffer."
+    )
+    crossover_flows: float = Field(
+        ge=1.0,
+        description="Ñ_b, a count: the N_b at which B_ρ = B_p (1 when the loss term governs for "
+        "every N_b).",
     )
     delay_feasible: bool | None = Field(
         default=None,
         description="Whether B ≤ C·d̂ (004 eq. 24); null without max_queueing_delay_s.",
     )
     min_feasible_delay_s: float = Field(
-        ge=0.0, description="Smallest queueing-delay limit the buffer meets, in seconds."
+        ge=0.0, description="B/C, the smallest queueing-delay limit this buffer meets, in seconds."
     )
     effective_rtt_s: float = Field(gt=0.0, description="T_e used, in seconds.")
     loss_sync_q: float = Field(
         ge=0.0, le=1.0, description="q(N_b), dimensionless: share of flows hit per loss burst."
     )
     kp_packets: float = Field(gt=0.0, description="K_p = 0.87/√p̂, in packets per flow.")
+    few_flows_correction: bool = Field(
+        description="True when N_b < 5 and B_ρ was replaced by C·T_e (004 §VII)."
+    )

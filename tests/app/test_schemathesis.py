@@ -8,6 +8,8 @@ schema, and invalid data is rejected.
 
 from __future__ import annotations
 
+from typing import Any
+
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
@@ -40,5 +42,5 @@ CHECKS = [
     derandomize=True,
     suppress_health_check=list(HealthCheck),
 )
-def test_api_conforms_to_its_schema(case: schemathesis.Case) -> None:
+def test_api_conforms_to_its_schema(case: schemathesis.Case[Any]) -> None:
     case.call_and_validate(checks=CHECKS)
