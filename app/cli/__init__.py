@@ -9,6 +9,7 @@ import click
 
 from app.cli.recommend import recommend
 from app.cli.serve import serve
+from app.cli.simulate import simulate
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -19,3 +20,4 @@ def main() -> None:
 
 main.add_command(serve)
 main.add_command(recommend)
+main.add_command(simulate)

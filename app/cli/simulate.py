@@ -1,0 +1,539 @@
+"""``bufsize simulate``: run the packet simulator on a dumbbell for one or more buffer sizes.
+
+Quantities are typed with units as in ``bufsize recommend`` (``--capacity "100 Mbit/s"
+--rtt 100ms --packet 1448B``) and parsed by :mod:`app.units`; the engine is
+:mod:`validation.simulator`. The options are a contract that scripts rely on: rename none.
+
+Defaults not fixed by the scenario follow today's TCP stacks (Linux): SACK loss recovery,
+delayed ACKs every 2 segments, initial window 10 (RFC 6928), minimum RTO 200 ms, 1448-byte
+segments with 52 bytes of TCP/IP headers (1500-byte packets), a 3 MiB largest window.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from app.units import parse_quantity
+from validation.simulator import ReplicatedResult, RunResult, Scenario, replicate
+from validation.simulator import simulate as simulate_run
+from validation.simulator.scenario import DEFAULT_PACKET_BUDGET
+
+#: Scenario field -> the option that sets it, for error messages.
+OPTION_OF = {
+    "capacity_bps": "--capacity",
+    "flows": "--flows",
+    "rtt_s": "--rtt",
+    "rtt_jitter_s": "--rtt-jitter",
+    "access_bps": "--access-rate",
+    "max_window_packets": "--max-window",
+    "packet_bytes": "--packet",
+    "header_bytes": "--header",
+    "recovery": "--recovery",
+    "delayed_ack": "--delayed-ack",
+    "initial_window_packets": "--initial-window",
+    "min_rto_s": "--min-rto",
+    "background_load": "--background-load",
+    "duration_s": "--duration",
+    "warmup_s": "--warmup",
+    "packet_budget": "--packet-budget",
+    "buffer_packets": "--buffer",
+}
+_FIELD = re.compile(r"\b(" + "|".join(name for name in OPTION_OF if "_" in name) + r")\b")
+
+#: Wall time after which the progress bar appears, s (shorter runs print no bar).
+PROGRESS_AFTER_S = 0.5
+#: Header of the trace CSV; ``buffer_packets`` is prepended when several buffers are run.
+TRACE_COLUMNS = ("time_s", "flow", "size_bytes", "dropped")
+
+
+def option_message(message: str) -> str:
+    """Say ``--warmup`` where the simulator's message says ``warmup_s``, and so on."""
+    message = _FIELD.sub(lambda m: OPTION_OF[m.group(1)], message)
+    if message.startswith("flows "):
+        message = "--flows" + message[len("flows") :]
+    return message
+
+
+@dataclass
+class Request:
+    """What the command line asks for: a scenario, buffer sizes, replications and a seed."""
+
+    scenario: Scenario
+    buffers: list[int]
+    replications: int
+    seed: int
+    trace: Path | None = None
+    as_json: bool = False
+
+
+def _buffers(text: str, wire_bytes: int, capacity_bps: float) -> list[int]:
+    """Packets (``64``), or a size (``96KiB``) or a time at line rate (``5ms``), rounded down."""
+    parts = [p for p in (s.strip() for s in text.split(",")) if p]
+    if not parts:
+        raise ValueError("--buffer: give one buffer size or a comma-separated list")
+    out: set[int] = set()
+    for part in parts:
+        try:
+            number = float(part)
+        except ValueError:
+            number = math.nan
+        if math.isfinite(number):
+            if number != int(number):
+                raise ValueError(f"--buffer: {part!r} is not a whole number of packets")
+            packets = int(number)
+        else:
+            try:
+                packets = int(parse_quantity("--buffer", part, "size") // wire_bytes)
+            except ValueError:
+                seconds = parse_quantity("--buffer", part, "time")
+                packets = int(seconds * capacity_bps // (8 * wire_bytes))
+        if packets < 1:
+            held = "" if math.isfinite(number) else f" ({wire_bytes:,} B each on the wire)"
+            raise ValueError(f"--buffer must be >= 1 packet{held}, got {part!r}")
+        out.add(packets)
+    return sorted(out)
+
+
+def _window_packets(text: str, packet_bytes: int) -> int:
+    """A bare number is packets; a size (``3MiB``) holds that many whole segments."""
+    try:
+        number = float(text)
+    except ValueError:
+        number = parse_quantity("--max-window", text, "size") / packet_bytes
+    if not math.isfinite(number):
+        raise ValueError(f"--max-window must be finite, got {text!r}")
+    return int(number)
+
+
+def _jitter_s(text: str, rtt_s: float) -> float:
+    """A time (``10ms``) or a share of the mean RTT (``20%``)."""
+    stripped = text.strip()
+    if stripped.endswith("%"):
+        try:
+            share = float(stripped[:-1])
+        except ValueError as exc:
+            raise ValueError(f"--rtt-jitter: cannot read {text!r}; try '20%' or '10ms'") from exc
+        return share / 100.0 * rtt_s
+    return parse_quantity("--rtt-jitter", stripped, "time")
+
+
+def _whole(name: str, value: float) -> int:
+    if not value.is_integer():
+        raise ValueError(f"{name} must be a whole number of bytes, got {value!r}")
+    return int(value)
+
+
+def build_request(opts: dict[str, Any]) -> Request:
+    """Parse the options into a validated :class:`Request` (``ValueError`` names the option)."""
+    capacity_bps = parse_quantity("--capacity", opts["capacity"], "rate")
+    rtt_s = parse_quantity("--rtt", opts["rtt"], "time")
+    packet_bytes = _whole("--packet", parse_quantity("--packet", opts["packet"], "size"))
+    header_bytes = _whole("--header", parse_quantity("--header", opts["header"], "size"))
+    if packet_bytes < 1:
+        raise ValueError(f"--packet must be >= 1 byte, got {opts['packet']!r}")
+    if header_bytes < 0:
+        raise ValueError(f"--header must be >= 0 bytes, got {opts['header']!r}")
+    scenario = Scenario(
+        capacity_bps=capacity_bps,
+        flows=opts["flows"],
+        rtt_s=rtt_s,
+        rtt_jitter_s=_jitter_s(opts["rtt_jitter"], rtt_s),
+        access_bps=parse_quantity("--access-rate", opts["access_rate"], "rate"),
+        max_window_packets=_window_packets(opts["max_window"], packet_bytes),
+        packet_bytes=packet_bytes,
+        header_bytes=header_bytes,
+        pacing=opts["pacing"],
+        recovery=opts["recovery"],
+        delayed_ack=opts["delayed_ack"],
+        initial_window_packets=opts["initial_window"],
+        min_rto_s=parse_quantity("--min-rto", opts["min_rto"], "time"),
+        background_load=opts["background_load"],
+        duration_s=parse_quantity("--duration", opts["duration"], "time"),
+        warmup_s=parse_quantity("--warmup", opts["warmup"], "time"),
+        packet_budget=opts["packet_budget"],
+    )
+    scenario.validate()
+    buffers = _buffers(opts["buffer"], scenario.wire_bytes, capacity_bps)
+    for buffer_packets in buffers:
+        scenario.validate(buffer_packets)
+    if opts["replications"] < 1:
+        raise ValueError(f"--replications must be >= 1, got {opts['replications']}")
+    if opts["seed"] < 0:
+        raise ValueError(f"--seed must be >= 0, got {opts['seed']}")
+    if opts["trace"] is not None and opts["replications"] > 1:
+        raise ValueError("--trace records single runs: use it with --replications 1")
+    return Request(
+        scenario=scenario,
+        buffers=buffers,
+        replications=opts["replications"],
+        seed=opts["seed"],
+        trace=opts["trace"],
+        as_json=opts["as_json"],
+    )
+
+
+@dataclass
+class ProgressBar:
+    """A rich progress bar on stderr over all buffer sizes, shown once a command runs long.
+
+    ``report(step, fraction)`` relays the simulator's progress callback for buffer size
+    ``step`` of ``steps`` (one run, or its replications); the bar appears only when stderr is
+    a terminal and the command has been running for ``PROGRESS_AFTER_S`` seconds.
+    """
+
+    steps: int
+    console: Console = field(default_factory=lambda: Console(stderr=True))
+    started_s: float = field(default_factory=time.perf_counter)
+    _bar: Progress | None = None
+    _task: Any = None
+
+    def report(self, step: int, fraction: float, description: str = "") -> None:
+        """Show ``step + fraction`` steps done out of ``steps``."""
+        if not self.console.is_terminal:
+            return
+        if self._bar is None:
+            if time.perf_counter() - self.started_s < PROGRESS_AFTER_S:
+                return
+            self._bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TaskProgressColumn(),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=self.console,
+                transient=True,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("simulating", total=float(self.steps))
+        done = min(step + min(max(fraction, 0.0), 1.0), float(self.steps))
+        self._bar.update(self._task, completed=done, description=description or "simulating")
+
+    def __enter__(self) -> ProgressBar:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+Result = RunResult | ReplicatedResult
+
+
+def run_request(req: Request, bar: ProgressBar, trace_file: IO[str] | None = None) -> list[Result]:
+    """Simulate each buffer size (once, or ``replications`` times) in increasing order."""
+    writer = None
+    several = len(req.buffers) > 1
+    if trace_file is not None:
+        writer = csv.writer(trace_file)
+        writer.writerow((("buffer_packets",) if several else ()) + TRACE_COLUMNS)
+    results: list[Result] = []
+    for index, buffer_packets in enumerate(req.buffers):
+        label = f"B = {buffer_packets:,}"
+
+        def report(fraction: float, index: int = index, label: str = label) -> None:
+            bar.report(index, fraction, label)
+
+        if req.replications == 1:
+            run = simulate_run(
+                req.scenario, buffer_packets, req.seed, trace=writer is not None, progress=report
+            )
+            if writer is not None:
+                _write_trace(writer, run, buffer_packets if several else None)
+                run.packet_trace = None
+                run.samples = None
+            results.append(run)
+        else:
+            results.append(
+                replicate(req.scenario, buffer_packets, req.replications, req.seed, report)
+            )
+    return results
+
+
+def _write_trace(writer: Any, run: RunResult, buffer_packets: int | None) -> None:
+    trace = run.packet_trace
+    if trace is None:  # the simulator always returns one when asked
+        raise RuntimeError("the simulator returned no packet trace")
+    columns = [
+        trace.time_s.tolist(),
+        trace.flow.tolist(),
+        trace.size_bytes.tolist(),
+        trace.dropped.astype(int).tolist(),
+    ]
+    if buffer_packets is not None:
+        columns.insert(0, [buffer_packets] * len(columns[0]))
+    writer.writerows(zip(*columns, strict=True))
+
+
+def to_json(req: Request, results: list[Result]) -> dict[str, Any]:
+    """The document ``--json`` prints: the scenario, the seed and one row per buffer size."""
+    rows = []
+    for result in results:
+        row = result.to_dict(traces=False)
+        if isinstance(result, RunResult):
+            row["replications"] = 1
+        row.update(_buffer_sizes(req.scenario, result.buffer_packets))
+        rows.append(row)
+    return {
+        "scenario": req.scenario.to_dict(),
+        "seed": req.seed,
+        "replications": req.replications,
+        "buffer_packets": req.buffers,
+        "results": rows,
+    }
+
+
+def _buffer_sizes(scenario: Scenario, buffer_packets: int) -> dict[str, float]:
+    wire_bytes = buffer_packets * scenario.wire_bytes
+    return {"buffer_bytes": wire_bytes, "buffer_s": 8.0 * wire_bytes / scenario.capacity_bps}
+
+
+def _rate(bps: float) -> str:
+    for factor, unit in ((1e12, "Tbit/s"), (1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s")):
+        if abs(bps) >= factor:
+            return f"{bps / factor:.4g} {unit}"
+    return f"{bps:.4g} bit/s"
+
+
+def _time(seconds: float) -> str:
+    if seconds >= 1.0:
+        return f"{seconds:.4g} s"
+    return f"{seconds * 1e3:.4g} ms"
+
+
+def _bytes(value: float) -> str:
+    for factor, unit in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+        if value >= factor:
+            return f"{value / factor:.3g} {unit}"
+    return f"{value:.0f} B"
+
+
+def describe(scenario: Scenario) -> str:
+    """One paragraph: the scenario in the units people use."""
+    sc = scenario
+    rtt = _time(sc.rtt_s)
+    if sc.rtt_jitter_s > 0:
+        rtt += f" ± {_time(sc.rtt_jitter_s)}"
+    tcp = (
+        f"{sc.recovery.upper() if sc.recovery == 'sack' else 'NewReno'} recovery, "
+        f"{'paced' if sc.pacing else 'unpaced'}, delayed ACK {sc.delayed_ack}, "
+        f"initial window {sc.initial_window_packets}, min RTO {_time(sc.min_rto_s)}, "
+        f"largest window {sc.max_window_packets:,} packets"
+    )
+    background = f", background load {sc.background_load:.3g}" if sc.background_load > 0 else ""
+    return (
+        f"{sc.flows:,} flows over {_rate(sc.capacity_bps)}, RTT {rtt}, access links "
+        f"{_rate(sc.access_bps)}, packets of {sc.packet_bytes:,} B + {sc.header_bytes} B "
+        f"header{background}; {tcp}. {_time(sc.duration_s)} simulated, the first "
+        f"{_time(sc.warmup_s)} discarded."
+    )
+
+
+def _cell(result: Result, measure: str, fmt: str, scale: float = 1.0) -> str:
+    if isinstance(result, RunResult):
+        return format(float(getattr(result, measure)) * scale, fmt)
+    estimate = result[measure]
+    text = format(estimate.mean * scale, fmt)
+    if math.isfinite(estimate.ci99_half_width):
+        text += " ± " + format(estimate.ci99_half_width * scale, fmt)
+    return text
+
+
+def render(req: Request, results: list[Result], console: Console) -> None:
+    """Print the scenario and a table of the measures, one row per buffer size."""
+    console.print(describe(req.scenario), markup=False, soft_wrap=True)
+    reps = req.replications
+    if reps > 1:
+        console.print(f"Seed {req.seed}, {reps} replications per buffer; ± is the 99% CI.")
+    else:
+        console.print(f"Seed {req.seed}.")
+    table = Table(title="Packet simulation", title_justify="left")
+    for name in ("Buffer pkts", "Buffer ms", "Utilization", "Goodput Mbit/s", "Loss"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for name in ("Delay mean ms", "Delay p99 ms", "Timeouts"):
+        table.add_column(name, justify="right", no_wrap=True)
+    packets = 0.0
+    wall_s = 0.0
+    for result in results:
+        sizes = _buffer_sizes(req.scenario, result.buffer_packets)
+        table.add_row(
+            f"{result.buffer_packets:,}",
+            f"{sizes['buffer_s'] * 1e3:.4g}",
+            _cell(result, "utilization", ".1%"),
+            _cell(result, "goodput_bps", ".4g", 1e-6),
+            _cell(result, "loss_rate", ".3g"),
+            _cell(result, "queue_delay_mean_s", ".3g", 1e3),
+            _cell(result, "queue_delay_p99_s", ".3g", 1e3),
+            _cell(result, "timeouts", ".4g"),
+        )
+        runs = [result] if isinstance(result, RunResult) else result.runs
+        packets += sum(run.bottleneck_packets for run in runs)
+        wall_s += sum(run.wall_s for run in runs)
+    console.print(table)
+    speed = f" ({packets / wall_s / 1e6:.3g} million per second)" if wall_s > 0 else ""
+    console.print(
+        f"{packets:,.0f} bottleneck packets simulated in {wall_s:.3g} s{speed}; "
+        f"buffer ms is the buffer drained at line rate ({_bytes(req.scenario.wire_bytes)} "
+        "per packet on the wire)."
+    )
+
+
+@click.command()
+@click.option("--capacity", required=True, help='Bottleneck rate, e.g. "100 Mbit/s".')
+@click.option("--flows", required=True, type=int, help="Persistent TCP flows N.")
+@click.option("--rtt", required=True, help="Mean two-way propagation delay, e.g. 100ms.")
+@click.option(
+    "--rtt-jitter",
+    default="20%",
+    show_default=True,
+    help="RTTs are uniform in rtt ± jitter: a time (10ms) or a share of --rtt (20%).",
+)
+@click.option(
+    "--access-rate",
+    default="1 Gbit/s",
+    show_default=True,
+    help="Rate of each sender's access link.",
+)
+@click.option(
+    "--max-window",
+    default="3MiB",
+    show_default=True,
+    help="Largest window: packets (64) or a size (3MiB, Linux's default largest receive "
+    "window), in whole segments.",
+)
+@click.option("--packet", default="1448B", show_default=True, help="Payload per packet (TCP MSS).")
+@click.option(
+    "--header",
+    default="52B",
+    show_default=True,
+    help="TCP/IP headers per packet on the wire (with --packet: 1500 B packets).",
+)
+@click.option(
+    "--buffer",
+    required=True,
+    help="Bottleneck buffer in packets (the one in transmission included), or a comma list: "
+    "20,50,100; a size (64KiB) or a time at line rate (5ms) is rounded down to packets.",
+)
+@click.option(
+    "--pacing/--no-pacing",
+    default=False,
+    show_default=True,
+    help="Senders space packets srtt/cwnd apart.",
+)
+@click.option(
+    "--recovery",
+    type=click.Choice(["sack", "newreno"]),
+    default="sack",
+    show_default=True,
+    help="Loss recovery: SACK (RFC 6675) or NewReno without SACK (RFC 6582).",
+)
+@click.option(
+    "--delayed-ack",
+    type=int,
+    default=2,
+    show_default=True,
+    metavar="N",
+    help="In-order segments per ACK (1: no delayed ACKs).",
+)
+@click.option(
+    "--initial-window",
+    type=int,
+    default=10,
+    show_default=True,
+    metavar="N",
+    help="Initial congestion window, packets (RFC 6928).",
+)
+@click.option(
+    "--min-rto",
+    default="200ms",
+    show_default=True,
+    help="Lower bound of the retransmission timeout (Linux: 200ms; RFC 6298: 1s).",
+)
+@click.option(
+    "--background-load",
+    type=float,
+    default=0.0,
+    show_default=True,
+    help="Poisson background packets, as a fraction of --capacity.",
+)
+@click.option("--duration", default="60s", show_default=True, help="Simulated time.")
+@click.option("--warmup", default="10s", show_default=True, help="Measures start after this time.")
+@click.option(
+    "--replications",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Independent runs per buffer; 2 or more give 99% confidence intervals.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Seed of the run, or of the replications (SeedSequence(seed).spawn(n)).",
+)
+@click.option(
+    "--packet-budget",
+    type=int,
+    default=DEFAULT_PACKET_BUDGET,
+    show_default=True,
+    help="Most bottleneck packets one run may simulate.",
+)
+@click.option(
+    "--trace",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Write the bottleneck's departures and drops (time_s, flow, size_bytes, dropped) "
+    "to this CSV file; a buffer_packets column leads when several buffers are run.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON on stdout.")
+def simulate(**opts: Any) -> None:
+    """Simulate TCP flows through one bottleneck for each buffer size.
+
+    A progress bar shows on stderr for long runs; --json output on stdout stays clean.
+    """
+    try:
+        req = build_request(opts)
+    except ValueError as exc:  # UnitError is a ValueError too
+        click.echo(f"Error: {option_message(str(exc))}", err=True)
+        raise SystemExit(2) from exc
+    try:
+        trace_file = (
+            None if req.trace is None else req.trace.open("w", newline="", encoding="utf-8")
+        )
+    except OSError as exc:
+        click.echo(f"Error: --trace: cannot write {str(req.trace)!r}: {exc.strerror}", err=True)
+        raise SystemExit(2) from exc
+    try:
+        with ProgressBar(steps=len(req.buffers)) as bar:
+            results = run_request(req, bar, trace_file)
+    finally:
+        if trace_file is not None:
+            trace_file.close()
+    if req.as_json:
+        click.echo(json.dumps(to_json(req, results), indent=2, ensure_ascii=False))
+        return
+    render(req, results, Console(width=max(120, Console().width), highlight=False))

@@ -1,0 +1,330 @@
+"""Tests of ``bufsize simulate`` through click's CliRunner, on small scenarios.
+
+Each scenario simulates two seconds of three flows over 10 Mbit/s, a few thousand bottleneck
+packets, so that a run takes milliseconds once the compiled core is loaded.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import io
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+from rich.console import Console
+
+from app.cli import main
+from app.cli.simulate import build_request, option_message
+
+# The module (``app.cli.simulate`` the attribute is the click command registered on main).
+cli = importlib.import_module("app.cli.simulate")
+
+SMALL = [
+    "simulate",
+    "--capacity",
+    "10 Mbit/s",
+    "--flows",
+    "3",
+    "--rtt",
+    "40ms",
+    "--duration",
+    "2s",
+    "--warmup",
+    "0.5s",
+]
+
+#: Keys every row of --json must carry (issue 4, item 5) and their JSON types for one run.
+ROW_TYPES: dict[str, type | tuple[type, ...]] = {
+    "buffer_packets": int,
+    "utilization": float,
+    "goodput_bps": float,
+    "loss_rate": float,
+    "queue_delay_mean_s": float,
+    "queue_delay_p99_s": float,
+    "bottleneck_packets": int,
+    "timeouts": int,
+    "wall_s": float,
+    "seed": int,
+}
+
+
+def _invoke(*args: str) -> Result:
+    return CliRunner().invoke(main, [*SMALL, *args])
+
+
+def _json(*args: str) -> dict[str, Any]:
+    result = _invoke(*args, "--json")
+    assert result.exit_code == 0, result.output
+    document: dict[str, Any] = json.loads(result.stdout)
+    return document
+
+
+def _without_wall_time(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_wall_time(v) for k, v in value.items() if k != "wall_s"}
+    if isinstance(value, list):
+        return [_without_wall_time(v) for v in value]
+    return value
+
+
+def test_json_keys_and_types() -> None:
+    doc = _json("--buffer", "10", "--seed", "7")
+    assert set(doc) >= {"scenario", "seed", "replications", "buffer_packets", "results"}
+    assert doc["seed"] == 7 and doc["replications"] == 1 and doc["buffer_packets"] == [10]
+    (row,) = doc["results"]
+    for key, kind in ROW_TYPES.items():
+        assert isinstance(row[key], kind), (key, row[key])
+    assert row["buffer_packets"] == 10 and row["seed"] == 7
+    assert 0.0 < row["utilization"] <= 1.0
+    assert 0.0 <= row["loss_rate"] <= 1.0
+    assert 0.0 < row["goodput_bps"] <= 10e6
+    assert 0.0 <= row["queue_delay_mean_s"] <= row["queue_delay_p99_s"]
+    assert row["bottleneck_packets"] > 0 and row["timeouts"] >= 0 and row["wall_s"] >= 0.0
+    # 10 packets of 1448 B payload + 52 B headers = 15,000 B = 12 ms at 10 Mbit/s.
+    assert row["buffer_bytes"] == 15_000
+    assert row["buffer_s"] == pytest.approx(0.012, rel=1e-12)
+    assert row["scenario"] == doc["scenario"]
+
+
+def test_defaults_are_todays_tcp() -> None:
+    """Defaults shown in --help and used: SACK, delayed ACK 2, IW 10, 200 ms, 1500 B, 3 MiB."""
+    scenario = _json("--buffer", "10")["scenario"]
+    assert scenario["recovery"] == "sack"
+    assert scenario["delayed_ack"] == 2
+    assert scenario["initial_window_packets"] == 10
+    assert scenario["min_rto_s"] == pytest.approx(0.2)
+    assert scenario["packet_bytes"] == 1448 and scenario["header_bytes"] == 52
+    assert scenario["max_window_packets"] == 3 * 2**20 // 1448  # 2172 whole segments
+    assert scenario["rtt_jitter_s"] == pytest.approx(0.2 * 0.040)  # 20% of --rtt
+    assert scenario["access_bps"] == pytest.approx(1e9)
+    assert scenario["pacing"] is False
+    help_text = CliRunner().invoke(main, ["simulate", "--help"]).output
+    for shown in ("[default: sack]", "[default: 2]", "[default: 10]", "[default: 200ms]"):
+        assert shown in help_text
+
+
+def test_comma_list_gives_one_row_per_buffer() -> None:
+    doc = _json("--buffer", "20, 5,10,5")
+    # Sorted and distinct, as the API's canonical form.
+    assert doc["buffer_packets"] == [5, 10, 20]
+    assert [row["buffer_packets"] for row in doc["results"]] == [5, 10, 20]
+    for row in doc["results"]:
+        assert row["seed"] == 1
+
+
+def test_same_seed_same_output_other_seed_differs() -> None:
+    first = _json("--buffer", "5,10", "--seed", "3")
+    again = _json("--buffer", "5,10", "--seed", "3")
+    other = _json("--buffer", "5,10", "--seed", "4")
+    assert _without_wall_time(first) == _without_wall_time(again)
+    assert _without_wall_time(first["results"]) != _without_wall_time(other["results"])
+
+
+def test_replications_give_means_and_confidence_intervals() -> None:
+    doc = _json("--buffer", "8", "--replications", "3", "--seed", "2")
+    (row,) = doc["results"]
+    assert row["replications"] == 3 and len(row["runs"]) == 3 and row["seed"] == 2
+    assert doc["scenario"] == row["scenario"]
+    for key in ROW_TYPES:
+        assert key in row
+    for key in ("utilization", "goodput_bps", "loss_rate", "queue_delay_p99_s", "timeouts"):
+        assert isinstance(row[f"{key}_ci99"], float) and row[f"{key}_ci99"] >= 0.0
+        values = [run[key] for run in row["runs"]]
+        assert row[key] == pytest.approx(math.fsum(values) / 3, rel=1e-12)
+    # Replications have their own seeds, spawned from --seed.
+    assert len({run["seed"] for run in row["runs"]}) == 3
+
+
+def _read_trace(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        rows = list(reader)
+        return list(reader.fieldnames or []), rows
+
+
+def _check_trace_rows(rows: list[dict[str, str]], result: dict[str, Any]) -> None:
+    drops = sum(int(r["dropped"]) for r in rows)
+    departures = len(rows) - drops
+    # Without background traffic every bottleneck drop is a TCP data packet.
+    assert drops == result["packets_dropped"]
+    # Every bottleneck arrival departed, was dropped, or is still in the buffer at the end.
+    left = result["bottleneck_packets"] - departures - drops
+    assert 0 <= left <= result["buffer_packets"]
+    times = [float(r["time_s"]) for r in rows]
+    assert times == sorted(times) and 0.0 <= times[0] and times[-1] <= 2.0
+    assert {int(r["flow"]) for r in rows} <= {0, 1, 2}
+    assert {int(r["size_bytes"]) for r in rows} == {1500}  # bytes on the wire
+    assert {r["dropped"] for r in rows} <= {"0", "1"}
+
+
+def test_trace_csv_one_buffer(tmp_path: Path) -> None:
+    path = tmp_path / "trace.csv"
+    doc = _json("--buffer", "5", "--trace", str(path))
+    header, rows = _read_trace(path)
+    assert header == ["time_s", "flow", "size_bytes", "dropped"]
+    (result,) = doc["results"]
+    assert result["packets_dropped"] > 0  # a 5-packet buffer drops: the check below has teeth
+    _check_trace_rows(rows, result)
+    assert "packet_trace" not in result and "samples" not in result
+
+
+def test_trace_csv_several_buffers(tmp_path: Path) -> None:
+    path = tmp_path / "trace.csv"
+    doc = _json("--buffer", "5,12", "--trace", str(path))
+    header, rows = _read_trace(path)
+    assert header == ["buffer_packets", "time_s", "flow", "size_bytes", "dropped"]
+    for result in doc["results"]:
+        mine = [r for r in rows if int(r["buffer_packets"]) == result["buffer_packets"]]
+        _check_trace_rows(mine, result)
+    assert {int(r["buffer_packets"]) for r in rows} == {5, 12}
+
+
+def test_table_output() -> None:
+    result = _invoke("--buffer", "10,20")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "Buffer pkts" in out and "Utilization" in out and "Delay p99 ms" in out
+    assert "3 flows over 10 Mbit/s, RTT 40 ms ± 8 ms" in out
+    rows = [line for line in out.splitlines() if line.startswith("│")]
+    assert len(rows) == 2
+    # 10 and 20 packets of 1500 B on the wire drain in 12 and 24 ms at 10 Mbit/s.
+    assert rows[0].split("│")[1:3] == [" " * 10 + "10 ", " " * 8 + "12 "]
+    assert rows[1].split("│")[2].strip() == "24"
+
+
+def test_table_with_replications_shows_ci() -> None:
+    result = _invoke("--buffer", "10", "--replications", "2")
+    assert result.exit_code == 0, result.output
+    assert "± is the 99% CI" in result.stdout
+    (row,) = [line for line in result.stdout.splitlines() if line.startswith("│")]
+    assert "±" in row
+
+
+def _params(*args: str) -> dict[str, Any]:
+    ctx = cli.simulate.make_context("simulate", [*SMALL[1:], *args])
+    return dict(ctx.params)
+
+
+@pytest.mark.parametrize(
+    ("capacity", "bps"),
+    [("10 Mbit/s", 10e6), ("10Mbps", 10e6), ("10 Mb/s", 10e6), ("10000000", 10e6), ("1 Gbps", 1e9)],
+)
+def test_capacity_units(capacity: str, bps: float) -> None:
+    req = build_request(_params("--buffer", "10", "--capacity", capacity))
+    assert req.scenario.capacity_bps == pytest.approx(bps, rel=1e-12)
+
+
+def test_time_size_and_buffer_units() -> None:
+    req = build_request(
+        _params(
+            "--rtt",
+            "0.1 s",
+            "--rtt-jitter",
+            "10ms",
+            "--min-rto",
+            "1s",
+            "--packet",
+            "1000B",
+            "--header",
+            "0",
+            "--max-window",
+            "64KiB",
+            "--buffer",
+            "15000B,12ms,7",
+        )
+    )
+    sc = req.scenario
+    assert sc.rtt_s == pytest.approx(0.1) and sc.rtt_jitter_s == pytest.approx(0.01)
+    assert sc.min_rto_s == pytest.approx(1.0)
+    assert sc.packet_bytes == 1000 and sc.header_bytes == 0
+    assert sc.max_window_packets == 65  # 65,536 B / 1000 B, whole segments
+    # 15,000 B / 1000 B = 15 packets; 12 ms x 10 Mbit/s / 8000 bit = 15 packets; 7 packets.
+    assert req.buffers == [7, 15]
+    assert (
+        build_request(_params("--buffer", "10", "--max-window", "64")).scenario.max_window_packets
+        == 64
+    )
+
+
+def _no_simulation(*args: Any, **kwargs: Any) -> Any:
+    raise AssertionError("a simulation started before the scenario was checked")
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["--capacity", "-10 Mbit/s"], "--capacity"),
+        (["--capacity", "100ms"], "--capacity"),
+        (["--access-rate", "-1 Gbit/s"], "--access-rate"),
+        (["--rtt", "fast"], "--rtt"),
+        (["--rtt", "0s"], "--rtt"),
+        (["--rtt-jitter", "50ms"], "--rtt-jitter"),
+        (["--flows", "0"], "--flows"),
+        (["--buffer", "0"], "--buffer"),
+        (["--buffer", "10,-3"], "--buffer"),
+        (["--buffer", "2.5"], "--buffer"),
+        (["--buffer", "100B"], "--buffer"),
+        (["--warmup", "2s"], "--warmup"),
+        (["--duration", "-1s"], "--duration"),
+        (["--packet-budget", "1000"], "--packet-budget"),
+        (["--max-window", "0"], "--max-window"),
+        (["--packet", "0B"], "--packet"),
+        (["--delayed-ack", "0"], "--delayed-ack"),
+        (["--initial-window", "0"], "--initial-window"),
+        (["--min-rto", "0ms"], "--min-rto"),
+        (["--background-load", "1.5"], "--background-load"),
+        (["--replications", "0"], "--replications"),
+        (["--seed", "-1"], "--seed"),
+        (["--replications", "2", "--trace", "TRACE"], "--trace"),
+    ],
+)
+def test_scenario_errors_exit_2_naming_the_option(
+    args: list[str], option: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(cli, "simulate_run", _no_simulation)
+    monkeypatch.setattr(cli, "replicate", _no_simulation)
+    trace = tmp_path / "t.csv"
+    args = [str(trace) if a == "TRACE" else a for a in args]
+    extra = [] if "--buffer" in args else ["--buffer", "10"]
+    result = _invoke(*args, *extra, "--json")
+    assert not trace.exists()
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    assert option in lines[0]
+
+
+def test_messages_use_option_names() -> None:
+    message = "warmup_s must be < duration_s (60), got 70.0"
+    assert option_message(message) == "--warmup must be < --duration (60), got 70.0"
+    assert option_message("flows must be >= 1, got 0") == "--flows must be >= 1, got 0"
+
+
+def test_progress_bar_writes_to_its_console_only() -> None:
+    sink = io.StringIO()
+    console = Console(file=sink, force_terminal=True, width=80)
+    with cli.ProgressBar(steps=2, console=console, started_s=-1e9) as bar:
+        bar.report(0, 0.5, "B = 10")
+        bar.report(1, 1.0, "B = 20")
+    assert "B = 20" in sink.getvalue()
+    # Not a terminal (a pipe, a file): no bar at all.
+    quiet = io.StringIO()
+    with cli.ProgressBar(steps=1, console=Console(file=quiet), started_s=-1e9) as bar:
+        bar.report(0, 0.5)
+    assert quiet.getvalue() == ""
+
+
+def test_json_stdout_stays_clean_with_the_bar_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Pretend stderr is a terminal and show the bar at once.
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setattr(cli, "PROGRESS_AFTER_S", 0.0)
+    result = _invoke("--buffer", "5,10", "--json")
+    assert result.exit_code == 0, result.output
+    assert "B = " in result.stderr
+    assert [r["buffer_packets"] for r in json.loads(result.stdout)["results"]] == [5, 10]
