@@ -103,15 +103,22 @@ def _buffers(text: str, wire_bytes: int, capacity_bps: float) -> list[int]:
             packets = int(number)
         else:
             try:
-                packets = int(parse_quantity("--buffer", part, "size") // wire_bytes)
+                packets = _whole_packets(parse_quantity("--buffer", part, "size") / wire_bytes)
             except ValueError:
                 seconds = parse_quantity("--buffer", part, "time")
-                packets = int(seconds * capacity_bps // (8 * wire_bytes))
+                packets = _whole_packets(seconds * capacity_bps / (8 * wire_bytes))
         if packets < 1:
             held = "" if math.isfinite(number) else f" ({wire_bytes:,} B each on the wire)"
             raise ValueError(f"--buffer must be >= 1 packet{held}, got {part!r}")
         out.add(packets)
     return sorted(out)
+
+
+def _whole_packets(packets: float) -> int:
+    """Round down, forgiving the last bits of unit conversion (12 ms x 10 Mbit/s = 10 packets)."""
+    if not math.isfinite(packets):
+        raise ValueError(f"--buffer must be finite, got {packets!r} packets")
+    return math.floor(packets * (1.0 + 1e-9))
 
 
 def _window_packets(text: str, packet_bytes: int) -> int:
@@ -507,7 +514,8 @@ def render(req: Request, results: list[Result], console: Console) -> None:
     "--trace",
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
     help="Write the bottleneck's departures and drops (time_s, flow, size_bytes, dropped) "
-    "to this CSV file; a buffer_packets column leads when several buffers are run.",
+    "to this CSV file; a buffer_packets column leads when several buffers are run. Flows are "
+    "numbered from 0; flow = --flows marks background packets.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON on stdout.")
 def simulate(**opts: Any) -> None:

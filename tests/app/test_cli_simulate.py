@@ -16,12 +16,14 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 from app.cli import main
 from app.cli.simulate import build_request, option_message
 
-# The module (``app.cli.simulate`` the attribute is the click command registered on main).
+# The module itself: the attribute ``app.cli.simulate`` is the click command registered on main.
 cli = importlib.import_module("app.cli.simulate")
 
 SMALL = [
@@ -184,6 +186,19 @@ def test_trace_csv_several_buffers(tmp_path: Path) -> None:
     assert {int(r["buffer_packets"]) for r in rows} == {5, 12}
 
 
+def test_trace_csv_with_background_packets(tmp_path: Path) -> None:
+    path = tmp_path / "trace.csv"
+    doc = _json("--buffer", "6", "--background-load", "0.3", "--trace", str(path))
+    (result,) = doc["results"]
+    _, rows = _read_trace(path)
+    # Flows 0-2 are TCP; flow 3 (= --flows) marks the Poisson background packets.
+    assert {int(r["flow"]) for r in rows} == {0, 1, 2, 3}
+    tcp_drops = sum(int(r["dropped"]) for r in rows if int(r["flow"]) < 3)
+    assert tcp_drops == result["packets_dropped"]
+    left = result["bottleneck_packets"] - len(rows)
+    assert 0 <= left <= 6
+
+
 def test_table_output() -> None:
     result = _invoke("--buffer", "10,20")
     assert result.exit_code == 0, result.output
@@ -249,6 +264,17 @@ def test_time_size_and_buffer_units() -> None:
         build_request(_params("--buffer", "10", "--max-window", "64")).scenario.max_window_packets
         == 64
     )
+
+
+@settings(max_examples=50, deadline=None)
+@given(packets=st.integers(min_value=1, max_value=10**6))
+def test_buffer_as_size_or_time_is_the_same_packets(packets: int) -> None:
+    """A buffer typed in bytes or in ms at line rate names the same whole packets."""
+    wire = 1500  # default 1448 B payload + 52 B headers
+    size = f"{packets * wire}B"
+    drain = f"{packets * wire * 8 / 10e6 * 1e3!r}ms"  # at 10 Mbit/s
+    req = build_request(_params("--buffer", f"{packets},{size},{drain}"))
+    assert req.buffers == [packets]
 
 
 def _no_simulation(*args: Any, **kwargs: Any) -> Any:
