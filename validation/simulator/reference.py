@@ -70,7 +70,7 @@ class Flow:
     snd_una: int = 0
     snd_nxt: int = 0
     high_tx: int = 0
-    cwnd: float = 1.0
+    cwnd: float = 0.0  # until the flow starts
     ssthresh: float = P.INITIAL_SSTHRESH
     dupacks: int = 0
     recovery: int = 0  # 0 none, 1 fast recovery, 2 after a timeout (SACK)

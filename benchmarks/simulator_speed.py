@@ -1,0 +1,70 @@
+"""Speed of the packet simulator: bottleneck packets simulated per wall second.
+
+Run with ``.venv/bin/python benchmarks/simulator_speed.py``. Each scenario is run once short
+to compile (numba caches the compiled core on disk) and then timed; peak memory of the
+simulation's arrays is measured with ``tracemalloc`` at two durations to show that it does not
+grow with simulated time when no trace is asked for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import tracemalloc
+
+from validation.simulator import Scenario, simulate
+
+# 000 §3.4, Fig. 3.1: 100 Mb/s, 40 flows, mean RTT 100 ms, W_max 32 packets of 1000 B, B = 10.
+FIG_3_1 = Scenario(
+    capacity_bps=100e6,
+    flows=40,
+    rtt_s=0.1,
+    rtt_jitter_s=0.02,
+    access_bps=1e9,
+    max_window_packets=32,
+    packet_bytes=1000,
+)
+# 000 §4.2.2: 1 Gb/s core, 15 Mb/s access links, 85-packet buffer; 1000 flows.
+GIGABIT = Scenario(
+    capacity_bps=1e9,
+    flows=1000,
+    rtt_s=0.05,
+    rtt_jitter_s=0.02,
+    access_bps=15e6,
+    max_window_packets=32,
+    packet_bytes=1000,
+)
+CASES = [
+    ("Fig. 3.1, unpaced, B=10", FIG_3_1, 10),
+    ("Fig. 3.1, paced, B=10", FIG_3_1.replace(pacing=True), 10),
+    ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85", GIGABIT, 85),
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--duration", type=float, default=60.0, help="simulated seconds")
+    args = parser.parse_args()
+    for name, scenario, buffer_packets in CASES:
+        simulate(scenario.replace(duration_s=2.0, warmup_s=1.0), buffer_packets, 1)  # compile
+        sc = scenario.replace(duration_s=args.duration, warmup_s=min(10.0, args.duration / 2))
+        start = time.perf_counter()
+        result = simulate(sc, buffer_packets, 1)
+        wall = time.perf_counter() - start
+        rate = result.bottleneck_packets / wall
+        peaks = []
+        for duration in (args.duration / 4, args.duration):
+            tracemalloc.start()
+            simulate(sc.replace(duration_s=duration, warmup_s=duration / 2), buffer_packets, 1)
+            peaks.append(tracemalloc.get_traced_memory()[1] / 2**20)
+            tracemalloc.stop()
+        print(
+            f"{name}: {result.bottleneck_packets:,} bottleneck packets in {wall:.2f} s wall "
+            f"= {rate / 1e6:.2f} M packets/s (utilization {result.utilization:.3f}); "
+            f"peak memory {peaks[0]:.1f} MiB at {args.duration / 4:g} s simulated, "
+            f"{peaks[1]:.1f} MiB at {args.duration:g} s"
+        )
+
+
+if __name__ == "__main__":
+    main()
