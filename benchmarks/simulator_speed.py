@@ -49,8 +49,10 @@ def main() -> None:
         simulate(scenario.replace(duration_s=2.0, warmup_s=1.0), buffer_packets, 1)  # compile
         sc = scenario.replace(duration_s=args.duration, warmup_s=min(10.0, args.duration / 2))
         start = time.perf_counter()
+        cpu_start = time.process_time()
         result = simulate(sc, buffer_packets, 1)
         wall = time.perf_counter() - start
+        cpu = time.process_time() - cpu_start
         rate = result.bottleneck_packets / wall
         peaks = []
         for duration in (args.duration / 4, args.duration):
@@ -60,7 +62,8 @@ def main() -> None:
             tracemalloc.stop()
         print(
             f"{name}: {result.bottleneck_packets:,} bottleneck packets in {wall:.2f} s wall "
-            f"= {rate / 1e6:.2f} M packets/s (utilization {result.utilization:.3f}); "
+            f"= {rate / 1e6:.2f} M packets/s ({result.bottleneck_packets / cpu / 1e6:.2f} M per "
+            f"CPU second; utilization {result.utilization:.3f}); "
             f"peak memory {peaks[0]:.1f} MiB at {args.duration / 4:g} s simulated, "
             f"{peaks[1]:.1f} MiB at {args.duration:g} s"
         )
