@@ -1,0 +1,1 @@
+"""SymPy derivations of the models, one notebook per model family (jupytext percent format)."""

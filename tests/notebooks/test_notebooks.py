@@ -1,0 +1,29 @@
+"""Every notebook in notebooks/ runs from top to bottom without error.
+
+Each notebook ends by comparing its SymPy derivation with the ``models`` function at sample
+points (``assert np.allclose``), so a failing assertion there fails this test too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from notebooks.render import execute_notebook, notebook_paths
+
+NOTEBOOKS = notebook_paths()
+
+
+def test_there_are_notebooks() -> None:
+    assert len(NOTEBOOKS) >= 1
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_executes(path: Path) -> None:
+    notebook = execute_notebook(path)
+    code_cells = [c for c in notebook.cells if c.cell_type == "code"]
+    assert code_cells, f"{path.name} has no code"
+    for cell in code_cells:
+        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+        assert not errors, f"{path.name}: {errors[0].get('ename')}: {errors[0].get('evalue')}"
