@@ -157,7 +157,9 @@ def md1k_numeric(K, r):
 # An M/D/1 FCFS queue has the same occupancy as the M/D/1 LCFS-PR queue (same arrivals, both
 # work-conserving), and any M/G/1 LCFS-PR queue has geometric occupancy `(1 − ρ)ρ^n`; so the
 # chance that an arrival finds `B` or more packets, hence the drop probability with a buffer of
-# `B`, is at most `ρ^B`. Fixed sizes lose less than exponential ones, and both less than `ρ^B`:
+# `B`, is at most `ρ^B`. Fixed sizes lose less than exponential ones, and both less than `ρ^B`.
+# (The curves use `models.queues.md1b_queue`, checked against the chain above at the end: the
+# direct `1 − 1/(π_0 + ρ)` loses all its digits to cancellation below about `1e-13`.)
 
 # %%
 buffers = np.arange(1, 31)
@@ -165,12 +167,12 @@ fig, ax = plt.subplots(1, 2, figsize=(10, 3.5))
 for r, style in ((0.5, "-"), (0.8, "--")):
     ax[0].semilogy(buffers, r**buffers, "k" + style, label=f"ρ^B, ρ = {r}")
     ax[0].semilogy(buffers, mm1b_loss_probability(r, buffers), "C0" + style, label=f"M/M/1/B, ρ = {r}")
-    ax[0].semilogy(buffers, [md1k_numeric(int(b), r)[0] for b in buffers], "C1" + style,
+    ax[0].semilogy(buffers, md1b_queue(r, buffers).loss_probability, "C1" + style,
                    label=f"M/D/1/B, ρ = {r}")
 ax[0].set(xlabel="B (packets)", ylabel="loss probability")
 ax[0].legend(fontsize=7)
 loads = np.linspace(0.05, 0.99, 60)
-ax[1].semilogy(loads, [md1k_numeric(20, r)[0] for r in loads], label="M/D/1/20")
+ax[1].semilogy(loads, md1b_queue(loads, 20).loss_probability, label="M/D/1/20")
 ax[1].semilogy(loads, mm1b_loss_probability(loads, 20), label="M/M/1/20")
 ax[1].semilogy(loads, loads**20, "k--", label="ρ^20")
 ax[1].set(xlabel="load ρ", ylabel="loss probability")
