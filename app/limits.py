@@ -1,9 +1,9 @@
 """Request-body size limit: a body larger than ``max_body_bytes`` gets 413 before it is parsed.
 
-Starlette's :class:`~starlette.middleware.body_limit.RequestBodyLimitMiddleware` does the work
-(a declared ``Content-Length`` over the limit is refused without reading the body; a chunked
-body is counted as it arrives). This module reads the limit from the settings and answers the
-413 in the service's JSON error shape, naming the bound.
+Starlette's :class:`~starlette.middleware.body_limit.RequestBodyLimitMiddleware` counts a body
+as it arrives and stops it at the limit. This module reads the limit from the settings, refuses
+a declared ``Content-Length`` over it before calling the application, and answers the 413 in the
+service's JSON error shape, naming the bound.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from starlette.datastructures import Headers
 from starlette.middleware.body_limit import MAX_BODY_SIZE_SCOPE_KEY, RequestBodyLimitMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -35,19 +36,29 @@ class BodySizeLimitMiddleware(RequestBodyLimitMiddleware):
             overrides = getattr(application, "dependency_overrides", {})
             self.max_body_size = int(overrides.get(get_settings, get_settings)().max_body_bytes)
             self._resolved = True
+        if scope["type"] == "http":
+            declared = Headers(scope=scope).get("content-length")
+            if declared is not None and declared.isdigit() and int(declared) > self.max_body_size:
+                response = too_large_response(self.max_body_size, int(declared))
+                await response(scope, receive, send)
+                return
         await super().__call__(scope, receive, send)
 
 
-async def body_too_large(request: Request, exc: Exception) -> JSONResponse:
+def too_large_response(limit: int | None, size: int | None) -> JSONResponse:
     """413 naming the limit the body broke."""
-    limit = request.scope.get(MAX_BODY_SIZE_SCOPE_KEY)
-    bound = f"{limit:,} bytes" if isinstance(limit, int) else "the configured limit"
-    told = request.headers.get("content-length")
-    size = f" ({int(told):,} bytes)" if told and told.isdigit() else ""
+    bound = f"{limit:,} bytes" if limit is not None else "the configured limit"
+    told = f" ({size:,} bytes)" if size is not None else ""
     return JSONResponse(
         status_code=413,
-        content={"detail": f"request body too large{size}; the limit is {bound} (max_body_bytes)"},
+        content={"detail": f"request body too large{told}; the limit is {bound} (max_body_bytes)"},
     )
+
+
+async def body_too_large(request: Request, exc: Exception) -> JSONResponse:
+    """The 413 of a body that passed the limit while being read."""
+    limit = request.scope.get(MAX_BODY_SIZE_SCOPE_KEY)
+    return too_large_response(limit if isinstance(limit, int) else None, None)
 
 
 def install_body_limit(application: FastAPI, max_body_bytes: int | None = None) -> None:

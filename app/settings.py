@@ -96,12 +96,17 @@ class Settings(BaseSettings):
     @classmethod
     def _readable_database_url(cls, value: str) -> str:
         try:
-            make_url(value)
+            url = make_url(value)
         except ArgumentError as exc:
             raise ValueError(
                 f"database_url: cannot read {value!r} as an SQLAlchemy URL "
                 "(e.g. 'sqlite:///./bufsize.sqlite3')"
             ) from exc
+        if url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:"):
+            raise ValueError(
+                "database_url: an in-memory SQLite database is neither shared with the worker "
+                "processes nor kept across restarts; give a file, e.g. 'sqlite:///./bufsize.sqlite3'"
+            )
         return value
 
     @field_validator("dask_scheduler")

@@ -93,7 +93,7 @@ class JobPool:
         # imported the worker code: safe from a threaded web process, and quick to start, so a
         # fresh process per job costs little.
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["app.jobs.worker"])
+        context.set_forkserver_preload(["app.jobs.worker", "app.jobs.runner"])
         return ProcessPoolExecutor(
             max_workers=self.settings.workers,
             mp_context=context,

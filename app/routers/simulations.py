@@ -28,7 +28,11 @@ from app.schemas.simulations import (
 )
 from validation.simulator.scenario import estimate_packets
 
-router = APIRouter(prefix="/simulations", tags=["simulations"])
+router = APIRouter(
+    prefix="/simulations",
+    tags=["simulations"],
+    responses={503: {"description": "The simulation job pool is not running."}},
+)
 
 JobId = Annotated[
     str, Path(pattern=r"^[0-9a-f]{32}$", description="Job id returned by POST /v1/simulations.")
