@@ -96,7 +96,7 @@ def sqrt_n_utilization_lower_bound(
     ``U ≥ erf( 3√3/(2√2) · B / (2T·C/√N) )``. The thesis (000 §2.2.2) states only the rule
     ``B = 2T·C/√N`` and refers to Appenzeller et al. for the analysis; the bound comes from
     modelling the aggregate window as Gaussian with the standard deviation of ``N``
-    independent sawtooth windows. At ``B = 2T·C/√N`` it gives ``erf(1.837) ≈ 0.989``.
+    independent sawtooth windows. At ``B = 2T·C/√N`` it gives ``erf(1.837) ≈ 0.991``.
 
     Assumptions:
 
