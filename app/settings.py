@@ -83,6 +83,17 @@ class Settings(BaseSettings):
             "failed (a run that keeps bringing the service down is not retried forever)."
         ),
     )
+    stale_job_after_s: float = Field(
+        default=30.0,
+        ge=0.0,
+        le=86_400.0,
+        description=(
+            "A job marked running whose worker has not reported for this long, and that this "
+            "service is not running, was interrupted (the service or its worker stopped): it "
+            "is resumed, or failed once max_job_restarts is reached. Workers report about "
+            "every second; 0 suits a single service process per database."
+        ),
+    )
     jobs_per_worker_process: int | None = Field(
         default=1,
         ge=1,

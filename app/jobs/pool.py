@@ -8,7 +8,10 @@ executor differs.
 
 A dispatcher thread claims queued jobs from the store (oldest first) whenever a job is
 submitted or a worker frees up, and submits :func:`app.jobs.worker.execute_job` for each. The
-job's state lives in the store, not here: a restart loses nothing but the executor.
+job's state lives in the store, not here: a restart loses nothing but the executor. At start-up
+and then periodically, jobs marked running whose worker has been silent for
+``stale_job_after_s`` (and that this pool is not running) are resumed or failed with a reason;
+at shutdown, this pool's running jobs go back to the queue.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import threading
+import time
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -53,9 +57,7 @@ class JobPool:
 
     def start(self) -> None:
         """Recover the jobs a previous instance left running, then start dispatching."""
-        self.recovered = self.store.recover(self.settings.max_job_restarts)
-        if any(self.recovered.values()):
-            logger.warning("simulation jobs found running at start-up: %s", self.recovered)
+        self.recovered = self._recover()
         self._executor = self._make_executor()
         self._thread = threading.Thread(target=self._loop, name="bufsize-jobs", daemon=True)
         self._thread.start()
@@ -71,7 +73,9 @@ class JobPool:
         self._wake.set()
         if self._thread is not None:
             self._thread.join()
-        requeued = self.store.requeue_running(SHUTDOWN_MESSAGE)
+        with self._lock:
+            running = [job_id for job_id, _ in self._inflight.values()]
+        requeued = self.store.requeue(running, SHUTDOWN_MESSAGE)
         if requeued:
             logger.info("%d running simulation job(s) will resume at the next start", requeued)
         if self._executor is not None:
@@ -117,15 +121,34 @@ class JobPool:
     # ----- dispatching -------------------------------------------------------------------------
 
     def _loop(self) -> None:
+        next_recovery = time.monotonic() + self._recovery_period_s
         while not self._stopping.is_set():
             self._wake.wait(self._poll_s)
             self._wake.clear()
             if self._stopping.is_set():
                 break
             try:
+                if time.monotonic() >= next_recovery:
+                    next_recovery = time.monotonic() + self._recovery_period_s
+                    self._recover()
                 self._dispatch()
             except Exception:  # the store may be briefly unreachable: try again later
                 logger.exception("dispatching simulation jobs failed")
+
+    @property
+    def _recovery_period_s(self) -> float:
+        return max(self._poll_s, self.settings.stale_job_after_s / 4.0)
+
+    def _recover(self) -> dict[str, int]:
+        """Resume (or fail) jobs left running by a stopped service or a dead worker."""
+        with self._lock:
+            mine = {job_id for job_id, _ in self._inflight.values()}
+            counts = self.store.recover(
+                self.settings.max_job_restarts, self.settings.stale_job_after_s, exclude=mine
+            )
+        if any(counts.values()):
+            logger.warning("interrupted simulation jobs found: %s", counts)
+        return counts
 
     def _dispatch(self) -> None:
         with self._lock:

@@ -16,10 +16,10 @@ import os
 import socket
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, func, select, update
@@ -254,18 +254,27 @@ class JobStore:
         """Mark failed a running attempt whose worker could not report (it died, say)."""
         self._finish(job_id, attempt, JobStatus.FAILED, reason)
 
-    def recover(self, max_restarts: int) -> dict[str, int]:
-        """At start-up: resume jobs the previous service left running, or fail them with a reason.
+    def recover(
+        self, max_restarts: int, stale_after_s: float, exclude: Collection[str] = ()
+    ) -> dict[str, int]:
+        """Resume jobs whose worker went silent, or fail them with a reason.
 
-        A job found running was interrupted without a clean shutdown. It goes back to the queue
-        (its finished buffer sizes are kept, so it resumes where it stopped) unless it has
-        already been interrupted ``max_restarts`` times, or its client had asked to cancel it.
+        A job still marked running whose last progress report is older than ``stale_after_s``
+        (and that is not in ``exclude``, the jobs this service is running) was interrupted: the
+        service stopped under it, or its worker died. It goes back to the queue (its finished
+        buffer sizes are kept, so it resumes where it stopped) unless it has already been
+        interrupted ``max_restarts`` times, or its client had asked to cancel it.
         """
         counts = {"resumed": 0, "failed": 0, "cancelled": 0}
+        now = utcnow()
         with self.session() as session:
-            jobs = session.scalars(select(Job).where(Job.status == JobStatus.RUNNING)).all()
-            now = utcnow()
-            for job in jobs:
+            query = select(Job).where(
+                Job.status == JobStatus.RUNNING,
+                Job.updated_at <= now - timedelta(seconds=stale_after_s),
+            )
+            if exclude:
+                query = query.where(Job.id.not_in(list(exclude)))
+            for job in session.scalars(query).all():
                 job.restarts += 1
                 job.updated_at = now
                 if job.cancel_requested:
@@ -291,22 +300,35 @@ class JobStore:
                     counts["resumed"] += 1
         return counts
 
-    def requeue_running(self, reason: str) -> int:
-        """At shutdown: put running jobs back in the queue; their workers stop when they notice."""
+    def requeue(self, job_ids: Collection[str], reason: str) -> int:
+        """At shutdown: put these running jobs back in the queue; their workers stop when they
+        notice. A job whose cancellation was asked for is cancelled instead."""
+        if not job_ids:
+            return 0
+        ids = list(job_ids)
+        now = utcnow()
         with self.session() as session:
             done = session.execute(
                 update(Job)
-                .where(Job.status == JobStatus.RUNNING, Job.cancel_requested.is_(False))
-                .values(status=JobStatus.QUEUED, message=reason, updated_at=utcnow())
+                .where(
+                    Job.id.in_(ids),
+                    Job.status == JobStatus.RUNNING,
+                    Job.cancel_requested.is_(False),
+                )
+                .values(status=JobStatus.QUEUED, message=reason, updated_at=now)
             )
             cancelled = session.execute(
                 update(Job)
-                .where(Job.status == JobStatus.RUNNING, Job.cancel_requested.is_(True))
+                .where(
+                    Job.id.in_(ids),
+                    Job.status == JobStatus.RUNNING,
+                    Job.cancel_requested.is_(True),
+                )
                 .values(
                     status=JobStatus.CANCELLED,
                     message="cancelled (the service stopped before the run did)",
-                    finished_at=utcnow(),
-                    updated_at=utcnow(),
+                    finished_at=now,
+                    updated_at=now,
                 )
             )
             return int(done.rowcount + cancelled.rowcount)  # type: ignore[attr-defined]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from fastapi.testclient import TestClient
 from app.jobs.lifespan import simulation_runner
 from app.jobs.spec import SimulationSpec
 from app.jobs.store import JobStore
+from app.jobs.tables import Job
 from app.jobs.worker import Runner
 from app.main import create_app
 from app.settings import Settings, get_settings
@@ -38,6 +40,7 @@ def job_settings(database: Path, **limits: Any) -> Settings:
         "workers": 1,
         "max_pending_jobs": 4,
         "max_packets_per_job": 10**12,
+        "stale_job_after_s": 0.0,
         "dask_scheduler": None,
     }
     values.update(limits)
@@ -237,6 +240,26 @@ def test_job_survives_a_service_restart(tmp_path: Path) -> None:
 def test_job_left_running_by_a_crash_is_resumed(tmp_path: Path) -> None:
     settings = job_settings(tmp_path / "jobs.db")
     job_id = _job_left_running(settings)
+    with service(settings, runners.quick_runner) as client:
+        job = wait_for(client, job_id, finished)
+    assert job["status"] == "succeeded"
+    assert "resumed after 1 service restart" in job["message"]
+
+
+def test_running_job_with_a_live_worker_elsewhere_is_left_alone(tmp_path: Path) -> None:
+    # Another service on the same database reported progress moments ago: not interrupted.
+    settings = job_settings(tmp_path / "jobs.db", stale_job_after_s=3600.0)
+    job_id = _job_left_running(settings)
+    with service(settings, runners.quick_runner) as client:
+        job = client.get(f"/v1/simulations/{job_id}").json()
+    assert job["status"] == "running" and job["message"] is None
+    # Two hours of silence later, the next start resumes it.
+    store = JobStore(settings.database_url)
+    with store.session() as session:
+        row = session.get(Job, job_id)
+        assert row is not None
+        row.updated_at = row.updated_at - timedelta(hours=2)
+    store.close()
     with service(settings, runners.quick_runner) as client:
         job = wait_for(client, job_id, finished)
     assert job["status"] == "succeeded"
