@@ -7,9 +7,11 @@ in memory, runs it in the ``python3`` kernel of the current environment and expo
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
+import jupyter_server_mathjax
 import jupytext
 import nbformat
 from nbclient import NotebookClient
@@ -18,6 +20,9 @@ from nbconvert import HTMLExporter
 NOTEBOOK_DIR = Path(__file__).resolve().parent
 BUILD_DIR = NOTEBOOK_DIR / "_build"
 REPO_ROOT = NOTEBOOK_DIR.parent
+#: MathJax is copied from its installed package beside the HTML, so the pages render offline.
+MATHJAX_SOURCE = Path(jupyter_server_mathjax.__file__).resolve().parent / "static"
+MATHJAX_URL = "mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
 #: Per-cell limit in seconds; every notebook runs in well under a minute.
 CELL_TIMEOUT_S = 300
 
@@ -48,13 +53,25 @@ def execute_notebook(path: Path) -> nbformat.NotebookNode:
     return notebook
 
 
+def export_html(notebook: nbformat.NotebookNode) -> str:
+    """HTML of an executed notebook, with MathJax from ``_build/mathjax`` (copied on first use)."""
+    exporter = HTMLExporter(
+        template_name="offline",
+        extra_template_basedirs=[str(NOTEBOOK_DIR / "templates")],
+        mathjax_url=MATHJAX_URL,
+    )
+    body, _ = exporter.from_notebook_node(notebook)
+    BUILD_DIR.mkdir(exist_ok=True)
+    if not (BUILD_DIR / "mathjax").exists():
+        shutil.copytree(MATHJAX_SOURCE, BUILD_DIR / "mathjax")
+    return str(body)
+
+
 def render(path: Path) -> Path:
     """Execute one notebook and write ``_build/<name>.html``; return the HTML path."""
-    notebook = execute_notebook(path)
-    body, _ = HTMLExporter().from_notebook_node(notebook)
-    BUILD_DIR.mkdir(exist_ok=True)
     out = BUILD_DIR / f"{path.stem}.html"
-    out.write_text(body, encoding="utf-8")
+    html = export_html(execute_notebook(path))
+    out.write_text(html, encoding="utf-8")
     return out
 
 

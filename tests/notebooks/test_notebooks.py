@@ -27,3 +27,17 @@ def test_notebook_executes(path: Path) -> None:
     for cell in code_cells:
         errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
         assert not errors, f"{path.name}: {errors[0].get('ename')}: {errors[0].get('evalue')}"
+
+
+def test_rendered_html_loads_mathjax_and_scripts_locally() -> None:
+    """The HTML pages work offline: MathJax from the local copy, no require.js from a CDN."""
+    import nbformat
+
+    from notebooks.render import BUILD_DIR, MATHJAX_URL, export_html
+
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("$B = C T$")])
+    html = export_html(notebook)
+    assert MATHJAX_URL in html
+    assert "require.min.js" not in html
+    assert "mathjax/2.7" not in html  # nbconvert's default CDN MathJax
+    assert (BUILD_DIR / "mathjax" / "MathJax.js").is_file()
