@@ -31,6 +31,7 @@ from app.settings import Settings
 
 logger = logging.getLogger(__name__)
 
+WORKER_DIED = "the worker process running this job died"
 SHUTDOWN_MESSAGE = (
     "interrupted by a service shutdown; resumes where it stopped when the service starts again"
 )
@@ -179,16 +180,19 @@ class JobPool:
     def _finished(self, future: Future[str]) -> None:
         with self._lock:
             job_id, attempt = self._inflight.pop(future)
-        if not future.cancelled():
-            exc = future.exception()
-            if exc is not None:
-                # The worker itself failed (a crashed process, a lost Dask worker): the job
-                # could not record why, so record it here if the attempt is still current.
-                self.store.fail_attempt(
-                    job_id,
-                    attempt,
-                    f"the worker running this job stopped: {type(exc).__name__}: {exc}",
-                )
+        exc = None if future.cancelled() else future.exception()
+        if isinstance(exc, BrokenProcessPool):
+            # A worker process died (killed, out of memory), taking the pool with it: every
+            # job it was running is resumed, and a job that keeps killing its worker fails
+            # after max_job_restarts.
+            self.store.interrupt_attempt(
+                job_id, attempt, self.settings.max_job_restarts, WORKER_DIED
+            )
+        elif exc is not None:
+            # The worker could not record what happened (a lost Dask worker, say).
+            self.store.fail_attempt(
+                job_id, attempt, f"the worker running this job stopped: {type(exc).__name__}: {exc}"
+            )
         self._wake.set()
 
     @property

@@ -108,6 +108,35 @@ def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
     cursor.close()
 
 
+SERVICE_STOPPED = "the service stopped while this job was running"
+
+
+def _interrupt(job: Job, now: datetime, max_restarts: int, cause: str) -> str:
+    """Resume an interrupted job (its finished buffer sizes kept) or, past ``max_restarts``
+    interruptions, fail it; cancel it if that was asked. Returns what was done."""
+    job.restarts += 1
+    job.updated_at = now
+    if job.cancel_requested:
+        job.status = JobStatus.CANCELLED
+        job.message = f"cancelled ({cause} before the run stopped)"
+        job.finished_at = now
+        return "cancelled"
+    if job.restarts > max_restarts:
+        job.status = JobStatus.FAILED
+        job.message = (
+            f"{cause}, {job.restarts} times (limit max_job_restarts={max_restarts}); "
+            "not resumed again"
+        )
+        job.finished_at = now
+        return "failed"
+    job.status = JobStatus.QUEUED
+    job.message = (
+        f"resumed: {cause} (restart {job.restarts} of at most {max_restarts}); "
+        "finished buffer sizes are kept"
+    )
+    return "resumed"
+
+
 def make_engine(database_url: str) -> Engine:
     """An engine for ``database_url``; SQLite files are shared safely between processes."""
     url = make_url(database_url)
@@ -275,30 +304,16 @@ class JobStore:
             if exclude:
                 query = query.where(Job.id.not_in(list(exclude)))
             for job in session.scalars(query).all():
-                job.restarts += 1
-                job.updated_at = now
-                if job.cancel_requested:
-                    job.status = JobStatus.CANCELLED
-                    job.message = "cancelled (the service stopped before the run did)"
-                    job.finished_at = now
-                    counts["cancelled"] += 1
-                elif job.restarts > max_restarts:
-                    job.status = JobStatus.FAILED
-                    job.message = (
-                        f"the service stopped while this job was running {job.restarts} times "
-                        f"(limit max_job_restarts={max_restarts}); not resumed again"
-                    )
-                    job.finished_at = now
-                    counts["failed"] += 1
-                else:
-                    job.status = JobStatus.QUEUED
-                    job.message = (
-                        f"resumed after the service stopped while it was running "
-                        f"(restart {job.restarts} of at most {max_restarts}); "
-                        "finished buffer sizes are kept"
-                    )
-                    counts["resumed"] += 1
+                outcome = _interrupt(job, now, max_restarts, SERVICE_STOPPED)
+                counts[outcome] += 1
         return counts
+
+    def interrupt_attempt(self, job_id: str, attempt: int, max_restarts: int, cause: str) -> None:
+        """A running attempt's worker died: resume the job, or fail it after ``max_restarts``."""
+        with self.session() as session:
+            job = session.get(Job, job_id, with_for_update=True)
+            if job is not None and job.attempt == attempt and job.status == JobStatus.RUNNING:
+                _interrupt(job, utcnow(), max_restarts, cause)
 
     def requeue(self, job_ids: Collection[str], reason: str) -> int:
         """At shutdown: put these running jobs back in the queue; their workers stop when they

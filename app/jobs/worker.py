@@ -95,7 +95,7 @@ def execute_job(job_id: str, attempt: int, database_url: str, runner: Runner) ->
     if reused:
         message += f", {reused} of them reused from stored results"
     if job.restarts:
-        message += f"; resumed after {job.restarts} service restart(s)"
+        message += f"; resumed after {job.restarts} restart(s)"
     store.finish(job_id, attempt, JobStatus.SUCCEEDED, message)
     return JobStatus.SUCCEEDED.value
 

@@ -156,6 +156,19 @@ def test_failing_run_marks_the_job_failed_with_its_reason(tmp_path: Path) -> Non
     assert job["message"] == "RuntimeError: no route to buffer 8"
 
 
+def test_job_whose_worker_process_keeps_dying_fails_with_the_reason(tmp_path: Path) -> None:
+    settings = job_settings(tmp_path / "jobs.db", max_job_restarts=1)
+    with service(settings, runners.crashing_runner) as client:
+        job_id = client.post("/v1/simulations", json=request_body()).json()["id"]
+        job = wait_for(client, job_id, finished)
+    # Resumed once, in a new pool (a dead worker breaks the old one), then given up.
+    assert job["status"] == "failed"
+    assert job["message"] == (
+        "the worker process running this job died, 2 times (limit max_job_restarts=1); "
+        "not resumed again"
+    )
+
+
 def test_queue_full_gets_429_with_retry_after(tmp_path: Path) -> None:
     settings = job_settings(tmp_path / "jobs.db", workers=1, max_pending_jobs=2, retry_after_s=7)
     with service(settings, runners.stepped_runner) as client:
@@ -243,7 +256,7 @@ def test_job_left_running_by_a_crash_is_resumed(tmp_path: Path) -> None:
     with service(settings, runners.quick_runner) as client:
         job = wait_for(client, job_id, finished)
     assert job["status"] == "succeeded"
-    assert "resumed after 1 service restart" in job["message"]
+    assert "resumed after 1 restart" in job["message"]
 
 
 def test_running_job_with_a_live_worker_elsewhere_is_left_alone(tmp_path: Path) -> None:
@@ -263,7 +276,7 @@ def test_running_job_with_a_live_worker_elsewhere_is_left_alone(tmp_path: Path) 
     with service(settings, runners.quick_runner) as client:
         job = wait_for(client, job_id, finished)
     assert job["status"] == "succeeded"
-    assert "resumed after 1 service restart" in job["message"]
+    assert "resumed after 1 restart" in job["message"]
 
 
 def test_job_interrupted_too_often_is_failed_with_a_reason(tmp_path: Path) -> None:
@@ -273,7 +286,7 @@ def test_job_interrupted_too_often_is_failed_with_a_reason(tmp_path: Path) -> No
         job = client.get(f"/v1/simulations/{job_id}").json()
     assert job["status"] == "failed"
     assert job["message"] == (
-        "the service stopped while this job was running 1 times "
+        "the service stopped while this job was running, 1 times "
         "(limit max_job_restarts=0); not resumed again"
     )
 

@@ -64,3 +64,15 @@ def failing_runner(
     """Fails the way a simulator bug would."""
     progress(0.1)
     raise RuntimeError(f"no route to buffer {buffer_packets}")
+
+
+def crashing_runner(
+    scenario: dict[str, Any],
+    buffer_packets: int,
+    replications: int,
+    seed: int,
+    progress: Callable[[float], None],
+) -> dict[str, Any]:
+    """Kills its own process, as the kernel's out-of-memory killer would."""
+    progress(0.1)
+    os._exit(9)
