@@ -1,0 +1,104 @@
+"""``/v1/recommend``: every rule for one port, their assumptions checked, and one size."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from fastapi import APIRouter, Response
+from fastapi.exceptions import RequestValidationError
+
+from app.errors import error_detail
+from app.schemas.recommend import RecommendRequest, RecommendResponse, ScenarioIn
+from models.recommend import LinkScenario, Targets, recommend
+from models.rule_of_thumb import harmonic_mean_rtt_s
+from models.tiny_buffers import tiny_buffers_load
+
+router = APIRouter(tags=["recommend"])
+
+# Recommendations kept, serialized, for repeated identical requests (the engine is a pure
+# function of scenario and targets; one answer is about 25 kB).
+CACHED_RECOMMENDATIONS = 512
+
+# The paced-traffic rule searches B with a union bound over up to N·W interval lengths when
+# the flows are window-limited; this keeps one recommendation within a few seconds.
+MAX_PACED_PACKETS_PER_RTT = 1e7
+
+
+def _refuse(part: str, exc: ValueError) -> RequestValidationError:
+    """A 422 locating a model's complaint inside ``scenario`` or ``targets``."""
+    detail = error_detail(str(exc))
+    detail["loc"] = ["body", part, *detail["loc"][1:]]
+    return RequestValidationError([detail])
+
+
+def _check_work(sc: ScenarioIn) -> None:
+    if sc.max_window_packets is None or not (sc.paced or sc.access_bps is not None):
+        return
+    load = float(
+        tiny_buffers_load(
+            sc.flows,
+            sc.max_window_packets,
+            sc.capacity_bps,
+            harmonic_mean_rtt_s(sc.rtts),
+            sc.packet_bytes,
+        )
+    )
+    packets = sc.flows * sc.max_window_packets
+    if load < 1.0 and packets > MAX_PACED_PACKETS_PER_RTT:
+        raise _refuse(
+            "scenario",
+            ValueError(
+                f"max_window_packets: paced, window-limited flows must have flows × "
+                f"max_window_packets <= {MAX_PACED_PACKETS_PER_RTT:g} packets per RTT, "
+                f"got {packets:g}"
+            ),
+        )
+
+
+@lru_cache(maxsize=CACHED_RECOMMENDATIONS)
+def recommendation_json(scenario: LinkScenario, targets: Targets) -> bytes:
+    """The engine's answer as JSON bytes, checked against :class:`RecommendResponse`."""
+    answer = RecommendResponse.model_validate(recommend(scenario, targets).to_dict())
+    return answer.model_dump_json().encode()
+
+
+@router.post(
+    "/recommend",
+    response_model=RecommendResponse,
+    summary="Recommend a buffer size",
+    description="Every sizing rule of DESIGN §2 applied to the port, each with its assumptions "
+    "marked holds / fails / unknown and its predicted utilization, loss and delay; the traffic "
+    "regime; one recommended size with the rule that governs it and why; the trade-off when no "
+    "size meets every target (004 §V); and curves against buffer size for plotting.",
+)
+def recommend_buffer(body: RecommendRequest) -> Response:
+    sc, tg = body.scenario, body.targets
+    _check_work(sc)
+    try:
+        scenario = LinkScenario(
+            capacity_bps=sc.capacity_bps,
+            rtts_s=sc.rtts,
+            flows=sc.flows,
+            packet_bytes=sc.packet_bytes,
+            bottlenecked_flows=sc.bottlenecked_flows,
+            bottlenecked_share=sc.bottlenecked_share,
+            access_bps=sc.access_bps,
+            peak_rate_bps=sc.peak_rate_bps,
+            max_window_packets=sc.max_window_packets,
+            paced=sc.paced,
+            congestion_control=sc.congestion_control,
+            load=sc.load,
+            medium=sc.medium,
+        )
+    except ValueError as exc:
+        raise _refuse("scenario", exc) from exc
+    try:
+        targets = Targets(
+            min_utilization=tg.min_utilization,
+            max_loss=tg.max_loss,
+            max_queueing_delay_s=tg.max_queueing_delay_s,
+            priority=tg.priority,
+        )
+    except ValueError as exc:
+        raise _refuse("targets", exc) from exc
+    return Response(recommendation_json(scenario, targets), media_type="application/json")

@@ -1,0 +1,291 @@
+"""Schemas of the recommendation: a link scenario and targets in, every rule and one size out."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Self
+
+from pydantic import AliasChoices, ConfigDict, Field, model_validator
+
+from app.schemas.common import (
+    MAX_CAPACITY_BPS,
+    MAX_FLOWS,
+    MAX_RTT_LIST,
+    MAX_RTT_S,
+    MAX_WINDOW_PACKETS,
+    MIN_CAPACITY_BPS,
+    CapacityBps,
+    PacketBytes,
+    RequestModel,
+    ResponseModel,
+    RttS,
+    Unit,
+)
+
+Status = Literal["holds", "fails", "unknown"]
+
+OptionalRate = Annotated[
+    float,
+    Field(ge=MIN_CAPACITY_BPS, le=MAX_CAPACITY_BPS),
+    Unit("rate"),
+]
+
+# Seconds of queueing of a buffer, answered as ``buffer_seconds`` (the engine says buffer_s).
+_SECONDS = AliasChoices("buffer_seconds", "buffer_s")
+
+_THESIS_EXAMPLE: dict[str, Any] = {
+    "scenario": {
+        "capacity_bps": "10 Gbit/s",
+        "rtt_s": "100 ms",
+        "flows": 1000,
+        "packet_bytes": "1000 B",
+        "max_window_packets": 64,
+        "access_bps": "10 Mbit/s",
+    },
+    "targets": {"min_utilization": 0.9, "max_loss": 0.01},
+}
+
+
+class ScenarioIn(RequestModel):
+    """The port and the traffic through it."""
+
+    capacity_bps: CapacityBps
+    rtt_s: RttS | None = Field(
+        default=None,
+        description="Round-trip time of the flows, in seconds (or e.g. '100 ms'); give this or "
+        "rtts_s.",
+    )
+    rtts_s: (
+        Annotated[
+            list[RttS],
+            Field(
+                min_length=1,
+                max_length=MAX_RTT_LIST,
+                description="A sample of the flows' round-trip times, in seconds; their "
+                "harmonic mean is the effective RTT (004 eqs. 11-12).",
+            ),
+        ]
+        | None
+    ) = None
+    flows: int = Field(ge=1, le=MAX_FLOWS, description="Total number of flows N, a count.")
+    packet_bytes: PacketBytes = 1500.0
+    bottlenecked_flows: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_FLOWS,
+        description="N_b, a count: long-lived flows limited only by congestion at this port "
+        "(004 §II); at most flows.",
+    )
+    bottlenecked_share: float | None = Field(
+        default=None,
+        gt=0.0,
+        le=1.0,
+        description="C_e/C, dimensionless: share of the capacity the N_b flows carry.",
+    )
+    access_bps: OptionalRate | None = Field(
+        default=None,
+        description="Senders' access-link rate, in bit/s (or e.g. '100 Mbit/s'); sets the "
+        "slowdown S = C/access of 000 Thm 2.",
+    )
+    peak_rate_bps: OptionalRate | None = Field(
+        default=None,
+        description="Largest rate one flow can reach, in bit/s (or e.g. '50 Mbit/s'); by "
+        "default the smaller of the access rate and W/RTT when known.",
+    )
+    max_window_packets: float | None = Field(
+        default=None,
+        ge=1.0,
+        le=MAX_WINDOW_PACKETS,
+        description="Largest congestion window a flow may use, in packets.",
+    )
+    paced: bool = Field(default=False, description="Whether senders pace over the RTT.")
+    congestion_control: Literal["reno", "cubic"] = Field(
+        default="cubic",
+        description="Senders' congestion control; sets the multiplicative decrease β.",
+    )
+    load: float | None = Field(
+        default=None,
+        gt=0.0,
+        le=100.0,
+        description="Offered load ρ, dimensionless fraction of the capacity (flow level, 003).",
+    )
+    medium: Literal["electronic", "optical"] = Field(
+        default="electronic",
+        description="Buffer technology; an all-optical buffer holds a few dozen packets.",
+    )
+
+    @model_validator(mode="after")
+    def _exactly_one_rtt(self) -> Self:
+        if (self.rtt_s is None) == (self.rtts_s is None):
+            raise ValueError("give exactly one of rtt_s or rtts_s")
+        return self
+
+    @property
+    def rtts(self) -> tuple[float, ...]:
+        """The RTTs as the engine takes them."""
+        return tuple(self.rtts_s) if self.rtts_s is not None else (float(self.rtt_s or 0.0),)
+
+
+class TargetsIn(RequestModel):
+    """What the operator wants from the port."""
+
+    min_utilization: float = Field(
+        default=0.9,
+        gt=0.0,
+        lt=1.0,
+        description="Throughput wanted, dimensionless, as a fraction of what the traffic can "
+        "carry through the port.",
+    )
+    max_loss: float = Field(
+        default=0.01, gt=0.0, lt=1.0, description="Largest packet loss probability."
+    )
+    max_queueing_delay_s: (
+        Annotated[
+            float,
+            Field(
+                gt=0.0,
+                le=MAX_RTT_S,
+                description="Largest queueing delay B/C, in seconds (or e.g. '5 ms').",
+            ),
+            Unit("time"),
+        ]
+        | None
+    ) = None
+    priority: Literal["throughput", "delay"] = Field(
+        default="throughput",
+        description="What to keep when the delay bound conflicts with utilization and loss.",
+    )
+
+
+class RecommendRequest(RequestModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [_THESIS_EXAMPLE]})
+
+    scenario: ScenarioIn
+    targets: TargetsIn = Field(default_factory=TargetsIn)
+
+
+class AssumptionOut(ResponseModel):
+    text: str = Field(description="The condition the rule rests on.")
+    status: Status
+    reason: str = Field(description="Why it holds, fails or is unknown for this scenario.")
+
+
+class PredictionOut(ResponseModel):
+    buffer_packets: float = Field(ge=0.0, description="Buffer, in packets.")
+    utilization: float = Field(ge=0.0, le=1.0, description="Fraction of the capacity.")
+    normalized_utilization: float = Field(
+        ge=0.0, le=1.0, description="Fraction of what the traffic can carry (vs. the target)."
+    )
+    loss_probability: float = Field(ge=0.0, le=1.0)
+    queueing_delay_s: float = Field(
+        ge=0.0, description="Largest queueing delay, a full buffer at line rate, in seconds."
+    )
+    meets_utilization: bool
+    meets_loss: bool
+    meets_delay: bool
+
+
+class RuleOut(ResponseModel):
+    rule: str = Field(description="Identifier of the rule.")
+    name: str
+    equation: str
+    reference: str = Field(description="Seed paper, section and equation.")
+    buffer_packets: int | None = Field(
+        default=None, ge=0, description="Buffer, in packets, rounded up; null if not computable."
+    )
+    buffer_packets_exact: float | None = Field(default=None, description="Unrounded, packets.")
+    buffer_bytes: float | None = Field(default=None, ge=0.0, description="Buffer, in bytes.")
+    buffer_seconds: float | None = Field(
+        default=None,
+        ge=0.0,
+        validation_alias=_SECONDS,
+        description="Buffer, in seconds of queueing at line rate.",
+    )
+    assumptions: list[AssumptionOut]
+    status: Status = Field(description="fails if any assumption fails, else unknown if any is.")
+    predicted: PredictionOut | None = None
+    note: str | None = None
+
+
+class RegimeOut(ResponseModel):
+    regime: Literal["transparent", "elastic", "overload"]
+    reason: str
+    sizing_rule: str
+    warning: str | None = None
+    source: str = Field(description="What decided the regime.")
+    traffic_model: str = Field(description="The model used to predict performance.")
+
+
+class RecommendedOut(ResponseModel):
+    rule: str = Field(description="The rule that governs the recommended size.")
+    buffer_packets: int = Field(ge=0, description="Recommended buffer, in packets.")
+    buffer_bytes: float = Field(ge=0.0, description="Recommended buffer, in bytes.")
+    buffer_seconds: float = Field(
+        ge=0.0,
+        validation_alias=_SECONDS,
+        description="Recommended buffer, in seconds of queueing at line rate.",
+    )
+    reason: str
+    predicted: PredictionOut
+    minimum_meeting_targets_packets: int | None = Field(
+        default=None,
+        description="Smallest buffer, in packets, at which utilization and loss targets are met.",
+    )
+
+
+class TradeOffOut(ResponseModel):
+    conflict: str
+    explanation: str
+    alternatives: list[PredictionOut]
+
+
+class CurvesOut(ResponseModel):
+    buffer_packets: list[float] = Field(description="Buffer sizes, packets (log-spaced).")
+    utilization: list[float | None]
+    normalized_utilization: list[float | None]
+    loss_probability: list[float | None]
+    queueing_delay_s: list[float | None] = Field(description="Seconds.")
+
+
+class DerivedInputsOut(ResponseModel):
+    effective_rtt_s: float = Field(gt=0.0, description="Harmonic mean of the RTTs, seconds.")
+    bdp_packets: float = Field(ge=0.0, description="C·T_e, packets.")
+    packet_time_s: float = Field(gt=0.0, description="One packet at line rate, seconds.")
+    md_beta: float = Field(description="Multiplicative decrease β, dimensionless.")
+    window_limited_load: float | None = Field(
+        default=None, description="ρ = N·W/(C·RTT), dimensionless, when W is known."
+    )
+    bottlenecked_flows_used: int
+    bottlenecked_flows_given: bool
+    lbp_capacity_fraction: float
+    loss_sync_q: float
+    peak_rate_fraction: float | None = None
+
+
+class OpticalDesignOut(ResponseModel):
+    n: int = Field(description="log2 N; the FIFO holds N − 1 packets.")
+    fifo_capacity_packets: int
+    tradeoff_k: int
+    delay_lines: int
+    switches: int
+    line_lengths_packets: list[int]
+    total_length_packets: int
+    packet_time_s: float
+    total_fiber_m: float = Field(description="Fibre needed, metres.")
+    linear_delay_lines: int
+    linear_switches: int
+
+
+class RecommendResponse(ResponseModel):
+    inputs: DerivedInputsOut = Field(description="Quantities derived from the scenario.")
+    rules: list[RuleOut] = Field(description="Every rule, with its assumptions checked.")
+    regime: RegimeOut
+    recommended: RecommendedOut
+    feasible: bool = Field(description="Whether one size meets every target.")
+    trade_off: TradeOffOut | None = Field(
+        default=None, description="When no size meets every target: what each choice costs."
+    )
+    curves: CurvesOut = Field(description="Predicted performance against buffer size.")
+    optical: OpticalDesignOut | None = Field(
+        default=None, description="The optical delay-line FIFO, for an optical buffer."
+    )
+    warnings: list[str]

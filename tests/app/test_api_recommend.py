@@ -1,0 +1,145 @@
+"""/v1/recommend: the engine through HTTP, on the thesis example and on invalid input."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.main import app
+
+# 000 §1.3: "1000 flows share a link of capacity 10Gb/s ... each flow has a round-trip
+# propagation delay of 100ms, a maximum window size of 64KB, and a packet size of 1KB."
+THESIS = {
+    "capacity_bps": "10 Gbit/s",
+    "rtt_s": "100 ms",
+    "flows": 1000,
+    "packet_bytes": "1000 B",
+    "max_window_packets": 64,
+    "congestion_control": "reno",
+}
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    with TestClient(app) as c:
+        yield c
+
+
+def recommend(client: TestClient, scenario: dict[str, Any], **targets: Any) -> Any:
+    response = client.post("/v1/recommend", json={"scenario": scenario, "targets": targets})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def rule(answer: Any, name: str) -> Any:
+    return next(r for r in answer["rules"] if r["rule"] == name)
+
+
+def test_thesis_example_every_rule(client: TestClient) -> None:
+    out = recommend(client, {**THESIS, "access_bps": "10 Mbit/s"})
+    # 000 §1.3: "The bandwidth-delay product rule-of-thumb suggests a buffer size of 125MB, or
+    # around 125,000 packets." Exact arithmetic (10e9 · 0.1 / 8 / 1000).
+    bdp = rule(out, "rule_of_thumb")
+    assert bdp["buffer_packets"] == 125_000
+    assert bdp["buffer_bytes"] == pytest.approx(125e6, rel=1e-12)
+    assert bdp["buffer_seconds"] == pytest.approx(0.1, rel=1e-9)
+    # "The 2T × C/√N rule suggests a buffer size of around 3950 packets": rounded to tens.
+    assert abs(rule(out, "sqrt_n")["buffer_packets"] - 3950) <= 5
+    # 000 §3.3: W = 64, ρ = 0.5, θ = 0.9 -> 15 packets. Here ρ = 64,000/125,000 = 0.512 and by
+    # hand log_{1/0.512}(64²/0.2) = 14.8, still 15 once rounded up.
+    assert rule(out, "tiny_buffers")["buffer_packets"] == 15
+    # The flows are window-limited (ρ < 1), so the tiny-buffers theorem governs (000 ch. 3).
+    assert out["inputs"]["window_limited_load"] == pytest.approx(0.512, rel=1e-12)
+    assert out["recommended"]["buffer_packets"] <= 15
+    assert out["feasible"] is True
+    rec = out["recommended"]
+    assert rec["buffer_bytes"] == pytest.approx(rec["buffer_packets"] * 1000, rel=1e-12)
+    assert rec["buffer_seconds"] == pytest.approx(rec["buffer_packets"] * 8e-7, rel=1e-9)
+
+
+def test_every_rule_has_assumptions_and_sizes_in_three_units(client: TestClient) -> None:
+    out = recommend(client, THESIS)
+    for r in out["rules"]:
+        assert r["assumptions"], r["rule"]
+        assert all(a["status"] in ("holds", "fails", "unknown") for a in r["assumptions"])
+        if r["buffer_packets"] is not None:
+            assert r["buffer_bytes"] is not None and r["buffer_seconds"] is not None
+    curves = out["curves"]
+    n = len(curves["buffer_packets"])
+    assert n > 2
+    assert all(len(curves[k]) == n for k in ("utilization", "loss_probability"))
+    # Metamorphic: on the predicted curves more buffer never means more loss.
+    losses = curves["loss_probability"]
+    assert all(b <= a * (1 + 1e-9) for a, b in itertools.pairwise(losses))
+
+
+def test_delay_bound_conflict_reports_trade_off(client: TestClient) -> None:
+    # 004 §V: when B ≤ C·d̂ cannot meet the utilization and loss targets the engine keeps them
+    # (priority "throughput") and names the trade-off. 1 µs of queueing at 100 Mb/s is 0.008
+    # packets: nothing useful fits.
+    scenario = {"capacity_bps": "100 Mbit/s", "rtt_s": "100 ms", "flows": 50}
+    out = recommend(client, scenario, max_queueing_delay_s="1 us", min_utilization=0.98)
+    assert out["feasible"] is False
+    assert out["trade_off"]["conflict"]
+    assert out["recommended"]["predicted"]["meets_delay"] is False
+
+
+def test_optical_medium(client: TestClient) -> None:
+    out = recommend(client, {**THESIS, "medium": "optical"})
+    design = out["optical"]
+    assert design is not None
+    # The FIFO holds N − 1 ≥ the recommended buffer with N a power of two (000 §5.2, Thm 4).
+    assert design["fifo_capacity_packets"] >= out["recommended"]["buffer_packets"]
+    assert math.log2(design["fifo_capacity_packets"] + 1).is_integer()
+
+
+def test_identical_requests_identical_answers(client: TestClient) -> None:
+    first = client.post("/v1/recommend", json={"scenario": THESIS}).content
+    again = client.post("/v1/recommend", json={"scenario": THESIS}).content
+    assert first == again
+
+
+SC, TG = ["body", "scenario"], ["body", "targets"]
+
+
+@pytest.mark.parametrize(
+    ("scenario", "targets", "loc", "text"),
+    [
+        ({**THESIS, "capacity_bps": "fast"}, {}, [*SC, "capacity_bps"], "cannot read"),
+        ({**THESIS, "flows": 0}, {}, [*SC, "flows"], "greater than or equal to 1"),
+        ({**THESIS, "bottlenecked_flows": 2000}, {}, [*SC, "bottlenecked_flows"], "<= flows"),
+        ({**THESIS, "rtts_s": [0.1]}, {}, SC, "exactly one of rtt_s or rtts_s"),
+        (THESIS, {"max_loss": 0}, [*TG, "max_loss"], "greater than 0"),
+        (THESIS, {"max_queueing_delay_s": "5 Mbit/s"}, [*TG, "max_queueing_delay_s"], "not a time"),
+        ({**THESIS, "congestion_control": "bbr"}, {}, [*SC, "congestion_control"], "reno"),
+    ],
+)
+def test_invalid_input_names_field(
+    client: TestClient, scenario: Any, targets: Any, loc: list[str], text: str
+) -> None:
+    response = client.post("/v1/recommend", json={"scenario": scenario, "targets": targets})
+    assert response.status_code == 422
+    (detail,) = response.json()["detail"]
+    assert detail["loc"] == loc
+    assert text in detail["msg"]
+
+
+def test_paced_search_work_is_bounded(client: TestClient) -> None:
+    # 2e7 packets per RTT, window-limited (ρ = 0.5), paced: refused before the search runs.
+    scenario = {
+        "capacity_bps": "1 Tbit/s",
+        "rtt_s": 2e7 / 0.5 * 8 * 1500 / 1e12,
+        "flows": 20_000,
+        "max_window_packets": 1000,
+        "paced": True,
+    }
+    response = client.post("/v1/recommend", json={"scenario": scenario})
+    assert response.status_code == 422
+    (detail,) = response.json()["detail"]
+    assert detail["loc"] == ["body", "scenario", "max_window_packets"]
+    assert "<= 1e+07" in detail["msg"]
