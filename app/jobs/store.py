@@ -265,15 +265,21 @@ class JobStore:
             ).all()
             now = utcnow()
             for job_id, attempt in rows:
+                values: dict[str, Any] = {
+                    "status": JobStatus.RUNNING,
+                    "attempt": attempt + 1,
+                    "started_at": func.coalesce(Job.started_at, now),
+                    "updated_at": now,
+                }
+                if attempt > 0:
+                    values["message"] = (
+                        f"running again after an interruption (attempt {attempt + 1}); "
+                        "finished buffer sizes are kept"
+                    )
                 done = session.execute(
                     update(Job)
                     .where(Job.id == job_id, Job.status == JobStatus.QUEUED)
-                    .values(
-                        status=JobStatus.RUNNING,
-                        attempt=attempt + 1,
-                        started_at=now,
-                        updated_at=now,
-                    )
+                    .values(**values)
                 )
                 if done.rowcount == 1:  # type: ignore[attr-defined]
                     claimed.append((job_id, attempt + 1))

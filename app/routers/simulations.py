@@ -35,7 +35,12 @@ router = APIRouter(
 )
 
 JobId = Annotated[
-    str, Path(pattern=r"^[0-9a-f]{32}$", description="Job id returned by POST /v1/simulations.")
+    str,
+    Path(
+        pattern=r"^[0-9a-f]{32}$",
+        description="Job id returned by POST /v1/simulations.",
+        examples=["5e149d43f5e6414e9dcd3270073e4ca2"],
+    ),
 ]
 
 _LEADING_NAME = re.compile(r"^([a-z_]+)\b")
