@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from typing import Annotated, Any
 
 from pydantic import (
@@ -90,13 +91,19 @@ class Unit:
                 f"{name}: cannot read {shown!r} as a quantity; write a number and a unit "
                 f"such as {example(self.kind)!r}"
             )
-        try:
-            quantity = parse_quantity(name, value, self.kind)
-        except ArithmeticError as exc:
-            raise UnitError(f"{name}: {value!r} is out of range") from exc
-        if not math.isfinite(quantity):
-            raise UnitError(f"{name}: {value!r} is not a finite quantity")
-        return quantity
+        return _parse_cached(name, value, self.kind)
+
+
+@lru_cache(maxsize=4096)
+def _parse_cached(name: str, text: str, kind: str) -> float:
+    """:func:`parse_quantity` with range checks; repeated strings are read by pint only once."""
+    try:
+        quantity = parse_quantity(name, text, kind)
+    except ArithmeticError as exc:
+        raise UnitError(f"{name}: {text!r} is out of range") from exc
+    if not math.isfinite(quantity):
+        raise UnitError(f"{name}: {text!r} is not a finite quantity")
+    return quantity
 
 
 # Fields used by several families, with their bounds.
