@@ -30,7 +30,12 @@ def create_app() -> FastAPI:
     install_body_limit(application)
     application.include_router(api_router)
 
-    @application.get("/healthz", tags=["health"], summary="Liveness check")
+    @application.get(
+        "/healthz",
+        tags=["health"],
+        summary="Liveness check",
+        responses={200: {"content": {"application/json": {"example": {"status": "ok"}}}}},
+    )
     def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
