@@ -9,8 +9,10 @@ field, in the shape FastAPI uses for its own validation errors::
                  "type": "value_error"}]}
 
 An ``ArithmeticError`` (overflow in a model with extreme but individually valid inputs) is also
-the client's input, reported the same way. A pydantic ``ValidationError`` raised inside a route is
-a fault of the service itself and is not turned into a 422.
+the client's input, reported the same way. Only errors raised from inside the model library or
+the simulator (a frame of ``models`` or ``validation`` on the traceback) are the client's: the
+same exceptions raised by the service's own code (a response that cannot be encoded, a pydantic
+``ValidationError`` built in a route) are faults of the service and stay server errors.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
+
+# Packages whose argument checks speak for the client's input.
+MODEL_PACKAGES = ("models", "validation")
 
 # The parameter a models.checks message starts with: "flows must be >= 1, got 0".
 _LEADING_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?::|\s+must\b|\s+is\b|\s+=)")
@@ -60,16 +65,28 @@ async def request_validation_error_handler(request: Request, exc: Exception) -> 
     return JSONResponse(status_code=422, content={"detail": detail})
 
 
+def raised_by_models(exc: BaseException) -> bool:
+    """Whether a frame of the model library or the simulator is on ``exc``'s traceback."""
+    tb = exc.__traceback__
+    while tb is not None:
+        module = str(tb.tb_frame.f_globals.get("__name__", ""))
+        if module.split(".", 1)[0] in MODEL_PACKAGES:
+            return True
+        tb = tb.tb_next
+    return False
+
+
 async def model_value_error_handler(request: Request, exc: Exception) -> JSONResponse:
     """A model function rejected its arguments: 422 naming the parameter and the bound."""
-    if isinstance(exc, ValidationError):
-        # A response or internal object failed validation: a bug here, not bad input.
-        raise exc
+    if isinstance(exc, ValidationError) or not raised_by_models(exc):
+        raise exc  # the service's own fault: a server error, found by the tests
     return unprocessable(str(exc) or type(exc).__name__)
 
 
 async def arithmetic_error_handler(request: Request, exc: Exception) -> JSONResponse:
     """Inputs too extreme for a model to evaluate in floating point."""
+    if not raised_by_models(exc):
+        raise exc
     reason = str(exc) or type(exc).__name__
     return unprocessable(
         f"the inputs are outside the range the model can evaluate numerically ({reason})",
@@ -88,5 +105,5 @@ def finite_result(value: float, field: str, reason: str) -> float:
     """Return ``value`` if finite; otherwise refuse the input ``field`` with ``reason`` (422)."""
     result = float(value)
     if not math.isfinite(result):
-        raise ValueError(f"{field}: {reason}")
+        raise RequestValidationError([error_detail(f"{field}: {reason}")])
     return result
