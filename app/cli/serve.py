@@ -9,6 +9,12 @@ import uvicorn
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
-def serve(host: str, port: int) -> None:
+@click.option(
+    "--access-log/--no-access-log",
+    default=True,
+    show_default=True,
+    help="Log every request (turn off under heavy load: it costs about a fifth of throughput).",
+)
+def serve(host: str, port: int, access_log: bool) -> None:
     """Start the bufsize service (OpenAPI at /docs)."""
-    uvicorn.run("app.main:app", host=host, port=port)
+    uvicorn.run("app.main:app", host=host, port=port, access_log=access_log)
