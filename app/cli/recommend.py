@@ -123,10 +123,19 @@ def render(rec: Recommendation, console: Console) -> None:
 @click.option("--flows", required=True, type=click.IntRange(min=1), help="Total flows N.")
 @click.option("--bottlenecked-flows", type=int, help="N_b, long-lived flows congested here.")
 @click.option("--bottlenecked-share", type=float, help="Share of capacity the N_b flows carry.")
-@click.option("--access", help='Senders\' access-link rate, e.g. "100 Mbit/s".')
+@click.option(
+    "--access-rate", "--access", "access", help='Senders\' access-link rate, e.g. "100 Mbit/s".'
+)
 @click.option("--peak-rate", help="Largest rate of a single flow.")
 @click.option("--max-window", help="Largest window: packets (64) or a size (64KiB).")
-@click.option("--paced/--not-paced", default=False, show_default=True, help="Senders pace.")
+@click.option(
+    "--pacing/--no-pacing",
+    "--paced/--not-paced",
+    "paced",
+    default=False,
+    show_default=True,
+    help="Senders pace (space packets RTT/cwnd apart).",
+)
 @click.option(
     "--cc",
     type=click.Choice(["reno", "cubic"]),
@@ -169,7 +178,7 @@ def _run(opts: dict[str, Any]) -> Recommendation:
         packet_bytes=packet,
         bottlenecked_flows=opts["bottlenecked_flows"],
         bottlenecked_share=opts["bottlenecked_share"],
-        access_bps=_optional("--access", opts["access"], "rate"),
+        access_bps=_optional("--access-rate", opts["access"], "rate"),
         peak_rate_bps=_optional("--peak-rate", opts["peak_rate"], "rate"),
         max_window_packets=_window_packets(opts["max_window"], packet),
         paced=opts["paced"],

@@ -122,3 +122,18 @@ def test_invalid_input_is_one_line_and_status_2(args: list[str], field: str) -> 
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("Error: ") and field in lines[0]
     assert result.stdout == ""
+
+
+def test_option_names_shared_with_simulate() -> None:
+    """`--access-rate` and `--pacing` (the names `bufsize simulate` uses) mean the same here."""
+    outputs = []
+    for access, pacing in (("--access-rate", "--pacing"), ("--access", "--paced")):
+        args = [*EXAMPLE, access, "10 Mbit/s", pacing, "--json"]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        outputs.append(json.loads(result.output))
+    assert outputs[0] == outputs[1]
+    unpaced = json.loads(CliRunner().invoke(main, [*EXAMPLE, "--json"]).output)
+    # With pacing and 10 Mbit/s access links the paced-traffic rule (000 Thm 2) is listed.
+    assert "paced" in {r["rule"] for r in outputs[0]["rules"]}
+    assert "paced" not in {r["rule"] for r in unpaced["rules"]}
