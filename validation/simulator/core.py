@@ -1,24 +1,52 @@
-"""Compiled event loop of the simulator (numba): the model of ``reference.py`` on arrays.
+"""Compiled event loop of the simulator (numba): the model of ``reference.py`` on flat arrays.
 
-Everything lives in preallocated arrays: per-flow state (``FF`` floats, ``FI`` integers),
-per-flow SACK/retransmission/out-of-order rings (``RG``), global scalars (``G``, ``GI``), a binary
-heap of events in three arrays (time, key = kind << 56 | sequence number, payload), the
-bottleneck buffer and the counters. No Python object is touched per event.
+The state lives in arrays that the Python driver (``engine.py``) allocates: per-flow floats
+(``ff``, ``NF`` a row) and integers (``fi``, ``NI`` a row), one byte of SACK/retransmission/
+out-of-order flags per flow and window slot (``rg``), global scalars (``g``, ``gi``), a binary
+heap of events in three arrays (time, key = kind << 56 | sequence number, payload), the nodes
+of the per-flow event lists, the bottleneck buffer and the counters. No Python object is
+touched per event.
 
-Differences of structure (not of model) from the reference: in drop-tail FIFO mode a packet's
-departure time is known when it is accepted, so departures are not heap events; they are
-taken from a ring of accepted packets when the clock passes them (before any event at the same
-time, as the reference's departure events are). With fair queueing departures are events.
+``run_chunk`` turns the arrays into raw data pointers and the helpers index them by hand
+(row-major: ``ff[f * NF + F_CWND]``). Numba would otherwise pass each array to each helper as
+a structure of 7-9 words and update its reference count atomically on every call, which cost
+more than half of the run time. The arrays are owned by the driver and outlive the call.
+
+Differences of structure (not of model) from the reference:
+
+- the reference keeps every event in one heap. Here a flow's packet arrivals at the
+  bottleneck, and its deliveries to the receiver, are scheduled in non-decreasing time order
+  (the access link and the FIFO keep a flow's packets in order, and the propagation delay is
+  constant), so only the earliest of each flow's arrivals and the earliest of its deliveries
+  are in the heap; the others wait in that flow's list and enter the heap when their
+  predecessor leaves it, with the time and key they were scheduled with. Events therefore run
+  in exactly the order of the reference's heap (time, then kind, then sequence number), and
+  the heap holds about two entries per flow instead of every packet in flight;
+- in drop-tail FIFO mode a packet's departure time is known when it is accepted, so departures
+  are not heap events; they are taken from a ring of accepted packets when the clock passes
+  them (before any event at the same time, as the reference's departure events are). With fair
+  queueing departures are events.
 
 ``run_chunk`` advances the clock to ``t_stop`` and returns a status; it also returns early when
-it needs more random numbers, a larger heap, or room in the trace buffers, so that the Python
-driver can refill them, report progress and cancel between chunks.
+it needs more random numbers, a larger heap or list pool, or room in the trace buffers, so that
+the Python driver can refill them, report progress and cancel between chunks.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core.errors import TypingError
+from numba.extending import intrinsic
+
+#: Compilation options. Cached on disk. No bounds checks: the helpers index raw pointers, and
+#: the sample path is checked against the reference implementation. Division by zero follows
+#: numpy (inf/nan) instead of testing every division; no divisor here can be zero. No
+#: fastmath: it would reorder floating-point arithmetic and break the exact agreement with the
+#: reference implementation.
+jit = njit(cache=True, boundscheck=False, error_model="numpy")
 
 # event kinds (as in parameters.py)
 K_DEPART = 0
@@ -38,6 +66,10 @@ S_HEAP_FULL = 2
 S_TRACE_FULL = 3
 S_SAMPLES_FULL = 4
 S_DONE = 5
+S_NODES_FULL = 6
+
+#: Free heap entries needed before an event (one event schedules at most a few there).
+HEAP_MARGIN = 64
 
 INF = np.inf
 MAX_RTO_S = 60.0
@@ -59,7 +91,7 @@ F_NEXT_SEND = 9
 F_ACCESS_FREE = 10
 NF = 11
 
-# per-flow integers
+# per-flow integers: TCP state (reset when a transfer starts) ...
 I_ACTIVE = 0
 I_EPOCH = 1
 I_SIZE = 2
@@ -79,12 +111,19 @@ I_RCV_NXT = 15
 I_DELACK_COUNT = 16
 I_DELACK_GEN = 17
 I_OOO = 18
-NI = 19
+NI_TCP = 19
+# ... and the flow's two event lists (deliveries, then arrivals): first waiting node, last
+# waiting node (-1: none), events scheduled (the one in the heap included)
+I_LISTS = 19
+L_HEAD = 0
+L_TAIL = 1
+L_COUNT = 2
+NI = 25
 
-# rings
-R_SACKED = 0
-R_REXMIT = 1
-R_OOO = 2
+# flags of a window slot in rg
+R_SACKED = 1
+R_REXMIT = 2
+R_OOO = 4
 
 # global floats: parameters
 G_C = 0
@@ -164,49 +203,44 @@ GI_SVC_SEQ = 51
 GI_ACT_HEAD = 52
 GI_ACT_COUNT = 53
 GI_IN_FLIGHT = 54
+GI_FREE = 55  # first free node of the event lists (-1: none)
+GI_NFREE = 56  # free nodes
 NGI = 64
 
 SEQ_MASK = (1 << 32) - 1
 KEY_SHIFT = 56
+# fields of a packet in the FIFO ring qf (QF a packet)
+Q_DEP = 0
+Q_TX = 1
+Q_ARR = 2
+Q_FLOW = 3
+Q_SIZE = 4
+QF = 5
+# fields of a list node in nx (3 a node; its time is in nt)
+N_KEY = 0
+N_PAYLOAD = 1
+N_NEXT = 2
+
+
+def _data_pointer(typingctx, arr):  # type: ignore[no-untyped-def]
+    """The data pointer of a C-contiguous array; the caller keeps the array alive."""
+    if not isinstance(arr, types.Array) or arr.layout != "C":
+        raise TypingError("_ptr needs a C-contiguous array")
+    sig = types.CPointer(arr.dtype)(arr)  # type: ignore[no-untyped-call]
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        return context.make_array(signature.args[0])(context, builder, args[0]).data
+
+    return sig, codegen
+
+
+_ptr: Any = intrinsic(_data_pointer)
 
 
 # ------------------------------------------------------------------------------------ heap
-@njit(cache=True, inline="always")
-def _less(ht, hk, i, j):  # type: ignore[no-untyped-def]
-    return ht[i] < ht[j] or (ht[i] == ht[j] and hk[i] < hk[j])
-
-
-@njit(cache=True)
-def heap_push(ht, hk, hp, gi, t, kind, flow, epoch, arg):  # type: ignore[no-untyped-def]
-    n = gi[GI_HN]
-    key = (np.int64(kind) << KEY_SHIFT) | gi[GI_SEQ]
-    gi[GI_SEQ] += 1
-    payload = ((np.int64(flow) + 1) << 40) | (np.int64(epoch) << 32) | (np.int64(arg) & SEQ_MASK)
-    i = n
-    while i > 0:
-        parent = (i - 1) >> 1
-        if ht[parent] < t or (ht[parent] == t and hk[parent] < key):
-            break
-        ht[i] = ht[parent]
-        hk[i] = hk[parent]
-        hp[i] = hp[parent]
-        i = parent
-    ht[i] = t
-    hk[i] = key
-    hp[i] = payload
-    gi[GI_HN] = n + 1
-
-
-@njit(cache=True)
-def heap_pop(ht, hk, hp, gi):  # type: ignore[no-untyped-def]
-    """Remove the root; the caller has read it."""
-    n = gi[GI_HN] - 1
-    gi[GI_HN] = n
-    if n == 0:
-        return
-    t = ht[n]
-    key = hk[n]
-    payload = hp[n]
+@jit
+def _sift_down(ht, hk, hp, n, t, key, payload):  # type: ignore[no-untyped-def]
+    """Put (t, key, payload) at the root of the heap of n entries and sift it down."""
     i = 0
     while True:
         c = 2 * i + 1
@@ -225,21 +259,108 @@ def heap_pop(ht, hk, hp, gi):  # type: ignore[no-untyped-def]
     hp[i] = payload
 
 
+@jit
+def _heap_insert(ht, hk, hp, gi, t, key, payload):  # type: ignore[no-untyped-def]
+    n = gi[GI_HN]
+    i = n
+    while i > 0:
+        parent = (i - 1) >> 1
+        if ht[parent] < t or (ht[parent] == t and hk[parent] < key):
+            break
+        ht[i] = ht[parent]
+        hk[i] = hk[parent]
+        hp[i] = hp[parent]
+        i = parent
+    ht[i] = t
+    hk[i] = key
+    hp[i] = payload
+    gi[GI_HN] = n + 1
+
+
+@jit
+def _key(gi, kind):  # type: ignore[no-untyped-def]
+    key = (np.int64(kind) << KEY_SHIFT) | gi[GI_SEQ]
+    gi[GI_SEQ] += 1
+    return key
+
+
+@jit
+def _payload(flow, epoch, arg):  # type: ignore[no-untyped-def]
+    return ((np.int64(flow) + 1) << 40) | (np.int64(epoch) << 32) | (np.int64(arg) & SEQ_MASK)
+
+
+@jit
+def heap_push(ht, hk, hp, gi, t, kind, flow, epoch, arg):  # type: ignore[no-untyped-def]
+    """Schedule an event that is not a packet arrival or delivery."""
+    _heap_insert(ht, hk, hp, gi, t, _key(gi, kind), _payload(flow, epoch, arg))
+
+
+@jit
+def push_packet(ht, hk, hp, fi, nt, nx, gi, t, kind, flow, epoch, arg):  # type: ignore[no-untyped-def]
+    """Schedule a packet arrival (K_ARRIVAL) or delivery (K_DELIVER) of a TCP flow.
+
+    The event enters the heap if the flow has no event of this kind scheduled; otherwise it
+    waits at the end of the flow's list (its time is not below the list's last one).
+    """
+    key = _key(gi, kind)
+    payload = _payload(flow, epoch, arg)
+    b = flow * NI + I_LISTS + 3 * (kind - K_DELIVER)
+    if fi[b + L_COUNT] == 0:
+        _heap_insert(ht, hk, hp, gi, t, key, payload)
+    else:
+        node = gi[GI_FREE]
+        gi[GI_FREE] = nx[3 * node + N_NEXT]
+        gi[GI_NFREE] -= 1
+        nt[node] = t
+        nx[3 * node + N_KEY] = key
+        nx[3 * node + N_PAYLOAD] = payload
+        nx[3 * node + N_NEXT] = -1
+        if fi[b + L_HEAD] < 0:
+            fi[b + L_HEAD] = node
+        else:
+            nx[3 * fi[b + L_TAIL] + N_NEXT] = node
+        fi[b + L_TAIL] = node
+    fi[b + L_COUNT] += 1
+
+
+@jit
+def heap_pop(ht, hk, hp, fi, nt, nx, gi):  # type: ignore[no-untyped-def]
+    """Remove the root (the caller has read it); its flow's next packet event replaces it."""
+    kind = hk[0] >> KEY_SHIFT
+    if kind == K_ARRIVAL or kind == K_DELIVER:
+        b = ((hp[0] >> 40) - 1) * NI + I_LISTS + 3 * (kind - K_DELIVER)
+        fi[b + L_COUNT] -= 1
+        node = fi[b + L_HEAD]
+        if node >= 0:
+            fi[b + L_HEAD] = nx[3 * node + N_NEXT]
+            _sift_down(
+                ht, hk, hp, gi[GI_HN], nt[node], nx[3 * node + N_KEY], nx[3 * node + N_PAYLOAD]
+            )
+            nx[3 * node + N_NEXT] = gi[GI_FREE]
+            gi[GI_FREE] = node
+            gi[GI_NFREE] += 1
+            return
+    n = gi[GI_HN] - 1
+    gi[GI_HN] = n
+    if n > 0:
+        _sift_down(ht, hk, hp, n, ht[n], hk[n], hp[n])
+
+
 # ------------------------------------------------------------------------------ randomness
-@njit(cache=True)
+@jit
 def _uniform(rand, gi):  # type: ignore[no-untyped-def]
     u = rand[gi[GI_RPOS]]
     gi[GI_RPOS] += 1
     return u
 
 
-@njit(cache=True)
+@jit
 def _exp(rand, gi, mean):  # type: ignore[no-untyped-def]
     return -np.log(1.0 - _uniform(rand, gi)) * mean
 
 
 # ------------------------------------------------------------------------------ bottleneck
-@njit(cache=True)
+@jit
 def _account_occupancy(g, gi, occ, t):  # type: ignore[no-untyped-def]
     lo = max(g[G_LAST_CHANGE], g[G_WARM])
     hi = min(t, g[G_END])
@@ -249,7 +370,7 @@ def _account_occupancy(g, gi, occ, t):  # type: ignore[no-untyped-def]
     g[G_LAST_CHANGE] = t
 
 
-@njit(cache=True)
+@jit
 def _account_departure(g, gi, dhist, ibits, t, tx, size, t_arr):  # type: ignore[no-untyped-def]
     warm = g[G_WARM]
     lo = max(t - tx, warm)
@@ -267,36 +388,37 @@ def _account_departure(g, gi, dhist, ibits, t, tx, size, t_arr):  # type: ignore
         dhist[min(int(wait / g[G_DELAY_BIN] + 1e-6), gi[GI_DELAY_BINS] - 1)] += 1.0
 
 
-@njit(cache=True)
+@jit
 def _record(trt, tri, gi, t, flow, size, dropped):  # type: ignore[no-untyped-def]
     k = gi[GI_TRN]
     trt[k] = t
-    tri[k, 0] = flow
-    tri[k, 1] = np.int64(np.round(size))
-    tri[k, 2] = dropped
+    tri[3 * k] = flow
+    tri[3 * k + 1] = np.int64(np.round(size))
+    tri[3 * k + 2] = dropped
     gi[GI_TRN] = k + 1
 
 
-@njit(cache=True)
+@jit
 def fifo_advance(g, gi, qf, occ, dhist, ibits, trt, tri, t):  # type: ignore[no-untyped-def]
     """Take from the FIFO every packet whose departure time is <= t."""
     qmask = gi[GI_QMASK]
     while gi[GI_QCOUNT] > 0:
         h = gi[GI_QHEAD]
-        dep = qf[0, h]
+        q = QF * h
+        dep = qf[q + Q_DEP]
         if dep > t:
             break
         _account_occupancy(g, gi, occ, dep)
         gi[GI_QCOUNT] -= 1
-        size = qf[4, h]
+        size = qf[q + Q_SIZE]
         g[G_QBYTES] -= size
-        _account_departure(g, gi, dhist, ibits, dep, qf[1, h], size, qf[2, h])
+        _account_departure(g, gi, dhist, ibits, dep, qf[q + Q_TX], size, qf[q + Q_ARR])
         if gi[GI_TRACE] != 0:
-            _record(trt, tri, gi, dep, np.int64(qf[3, h]), size, 0)
+            _record(trt, tri, gi, dep, np.int64(qf[q + Q_FLOW]), size, 0)
         gi[GI_QHEAD] = (h + 1) & qmask
 
 
-@njit(cache=True)
+@jit
 def _accepted(g, gi, bhist, t):  # type: ignore[no-untyped-def]
     run = gi[GI_DROPRUN]
     if run > 0:
@@ -305,7 +427,7 @@ def _accepted(g, gi, bhist, t):  # type: ignore[no-untyped-def]
         gi[GI_DROPRUN] = 0
 
 
-@njit(cache=True)
+@jit
 def _drop(g, gi, trt, tri, t, flow, size):  # type: ignore[no-untyped-def]
     if t >= g[G_WARM]:
         gi[GI_DROPS] += 1
@@ -317,46 +439,52 @@ def _drop(g, gi, trt, tri, t, flow, size):  # type: ignore[no-untyped-def]
 
 
 # ------------------------------------------------------------------------------- fair queue
-@njit(cache=True)
+# fqq[(flow * slots + slot) * 4 + k]: k = 0 epoch, 1 seq, 2 size, 3 arrival time (a ring of
+# slots = GI_FQMASK + 1 per flow); fqi[3 * flow + k]: k = 0 ring head, 1 packets,
+# 2 visited this round; fqf[2 * flow + k]: k = 0 bytes queued, 1 deficit; fqa: a ring of the
+# n + 1 flows with packets (DRR active list).
+@jit
 def _fq_next(g, gi, fqq, fqi, fqf, fqa):  # type: ignore[no-untyped-def]
     """DRR: choose the next packet; returns its flow or -1 (fields left in G/GI service)."""
     quantum = g[G_WIRE_BYTES]
     fqmask = gi[GI_FQMASK]
-    m = fqa.shape[0]
+    slots = fqmask + 1
+    m = gi[GI_N] + 1
     while gi[GI_ACT_COUNT] > 0:
         ah = gi[GI_ACT_HEAD]
         f = fqa[ah]
-        if fqi[f, 2] == 0:
-            fqf[f, 1] += quantum
-            fqi[f, 2] = 1
-        h = fqi[f, 0]
-        if fqq[f, h, 2] <= fqf[f, 1]:
-            size = fqq[f, h, 2]
-            gi[GI_SVC_EPOCH] = np.int64(fqq[f, h, 0])
-            gi[GI_SVC_SEQ] = np.int64(fqq[f, h, 1])
+        if fqi[3 * f + 2] == 0:
+            fqf[2 * f + 1] += quantum
+            fqi[3 * f + 2] = 1
+        h = fqi[3 * f]
+        p = (f * slots + h) * 4
+        if fqq[p + 2] <= fqf[2 * f + 1]:
+            size = fqq[p + 2]
+            gi[GI_SVC_EPOCH] = np.int64(fqq[p])
+            gi[GI_SVC_SEQ] = np.int64(fqq[p + 1])
             g[G_SVC_SIZE] = size
-            g[G_SVC_ARR] = fqq[f, h, 3]
-            fqi[f, 0] = (h + 1) & fqmask
-            fqi[f, 1] -= 1
-            fqf[f, 0] -= size
-            fqf[f, 1] -= size
-            if fqi[f, 1] == 0:
-                fqf[f, 1] = 0.0
-                fqi[f, 2] = 0
+            g[G_SVC_ARR] = fqq[p + 3]
+            fqi[3 * f] = (h + 1) & fqmask
+            fqi[3 * f + 1] -= 1
+            fqf[2 * f] -= size
+            fqf[2 * f + 1] -= size
+            if fqi[3 * f + 1] == 0:
+                fqf[2 * f + 1] = 0.0
+                fqi[3 * f + 2] = 0
                 gi[GI_ACT_HEAD] = (ah + 1) % m
                 gi[GI_ACT_COUNT] -= 1
-            elif fqq[f, fqi[f, 0], 2] > fqf[f, 1]:
-                fqi[f, 2] = 0
+            elif fqq[(f * slots + fqi[3 * f]) * 4 + 2] > fqf[2 * f + 1]:
+                fqi[3 * f + 2] = 0
                 gi[GI_ACT_HEAD] = (ah + 1) % m
                 fqa[(ah + gi[GI_ACT_COUNT]) % m] = f
             return f
-        fqi[f, 2] = 0
+        fqi[3 * f + 2] = 0
         gi[GI_ACT_HEAD] = (ah + 1) % m
         fqa[(ah + gi[GI_ACT_COUNT]) % m] = f
     return -1
 
 
-@njit(cache=True)
+@jit
 def _fq_start(g, gi, fqq, fqi, fqf, fqa, ht, hk, hp, t):  # type: ignore[no-untyped-def]
     f = _fq_next(g, gi, fqq, fqi, fqf, fqa)
     if f >= 0:
@@ -367,9 +495,9 @@ def _fq_start(g, gi, fqq, fqi, fqf, fqa, ht, hk, hp, t):  # type: ignore[no-unty
         heap_push(ht, hk, hp, gi, dep, K_DEPART, f, 0, 0)
 
 
-@njit(cache=True)
+@jit
 def _fq_remove_active(gi, fqa, victim):  # type: ignore[no-untyped-def]
-    m = fqa.shape[0]
+    m = gi[GI_N] + 1
     head = gi[GI_ACT_HEAD]
     count = gi[GI_ACT_COUNT]
     pos = -1
@@ -383,93 +511,106 @@ def _fq_remove_active(gi, fqa, victim):  # type: ignore[no-untyped-def]
 
 
 # ------------------------------------------------------------------------------ TCP sender
-@njit(cache=True)
+@jit
 def _arm_rto(ff, ht, hk, hp, gi, t, f):  # type: ignore[no-untyped-def]
-    expiry = t + ff[f, F_RTO]
-    ff[f, F_RTO_EXPIRY] = expiry
-    if expiry < ff[f, F_RTO_EVENT]:
-        ff[f, F_RTO_EVENT] = expiry
+    a = f * NF
+    expiry = t + ff[a + F_RTO]
+    ff[a + F_RTO_EXPIRY] = expiry
+    if expiry < ff[a + F_RTO_EVENT]:
+        ff[a + F_RTO_EVENT] = expiry
         heap_push(ht, hk, hp, gi, expiry, K_RTO, f, 0, 0)
 
 
-@njit(cache=True)
-def _transmit(ff, fi, rg, g, gi, ht, hk, hp, t, f, seg):  # type: ignore[no-untyped-def]
+@jit
+def _transmit(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, t, f, seg):  # type: ignore[no-untyped-def]
+    a = f * NF
+    b = f * NI
     wmask = gi[GI_WMASK]
-    if seg < fi[f, I_HIGH_TX]:
-        rg[R_REXMIT, f, seg & wmask] = 1
-        fi[f, I_RTT_SEQ] = -1
+    if seg < fi[b + I_HIGH_TX]:
+        j = f * (wmask + 1) + (seg & wmask)
+        rg[j] = rg[j] | R_REXMIT
+        fi[b + I_RTT_SEQ] = -1
     else:
-        fi[f, I_HIGH_TX] = seg + 1
-        if fi[f, I_RTT_SEQ] < 0:
-            fi[f, I_RTT_SEQ] = seg
-            ff[f, F_RTT_TIME] = t
-    if seg == fi[f, I_SND_NXT]:
-        fi[f, I_SND_NXT] += 1
+        fi[b + I_HIGH_TX] = seg + 1
+        if fi[b + I_RTT_SEQ] < 0:
+            fi[b + I_RTT_SEQ] = seg
+            ff[a + F_RTT_TIME] = t
+    if seg == fi[b + I_SND_NXT]:
+        fi[b + I_SND_NXT] += 1
     gi[GI_SENT] += 1
-    free = max(t, ff[f, F_ACCESS_FREE]) + g[G_ACC_TX]
-    ff[f, F_ACCESS_FREE] = free
-    heap_push(ht, hk, hp, gi, free + 0.5 * ff[f, F_RTT], K_ARRIVAL, f, fi[f, I_EPOCH], seg)
-    if ff[f, F_RTO_EXPIRY] == INF:
+    free = max(t, ff[a + F_ACCESS_FREE]) + g[G_ACC_TX]
+    ff[a + F_ACCESS_FREE] = free
+    push_packet(
+        ht, hk, hp, fi, nt, nx, gi, free + 0.5 * ff[a + F_RTT], K_ARRIVAL, f,
+        fi[b + I_EPOCH], seg,
+    )  # fmt: skip
+    if ff[a + F_RTO_EXPIRY] == INF:
         _arm_rto(ff, ht, hk, hp, gi, t, f)
     if gi[GI_PACING] != 0:
-        srtt = ff[f, F_SRTT] if ff[f, F_SRTT] > 0 else ff[f, F_RTT]
-        ff[f, F_NEXT_SEND] = t + srtt / min(ff[f, F_CWND], float(gi[GI_WMAX]))
+        srtt = ff[a + F_SRTT] if ff[a + F_SRTT] > 0 else ff[a + F_RTT]
+        ff[a + F_NEXT_SEND] = t + srtt / min(ff[a + F_CWND], float(gi[GI_WMAX]))
 
 
-@njit(cache=True)
+@jit
 def _pipe(fi, rg, gi, f):  # type: ignore[no-untyped-def]
+    b = f * NI
     wmask = gi[GI_WMASK]
+    row = f * (wmask + 1)
     count = 0
-    lost_limit = fi[f, I_LOST_LIMIT]
-    for s in range(fi[f, I_SND_UNA], fi[f, I_HIGH_TX]):
-        j = s & wmask
-        if rg[R_SACKED, f, j] != 0:
+    lost_limit = fi[b + I_LOST_LIMIT]
+    for s in range(fi[b + I_SND_UNA], fi[b + I_HIGH_TX]):
+        flags = rg[row + (s & wmask)]
+        if flags & R_SACKED:
             continue
         if s >= lost_limit:
             count += 1
-        if rg[R_REXMIT, f, j] != 0:
+        if flags & R_REXMIT:
             count += 1
     return count
 
 
-@njit(cache=True)
+@jit
 def _next_hole(fi, rg, gi, f):  # type: ignore[no-untyped-def]
+    b = f * NI
     wmask = gi[GI_WMASK]
-    s = max(fi[f, I_REXMIT_PTR], fi[f, I_SND_UNA])
-    lost_limit = fi[f, I_LOST_LIMIT]
-    while s < lost_limit and (rg[R_SACKED, f, s & wmask] != 0 or rg[R_REXMIT, f, s & wmask] != 0):
+    row = f * (wmask + 1)
+    s = max(fi[b + I_REXMIT_PTR], fi[b + I_SND_UNA])
+    lost_limit = fi[b + I_LOST_LIMIT]
+    while s < lost_limit and (rg[row + (s & wmask)] & (R_SACKED | R_REXMIT)) != 0:
         s += 1
-    fi[f, I_REXMIT_PTR] = s
+    fi[b + I_REXMIT_PTR] = s
     return s if s < lost_limit else -1
 
 
-@njit(cache=True)
-def try_send(ff, fi, rg, g, gi, ht, hk, hp, t, f):  # type: ignore[no-untyped-def]
+@jit
+def try_send(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, t, f):  # type: ignore[no-untyped-def]
+    a = f * NF
+    b = f * NI
     wmax = gi[GI_WMAX]
-    while fi[f, I_ACTIVE] != 0:
+    while fi[b + I_ACTIVE] != 0:
         seg = -1
-        una = fi[f, I_SND_UNA]
-        nxt = fi[f, I_SND_NXT]
-        if gi[GI_SACK] != 0 and fi[f, I_RECOVERY] > 0:
-            if _pipe(fi, rg, gi, f) >= ff[f, F_CWND]:
+        una = fi[b + I_SND_UNA]
+        nxt = fi[b + I_SND_NXT]
+        if gi[GI_SACK] != 0 and fi[b + I_RECOVERY] > 0:
+            if _pipe(fi, rg, gi, f) >= ff[a + F_CWND]:
                 return
             seg = _next_hole(fi, rg, gi, f)
             if seg < 0 and nxt - una < wmax:
                 seg = nxt
-        elif nxt - una < min(ff[f, F_CWND], float(wmax)):
+        elif nxt - una < min(ff[a + F_CWND], float(wmax)):
             seg = nxt
-        size = fi[f, I_SIZE]
+        size = fi[b + I_SIZE]
         if seg < 0 or (size >= 0 and seg >= size):
             return
-        if gi[GI_PACING] != 0 and t < ff[f, F_NEXT_SEND]:
-            if fi[f, I_PACE_PENDING] == 0:
-                fi[f, I_PACE_PENDING] = 1
-                heap_push(ht, hk, hp, gi, ff[f, F_NEXT_SEND], K_PACE, f, 0, 0)
+        if gi[GI_PACING] != 0 and t < ff[a + F_NEXT_SEND]:
+            if fi[b + I_PACE_PENDING] == 0:
+                fi[b + I_PACE_PENDING] = 1
+                heap_push(ht, hk, hp, gi, ff[a + F_NEXT_SEND], K_PACE, f, 0, 0)
             return
-        _transmit(ff, fi, rg, g, gi, ht, hk, hp, t, f, seg)
+        _transmit(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, t, f, seg)
 
 
-@njit(cache=True)
+@jit
 def _draw_size(g, gi, rand):  # type: ignore[no-untyped-def]
     if gi[GI_TRAFFIC] == 0:
         return np.int64(-1)
@@ -485,208 +626,227 @@ def _draw_size(g, gi, rand):  # type: ignore[no-untyped-def]
     return np.int64(max(np.ceil(scale * (1.0 - u) ** (-1.0 / shape)), 1.0))
 
 
-@njit(cache=True)
-def start_flow(ff, fi, rg, g, gi, ht, hk, hp, rand, t, f):  # type: ignore[no-untyped-def]
-    epoch = (fi[f, I_EPOCH] + 1) % EPOCHS
-    delack_gen = fi[f, I_DELACK_GEN] + 1
-    pace_pending = fi[f, I_PACE_PENDING]
-    for k in range(NI):
-        fi[f, k] = 0
-    fi[f, I_EPOCH] = epoch
-    fi[f, I_DELACK_GEN] = delack_gen
-    fi[f, I_PACE_PENDING] = pace_pending
-    fi[f, I_RECOVER] = -1
-    fi[f, I_RTO_RECOVER] = -1
-    fi[f, I_RTT_SEQ] = -1
-    fi[f, I_ACTIVE] = 1
-    fi[f, I_SIZE] = _draw_size(g, gi, rand)
-    rg[:, f, :] = 0
-    ff[f, F_CWND] = g[G_INIT_CWND]
-    ff[f, F_SSTHRESH] = INITIAL_SSTHRESH
-    ff[f, F_SRTT] = 0.0
-    ff[f, F_RTTVAR] = 0.0
-    ff[f, F_RTO] = g[G_INIT_RTO]
-    ff[f, F_RTT_TIME] = 0.0
-    ff[f, F_RTO_EXPIRY] = INF
-    ff[f, F_NEXT_SEND] = t
-    try_send(ff, fi, rg, g, gi, ht, hk, hp, t, f)
+@jit
+def start_flow(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, rand, t, f):  # type: ignore[no-untyped-def]
+    a = f * NF
+    b = f * NI
+    epoch = (fi[b + I_EPOCH] + 1) % EPOCHS
+    delack_gen = fi[b + I_DELACK_GEN] + 1
+    pace_pending = fi[b + I_PACE_PENDING]
+    for k in range(NI_TCP):  # the event lists stay: packets of the last transfer may be out
+        fi[b + k] = 0
+    fi[b + I_EPOCH] = epoch
+    fi[b + I_DELACK_GEN] = delack_gen
+    fi[b + I_PACE_PENDING] = pace_pending
+    fi[b + I_RECOVER] = -1
+    fi[b + I_RTO_RECOVER] = -1
+    fi[b + I_RTT_SEQ] = -1
+    fi[b + I_ACTIVE] = 1
+    fi[b + I_SIZE] = _draw_size(g, gi, rand)
+    slots = gi[GI_WMASK] + 1
+    for j in range(f * slots, (f + 1) * slots):
+        rg[j] = 0
+    ff[a + F_CWND] = g[G_INIT_CWND]
+    ff[a + F_SSTHRESH] = INITIAL_SSTHRESH
+    ff[a + F_SRTT] = 0.0
+    ff[a + F_RTTVAR] = 0.0
+    ff[a + F_RTO] = g[G_INIT_RTO]
+    ff[a + F_RTT_TIME] = 0.0
+    ff[a + F_RTO_EXPIRY] = INF
+    ff[a + F_NEXT_SEND] = t
+    try_send(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, t, f)
 
 
-@njit(cache=True)
-def _rto_fire(ff, fi, rg, g, gi, ht, hk, hp, t, f):  # type: ignore[no-untyped-def]
-    if t != ff[f, F_RTO_EVENT]:
+@jit
+def _rto_fire(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, t, f):  # type: ignore[no-untyped-def]
+    a = f * NF
+    b = f * NI
+    if t != ff[a + F_RTO_EVENT]:
         return
-    ff[f, F_RTO_EVENT] = INF
-    expiry = ff[f, F_RTO_EXPIRY]
+    ff[a + F_RTO_EVENT] = INF
+    expiry = ff[a + F_RTO_EXPIRY]
     if expiry == INF:
         return
     if t < expiry:
-        ff[f, F_RTO_EVENT] = expiry
+        ff[a + F_RTO_EVENT] = expiry
         heap_push(ht, hk, hp, gi, expiry, K_RTO, f, 0, 0)
         return
-    ff[f, F_RTO_EXPIRY] = INF
-    una = fi[f, I_SND_UNA]
-    high = fi[f, I_HIGH_TX]
-    if fi[f, I_ACTIVE] == 0 or una >= high:
+    ff[a + F_RTO_EXPIRY] = INF
+    una = fi[b + I_SND_UNA]
+    high = fi[b + I_HIGH_TX]
+    if fi[b + I_ACTIVE] == 0 or una >= high:
         return
     if t >= g[G_WARM]:
         gi[GI_TIMEOUTS] += 1
-    ff[f, F_SSTHRESH] = max((high - una) / 2.0, 2.0)
-    ff[f, F_CWND] = 1.0
-    ff[f, F_RTO] = min(2.0 * ff[f, F_RTO], MAX_RTO_S)
-    fi[f, I_DUPACKS] = 0
-    fi[f, I_RTT_SEQ] = -1
-    fi[f, I_RECOVER] = high - 1
-    fi[f, I_RTO_RECOVER] = high - 1
+    ff[a + F_SSTHRESH] = max((high - una) / 2.0, 2.0)
+    ff[a + F_CWND] = 1.0
+    ff[a + F_RTO] = min(2.0 * ff[a + F_RTO], MAX_RTO_S)
+    fi[b + I_DUPACKS] = 0
+    fi[b + I_RTT_SEQ] = -1
+    fi[b + I_RECOVER] = high - 1
+    fi[b + I_RTO_RECOVER] = high - 1
     wmask = gi[GI_WMASK]
+    row = f * (wmask + 1)
     for s in range(una, high):
-        rg[R_REXMIT, f, s & wmask] = 0
-    fi[f, I_REXMIT_PTR] = una
+        j = row + (s & wmask)
+        rg[j] = rg[j] & ~R_REXMIT
+    fi[b + I_REXMIT_PTR] = una
     if gi[GI_SACK] != 0:
-        fi[f, I_RECOVERY] = 2
-        fi[f, I_LOST_LIMIT] = high
+        fi[b + I_RECOVERY] = 2
+        fi[b + I_LOST_LIMIT] = high
     else:
-        fi[f, I_RECOVERY] = 0
-        fi[f, I_SND_NXT] = una
-    ff[f, F_NEXT_SEND] = t
-    try_send(ff, fi, rg, g, gi, ht, hk, hp, t, f)
-    if ff[f, F_RTO_EXPIRY] == INF:
+        fi[b + I_RECOVERY] = 0
+        fi[b + I_SND_NXT] = una
+    ff[a + F_NEXT_SEND] = t
+    try_send(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, t, f)
+    if ff[a + F_RTO_EXPIRY] == INF:
         _arm_rto(ff, ht, hk, hp, gi, t, f)
 
 
-@njit(cache=True)
+@jit
 def _rtt_sample(ff, g, f, r):  # type: ignore[no-untyped-def]
-    if ff[f, F_SRTT] == 0.0:
-        ff[f, F_SRTT] = r
-        ff[f, F_RTTVAR] = r / 2.0
+    a = f * NF
+    if ff[a + F_SRTT] == 0.0:
+        ff[a + F_SRTT] = r
+        ff[a + F_RTTVAR] = r / 2.0
     else:
-        ff[f, F_RTTVAR] = 0.75 * ff[f, F_RTTVAR] + 0.25 * abs(ff[f, F_SRTT] - r)
-        ff[f, F_SRTT] = 0.875 * ff[f, F_SRTT] + 0.125 * r
-    ff[f, F_RTO] = min(max(g[G_MIN_RTO], ff[f, F_SRTT] + 4.0 * ff[f, F_RTTVAR]), MAX_RTO_S)
+        ff[a + F_RTTVAR] = 0.75 * ff[a + F_RTTVAR] + 0.25 * abs(ff[a + F_SRTT] - r)
+        ff[a + F_SRTT] = 0.875 * ff[a + F_SRTT] + 0.125 * r
+    ff[a + F_RTO] = min(max(g[G_MIN_RTO], ff[a + F_SRTT] + 4.0 * ff[a + F_RTTVAR]), MAX_RTO_S)
 
 
-@njit(cache=True)
-def on_ack(ff, fi, rg, g, gi, ht, hk, hp, rand, t, f, cum, sack_seq):  # type: ignore[no-untyped-def]
+@jit
+def on_ack(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, rand, t, f, cum, sack_seq):  # type: ignore[no-untyped-def]
+    a = f * NF
+    b = f * NI
     wmask = gi[GI_WMASK]
+    row = f * (wmask + 1)
     sack = gi[GI_SACK] != 0
     if sack_seq >= cum:
-        rg[R_SACKED, f, sack_seq & wmask] = 1
-        if sack_seq + 1 > fi[f, I_HIGH_SACKED]:
-            fi[f, I_HIGH_SACKED] = sack_seq + 1
-    una = fi[f, I_SND_UNA]
+        j = row + (sack_seq & wmask)
+        rg[j] = rg[j] | R_SACKED
+        if sack_seq + 1 > fi[b + I_HIGH_SACKED]:
+            fi[b + I_HIGH_SACKED] = sack_seq + 1
+    una = fi[b + I_SND_UNA]
     if cum > una:
         newly = cum - una
         for s in range(una, cum):
-            rg[R_SACKED, f, s & wmask] = 0
-            rg[R_REXMIT, f, s & wmask] = 0
-        fi[f, I_SND_UNA] = cum
-        if fi[f, I_SND_NXT] < cum:
-            fi[f, I_SND_NXT] = cum
-        fi[f, I_DUPACKS] = 0
-        if fi[f, I_RTT_SEQ] >= 0 and cum > fi[f, I_RTT_SEQ]:
-            _rtt_sample(ff, g, f, t - ff[f, F_RTT_TIME])
-            fi[f, I_RTT_SEQ] = -1
+            j = row + (s & wmask)
+            rg[j] = rg[j] & ~(R_SACKED | R_REXMIT)
+        fi[b + I_SND_UNA] = cum
+        if fi[b + I_SND_NXT] < cum:
+            fi[b + I_SND_NXT] = cum
+        fi[b + I_DUPACKS] = 0
+        if fi[b + I_RTT_SEQ] >= 0 and cum > fi[b + I_RTT_SEQ]:
+            _rtt_sample(ff, g, f, t - ff[a + F_RTT_TIME])
+            fi[b + I_RTT_SEQ] = -1
         exited = False
-        if fi[f, I_RECOVERY] > 0 and cum > fi[f, I_RECOVER]:
-            if fi[f, I_RECOVERY] == 1:
-                ff[f, F_CWND] = ff[f, F_SSTHRESH]
-            fi[f, I_RECOVERY] = 0
+        if fi[b + I_RECOVERY] > 0 and cum > fi[b + I_RECOVER]:
+            if fi[b + I_RECOVERY] == 1:
+                ff[a + F_CWND] = ff[a + F_SSTHRESH]
+            fi[b + I_RECOVERY] = 0
             exited = True
-        if fi[f, I_RECOVERY] == 1:
+        if fi[b + I_RECOVERY] == 1:
             if not sack:
-                ff[f, F_CWND] = max(ff[f, F_CWND] - newly + 1.0, 1.0)
-                _transmit(ff, fi, rg, g, gi, ht, hk, hp, t, f, cum)
+                ff[a + F_CWND] = max(ff[a + F_CWND] - newly + 1.0, 1.0)
+                _transmit(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, t, f, cum)
         elif not exited:
-            if ff[f, F_CWND] < ff[f, F_SSTHRESH]:
-                ff[f, F_CWND] += newly
+            if ff[a + F_CWND] < ff[a + F_SSTHRESH]:
+                ff[a + F_CWND] += newly
             else:
-                ff[f, F_CWND] += newly / ff[f, F_CWND]
-        size = fi[f, I_SIZE]
+                ff[a + F_CWND] += newly / ff[a + F_CWND]
+        size = fi[b + I_SIZE]
         if size >= 0 and cum >= size:
-            _complete(ff, fi, rg, g, gi, ht, hk, hp, rand, t, f)
+            _complete(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, rand, t, f)
             return
-        if cum < fi[f, I_HIGH_TX]:
+        if cum < fi[b + I_HIGH_TX]:
             _arm_rto(ff, ht, hk, hp, gi, t, f)
         else:
-            ff[f, F_RTO_EXPIRY] = INF
-    elif cum == una and una < fi[f, I_HIGH_TX] and (sack_seq >= 0 or not sack):
-        fi[f, I_DUPACKS] += 1
-        if fi[f, I_RECOVERY] == 0 and fi[f, I_DUPACKS] == 3 and cum > fi[f, I_RTO_RECOVER]:
-            ff[f, F_SSTHRESH] = max((fi[f, I_HIGH_TX] - una) / 2.0, 2.0)
-            fi[f, I_RECOVER] = fi[f, I_HIGH_TX] - 1
-            fi[f, I_RECOVERY] = 1
-            fi[f, I_RTT_SEQ] = -1
+            ff[a + F_RTO_EXPIRY] = INF
+    elif cum == una and una < fi[b + I_HIGH_TX] and (sack_seq >= 0 or not sack):
+        fi[b + I_DUPACKS] += 1
+        if fi[b + I_RECOVERY] == 0 and fi[b + I_DUPACKS] == 3 and cum > fi[b + I_RTO_RECOVER]:
+            ff[a + F_SSTHRESH] = max((fi[b + I_HIGH_TX] - una) / 2.0, 2.0)
+            fi[b + I_RECOVER] = fi[b + I_HIGH_TX] - 1
+            fi[b + I_RECOVERY] = 1
+            fi[b + I_RTT_SEQ] = -1
             if sack:
-                ff[f, F_CWND] = ff[f, F_SSTHRESH]
-                fi[f, I_LOST_LIMIT] = fi[f, I_HIGH_SACKED]
-                fi[f, I_REXMIT_PTR] = una
+                ff[a + F_CWND] = ff[a + F_SSTHRESH]
+                fi[b + I_LOST_LIMIT] = fi[b + I_HIGH_SACKED]
+                fi[b + I_REXMIT_PTR] = una
             else:
-                ff[f, F_CWND] = ff[f, F_SSTHRESH] + 3.0
-                _transmit(ff, fi, rg, g, gi, ht, hk, hp, t, f, una)
-        elif fi[f, I_RECOVERY] == 1 and not sack:
-            ff[f, F_CWND] += 1.0
-    if sack and fi[f, I_RECOVERY] == 1 and fi[f, I_HIGH_SACKED] > fi[f, I_LOST_LIMIT]:
-        fi[f, I_LOST_LIMIT] = fi[f, I_HIGH_SACKED]
-    try_send(ff, fi, rg, g, gi, ht, hk, hp, t, f)
+                ff[a + F_CWND] = ff[a + F_SSTHRESH] + 3.0
+                _transmit(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, t, f, una)
+        elif fi[b + I_RECOVERY] == 1 and not sack:
+            ff[a + F_CWND] += 1.0
+    if sack and fi[b + I_RECOVERY] == 1 and fi[b + I_HIGH_SACKED] > fi[b + I_LOST_LIMIT]:
+        fi[b + I_LOST_LIMIT] = fi[b + I_HIGH_SACKED]
+    try_send(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, t, f)
 
 
-@njit(cache=True)
-def _complete(ff, fi, rg, g, gi, ht, hk, hp, rand, t, f):  # type: ignore[no-untyped-def]
+@jit
+def _complete(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, rand, t, f):  # type: ignore[no-untyped-def]
     if t >= g[G_WARM]:
         gi[GI_COMPLETED] += 1
-    fi[f, I_ACTIVE] = 0
-    ff[f, F_RTO_EXPIRY] = INF
+    fi[f * NI + I_ACTIVE] = 0
+    ff[f * NF + F_RTO_EXPIRY] = INF
     if gi[GI_TRAFFIC] == 1:
-        start_flow(ff, fi, rg, g, gi, ht, hk, hp, rand, t, f)
+        start_flow(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, rand, t, f)
 
 
 # ---------------------------------------------------------------------------- receiver
-@njit(cache=True)
-def _send_ack(ff, fi, rg, g, gi, ht, hk, hp, rand, t, f, sack_seq):  # type: ignore[no-untyped-def]
-    fi[f, I_DELACK_COUNT] = 0
-    fi[f, I_DELACK_GEN] += 1
-    on_ack(ff, fi, rg, g, gi, ht, hk, hp, rand, t, f, fi[f, I_RCV_NXT], sack_seq)
+@jit
+def _send_ack(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, rand, t, f, sack_seq):  # type: ignore[no-untyped-def]
+    b = f * NI
+    fi[b + I_DELACK_COUNT] = 0
+    fi[b + I_DELACK_GEN] += 1
+    on_ack(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, rand, t, f, fi[b + I_RCV_NXT], sack_seq)
 
 
-@njit(cache=True)
-def deliver(ff, fi, rg, g, gi, ht, hk, hp, rand, deliv, t, f, epoch, seq):  # type: ignore[no-untyped-def]
+@jit
+def deliver(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, rand, deliv, t, f, epoch, seq):  # type: ignore[no-untyped-def]
+    b = f * NI
     gi[GI_DELIVERED] += 1
-    if epoch != fi[f, I_EPOCH] or fi[f, I_ACTIVE] == 0:
+    if epoch != fi[b + I_EPOCH] or fi[b + I_ACTIVE] == 0:
         return
     wmask = gi[GI_WMASK]
-    rcv = fi[f, I_RCV_NXT]
+    row = f * (wmask + 1)
+    rcv = fi[b + I_RCV_NXT]
     if seq == rcv:
         rcv += 1
-        while fi[f, I_OOO] > 0 and rg[R_OOO, f, rcv & wmask] != 0:
-            rg[R_OOO, f, rcv & wmask] = 0
-            fi[f, I_OOO] -= 1
+        while fi[b + I_OOO] > 0 and rg[row + (rcv & wmask)] & R_OOO:
+            j = row + (rcv & wmask)
+            rg[j] = rg[j] & ~R_OOO
+            fi[b + I_OOO] -= 1
             rcv += 1
-        fi[f, I_RCV_NXT] = rcv
+        fi[b + I_RCV_NXT] = rcv
         advanced = rcv - seq
         if t >= g[G_WARM]:
             deliv[f] += advanced
-        if advanced > 1 or fi[f, I_OOO] > 0:
-            _send_ack(ff, fi, rg, g, gi, ht, hk, hp, rand, t, f, -1)
+        if advanced > 1 or fi[b + I_OOO] > 0:
+            _send_ack(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, rand, t, f, -1)
             return
-        fi[f, I_DELACK_COUNT] += 1
-        if fi[f, I_DELACK_COUNT] >= gi[GI_DACK]:
-            _send_ack(ff, fi, rg, g, gi, ht, hk, hp, rand, t, f, -1)
-        elif fi[f, I_DELACK_COUNT] == 1:
-            heap_push(ht, hk, hp, gi, t + g[G_DELACK_TO], K_DELACK, f, 0, fi[f, I_DELACK_GEN])
+        fi[b + I_DELACK_COUNT] += 1
+        if fi[b + I_DELACK_COUNT] >= gi[GI_DACK]:
+            _send_ack(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, rand, t, f, -1)
+        elif fi[b + I_DELACK_COUNT] == 1:
+            heap_push(ht, hk, hp, gi, t + g[G_DELACK_TO], K_DELACK, f, 0, fi[b + I_DELACK_GEN])
     elif seq > rcv:
-        if rg[R_OOO, f, seq & wmask] == 0:
-            rg[R_OOO, f, seq & wmask] = 1
-            fi[f, I_OOO] += 1
-        _send_ack(ff, fi, rg, g, gi, ht, hk, hp, rand, t, f, seq)
+        j = row + (seq & wmask)
+        if (rg[j] & R_OOO) == 0:
+            rg[j] = rg[j] | R_OOO
+            fi[b + I_OOO] += 1
+        _send_ack(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, rand, t, f, seq)
     else:
-        _send_ack(ff, fi, rg, g, gi, ht, hk, hp, rand, t, f, -2)
+        _send_ack(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, rand, t, f, -2)
 
 
 # ---------------------------------------------------------------------------- arrivals
-@njit(cache=True)
+@jit
 def arrive(  # type: ignore[no-untyped-def]
-    ff, g, gi, ht, hk, hp, rand, qf, fqq, fqi, fqf, fqa, occ, bhist, trt, tri, t, f, epoch, seq
-):
+    ff, fi, g, gi, ht, hk, hp, nt, nx, rand, qf, fqq, fqi, fqf, fqa, occ, bhist, trt, tri, t, f,
+    epoch, seq,
+):  # fmt: skip
     _account_occupancy(g, gi, occ, t)
     gi[GI_ARR_TOTAL] += 1
     if t >= g[G_WARM]:
@@ -710,55 +870,58 @@ def arrive(  # type: ignore[no-untyped-def]
     tx = size * 8.0 / g[G_C]
     dep = max(t, g[G_LAST_DEP]) + tx
     g[G_LAST_DEP] = dep
-    j = (gi[GI_QHEAD] + count) & qmask
-    qf[0, j] = dep
-    qf[1, j] = tx
-    qf[2, j] = t
-    qf[3, j] = f
-    qf[4, j] = size
+    q = QF * ((gi[GI_QHEAD] + count) & qmask)
+    qf[q + Q_DEP] = dep
+    qf[q + Q_TX] = tx
+    qf[q + Q_ARR] = t
+    qf[q + Q_FLOW] = f
+    qf[q + Q_SIZE] = size
     gi[GI_QCOUNT] = count + 1
     g[G_QBYTES] += size
     if f < gi[GI_N]:
-        heap_push(ht, hk, hp, gi, dep + 0.5 * ff[f, F_RTT], K_DELIVER, f, epoch, seq)
+        push_packet(
+            ht, hk, hp, fi, nt, nx, gi, dep + 0.5 * ff[f * NF + F_RTT], K_DELIVER, f, epoch, seq
+        )
 
 
-@njit(cache=True)
+@jit
 def _fq_arrive(  # type: ignore[no-untyped-def]
     g, gi, ht, hk, hp, fqq, fqi, fqf, fqa, bhist, trt, tri, t, f, epoch, seq, size
 ):
     fqmask = gi[GI_FQMASK]
-    m = fqa.shape[0]
-    if fqi[f, 1] == 0:
+    slots = fqmask + 1
+    m = gi[GI_N] + 1
+    if fqi[3 * f + 1] == 0:
         fqa[(gi[GI_ACT_HEAD] + gi[GI_ACT_COUNT]) % m] = f
         gi[GI_ACT_COUNT] += 1
-    j = (fqi[f, 0] + fqi[f, 1]) & fqmask
-    fqq[f, j, 0] = epoch
-    fqq[f, j, 1] = seq
-    fqq[f, j, 2] = size
-    fqq[f, j, 3] = t
-    fqi[f, 1] += 1
-    fqf[f, 0] += size
+    p = (f * slots + ((fqi[3 * f] + fqi[3 * f + 1]) & fqmask)) * 4
+    fqq[p] = epoch
+    fqq[p + 1] = seq
+    fqq[p + 2] = size
+    fqq[p + 3] = t
+    fqi[3 * f + 1] += 1
+    fqf[2 * f] += size
     gi[GI_QCOUNT] += 1
     g[G_QBYTES] += size
     if gi[GI_BYTEMODE] != 0:
         over = g[G_QBYTES] > g[G_LIMIT_BYTES]
     else:
         over = gi[GI_QCOUNT] > gi[GI_B]
-    if over or fqi[f, 1] > fqmask:
+    if over or fqi[3 * f + 1] > fqmask:
         victim = f
-        for k in range(fqf.shape[0]):
-            if fqf[k, 0] > fqf[victim, 0]:
+        for k in range(m):
+            if fqf[2 * k] > fqf[2 * victim]:
                 victim = k
-        fqi[victim, 1] -= 1
-        jt = (fqi[victim, 0] + fqi[victim, 1]) & fqmask
-        vsize = fqq[victim, jt, 2]
-        fqf[victim, 0] -= vsize
+        fqi[3 * victim + 1] -= 1
+        pt = (victim * slots + ((fqi[3 * victim] + fqi[3 * victim + 1]) & fqmask)) * 4
+        vsize = fqq[pt + 2]
+        fqf[2 * victim] -= vsize
         gi[GI_QCOUNT] -= 1
         g[G_QBYTES] -= vsize
-        if fqi[victim, 1] == 0:
+        if fqi[3 * victim + 1] == 0:
             _fq_remove_active(gi, fqa, victim)
-            fqf[victim, 1] = 0.0
-            fqi[victim, 2] = 0
+            fqf[2 * victim + 1] = 0.0
+            fqi[3 * victim + 2] = 0
         _drop(g, gi, trt, tri, t, victim, vsize)
         if victim == f:
             return
@@ -767,9 +930,9 @@ def _fq_arrive(  # type: ignore[no-untyped-def]
         _fq_start(g, gi, fqq, fqi, fqf, fqa, ht, hk, hp, t)
 
 
-@njit(cache=True)
+@jit
 def _fq_depart(  # type: ignore[no-untyped-def]
-    ff, g, gi, ht, hk, hp, fqq, fqi, fqf, fqa, occ, dhist, ibits, trt, tri, t
+    ff, fi, g, gi, ht, hk, hp, nt, nx, fqq, fqi, fqf, fqa, occ, dhist, ibits, trt, tri, t
 ):
     f = gi[GI_SVC_FLOW]
     size = g[G_SVC_SIZE]
@@ -780,68 +943,68 @@ def _fq_depart(  # type: ignore[no-untyped-def]
     if gi[GI_TRACE] != 0:
         _record(trt, tri, gi, t, f, size, 0)
     if f < gi[GI_N]:
-        heap_push(
-            ht, hk, hp, gi, t + 0.5 * ff[f, F_RTT], K_DELIVER, f, gi[GI_SVC_EPOCH], gi[GI_SVC_SEQ]
-        )
+        push_packet(
+            ht, hk, hp, fi, nt, nx, gi, t + 0.5 * ff[f * NF + F_RTT], K_DELIVER, f,
+            gi[GI_SVC_EPOCH], gi[GI_SVC_SEQ],
+        )  # fmt: skip
     gi[GI_SVC] = 0
     _fq_start(g, gi, fqq, fqi, fqf, fqa, ht, hk, hp, t)
 
 
 # ---------------------------------------------------------------------------- main loop
-@njit(cache=True)
-def init_events(ff, fi, g, gi, ht, hk, hp, rand, start_s):  # type: ignore[no-untyped-def]
+@jit
+def init_events(ff, g, gi, ht, hk, hp, rand, start_s):  # type: ignore[no-untyped-def]
+    """Schedule the first events: flow starts, open-loop packets, samples."""
     n = gi[GI_N]
     traffic = gi[GI_TRAFFIC]
     for f in range(n):
         ff[f, F_RTO_EVENT] = INF
         ff[f, F_RTO_EXPIRY] = INF
+    pht, phk, php, pgi = _ptr(ht), _ptr(hk), _ptr(hp), _ptr(gi)
     if n > 0 and traffic != 2:
         for f in range(n):
-            heap_push(ht, hk, hp, gi, start_s[f], K_FLOW, f, 0, 0)
+            heap_push(pht, phk, php, pgi, start_s[f], K_FLOW, f, 0, 0)
     if traffic == 2:
-        heap_push(ht, hk, hp, gi, _exp(rand, gi, 1.0 / g[G_FLOW_RATE]), K_FLOW, -1, 0, 0)
+        first_flow = _exp(_ptr(rand), pgi, 1.0 / g[G_FLOW_RATE])
+        heap_push(pht, phk, php, pgi, first_flow, K_FLOW, -1, 0, 0)
     if g[G_OPEN_RATE] > 0:
-        first = 0.0 if gi[GI_OPEN_PERIODIC] != 0 else _exp(rand, gi, 1.0 / g[G_OPEN_RATE])
-        heap_push(ht, hk, hp, gi, first, K_OPEN, n, 0, 0)
+        first = 0.0 if gi[GI_OPEN_PERIODIC] != 0 else _exp(_ptr(rand), pgi, 1.0 / g[G_OPEN_RATE])
+        heap_push(pht, phk, php, pgi, first, K_OPEN, n, 0, 0)
     if gi[GI_TRACE] != 0:
-        heap_push(ht, hk, hp, gi, 0.0, K_SAMPLE, 0, 0, 0)
+        heap_push(pht, phk, php, pgi, 0.0, K_SAMPLE, 0, 0, 0)
 
 
-@njit(cache=True)
+@jit
 def run_chunk(  # type: ignore[no-untyped-def]
-    t_stop,
-    ff,
-    fi,
-    rg,
-    g,
-    gi,
-    ht,
-    hk,
-    hp,
-    rand,
-    qf,
-    fqq,
-    fqi,
-    fqf,
-    fqa,
-    occ,
-    dhist,
-    bhist,
-    ibits,
-    deliv,
-    trt,
-    tri,
-    st,
-    sq,
-    scw,
-):
-    """Process events with time <= min(t_stop, end); return a status code."""
+    t_stop, ff, fi, rg, g, gi, ht, hk, hp, nt, nx, rand, qf, fqq, fqi, fqf, fqa, occ, dhist,
+    bhist, ibits, deliv, trt, tri, st, sq, scw,
+):  # fmt: skip
+    """Process events with time <= min(t_stop, end); return a status code.
+
+    The arrays must be C-contiguous and stay alive during the call (the driver owns them).
+    """
+    return _run_chunk(
+        t_stop, ht.shape[0], rand.shape[0], trt.shape[0], st.shape[0], _ptr(ff), _ptr(fi),
+        _ptr(rg), _ptr(g), _ptr(gi), _ptr(ht), _ptr(hk), _ptr(hp), _ptr(nt), _ptr(nx),
+        _ptr(rand), _ptr(qf), _ptr(fqq), _ptr(fqi), _ptr(fqf), _ptr(fqa), _ptr(occ),
+        _ptr(dhist), _ptr(bhist), _ptr(ibits), _ptr(deliv), _ptr(trt), _ptr(tri), _ptr(st),
+        _ptr(sq), _ptr(scw),
+    )  # fmt: skip
+
+
+@jit
+def _run_chunk(  # type: ignore[no-untyped-def]
+    t_stop, heap_cap, rand_len, trace_cap, sample_cap, ff, fi, rg, g, gi, ht, hk, hp, nt, nx,
+    rand, qf, fqq, fqi, fqf, fqa, occ, dhist, bhist, ibits, deliv, trt, tri, st, sq, scw,
+):  # fmt: skip
     end = g[G_END]
     limit = min(t_stop, end)
     n = gi[GI_N]
-    heap_margin = 2 * (gi[GI_WMASK] + 1) + 16
+    traced = gi[GI_TRACED]
+    node_margin = 2 * (gi[GI_WMASK] + 1) + 16  # one event sends at most two windows
     trace_margin = 2 * (gi[GI_QMASK] + 1) + 16
     fq = gi[GI_FQ] != 0
+    trace = gi[GI_TRACE] != 0
     while True:
         if gi[GI_HN] == 0:
             return S_DONE
@@ -850,84 +1013,92 @@ def run_chunk(  # type: ignore[no-untyped-def]
             return S_DONE
         if t > limit:
             return S_STOPPED
-        if gi[GI_RPOS] + 8 > rand.shape[0]:
+        if gi[GI_RPOS] + 8 > rand_len:
             return S_NEED_RANDOM
-        if gi[GI_HN] + heap_margin > ht.shape[0]:
+        if gi[GI_HN] + HEAP_MARGIN > heap_cap:
             return S_HEAP_FULL
-        if gi[GI_TRACE] != 0:
-            if gi[GI_TRN] + trace_margin > trt.shape[0]:
+        if gi[GI_NFREE] < node_margin:
+            return S_NODES_FULL
+        if trace:
+            if gi[GI_TRN] + trace_margin > trace_cap:
                 return S_TRACE_FULL
-            if gi[GI_SN] + 2 > st.shape[0]:
+            if gi[GI_SN] + 2 > sample_cap:
                 return S_SAMPLES_FULL
         kind = hk[0] >> KEY_SHIFT
         payload = hp[0]
-        heap_pop(ht, hk, hp, gi)
+        heap_pop(ht, hk, hp, fi, nt, nx, gi)
         f = (payload >> 40) - 1
         epoch = (payload >> 32) & 255
         arg = payload & SEQ_MASK
         if not fq and (kind == K_ARRIVAL or kind == K_OPEN or kind == K_SAMPLE):
             fifo_advance(g, gi, qf, occ, dhist, ibits, trt, tri, t)
         if kind == K_DELIVER:
-            deliver(ff, fi, rg, g, gi, ht, hk, hp, rand, deliv, t, f, epoch, arg)
+            deliver(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, rand, deliv, t, f, epoch, arg)
         elif kind == K_ARRIVAL:
             arrive(
-                ff, g, gi, ht, hk, hp, rand, qf, fqq, fqi, fqf, fqa, occ, bhist, trt, tri, t, f,
-                epoch, arg,
+                ff, fi, g, gi, ht, hk, hp, nt, nx, rand, qf, fqq, fqi, fqf, fqa, occ, bhist, trt,
+                tri, t, f, epoch, arg,
             )  # fmt: skip
         elif kind == K_DEPART:
-            _fq_depart(ff, g, gi, ht, hk, hp, fqq, fqi, fqf, fqa, occ, dhist, ibits, trt, tri, t)
+            _fq_depart(
+                ff, fi, g, gi, ht, hk, hp, nt, nx, fqq, fqi, fqf, fqa, occ, dhist, ibits, trt,
+                tri, t,
+            )  # fmt: skip
         elif kind == K_RTO:
-            _rto_fire(ff, fi, rg, g, gi, ht, hk, hp, t, f)
+            _rto_fire(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, t, f)
         elif kind == K_DELACK:
-            if arg == (fi[f, I_DELACK_GEN] & SEQ_MASK) and fi[f, I_DELACK_COUNT] > 0:
-                _send_ack(ff, fi, rg, g, gi, ht, hk, hp, rand, t, f, -1)
+            b = f * NI
+            if arg == (fi[b + I_DELACK_GEN] & SEQ_MASK) and fi[b + I_DELACK_COUNT] > 0:
+                _send_ack(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, rand, t, f, -1)
         elif kind == K_PACE:
-            fi[f, I_PACE_PENDING] = 0
-            try_send(ff, fi, rg, g, gi, ht, hk, hp, t, f)
+            fi[f * NI + I_PACE_PENDING] = 0
+            try_send(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, t, f)
         elif kind == K_OPEN:
             if gi[GI_OPEN_PERIODIC] != 0:
                 gap = 1.0 / g[G_OPEN_RATE]
             else:
                 gap = _exp(rand, gi, 1.0 / g[G_OPEN_RATE])
             arrive(
-                ff, g, gi, ht, hk, hp, rand, qf, fqq, fqi, fqf, fqa, occ, bhist, trt, tri, t, n,
-                0, 0,
+                ff, fi, g, gi, ht, hk, hp, nt, nx, rand, qf, fqq, fqi, fqf, fqa, occ, bhist, trt,
+                tri, t, n, 0, 0,
             )  # fmt: skip
             heap_push(ht, hk, hp, gi, t + gap, K_OPEN, n, 0, 0)
         elif kind == K_FLOW:
             if f >= 0:
-                start_flow(ff, fi, rg, g, gi, ht, hk, hp, rand, t, f)
+                start_flow(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, rand, t, f)
             else:
-                heap_push(
-                    ht, hk, hp, gi, t + _exp(rand, gi, 1.0 / g[G_FLOW_RATE]), K_FLOW, -1, 0, 0
-                )
+                next_flow = t + _exp(rand, gi, 1.0 / g[G_FLOW_RATE])
+                heap_push(ht, hk, hp, gi, next_flow, K_FLOW, -1, 0, 0)
                 free = -1
                 for k in range(n):
-                    if fi[k, I_ACTIVE] == 0:
+                    if fi[k * NI + I_ACTIVE] == 0:
                         free = k
                         break
                 if free >= 0:
-                    start_flow(ff, fi, rg, g, gi, ht, hk, hp, rand, t, free)
+                    start_flow(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, rand, t, free)
                 else:
                     gi[GI_BLOCKED] += 1
         elif kind == K_SAMPLE:
             k = gi[GI_SN]
             st[k] = t
             sq[k] = gi[GI_QCOUNT]
-            for j in range(scw.shape[1]):
-                scw[k, j] = ff[j, F_CWND]
+            for j in range(traced):
+                scw[k * traced + j] = ff[j * NF + F_CWND]
             gi[GI_SN] = k + 1
             heap_push(ht, hk, hp, gi, t + g[G_SAMPLE_INT], K_SAMPLE, 0, 0, 0)
 
 
-@njit(cache=True)
-def finish(ff, g, gi, ht, hk, hp, qf, fqi, occ, dhist, ibits, trt, tri):  # type: ignore[no-untyped-def]
+@jit
+def finish(g, gi, fi, qf, fqi, occ, dhist, ibits, trt, tri):  # type: ignore[no-untyped-def]
     """Close the books at the end time: flush departures, count packets in flight."""
     end = g[G_END]
     fq = gi[GI_FQ] != 0
     if not fq:
-        fifo_advance(g, gi, qf, occ, dhist, ibits, trt, tri, end)
-    _account_occupancy(g, gi, occ, end)
+        fifo_advance(
+            _ptr(g), _ptr(gi), _ptr(qf), _ptr(occ), _ptr(dhist), _ptr(ibits), _ptr(trt),
+            _ptr(tri), end,
+        )  # fmt: skip
+    _account_occupancy(_ptr(g), _ptr(gi), _ptr(occ), end)
     n = gi[GI_N]
     warm = g[G_WARM]
     in_flight = 0
@@ -938,14 +1109,11 @@ def finish(ff, g, gi, ht, hk, hp, qf, fqi, occ, dhist, ibits, trt, tri):  # type
                 g[G_BUSY] += end - lo
     elif gi[GI_QCOUNT] > 0:
         h = gi[GI_QHEAD]
-        lo = max(qf[0, h] - qf[1, h], warm)
+        lo = max(qf[h, Q_DEP] - qf[h, Q_TX], warm)
         if end > lo:
             g[G_BUSY] += end - lo
-    for i in range(gi[GI_HN]):
-        kind = hk[i] >> KEY_SHIFT
-        f = (hp[i] >> 40) - 1
-        if (kind == K_ARRIVAL or kind == K_DELIVER) and 0 <= f < n:
-            in_flight += 1
+    for f in range(n):  # scheduled arrivals and deliveries of the TCP flows
+        in_flight += fi[f, I_LISTS + L_COUNT] + fi[f, I_LISTS + 3 + L_COUNT]
     if fq:
         if gi[GI_SVC] != 0 and gi[GI_SVC_FLOW] < n:
             in_flight += 1

@@ -92,7 +92,10 @@ class _State:
         window = _pow2_at_least(sc.max_window_packets + 1)
         self.ff = np.zeros((rows, C.NF))
         self.fi = np.zeros((rows, C.NI), dtype=np.int64)
-        self.rg = np.zeros((3, rows, window), dtype=np.uint8)
+        for lists in (C.I_LISTS, C.I_LISTS + 3):  # each flow's event lists start empty
+            self.fi[:, lists + C.L_HEAD] = -1
+            self.fi[:, lists + C.L_TAIL] = -1
+        self.rg = np.zeros((rows, window), dtype=np.uint8)
         self.ff[:n, C.F_RTT] = p.rtt_s
         g = np.zeros(C.NG)
         g[C.G_C] = sc.capacity_bps
@@ -132,7 +135,7 @@ class _State:
         gi[C.GI_INTERVALS] = p.intervals
         qcap = _pow2_at_least(4 * p.buffer_packets + 1024 if sc.byte_mode else p.buffer_packets + 1)
         gi[C.GI_QMASK] = qcap - 1
-        self.qf = np.zeros((5, qcap))
+        self.qf = np.zeros((qcap, C.QF))
         if sc.discipline == "fq":
             fqcap = _pow2_at_least(qcap + 1)
             if (n + 1) * fqcap > MAX_FQ_SLOTS:
@@ -150,10 +153,17 @@ class _State:
         self.fqa = np.zeros(n + 1, dtype=np.int64)
         self.g = g
         self.gi = gi
-        heap_cap = _pow2_at_least(n * (2 * window + 8) + 1024)
+        # The heap holds each flow's next arrival and next delivery and a few timers per flow;
+        # the flows' other scheduled packets wait in lists of nodes. Both start small and
+        # double when the next event could overflow them, so memory follows what the run needs.
+        heap_cap = _pow2_at_least(4 * n + 2 * C.HEAP_MARGIN)
         self.ht = np.zeros(heap_cap)
         self.hk = np.zeros(heap_cap, dtype=np.int64)
         self.hp = np.zeros(heap_cap, dtype=np.int64)
+        self.nt = np.zeros(0)
+        self.nx = np.zeros((0, 3), dtype=np.int64)
+        gi[C.GI_FREE] = -1
+        self._grow_nodes(_pow2_at_least(4 * window + 64 + 2 * n))
         self.rand = p.generator.random(RANDOM_BLOCK)
         self.occ = np.zeros(p.occupancy_bins)
         self.dhist = np.zeros(p.delay_bins)
@@ -164,15 +174,14 @@ class _State:
         self.trt = np.zeros(tcap)
         self.tri = np.zeros((tcap, 3), dtype=np.int64)
         traced = min(sc.traced_flows, n)
+        gi[C.GI_TRACED] = traced
         scap = SAMPLE_BLOCK if trace else 1
         self.st = np.zeros(scap)
         self.sq = np.zeros(scap, dtype=np.int64)
         self.scw = np.zeros((scap, traced))
         self.trace_parts: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]] = []
         self.sample_parts: list[tuple[Any, Any, Any]] = []
-        C.init_events(
-            self.ff, self.fi, g, gi, self.ht, self.hk, self.hp, self.rand, p.start_s.copy()
-        )
+        C.init_events(self.ff, g, gi, self.ht, self.hk, self.hp, self.rand, p.start_s.copy())
 
     def _refill(self) -> None:
         pos = int(self.gi[C.GI_RPOS])
@@ -186,6 +195,19 @@ class _State:
             new = np.zeros(cap, dtype=old.dtype)
             new[: old.size] = old
             setattr(self, name, new)
+
+    def _grow_nodes(self, cap: int | None = None) -> None:
+        old = self.nt.size
+        cap = 2 * old if cap is None else cap
+        nt = np.zeros(cap)
+        nx = np.zeros((cap, 3), dtype=np.int64)
+        nt[:old] = self.nt
+        nx[:old] = self.nx
+        nx[old : cap - 1, C.N_NEXT] = np.arange(old + 1, cap)  # chain the new nodes ...
+        nx[cap - 1, C.N_NEXT] = self.gi[C.GI_FREE]  # ... in front of the free list
+        self.gi[C.GI_FREE] = old
+        self.gi[C.GI_NFREE] += cap - old
+        self.nt, self.nx = nt, nx
 
     def _flush_trace(self) -> None:
         k = int(self.gi[C.GI_TRN])
@@ -207,14 +229,16 @@ class _State:
             t_stop = min(t_done + chunk_s, end)
             status = C.run_chunk(
                 t_stop, self.ff, self.fi, self.rg, self.g, self.gi, self.ht, self.hk, self.hp,
-                self.rand, self.qf, self.fqq, self.fqi, self.fqf, self.fqa, self.occ, self.dhist,
-                self.bhist, self.ibits, self.deliv, self.trt, self.tri, self.st, self.sq,
-                self.scw,
+                self.nt, self.nx, self.rand, self.qf, self.fqq, self.fqi, self.fqf, self.fqa,
+                self.occ, self.dhist, self.bhist, self.ibits, self.deliv, self.trt, self.tri,
+                self.st, self.sq, self.scw,
             )  # fmt: skip
             if status == C.S_NEED_RANDOM:
                 self._refill()
             elif status == C.S_HEAP_FULL:
                 self._grow_heap()
+            elif status == C.S_NODES_FULL:
+                self._grow_nodes()
             elif status == C.S_TRACE_FULL:
                 self._flush_trace()
             elif status == C.S_SAMPLES_FULL:
@@ -231,8 +255,8 @@ class _State:
                 last_report = now
                 progress(min(t_done / end, 1.0))
         C.finish(
-            self.ff, self.g, self.gi, self.ht, self.hk, self.hp, self.qf, self.fqi, self.occ,
-            self.dhist, self.ibits, self.trt, self.tri,
+            self.g, self.gi, self.fi, self.qf, self.fqi, self.occ, self.dhist, self.ibits,
+            self.trt, self.tri,
         )  # fmt: skip
         if progress is not None:
             progress(1.0)
