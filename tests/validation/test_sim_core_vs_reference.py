@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from validation.simulator import RunResult, Scenario, simulate
+from validation.simulator import RunResult, Scenario, engine, simulate
 from validation.simulator.reference import simulate_reference
 
 BASE = Scenario(
@@ -164,3 +164,22 @@ def test_progress_is_reported_and_can_cancel() -> None:
 
     with pytest.raises(Cancelled):
         simulate(BASE, 6, seed=1, progress=cancel)
+
+
+@pytest.mark.parametrize("name", ["reno sack", "newreno", "closed loop pareto"])
+def test_event_storage_grows_from_tiny_and_keeps_the_sample_path(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The heap and the per-flow event lists start small and double when the next event could
+    # overflow them; growing many times in a run must not change the sample path. The heap
+    # starts with just room for the first events (flow starts, a sample) and the lists with
+    # one node, so both grow during the run.
+    sc = CASES[name]
+    monkeypatch.setattr(engine, "initial_heap_entries", lambda flows: flows + 4)
+    monkeypatch.setattr(engine, "initial_list_nodes", lambda flows, window: 1)
+    fast = simulate(sc, 6, seed=11, trace=True)
+    ref = simulate_reference(sc, 6, seed=11, trace=True)
+    for measure in SCALARS:
+        assert _same(getattr(fast, measure), getattr(ref, measure)), measure
+    assert fast.packet_trace is not None and ref.packet_trace is not None
+    assert np.array_equal(fast.packet_trace.flow, ref.packet_trace.flow)

@@ -80,6 +80,16 @@ def _pow2_at_least(n: int) -> int:
     return 1 << max(int(n) - 1, 1).bit_length()
 
 
+def initial_heap_entries(flows: int) -> int:
+    """Initial capacity of the event heap: about two packet events and two timers a flow."""
+    return _pow2_at_least(4 * flows + 2 * C.HEAP_MARGIN)
+
+
+def initial_list_nodes(flows: int, window_slots: int) -> int:
+    """Initial capacity of the per-flow event lists (they grow when an event could fill them)."""
+    return _pow2_at_least(4 * window_slots + 64 + 2 * flows)
+
+
 class _State:
     """The arrays of one compiled run and the chunked driver around ``core.run_chunk``."""
 
@@ -156,14 +166,14 @@ class _State:
         # The heap holds each flow's next arrival and next delivery and a few timers per flow;
         # the flows' other scheduled packets wait in lists of nodes. Both start small and
         # double when the next event could overflow them, so memory follows what the run needs.
-        heap_cap = _pow2_at_least(4 * n + 2 * C.HEAP_MARGIN)
+        heap_cap = initial_heap_entries(n)
         self.ht = np.zeros(heap_cap)
         self.hk = np.zeros(heap_cap, dtype=np.int64)
         self.hp = np.zeros(heap_cap, dtype=np.int64)
         self.nt = np.zeros(0)
         self.nx = np.zeros((0, 3), dtype=np.int64)
         gi[C.GI_FREE] = -1
-        self._grow_nodes(_pow2_at_least(4 * window + 64 + 2 * n))
+        self._grow_nodes(initial_list_nodes(n, window))
         self.rand = p.generator.random(RANDOM_BLOCK)
         self.occ = np.zeros(p.occupancy_bins)
         self.dhist = np.zeros(p.delay_bins)
