@@ -6,13 +6,15 @@ The public entry points:
 - :func:`simulate`: one run for one buffer size and seed -> :class:`RunResult`;
 - :func:`replicate`: independent replications (seeds from ``SeedSequence(seed).spawn(n)``)
   -> :class:`ReplicatedResult` with 99% confidence intervals;
-- :func:`estimate_packets`: bottleneck packets a run would simulate (for budgets).
+- :func:`replication_seeds`: the seed of each of :func:`replicate`'s runs;
+- :func:`estimate_packets`: bottleneck packets a run would simulate (for budgets), and
+  ``DEFAULT_PACKET_BUDGET``, the budget a scenario has unless it says otherwise.
 
 The event loop is compiled with numba (``core.py``); ``reference.py`` is a short pure-Python
 implementation of the same model that the compiled core is checked against.
 """
 
-from validation.simulator.engine import replicate, simulate
+from validation.simulator.engine import replicate, replication_seeds, simulate
 from validation.simulator.results import (
     Estimate,
     PacketTrace,
@@ -21,9 +23,10 @@ from validation.simulator.results import (
     SampledTrace,
     confidence_interval,
 )
-from validation.simulator.scenario import Scenario, estimate_packets
+from validation.simulator.scenario import DEFAULT_PACKET_BUDGET, Scenario, estimate_packets
 
 __all__ = [
+    "DEFAULT_PACKET_BUDGET",
     "Estimate",
     "PacketTrace",
     "ReplicatedResult",
@@ -33,5 +36,6 @@ __all__ = [
     "confidence_interval",
     "estimate_packets",
     "replicate",
+    "replication_seeds",
     "simulate",
 ]

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from models import checks
 from validation.simulator import core as C
 from validation.simulator.measures import RawCounters, to_result
 from validation.simulator.parameters import (
@@ -314,14 +315,57 @@ class _State:
         return raw
 
 
+def replication_seeds(seed: int, replications: int) -> list[int]:
+    """The seeds of ``replications`` independent runs of ``seed``, as :func:`replicate` uses them.
+
+    Each is drawn from one child of ``numpy.random.SeedSequence(seed).spawn(replications)``,
+    so replication ``k`` is ``simulate(scenario, buffer_packets, replication_seeds(seed, n)[k])``
+    for any ``n > k``.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the replications (>= 0).
+    replications : int
+        Number of runs (>= 1).
+
+    Returns
+    -------
+    list of int
+        One non-negative 63-bit seed per run.
+    """
+    checks.integer_at_least("seed", seed, 0)
+    checks.integer_at_least("replications", replications, 1)
+    children = np.random.SeedSequence(seed).spawn(replications)
+    return [int(child.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1)) for child in children]
+
+
 def replicate(
     scenario: Scenario,
     buffer_packets: int,
     replications: int,
     seed: int,
     progress: ProgressCallback | None = None,
+    *,
+    trace: bool = False,
 ) -> ReplicatedResult:
     """Independent replications seeded by ``SeedSequence(seed).spawn(replications)``.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The network and traffic; validated before anything runs.
+    buffer_packets : int
+        Most packets the bottleneck holds, the one in transmission included.
+    replications : int
+        Number of independent runs (>= 1); run ``k`` has seed ``replication_seeds(seed, n)[k]``.
+    seed : int
+        Seed of the replications.
+    progress : callable, optional
+        Called with the fraction of all runs done (see :func:`simulate`).
+    trace : bool
+        Also record each run's packet trace and sampled trace (``runs[k].packet_trace``,
+        ``runs[k].samples``; each run carries its own ``seed``).
 
     Returns
     -------
@@ -329,14 +373,12 @@ def replicate(
         Each scalar measure's mean and 99% confidence-interval half-width, and the runs.
     """
     scenario.validate(buffer_packets)
-    children = np.random.SeedSequence(seed).spawn(replications)
     runs: list[RunResult] = []
-    for index, child in enumerate(children):
-        run_seed = int(child.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+    for index, run_seed in enumerate(replication_seeds(seed, replications)):
 
         def scaled(fraction: float, index: int = index) -> None:
             if progress is not None:
                 progress((index + fraction) / replications)
 
-        runs.append(simulate(scenario, buffer_packets, run_seed, progress=scaled))
+        runs.append(simulate(scenario, buffer_packets, run_seed, trace=trace, progress=scaled))
     return summarize(scenario, buffer_packets, seed, runs)

@@ -33,7 +33,21 @@ SCALAR_MEASURES = (
 
 @dataclass
 class PacketTrace:
-    """Departures and drops at the bottleneck, in time order."""
+    """Departures and drops at the bottleneck over the whole run (warm-up included), in time order.
+
+    Attributes
+    ----------
+    time_s : for a departure, the end of its transmission on the bottleneck (the moment its
+        last bit leaves, which is when the next packet's transmission can start); for a drop,
+        the moment the packet arrived at the full buffer, s.
+    flow : the flow slot the packet belongs to, 0 .. flows - 1 for TCP data packets (with
+        closed-loop users or Poisson flows a slot carries one transfer after another). Poisson
+        background packets (``background_load``) have ``flow == scenario.flows``; in open-loop
+        mode every packet has ``flow == 0`` (``scenario.tcp_flows``, the number of TCP slots).
+    size_bytes : bytes on the wire, header included (``packet_bytes + header_bytes`` for TCP
+        data packets; exponential open-loop sizes rounded to whole bytes).
+    dropped : True for a drop, False for a departure.
+    """
 
     time_s: FloatArray
     flow: IntArray
