@@ -751,8 +751,8 @@ def on_ack(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, rand, t, f, cum, sack_seq):  #
                 ff[a + F_CWND] = max(ff[a + F_CWND] - newly + 1.0, 1.0)
                 _transmit(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, t, f, cum)
         elif not exited:
-            if ff[a + F_CWND] < ff[a + F_SSTHRESH]:
-                ff[a + F_CWND] += newly
+            if ff[a + F_CWND] < ff[a + F_SSTHRESH]:  # at most one packet per ACK (RFC 5681)
+                ff[a + F_CWND] += min(newly, 1)
             else:
                 ff[a + F_CWND] += newly / ff[a + F_CWND]
         size = fi[b + I_SIZE]
@@ -776,7 +776,9 @@ def on_ack(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, rand, t, f, cum, sack_seq):  #
                 fi[b + I_REXMIT_PTR] = una
             else:
                 ff[a + F_CWND] = ff[a + F_SSTHRESH] + 3.0
-                _transmit(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, t, f, una)
+            # the first missing packet goes out at once, whatever the pipe (RFC 6675 step 4.3;
+            # RFC 6582 step 2); later ones wait for pipe < cwnd with SACK
+            _transmit(ff, fi, rg, g, gi, ht, hk, hp, nt, nx, t, f, una)
         elif fi[b + I_RECOVERY] == 1 and not sack:
             ff[a + F_CWND] += 1.0
     if sack and fi[b + I_RECOVERY] == 1 and fi[b + I_HIGH_SACKED] > fi[b + I_LOST_LIMIT]:

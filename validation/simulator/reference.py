@@ -14,10 +14,12 @@ The model, in one place:
 - the bottleneck holds at most ``B`` packets (or ``B`` full packets' bytes in byte mode), the
   one in transmission included; FIFO drop-tail, or DRR fair queueing that drops from the
   longest queue;
-- TCP Reno: slow start, congestion avoidance with appropriate byte counting, fast retransmit
-  on the third duplicate ACK, RTO per RFC 6298 with backoff; SACK recovery (RFC 6675, pipe
-  algorithm; since packets of a flow are never reordered, a hole below the highest SACKed
-  packet is lost) or NewReno (RFC 6582) without SACK, go-back-N after a timeout;
+- TCP Reno: slow start (at most one packet per ACK, RFC 5681 §3.1, even when an ACK covers
+  a repaired hole), congestion avoidance counting the packets acknowledged, fast retransmit
+  on the third duplicate ACK (the first missing packet is resent at once, RFC 6675 step 4.3),
+  RTO per RFC 6298 with backoff; SACK recovery (RFC 6675, pipe algorithm; since packets of a
+  flow are never reordered, a hole below the highest SACKed packet is lost) or NewReno
+  (RFC 6582) without SACK, go-back-N after a timeout;
 - the receiver ACKs every ``delayed_ack`` in-order segments (at most ``delayed_ack_timeout_s``
   late) and immediately for out-of-order segments, duplicates and filled holes.
 """
@@ -551,8 +553,8 @@ class ReferenceSimulator:
                     fl.cwnd = max(fl.cwnd - newly + 1.0, 1.0)
                     self.transmit(t, f, fl.snd_una)
             elif not exited:
-                if fl.cwnd < fl.ssthresh:
-                    fl.cwnd += newly
+                if fl.cwnd < fl.ssthresh:  # at most one packet per ACK (RFC 5681 eq. 2)
+                    fl.cwnd += min(newly, 1)
                 else:
                     fl.cwnd += newly / fl.cwnd
             if fl.size >= 0 and fl.snd_una >= fl.size:
@@ -575,7 +577,9 @@ class ReferenceSimulator:
                     fl.rexmit_ptr = fl.snd_una
                 else:
                     fl.cwnd = fl.ssthresh + 3.0
-                    self.transmit(t, f, fl.snd_una)
+                # the first missing packet goes out at once, whatever the pipe (RFC 6675
+                # step 4.3; RFC 6582 step 2); later ones wait for pipe < cwnd with SACK
+                self.transmit(t, f, fl.snd_una)
             elif fl.recovery == 1 and not self.sack:
                 fl.cwnd += 1.0
         if self.sack and fl.recovery == 1:
