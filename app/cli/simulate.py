@@ -62,7 +62,8 @@ _FIELD = re.compile(r"\b(" + "|".join(name for name in OPTION_OF if "_" in name)
 
 #: Wall time after which the progress bar appears, s (shorter runs print no bar).
 PROGRESS_AFTER_S = 0.5
-#: Header of the trace CSV; ``buffer_packets`` is prepended when several buffers are run.
+#: Header of the trace CSV; ``buffer_packets`` leads when several buffers are run, then
+#: ``seed`` (the run's own seed) when each buffer is run several times.
 TRACE_COLUMNS = ("time_s", "flow", "size_bytes", "dropped")
 
 
@@ -187,8 +188,6 @@ def build_request(opts: dict[str, Any]) -> Request:
         raise ValueError(f"--replications must be >= 1, got {opts['replications']}")
     if opts["seed"] < 0:
         raise ValueError(f"--seed must be >= 0, got {opts['seed']}")
-    if opts["trace"] is not None and opts["replications"] > 1:
-        raise ValueError("--trace records single runs: use it with --replications 1")
     return Request(
         scenario=scenario,
         buffers=buffers,
@@ -255,9 +254,11 @@ def run_request(req: Request, bar: ProgressBar, trace_file: IO[str] | None = Non
     """Simulate each buffer size (once, or ``replications`` times) in increasing order."""
     writer = None
     several = len(req.buffers) > 1
+    replicated = req.replications > 1
     if trace_file is not None:
         writer = csv.writer(trace_file)
-        writer.writerow((("buffer_packets",) if several else ()) + TRACE_COLUMNS)
+        lead = (("buffer_packets",) if several else ()) + (("seed",) if replicated else ())
+        writer.writerow(lead + TRACE_COLUMNS)
     results: list[Result] = []
     for index, buffer_packets in enumerate(req.buffers):
         label = f"B = {buffer_packets:,}"
@@ -265,23 +266,31 @@ def run_request(req: Request, bar: ProgressBar, trace_file: IO[str] | None = Non
         def report(fraction: float, index: int = index, label: str = label) -> None:
             bar.report(index, fraction, label)
 
-        if req.replications == 1:
-            run = simulate_run(
-                req.scenario, buffer_packets, req.seed, trace=writer is not None, progress=report
+        tracing = writer is not None
+        result: Result
+        if replicated:
+            result = replicate(
+                req.scenario, buffer_packets, req.replications, req.seed, report, trace=tracing
             )
-            if writer is not None:
-                _write_trace(writer, run, buffer_packets if several else None)
+            runs = result.runs
+        else:
+            result = simulate_run(
+                req.scenario, buffer_packets, req.seed, trace=tracing, progress=report
+            )
+            runs = [result]
+        if writer is not None:
+            for run in runs:
+                lead_values = ((buffer_packets,) if several else ()) + (
+                    (run.seed,) if replicated else ()
+                )
+                _write_trace(writer, run, lead_values)
                 run.packet_trace = None
                 run.samples = None
-            results.append(run)
-        else:
-            results.append(
-                replicate(req.scenario, buffer_packets, req.replications, req.seed, report)
-            )
+        results.append(result)
     return results
 
 
-def _write_trace(writer: Any, run: RunResult, buffer_packets: int | None) -> None:
+def _write_trace(writer: Any, run: RunResult, lead: tuple[int, ...]) -> None:
     trace = run.packet_trace
     if trace is None:  # the simulator always returns one when asked
         raise RuntimeError("the simulator returned no packet trace")
@@ -291,9 +300,8 @@ def _write_trace(writer: Any, run: RunResult, buffer_packets: int | None) -> Non
         trace.size_bytes.tolist(),
         trace.dropped.astype(int).tolist(),
     ]
-    if buffer_packets is not None:
-        columns.insert(0, [buffer_packets] * len(columns[0]))
-    writer.writerows(zip(*columns, strict=True))
+    rows = zip(*columns, strict=True)
+    writer.writerows((*lead, *row) for row in rows)
 
 
 def to_json(req: Request, results: list[Result]) -> dict[str, Any]:
@@ -514,7 +522,8 @@ def render(req: Request, results: list[Result], console: Console) -> None:
     "--trace",
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
     help="Write the bottleneck's departures and drops (time_s, flow, size_bytes, dropped) "
-    "to this CSV file; a buffer_packets column leads when several buffers are run. Flows are "
+    "to this CSV file; a buffer_packets column leads when several buffers are run, and a "
+    "seed column (each run's own seed) with --replications 2 or more. Flows are "
     "numbered from 0; flow = --flows marks background packets.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON on stdout.")

@@ -186,6 +186,24 @@ def test_trace_csv_several_buffers(tmp_path: Path) -> None:
     assert {int(r["buffer_packets"]) for r in rows} == {5, 12}
 
 
+def test_trace_csv_with_replications(tmp_path: Path) -> None:
+    path = tmp_path / "trace.csv"
+    doc = _json("--buffer", "5,12", "--replications", "2", "--trace", str(path))
+    header, rows = _read_trace(path)
+    assert header == ["buffer_packets", "seed", "time_s", "flow", "size_bytes", "dropped"]
+    for result in doc["results"]:
+        assert len(result["runs"]) == 2
+        for run in result["runs"]:
+            mine = [
+                r
+                for r in rows
+                if int(r["buffer_packets"]) == result["buffer_packets"]
+                and int(r["seed"]) == run["seed"]
+            ]
+            _check_trace_rows(mine, run)
+    assert len({int(r["seed"]) for r in rows}) == 2
+
+
 def test_trace_csv_with_background_packets(tmp_path: Path) -> None:
     path = tmp_path / "trace.csv"
     doc = _json("--buffer", "6", "--background-load", "0.3", "--trace", str(path))
@@ -306,7 +324,6 @@ def _no_simulation(*args: Any, **kwargs: Any) -> Any:
         (["--background-load", "1.5"], "--background-load"),
         (["--replications", "0"], "--replications"),
         (["--seed", "-1"], "--seed"),
-        (["--replications", "2", "--trace", "TRACE"], "--trace"),
     ],
 )
 def test_scenario_errors_exit_2_naming_the_option(
