@@ -41,6 +41,18 @@ from numba import njit, types
 from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
+from validation.simulator.parameters import (
+    K_ARRIVAL,
+    K_DELACK,
+    K_DELIVER,
+    K_DEPART,
+    K_FLOW,
+    K_OPEN,
+    K_PACE,
+    K_RTO,
+    K_SAMPLE,
+)
+
 #: Compilation options. Cached on disk. No bounds checks: the helpers index raw pointers, and
 #: the sample path is checked against the reference implementation. Division by zero follows
 #: numpy (inf/nan) instead of testing every division; no divisor here can be zero. No
@@ -48,16 +60,6 @@ from numba.extending import intrinsic
 #: reference implementation.
 jit = njit(cache=True, boundscheck=False, error_model="numpy")
 
-# event kinds (as in parameters.py)
-K_DEPART = 0
-K_DELIVER = 1
-K_ARRIVAL = 2
-K_RTO = 3
-K_DELACK = 4
-K_PACE = 5
-K_OPEN = 6
-K_FLOW = 7
-K_SAMPLE = 8
 
 # run_chunk status codes
 S_STOPPED = 0
