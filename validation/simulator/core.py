@@ -42,6 +42,9 @@ from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
 from validation.simulator.parameters import (
+    BURST_BINS,
+    EPOCHS,
+    INITIAL_SSTHRESH,
     K_ARRIVAL,
     K_DELACK,
     K_DELIVER,
@@ -51,6 +54,7 @@ from validation.simulator.parameters import (
     K_PACE,
     K_RTO,
     K_SAMPLE,
+    MAX_RTO_S,
 )
 
 #: Compilation options. Cached on disk. No bounds checks: the helpers index raw pointers, and
@@ -74,10 +78,6 @@ S_NODES_FULL = 6
 HEAP_MARGIN = 64
 
 INF = np.inf
-MAX_RTO_S = 60.0
-INITIAL_SSTHRESH = 1e9
-EPOCHS = 256
-BURST_BINS = 64
 
 # per-flow floats
 F_RTT = 0
