@@ -13,6 +13,7 @@ from models import checks
 from validation.simulator import core as C
 from validation.simulator.measures import RawCounters, to_result
 from validation.simulator.parameters import (
+    BURST_BINS,
     SIZE_CODES,
     TRAFFIC_CODES,
     RunParameters,
@@ -178,7 +179,7 @@ class _State:
         self.rand = p.generator.random(RANDOM_BLOCK)
         self.occ = np.zeros(p.occupancy_bins)
         self.dhist = np.zeros(p.delay_bins)
-        self.bhist = np.zeros(C.BURST_BINS, dtype=np.int64)
+        self.bhist = np.zeros(BURST_BINS, dtype=np.int64)
         self.ibits = np.zeros(p.intervals)
         self.deliv = np.zeros(max(n, 1), dtype=np.int64)
         tcap = max(TRACE_BLOCK, 4 * (qcap + 16)) if trace else 1
