@@ -374,7 +374,9 @@ def _cell(result: Result, measure: str, fmt: str, scale: float = 1.0) -> str:
     estimate = result[measure]
     text = format(estimate.mean * scale, fmt)
     if math.isfinite(estimate.ci99_half_width):
-        text += " ± " + format(estimate.ci99_half_width * scale, fmt)
+        # Two significant digits are all a confidence interval's width carries.
+        width_fmt = ".1%" if fmt.endswith("%") else ".2g"
+        text += " ± " + format(estimate.ci99_half_width * scale, width_fmt)
     return text
 
 
@@ -553,4 +555,4 @@ def simulate(**opts: Any) -> None:
     if req.as_json:
         click.echo(json.dumps(to_json(req, results), indent=2, ensure_ascii=False))
         return
-    render(req, results, Console(width=max(120, Console().width), highlight=False))
+    render(req, results, Console(width=max(150, Console().width), highlight=False))
