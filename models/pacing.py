@@ -18,6 +18,16 @@ from models.rule_of_thumb import bdp_packets
 _MAX_CHUNK = 1 << 20
 #: Stop summing once what is left is below ``exp(-_TAIL_LOG_MARGIN)`` of the sum so far.
 _TAIL_LOG_MARGIN = 40.0
+#: Interval lengths up to this are summed term by term; longer ones in bins (upper bounds).
+_EXACT_SLOTS = 1 << 15
+#: Bins of interval lengths grow by this fraction (beyond the first ``_BLOCKS`` values of k).
+_FINE_RATIO = 1.0 / 512.0
+#: Coarser bins, for bounds that only decide whether the rest of the sum matters.
+_COARSE_RATIO = 1.0 / 32.0
+#: The first this many values of ``k(l) = ⌈l/S⌉`` get bins of their own.
+_BLOCKS = 512
+#: Most bins of the geometric grid (their ratio grows for astronomically long RTTs).
+_MAX_BINS = 20_000
 
 
 @dataclass(frozen=True)
@@ -28,7 +38,9 @@ class PacedDropBound:
     ----------
     drop_probability : float
         ``min(1, short_intervals + medium_intervals + long_intervals)``. Once the running sum
-        reaches 1 the summation stops, so the three parts are then partial sums.
+        reaches 1 the summation stops, so the three parts are then partial sums. Interval
+        lengths beyond 32768 slots enter the parts through upper bounds on their bins (see
+        :func:`paced_drop_bound_slots`).
     short_intervals : float
         Sum of the Chernoff bounds over intervals ``l ≤ S`` (Lemma 7), not clipped.
     medium_intervals : float
@@ -58,6 +70,157 @@ class PacedDropBound:
 def _log_chernoff(threshold: npt.NDArray[np.float64], mean: npt.NDArray[np.float64]) -> Any:
     """``ln[(e^δ/(1+δ)^(1+δ))^μ]`` with ``(1+δ)μ = threshold``; needs threshold > mean > 0."""
     return threshold - mean - threshold * np.log(threshold / mean)
+
+
+def _log_chernoff_slope(length: Any, buffer: float, load: float) -> Any:
+    """Derivative in ``l`` of :func:`_log_chernoff` at ``(l + B, ρ·l)``: ``ρ(r − 1) − ln r``.
+
+    ``r = (l + B)/(ρ·l)``. The exponent ``E(l)`` is concave in ``l`` (``E'' = (ρ − 1/r)·r'`` with
+    ``r >= 1/ρ`` and ``r' <= 0``), so its tangents lie above it and its chords below it.
+    """
+    ratio = (length + buffer) / (load * length)
+    return load * (ratio - 1.0) - np.log(ratio)
+
+
+def _log_geometric(count: Any, step: Any) -> Any:
+    """``ln Σ_{i=0}^{count−1} e^(i·step)`` for whole ``count >= 1``, without overflow."""
+    count = np.asarray(count, dtype=np.float64)
+    step = np.asarray(step, dtype=np.float64)
+    up = np.where(step > 0.0, step, 1.0)
+    down = np.where(step < 0.0, step, -1.0)
+    rising = (count - 1.0) * up + np.log(-np.expm1(-count * up)) - np.log(-np.expm1(-up))
+    falling = np.log(-np.expm1(count * down)) - np.log(-np.expm1(down))
+    return np.where(step > 0.0, rising, np.where(step < 0.0, falling, np.log(count)))
+
+
+def _bin_edges(
+    first: float, last: float, s: float, w: float, ratio: float, blocks: int
+) -> npt.NDArray[np.float64]:
+    """Last interval length of each bin covering ``first..last`` (whole numbers, as floats).
+
+    A bin never straddles a regime boundary (``l = S``, ``l = S·W``) nor, for the first
+    ``blocks`` values of ``k``, a change of ``k(l) = ⌈l/S⌉``; otherwise bins grow by the factor
+    ``1 + ratio`` (at most :data:`_MAX_BINS` of them).
+    """
+    ratio = max(ratio, math.log(last / first) / _MAX_BINS)
+    steps = math.ceil(math.log(last / first) / math.log1p(ratio))
+    grid = np.floor(first * np.exp(np.arange(1, steps + 1) * math.log1p(ratio)))
+    k_top = min(float(blocks), math.ceil(w), math.floor(last / s) + 1.0)
+    block_ends = np.floor(np.arange(1.0, k_top + 1.0) * s)
+    regime_ends = [float(math.floor(s))]
+    if math.isfinite(s * w):
+        regime_ends.append(float(math.ceil(s * w)) - 1.0)
+    edges = np.concatenate((grid, block_ends, regime_ends, [last]))
+    edges = edges[(edges >= first) & (edges <= last)]
+    out: npt.NDArray[np.float64] = np.unique(edges)
+    return out
+
+
+def _bin_log_sums(
+    first: float,
+    last: float,
+    load: float,
+    s: float,
+    w: float,
+    b: float,
+    *,
+    ratio: float,
+    blocks: int,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Upper and lower bounds on the log of the sums of the terms ``l = first..last``, by regime.
+
+    Within a bin ``a..b`` the per-flow count lies between ``k(a)`` and ``k(b)`` and the exponent
+    ``E(l) < 0`` is concave, so (all sums closed-form geometric series)
+
+    - above: ``Σ exp(E(l)/k(l)) <= Σ exp(T(l)/k(b))``, ``T`` the lower of the tangents of ``E``
+      at ``a`` and at ``b``;
+    - below: ``Σ exp(E(l)/k(l)) >= Σ exp(χ(l)/k(a))``, ``χ`` the chord of ``E`` from ``a`` to
+      ``b``.
+
+    Bins of one interval length give the term itself, both ways.
+    """
+    ends = _bin_edges(first, last, s, w, ratio, blocks)
+    starts = np.concatenate(([first], ends[:-1] + 1.0))
+    count = ends - starts + 1.0
+    e_a = _log_chernoff(starts + b, load * starts)
+    e_b = _log_chernoff(ends + b, load * ends)
+    d_a = _log_chernoff_slope(starts, b, load)
+    d_b = _log_chernoff_slope(ends, b, load)
+    k_a = np.minimum(np.ceil(starts / s), w)
+    k_b = np.minimum(np.ceil(ends / s), w)
+    # Tangent at a up to the crossing of the two tangents, tangent at b after it; any split
+    # point gives a valid bound, the crossing gives the tightest.
+    gap = d_a - d_b
+    safe_gap = np.where(gap > 0.0, gap, 1.0)
+    cross = np.where(gap > 0.0, (e_b - e_a + d_a * starts - d_b * ends) / safe_gap, ends)
+    split = np.clip(np.floor(cross), starts - 1.0, ends)
+    left_n = split - starts + 1.0
+    right_n = ends - split
+    left = np.where(
+        left_n > 0.0,
+        e_a / k_b + _log_geometric(np.maximum(left_n, 1.0), d_a / k_b),
+        -np.inf,
+    )
+    right = np.where(
+        right_n > 0.0,
+        e_b / k_b + _log_geometric(np.maximum(right_n, 1.0), -d_b / k_b),
+        -np.inf,
+    )
+    upper = np.logaddexp(left, right)
+    width = np.maximum(ends - starts, 1.0)
+    chord = np.where(count > 1.0, (e_b - e_a) / width, 0.0)
+    lower = e_a / k_a + _log_geometric(count, chord / k_a)
+    short = ends <= s
+    long = starts >= s * w
+    masks = (short, ~short & ~long, long)
+    up = np.array([logsumexp(upper[m]) if m.any() else -np.inf for m in masks])
+    low = np.array([logsumexp(lower[m]) if m.any() else -np.inf for m in masks])
+    return up, low
+
+
+def _exact_log_sums(
+    n: float, w: float, m: float, s: float, b: float
+) -> tuple[npt.NDArray[np.float64], int, bool]:
+    """Log sums by regime of the terms summed one by one (``l <= _EXACT_SLOTS``).
+
+    Returns the three log sums, the longest interval length and whether the rest of the sum
+    (interval lengths not summed one by one) is still to be added.
+    """
+    load = n * w / m
+    longest = math.floor(min(m, n * w - 1.0 - b))
+    exact_last = min(longest, _EXACT_SLOTS)
+    logs = np.full(3, -np.inf)
+    start, chunk = 1, 4096
+    while start <= exact_last:
+        stop = min(exact_last, start + chunk - 1)
+        length = np.arange(start, stop + 1, dtype=np.float64)
+        per_flow = np.minimum(np.ceil(length / s), w)
+        exponent = _log_chernoff(length + b, load * length)
+        log_terms = exponent / per_flow
+        regimes = (length <= s, (length > s) & (length < s * w), length >= s * w)
+        for i, mask in enumerate(regimes):
+            if mask.any():
+                logs[i] = np.logaddexp(logs[i], logsumexp(log_terms[mask]))
+        log_total = float(logsumexp(logs))
+        if log_total >= 0.0:
+            return logs, longest, False
+        if stop < longest:
+            # Every later term is at most exp(exponent(l)/W_max) (exponent < 0, k <= W_max),
+            # and exponent(l) decreases once ρr − ln r − ρ < 0, r = (l+B)/(ρl) (r falls with l).
+            r = (stop + b) / (load * stop)
+            falling = load * r - math.log(r) - load < 0.0
+            tail = math.log(longest - stop) + float(exponent[-1]) / w
+            if falling and tail < log_total - _TAIL_LOG_MARGIN:
+                return logs, longest, False
+            # The binned upper bound on everything left, when the crude one above is too weak.
+            rest, _ = _bin_log_sums(
+                stop + 1.0, float(longest), load, s, w, b, ratio=_COARSE_RATIO, blocks=_BLOCKS
+            )
+            if float(logsumexp(rest)) < log_total - _TAIL_LOG_MARGIN:
+                return logs, longest, False
+        start = stop + 1
+        chunk = min(2 * chunk, _MAX_CHUNK)
+    return logs, longest, longest > exact_last
 
 
 def paced_drop_bound_slots(
@@ -111,9 +274,18 @@ def paced_drop_bound_slots(
     lemmas weaken it to ``B`` or ``l``); Lemma 8 uses the per-flow mean ``W_max·l/M`` (the
     "more accurate analysis" the text mentions) instead of the 0-or-k simplification; the sum
     runs over the intervals of one RTT, ``l ≤ M``, and stops at ``l = N·W_max − 1 − B`` since at
-    most ``N·W_max`` packets arrive per RTT (the text integrates Lemma 9 to infinity). Terms are
-    added in log-space; once the remaining terms are provably below ``e^-40`` of the sum the
-    summation stops.
+    most ``N·W_max`` packets arrive per RTT (the text integrates Lemma 9 to infinity).
+
+    Evaluation: the terms ``l ≤ 32768`` are added one by one in log-space; once the remaining
+    terms are provably below ``e^-40`` of the sum the summation stops. Longer intervals, if
+    still needed, are grouped into bins (one per value of ``k`` for the first 512, then
+    growing by 1/512) and each bin contributes an upper bound on its terms: the exponent
+    ``E(l) = (l+B) − ρl − (l+B)·ln((l+B)/(ρl))`` is negative and concave in ``l``, so it lies
+    below its tangents, and ``E(l)/k(l) <= E(l)/k(b)`` at the bin's last length ``b``; the
+    tangent lines give geometric series summed in closed form. The work is thus bounded
+    (at most a few thousand bins) whatever ``N·W_max``, and the result stays an upper bound
+    on the union bound, a little above the term-by-term sum only for links with more than
+    32768 slots of interval to add up.
 
     Assumptions:
 
@@ -136,33 +308,12 @@ def paced_drop_bound_slots(
     load = n * w / m
     checks.in_range("load N·max_window_packets/(C·RTT)", load, 0.0, 1.0, high_inclusive=False)
 
-    longest = math.floor(min(m, n * w - 1.0 - b))
-    logs = np.full(3, -np.inf)
-    start, chunk = 1, 4096
-    while start <= longest:
-        stop = min(longest, start + chunk - 1)
-        length = np.arange(start, stop + 1, dtype=np.float64)
-        per_flow = np.minimum(np.ceil(length / s), w)
-        exponent = _log_chernoff(length + b, load * length)
-        log_terms = exponent / per_flow
-        regimes = (length <= s, (length > s) & (length < s * w), length >= s * w)
-        for i, mask in enumerate(regimes):
-            if mask.any():
-                logs[i] = np.logaddexp(logs[i], logsumexp(log_terms[mask]))
-        log_total = float(logsumexp(logs))
-        if log_total >= 0.0:
-            break
-        if stop < longest:
-            # Every later term is at most exp(exponent(l)/W_max) (exponent < 0, k <= W_max),
-            # and exponent(l) decreases once ρr − ln r − ρ < 0, r = (l+B)/(ρl) (r falls with l).
-            r = (stop + b) / (load * stop)
-            falling = load * r - math.log(r) - load < 0.0
-            tail = math.log(longest - stop) + float(exponent[-1]) / w
-            if falling and tail < log_total - _TAIL_LOG_MARGIN:
-                break
-        start = stop + 1
-        chunk = min(2 * chunk, _MAX_CHUNK)
-
+    logs, longest, rest = _exact_log_sums(n, w, m, s, b)
+    if rest:
+        binned, _ = _bin_log_sums(
+            _EXACT_SLOTS + 1.0, float(longest), load, s, w, b, ratio=_FINE_RATIO, blocks=_BLOCKS
+        )
+        logs = np.logaddexp(logs, binned)
     parts = np.exp(logs)
     return PacedDropBound(
         drop_probability=float(min(1.0, parts.sum())),

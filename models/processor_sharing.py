@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize, special, stats
+from scipy import optimize, special
 
 from models import checks
 
@@ -30,6 +31,13 @@ DISTRIBUTION_TAIL_TOLERANCE = 1e-12
 
 #: Most entries :func:`ps_flow_distribution` returns.
 MAX_DISTRIBUTION_LENGTH = 10_000_000
+
+#: Smallest peak rate fraction accepted: ``C/p`` flows must stay a finite float.
+MIN_PEAK_RATE_FRACTION = 1e-300
+
+#: Below this many flows, ``m`` (the least ``i`` with ``i·p/C >= 1``) is found with the
+#: floating-point product, as the caller computes it; above, exactly from the fraction.
+_EXACT_FLOWS = 2**52
 
 
 @dataclass(frozen=True)
@@ -58,15 +66,27 @@ def _profile(peak_rate_fraction: Any, phi: Any) -> _Profile:
     if peak_rate_fraction is None:
         return _Profile(head=np.zeros(0), tail_phi=1.0)
     a = float(checks.positive("peak_rate_fraction", peak_rate_fraction))
+    checks.at_least("peak_rate_fraction", a, MIN_PEAK_RATE_FRACTION)
     if a >= 1.0:
         return _Profile(head=np.zeros(0), tail_phi=1.0)
-    # m = least i with i·a >= 1, guarded against rounding of 1/a.
-    m = math.ceil(1.0 / a)
-    while m > 1 and (m - 1) * a >= 1.0:
-        m -= 1
-    while m * a < 1.0:
-        m += 1
-    return _Profile(head=np.zeros(0), tail_phi=1.0, peak_rate_fraction=a, peak_flows=m)
+    return _Profile(head=np.zeros(0), tail_phi=1.0, peak_rate_fraction=a, peak_flows=_peak_flows(a))
+
+
+def _peak_flows(a: float) -> int:
+    """``m``, the least whole ``i`` with ``i·a >= 1`` (``0 < a < 1``), in closed form.
+
+    ``⌈1/a⌉`` of the exact binary fraction ``a``; for ``m < 2^52`` it is then moved by at
+    most one so that the floating-point product ``i·a`` decides (``a = 1/3`` gives 3, as
+    ``3·(1/3)`` rounds to 1), which no longer matters for larger ``m``.
+    """
+    frac = Fraction(a)
+    m = -(-frac.denominator // frac.numerator)
+    if m < _EXACT_FLOWS:
+        if m > 1 and (m - 1) * a >= 1.0:
+            m -= 1
+        elif m * a < 1.0:
+            m += 1
+    return m
 
 
 def _check_load(load: Any, prof: _Profile) -> FloatArray:
@@ -82,13 +102,60 @@ def _check_load(load: Any, prof: _Profile) -> FloatArray:
     return rho
 
 
-def _poisson_logpmf(k: Any, mean: float) -> FloatArray:
-    """Log Poisson pmf from the accurate pmf (``logpmf`` loses digits for large means)."""
-    k = np.asarray(k, dtype=np.float64)
-    with np.errstate(divide="ignore"):
-        pmf = np.log(stats.poisson.pmf(k, mean))
-    out: FloatArray = np.where(np.isfinite(pmf), pmf, stats.poisson.logpmf(k, mean))
+#: ``ln(2π)/2``.
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+def _stirling_error(k: FloatArray) -> FloatArray:
+    """``ln k! − [(k + 1/2)·ln k − k + ln(2π)/2]`` for ``k >= 1`` (series from 15 on)."""
+    small = k < 15.0
+    ks = np.where(small, k, 1.0)
+    direct = special.gammaln(ks + 1.0) - (ks + 0.5) * np.log(ks) + ks - _HALF_LOG_2PI
+    inv = 1.0 / np.where(small, 15.0, k)
+    inv2 = inv * inv
+    series = (1.0 / 12.0 - inv2 * (1.0 / 360.0 - inv2 * (1.0 / 1260.0 - inv2 / 1680.0))) * inv
+    out: FloatArray = np.where(small, direct, series)
     return out
+
+
+def _deviance(k: FloatArray, mean: float) -> FloatArray:
+    """``k·ln(k/mean) − k + mean`` without cancellation (``k >= 1``, ``mean > 0``)."""
+    log_ratio = np.log(k) - math.log(mean)
+    far = np.abs(log_ratio) > 20.0  # k/mean beyond e^±20: no cancellation, no overflow this way
+    d = np.where(far, 0.0, k - mean) / np.where(far, 1.0, mean)
+    near = np.abs(d) < 0.1
+    dn = np.where(near, d, 0.0)
+    # (1 + d)·ln(1 + d) − d = Σ_{j>=2} (−d)^j / (j(j − 1)); 20 terms: |d|^20 < 1e-20.
+    series = np.zeros_like(d)
+    power = dn * dn
+    for j in range(2, 22):
+        series += power / (j * (j - 1))
+        power = -power * dn
+    df = np.where(near, 0.0, d)
+    direct = (1.0 + df) * np.log1p(df) - df
+    out: FloatArray = np.where(
+        far, k * (log_ratio - 1.0) + mean, mean * np.where(near, series, direct)
+    )
+    return out
+
+
+def _poisson_logpmf(k: Any, mean: float) -> FloatArray:
+    """Log Poisson pmf ``ln(e^−A·A^k/k!)``, accurate for large ``k`` and ``A`` alike.
+
+    Loader's saddle-point form ``−ln(2πk)/2 − stirlerr(k) − bd0(k, A)``: the textbook
+    ``k·ln A − ln k! − A`` loses every digit to cancellation when ``k`` and ``A`` are large.
+    """
+    k = np.asarray(k, dtype=np.float64)
+    kk = np.maximum(k, 1.0)
+    log_pmf = -0.5 * np.log(kk) - _HALF_LOG_2PI - _stirling_error(kk) - _deviance(kk, mean)
+    out: FloatArray = np.where(k == 0.0, -mean, log_pmf)
+    return out
+
+
+def _poisson_logcdf(k: int, mean: float) -> float:
+    """``ln P(Poisson(mean) <= k)`` for a whole ``k >= 0``."""
+    with np.errstate(divide="ignore"):
+        return float(np.log(special.pdtr(float(k), mean)))
 
 
 def _table_log_terms(rho: float, head: FloatArray) -> FloatArray:
@@ -118,7 +185,12 @@ def _geometric_tail_logs(q: float, last: int) -> tuple[float, float]:
     """``log Σ_{k>=1} q^k`` and ``log Σ_{k>=1} (last + k) q^k``."""
     s0 = q / (1.0 - q)
     s1 = last * s0 + q / (1.0 - q) ** 2
-    return math.log(s0), math.log(s1)
+    if math.isfinite(s1):
+        return math.log(s0), math.log(s1)
+    # Beyond the float range (m near 1e300 flows, q within 1e-12 of 1): the same in logs.
+    log_s0 = math.log(q) - math.log1p(-q)
+    log_s1 = float(np.logaddexp(math.log(last) + log_s0, math.log(q) - 2.0 * math.log1p(-q)))
+    return log_s0, log_s1
 
 
 def _sums(rho: float, prof: _Profile) -> _Sums:
@@ -129,12 +201,10 @@ def _sums(rho: float, prof: _Profile) -> _Sums:
         m = prof.peak_flows
         big_a = rho / prof.peak_rate_fraction
         last = m - 1
-        log_t_last = float(_poisson_logpmf(last, big_a))
-        log_head_z = float(stats.poisson.logcdf(last, big_a))
+        log_t_last = float(_poisson_logpmf(float(last), big_a))
+        log_head_z = _poisson_logcdf(last, big_a)
         # Σ_{i=1}^{m-1} i A^i/i! = A Σ_{j=0}^{m-2} A^j/j!
-        log_head_m1 = (
-            math.log(big_a) + float(stats.poisson.logcdf(last - 1, big_a)) if last >= 1 else -np.inf
-        )
+        log_head_m1 = math.log(big_a) + _poisson_logcdf(last - 1, big_a) if last >= 1 else -np.inf
     else:
         head = prof.head
         last = head.size
@@ -184,8 +254,8 @@ def ps_throughput_ratio(
         Flow-level load ``ρ`` (dimensionless: flow arrival rate × mean size / capacity), in
         ``(0, 1)``; with a ``phi`` table also ``ρ < phi[-1]``.
     peak_rate_fraction : float, optional
-        ``p/C``, the flows' exogenous peak rate as a fraction of the link capacity (``> 0``;
-        values ``>= 1`` mean the flows are not peak-rate limited). Gives
+        ``p/C``, the flows' exogenous peak rate as a fraction of the link capacity
+        (``>= 1e-300``; values ``>= 1`` mean the flows are not peak-rate limited). Gives
         ``φ(i) = min(i·p/C, 1)``.
     phi : array_like, optional
         Table ``φ(1), ..., φ(n)`` in ``(0, 1]`` of the total service rate (fraction of ``C``)
@@ -202,7 +272,9 @@ def ps_throughput_ratio(
     003 eq. 1: ``γ = Σ_{i>=0} ρ^i/Φ(i) / Σ_{i>=1} i ρ^(i−1)/Φ(i)``, ``Φ(i) = Π_{k<=i} φ(k)``.
     With ``φ ≡ 1``, ``γ = 1 − ρ``. The sums are evaluated exactly: in log space over the
     explicit part of ``φ`` (closed-form Poisson probabilities for the peak-rate profile, where
-    ``ρ^i/Φ(i) = (ρC/p)^i/i!``), plus the geometric tail where ``φ`` is constant.
+    ``ρ^i/Φ(i) = (ρC/p)^i/i!``), plus the geometric tail where ``φ`` is constant. The result
+    is capped at the largest per-flow rate ``max_i φ(i)/i`` (``min(1, p/C)``), which ``γ``
+    cannot exceed, so rounding never puts it above 1.
 
     Assumptions:
 
@@ -220,7 +292,29 @@ def ps_throughput_ratio(
        ``002_e29b74a3ab8ed403.txt``), §III.
     """
     prof = _profile(peak_rate_fraction, phi)
-    return _over_loads(load, prof, lambda s: s.rho * math.exp(s.log_z - s.log_m1))
+    cap = _throughput_cap(prof)
+    return _over_loads(load, prof, lambda s: min(cap, _gamma(s)))
+
+
+def _gamma(s: _Sums) -> float:
+    """``ρ·Z/M1`` from the log sums, without overflow when ``ρ`` is tiny."""
+    log_ratio = s.log_z - s.log_m1
+    if log_ratio > 700.0:  # ρ below about 1e-304: exp(log_ratio) would overflow
+        return math.exp(math.log(s.rho) + log_ratio)
+    return s.rho * math.exp(log_ratio)
+
+
+def _throughput_cap(prof: _Profile) -> float:
+    """Most a flow can get, ``max_i φ(i)/i`` (``p/C`` for the peak-rate profile, else <= 1).
+
+    ``γ`` is a mean of these per-flow rates; the cap removes the last-digit excess that the
+    ratio of the two sums can show (``γ = 1 + 1e-14`` at a load of ``1e-10``).
+    """
+    if prof.peak_rate_fraction is not None:
+        return prof.peak_rate_fraction
+    if prof.head.size == 0:
+        return prof.tail_phi
+    return float(np.max(prof.head / np.arange(1, prof.head.size + 1)))
 
 
 def ps_mean_flows(load: Any, *, peak_rate_fraction: float | None = None, phi: Any = None) -> Any:
@@ -306,7 +400,7 @@ def ps_tail_probability(
     if prof.peak_rate_fraction is not None:
         big_a = rho / prof.peak_rate_fraction
         # Poisson mass on n+1..m-1, then the geometric tail beyond m-1.
-        head = float(stats.poisson.sf(n, big_a) - stats.poisson.sf(s.last, big_a))
+        head = float(special.pdtrc(float(n), big_a) - special.pdtrc(float(s.last), big_a))
         log_head = math.log(head) if head > 0.0 else -np.inf
     else:
         idx = np.arange(n + 1, s.last + 1, dtype=np.float64)
@@ -391,9 +485,21 @@ def _auto_max_flows(s: _Sums, prof: _Profile) -> int:
     if prof.peak_rate_fraction is not None:
         big_a = s.rho / prof.peak_rate_fraction
         stop = min(stop, math.ceil(big_a + 40.0 * math.sqrt(big_a) + 100.0))
+    beyond = math.exp(s.log_t_last + tail0 - s.log_z) if stop == s.last else 0.0
+    if stop > MAX_DISTRIBUTION_LENGTH:
+        # Never scan past the longest distribution returned; count what lies beyond it (if
+        # that is not negligible the caller refuses the load).
+        stop = MAX_DISTRIBUTION_LENGTH
+        beyond = 1.0
+        if prof.peak_rate_fraction is not None:
+            big_a = s.rho / prof.peak_rate_fraction
+            head = float(special.pdtrc(float(stop), big_a) - special.pdtrc(float(s.last), big_a))
+            geometric = math.exp(s.log_t_last + tail0)
+            beyond = min(1.0, (max(head, 0.0) + geometric) / math.exp(s.log_z))
+        if beyond >= DISTRIBUTION_TAIL_TOLERANCE:
+            return stop
     n = np.arange(stop + 1, dtype=np.float64)
     probs = np.exp(_log_terms(s, prof, n) - s.log_z)
-    beyond = math.exp(s.log_t_last + tail0 - s.log_z) if stop == s.last else 0.0
     tails = np.cumsum(probs[::-1])[::-1] - probs + beyond  # P(N > n) for n = 0..stop
     ok = np.nonzero(tails < DISTRIBUTION_TAIL_TOLERANCE)[0]
     return int(ok[0]) if ok.size else stop
@@ -421,7 +527,9 @@ def ps_transparency_limit_load(
     -----
     003 §3.3 on Fig. 1: "when flows are peak rate limited, the link is transparent to
     throughput performance up to high loads (close to (1 − p/C))". ``γ`` falls from ``p/C`` at
-    ``ρ → 0`` to 0 at ``ρ → 1``; the root is found with Brent's method.
+    ``ρ → 0`` to 0 at ``ρ → 1``; the root is found with Brent's method in
+    ``[1e-9, 1 − 1e-12]``, and ``1 − 1e-12`` is returned when ``γ`` still exceeds the share
+    there (very small ``p/C``).
 
     Assumptions:
 
@@ -445,10 +553,13 @@ def ps_transparency_limit_load(
     prof = _profile(a, None)
 
     def excess(rho: float) -> float:
-        s = _sums(rho, prof)
-        return rho * math.exp(s.log_z - s.log_m1) / a - frac
+        return _gamma(_sums(rho, prof)) / a - frac
 
     lo, hi = 1e-9, 1.0 - 1e-12
+    if excess(hi) >= 0.0:
+        # So many flows fit under C (p/C below about 1e-24) that they keep the share up to
+        # a load within 1e-12 of 1: report that load, a lower bound on the limit.
+        return hi
     return float(optimize.brentq(excess, lo, hi, xtol=1e-13, rtol=1e-12))
 
 

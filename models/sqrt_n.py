@@ -15,6 +15,9 @@ from models.rule_of_thumb import bdp_packets
 #: ``3·√3 / (2·√2)``, the constant of Appenzeller's utilization bound (dimensionless).
 APPENZELLER_ERF_CONSTANT = 3.0 * math.sqrt(3.0) / (2.0 * math.sqrt(2.0))
 
+#: ``erf(x)`` is 1 in double precision for ``x`` at or above this.
+_ERF_ONE = 6.0
+
 
 def sqrt_n_buffer_packets(
     capacity_bps: Any, rtt_s: Any, flows: Any, packet_bytes: Any = 1500.0
@@ -118,7 +121,10 @@ def sqrt_n_utilization_lower_bound(
     rule = np.asarray(
         sqrt_n_buffer_packets(capacity_bps, rtt_s, flows, packet_bytes), dtype=np.float64
     )
-    ratio = np.asarray(buffer_packets, dtype=np.float64) / rule
-    return checks.float_or_array(
-        np.asarray(erf(APPENZELLER_ERF_CONSTANT * ratio), dtype=np.float64)
-    )
+    buffer = np.asarray(buffer_packets, dtype=np.float64)
+    # erf(x) rounds to exactly 1 from x = 6 on: decide that without dividing, so that a rule
+    # that underflows to 0 (or a huge buffer) cannot overflow the ratio.
+    saturated = buffer * (APPENZELLER_ERF_CONSTANT / _ERF_ONE) > rule
+    ratio = np.where(saturated, 0.0, buffer) / np.where(saturated | (rule <= 0.0), 1.0, rule)
+    bound = np.where(saturated, 1.0, erf(APPENZELLER_ERF_CONSTANT * ratio))
+    return checks.float_or_array(np.asarray(bound, dtype=np.float64))

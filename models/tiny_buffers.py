@@ -11,6 +11,12 @@ from models import checks
 from models.checks import FloatOrArray
 from models.rule_of_thumb import bdp_packets
 
+#: Windows above this many packets are squared in log space (``W_max²`` would overflow).
+_LARGE_WINDOW = 1e100
+_MAX = float(np.finfo(np.float64).max)
+#: Natural log of a safe upper limit for a float result (``e^709 < 1.8e308``).
+_LOG_MAX = 709.0
+
 
 def _check_load(load: Any) -> npt.NDArray[np.float64]:
     checks.in_range("load", load, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
@@ -43,7 +49,8 @@ def tiny_buffers_load(
     -------
     float or ndarray
         ``ρ``, dimensionless: the fraction of the link the flows fill when every window is at
-        ``W_max``. Not checked against 1 here; the sizing functions require ``ρ < 1``.
+        ``W_max``. Not checked against 1 here; the sizing functions require ``ρ < 1``. A load
+        beyond the float range is returned as the largest float.
 
     Notes
     -----
@@ -63,8 +70,19 @@ def tiny_buffers_load(
     checks.at_least("flows", flows, 1.0)
     checks.at_least("max_window_packets", max_window_packets, 1.0)
     pipe = np.asarray(bdp_packets(capacity_bps, rtt_s, packet_bytes), dtype=np.float64)
-    window = np.asarray(flows, dtype=np.float64) * np.asarray(max_window_packets, dtype=np.float64)
-    return checks.float_or_array(window / pipe)
+    n = np.asarray(flows, dtype=np.float64)
+    w = np.asarray(max_window_packets, dtype=np.float64)
+    # N·W/pipe, sized in logs first so that nothing overflows: the product directly when it
+    # fits, through its logarithm when only the quotient fits, else the largest float.
+    positive = pipe > 0.0
+    log_pipe = np.where(positive, np.log(np.where(positive, pipe, 1.0)), -np.inf)
+    log_window = np.log(n) + np.log(w)
+    log_load = log_window - log_pipe
+    fits = log_load < _LOG_MAX
+    direct = fits & (log_window < _LOG_MAX)
+    load = np.where(direct, n, 1.0) * np.where(direct, w, 1.0) / np.where(direct, pipe, 1.0)
+    via_logs = np.exp(np.where(fits, log_load, 0.0))
+    return checks.float_or_array(np.where(direct, load, np.where(fits, via_logs, _MAX)))
 
 
 def tiny_buffer_packets(
@@ -95,7 +113,8 @@ def tiny_buffer_packets(
     of §3.3 prints "≤"; the proof in App. A ends with "≥", a sufficient size.) It follows from
     the drop probability ``ρ^B`` of the dominating Poisson system (Lemma 6) and the throughput
     lost per drop, at most ``W_max²/2`` packets (eq. A.7), through eq. A.12
-    ``ρ^B < 2(1−θ)/W_max²``.
+    ``ρ^B < 2(1−θ)/W_max²``. Computed as ``ln(W_max²/(2(1−θ)))/(−ln ρ)``, in logs for
+    windows above ``1e100`` packets, so that no input makes it overflow.
 
     Assumptions:
 
@@ -116,7 +135,14 @@ def tiny_buffer_packets(
     checks.in_range("target_utilization", target_utilization, 0.0, 1.0, high_inclusive=False)
     window = np.asarray(max_window_packets, dtype=np.float64)
     theta = np.asarray(target_utilization, dtype=np.float64)
-    buffer = np.log(window**2 / (2.0 * (1.0 - theta))) / np.log(1.0 / rho)
+    large = window > _LARGE_WINDOW
+    small_window = np.where(large, 1.0, window)
+    log_need = np.where(
+        large,
+        2.0 * np.log(window) - np.log(2.0 * (1.0 - theta)),
+        np.log(small_window**2 / (2.0 * (1.0 - theta))),
+    )
+    buffer = log_need / -np.log(rho)
     return checks.float_or_array(np.maximum(buffer, 0.0))
 
 
@@ -159,5 +185,13 @@ def tiny_buffers_utilization_bound(
     checks.at_least("max_window_packets", max_window_packets, 1.0)
     rho = _check_load(load)
     window = np.asarray(max_window_packets, dtype=np.float64)
-    lost = rho ** np.asarray(buffer_packets, dtype=np.float64) * window**2 / 2.0
+    buffer = np.asarray(buffer_packets, dtype=np.float64)
+    large = window > _LARGE_WINDOW
+    small_window = np.where(large, 1.0, window)
+    lost = rho**buffer * small_window**2 / 2.0
+    # Huge windows: ρ^B·W²/2 in logs, capped at e (anything above 1 gives θ = 0 anyway).
+    # (B is capped at 1e300 there: ρ^B is 0 beyond it for any double ρ < 1.)
+    log_rho_b = np.minimum(buffer, 1e300) * np.log(rho)
+    log_lost = np.minimum(log_rho_b + 2.0 * np.log(window) - np.log(2.0), 1.0)
+    lost = np.where(large, np.exp(log_lost), lost)
     return checks.float_or_array(np.clip(1.0 - lost, 0.0, 1.0))

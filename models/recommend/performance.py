@@ -34,6 +34,9 @@ TrafficModelKind = Literal["window_limited", "open_loop", "congested_tcp"]
 #: Constant of the Mathis equation as 004 eq. 2 uses it, R = 0.87·M/(T·sqrt(p)) (≈ sqrt(3/4)).
 MATHIS_CONSTANT = 0.87
 
+#: Windows above this many packets are scaled before squaring (their square would overflow).
+_LARGE_WINDOW = 1e150
+
 
 def sawtooth_utilization(
     buffer_packets: Any,
@@ -100,11 +103,16 @@ def sawtooth_utilization(
     w_max = p + b
     w_min = (1.0 - q * (1.0 - beta)) * w_max + (1.0 - q) * n_b
     idle = w_min < p
-    w_lo = np.minimum(w_min, p)
-    num = w_max**2 - w_lo**2
-    den = 2.0 * p * (p - w_lo) + w_max**2 - p**2
-    with np.errstate(invalid="ignore", divide="ignore"):
-        u = np.where(idle, num / np.where(den > 0, den, 1.0), 1.0)
+    # U is a ratio of quadratics in the windows: scale them by W_max where squaring them
+    # would overflow (identity elsewhere, so ordinary inputs give the same digits).
+    scale = np.where(w_max > _LARGE_WINDOW, w_max, 1.0)
+    w_max_s = w_max / scale
+    p_s = p / scale
+    w_lo = np.minimum(w_min, p) / scale
+    num = w_max_s**2 - w_lo**2
+    den = 2.0 * p_s * (p_s - w_lo) + w_max_s**2 - p_s**2
+    safe_den = np.where(idle & (den > 0), den, 1.0)
+    u = np.where(idle, num / safe_den, 1.0)
     return np.clip(u, 0.0, 1.0)
 
 
@@ -145,7 +153,12 @@ def window_loss_rate(buffer_packets: Any, bdp_packets: float, bottlenecked_flows
     b = np.asarray(checks.non_negative("buffer_packets", buffer_packets), dtype=np.float64)
     p = float(checks.positive("bdp_packets", bdp_packets))
     n_b = float(checks.at_least("bottlenecked_flows", bottlenecked_flows, 1.0))
-    return np.minimum(1.0, (MATHIS_CONSTANT * n_b / (p + b)) ** 2)
+    # Where the mean window (P + B)/N_b is below 0.87 packets the loss is capped at 1: decide
+    # that before dividing, so that no ratio or square can overflow.
+    windows = p + b
+    full = MATHIS_CONSTANT * n_b >= windows
+    ratio = MATHIS_CONSTANT * n_b / np.where(full, MATHIS_CONSTANT * n_b, windows)
+    return np.where(full, 1.0, np.minimum(1.0, ratio**2))
 
 
 @dataclass(frozen=True)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 from models.processor_sharing import (
     ps_flow_distribution,
@@ -210,6 +212,87 @@ def test_gamma_falls_with_load(a: float, rho: float, step: float) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# Robustness at extreme inputs
+
+
+def test_astronomically_small_peak_rate_returns_the_peak_rate() -> None:
+    # Found by fuzzing the API: p/C = 1e-300 hung (m = C/p counted up one by one from 1e300).
+    # m is now closed-form. With 1e300 "servers" at 50% load saturation never happens, so, as
+    # for p/C = 1e-6 above, every flow gets its peak rate: γ = p/C and E[N] = ρC/p. The only
+    # error is rounding in the log-space sums (1e-12 relative).
+    for a in (1e-300, 1e-200, 1e-20):
+        assert ps_throughput_ratio(0.5, peak_rate_fraction=a) == pytest.approx(a, rel=1e-12)
+        assert ps_mean_flows(0.5, peak_rate_fraction=a) == pytest.approx(0.5 / a, rel=1e-12)
+        assert ps_saturation_probability(0.5, a) == 0.0
+
+
+def test_one_third_peak_rate_means_three_flows_fill_the_link() -> None:
+    # m is the least i with i·p/C >= 1 as the caller computes it: 3·(1/3) rounds to 1, so
+    # p/C = 1/3 is the M/M/3 queue (the float 1/3 is a hair below a third; exact arithmetic
+    # would say 4). Erlang C of 3 servers at offered load 1.5, computed independently.
+    assert ps_saturation_probability(0.5, 1.0 / 3.0) == pytest.approx(_erlang_c(3, 1.5), rel=1e-10)
+
+
+def test_huge_number_of_servers_near_saturation_matches_halfin_whitt() -> None:
+    # p/C = 1e-17 (m = 1e17 flows fill the link) at ρ = 1 − 1e-9: the saturation probability
+    # is Erlang C with m servers, whose many-server (Halfin-Whitt) limit with
+    # β = (1 − ρ)√m is 1/(1 + β·Φ(β)/φ(β)); the limit's error is O(1/√m) ≈ 3e-9, hence
+    # 1e-6. The textbook log Poisson pmf, k·ln A − ln k! − A, cancels away every digit here.
+    m, rho = 1e17, 1.0 - 1e-9
+    beta = (1.0 - rho) * math.sqrt(m)
+    expected = 1.0 / (1.0 + beta * stats.norm.cdf(beta) / stats.norm.pdf(beta))
+    assert ps_saturation_probability(rho, 1.0 / m) == pytest.approx(expected, rel=1e-6)
+
+
+def test_gamma_never_exceeds_one_at_tiny_loads() -> None:
+    # γ = 1 − ρ for φ ≡ 1 (003 eq. 1); at ρ = 1e-10 the ratio of the two log-space sums used to
+    # round to 1 + 1e-14. γ is a mean of per-flow rates, none above 1.
+    for rho in (1e-300, 1e-100, 1e-10, 1e-6):
+        gamma = ps_throughput_ratio(rho)
+        assert gamma <= 1.0
+        assert gamma == pytest.approx(1.0 - rho, rel=1e-12)
+
+
+tiny_or_extreme_loads = st.one_of(
+    st.floats(min_value=-300.0, max_value=-0.01).map(lambda x: 10.0**x),
+    st.floats(min_value=-15.0, max_value=-0.01).map(lambda x: 1.0 - 10.0**x),
+)
+wide_profiles = st.one_of(
+    st.just({}),
+    st.builds(
+        lambda x: {"peak_rate_fraction": 10.0**x}, st.floats(min_value=-300.0, max_value=0.5)
+    ),
+    st.builds(
+        lambda v: {"phi": [1.0, *v]},
+        st.lists(st.floats(min_value=1e-300, max_value=1.0), min_size=0, max_size=20),
+    ),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(kwargs=wide_profiles, rho=tiny_or_extreme_loads, flows=st.integers(0, 1000))
+def test_no_floating_point_warning_over_wide_inputs(
+    kwargs: dict[str, object], rho: float, flows: int
+) -> None:
+    # Loads from 1e-300 to 1 − 1e-15, peak rates from 1e-300 C to above C, φ tables with
+    # values down to 1e-300: no overflow, division or invalid-value warning; γ in (0, 1] and
+    # at most the peak rate; probabilities in [0, 1].
+    if "phi" in kwargs:
+        rho = min(rho, 0.999) * float(kwargs["phi"][-1])  # type: ignore[index]
+        assume(rho > 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gamma = ps_throughput_ratio(rho, **kwargs)  # type: ignore[arg-type]
+        mean = ps_mean_flows(rho, **kwargs)  # type: ignore[arg-type]
+        tail = ps_tail_probability(rho, flows, **kwargs)  # type: ignore[arg-type]
+    assert 0.0 < gamma <= 1.0
+    if "peak_rate_fraction" in kwargs:
+        assert gamma <= float(kwargs["peak_rate_fraction"])  # type: ignore[arg-type]
+    assert math.isfinite(mean) and mean >= 0.0
+    assert 0.0 <= tail <= 1.0 + 1e-12
+
+
+# ---------------------------------------------------------------------------------------------
 # Invalid input
 
 
@@ -243,3 +326,9 @@ def test_gamma_falls_with_load(a: float, rho: float, step: float) -> None:
 def test_invalid_input_names_parameter_and_bound(call: object, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         call()  # type: ignore[operator]
+
+
+def test_subnormal_peak_rate_is_refused_with_its_bound() -> None:
+    # C/p must stay a finite float; below 1e-300 the peak rate is refused by name and bound.
+    with pytest.raises(ValueError, match=r"peak_rate_fraction must be >= 1e-300"):
+        ps_throughput_ratio(0.5, peak_rate_fraction=1e-310)

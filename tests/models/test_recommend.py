@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -272,6 +273,40 @@ def test_sawtooth_never_falls_with_more_buffer(q: float, beta: float, n_b: int, 
     u = sawtooth_utilization(b, bdp, beta, q, n_b)
     assert np.all(np.diff(u) >= -1e-12)
     assert np.all((u > 0) & (u <= 1))
+
+
+def test_sawtooth_with_astronomical_windows_keeps_its_shape() -> None:
+    # The window model squares W_max = P + B, which overflowed for P near 1e200. It is a ratio
+    # of quadratics, so the 000 §2.1 / 001 check values hold at any scale: 3/4 without a
+    # buffer (001: "Utilization of bottleneck link = 75%") and 1 at B = P.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert float(sawtooth_utilization(0.0, 1e200)[()]) == pytest.approx(0.75, rel=1e-12)
+        assert float(sawtooth_utilization(1e200, 1e200)[()]) == pytest.approx(1.0)
+        assert float(sawtooth_utilization(1e300, 1e300)[()]) == pytest.approx(1.0)
+        # More flows than packets in flight: the Mathis loss is capped at 1 without overflow.
+        assert float(window_loss_rate(0.0, 1e-300, 1e300)[()]) == 1.0
+
+
+@given(
+    b=st.one_of(st.just(0.0), st.floats(-300.0, 300.0).map(lambda x: 10.0**x)),
+    bdp=st.floats(-300.0, 300.0).map(lambda x: 10.0**x),
+    beta=st.floats(0.01, 0.99),
+    q=st.one_of(st.just(1.0), st.floats(-300.0, 0.0).map(lambda x: 10.0**x)),
+    n_b=st.floats(0.0, 300.0).map(lambda x: 10.0**x),
+)
+@settings(max_examples=100, deadline=None)
+def test_traffic_models_warn_nothing_over_wide_inputs(
+    b: float, bdp: float, beta: float, q: float, n_b: float
+) -> None:
+    # Buffers and pipes from 1e-300 to 1e300 packets, q down to 1e-300, N_b up to 1e300: no
+    # overflow, division or invalid-value warning; utilization in [0, 1], loss in (0, 1].
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        u = float(sawtooth_utilization(b, bdp, beta, q, n_b)[()])
+        loss = float(window_loss_rate(b, bdp, n_b)[()])
+    assert 0.0 <= u <= 1.0
+    assert 0.0 <= loss <= 1.0
 
 
 # --- consistency of the engine with its own curves -------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -156,3 +157,39 @@ def test_invalid_input_rejected(kwargs: dict[str, float], message: str) -> None:
 def test_negative_buffer_rejected() -> None:
     with pytest.raises(ValueError, match=r"buffer_packets must be >= 0"):
         sqrt_n_utilization_lower_bound(-1.0, 10e9, 0.1, 1000, 1000.0)
+
+
+# --- robustness at extreme inputs -------------------------------------------------------------
+
+
+def test_huge_buffer_against_a_tiny_rule_is_full_utilization() -> None:
+    # Found by fuzzing the API: B / (C·RTT/√N) overflowed (a link of 1e-297 bit/s seen by the
+    # recommendation engine through a tiny bottlenecked share). erf of anything above 6 is 1.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert sqrt_n_utilization_lower_bound(1e12, 1e-297, 1.0, 1e9, 1500.0) == 1.0
+        assert sqrt_n_utilization_lower_bound(0.0, 1e-297, 1.0, 1e9, 1500.0) == 0.0
+
+
+sizes = st.floats(min_value=-300.0, max_value=300.0).map(lambda x: 10.0**x)
+
+
+@given(
+    buffer=st.one_of(st.just(0.0), sizes),
+    c=st.floats(min_value=-100.0, max_value=100.0).map(lambda x: 10.0**x),
+    t=st.floats(min_value=-100.0, max_value=100.0).map(lambda x: 10.0**x),
+    n=st.floats(min_value=0.0, max_value=300.0).map(lambda x: 10.0**x),
+    size=st.floats(min_value=-100.0, max_value=100.0).map(lambda x: 10.0**x),
+)
+def test_no_floating_point_warning_over_wide_inputs(
+    buffer: float, c: float, t: float, n: float, size: float
+) -> None:
+    # Capacities, RTTs and packet sizes over 200 decades each (C·RTT/packet stays within the
+    # float range, which the BDP itself needs), N up to 1e300, buffers from 0 to 1e300: the
+    # rule and the bound come out finite, the bound in [0, 1], without any warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rule = sqrt_n_buffer_packets(c, t, n, size)
+        bound = sqrt_n_utilization_lower_bound(buffer, c, t, n, size)
+    assert math.isfinite(rule) and rule >= 0.0
+    assert 0.0 <= bound <= 1.0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -145,3 +146,71 @@ def test_invalid_link_rejected(kwargs: dict[str, float], message: str) -> None:
 def test_negative_buffer_rejected() -> None:
     with pytest.raises(ValueError, match=r"buffer_packets must be >= 0"):
         tiny_buffers_utilization_bound(-1, 64, 0.5)
+
+
+# --- robustness at extreme inputs -------------------------------------------------------------
+
+
+def test_tiny_load_needs_almost_no_buffer_and_warns_nothing() -> None:
+    # np.log(1/ρ) overflowed for ρ near 1e-320. By hand: ln(64²/(2·0.1)) = ln 20480 = 9.927,
+    # −ln(1e-300) = 690.78, so B = 0.01437 packets (the last digit of the hand values).
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert tiny_buffer_packets(64, 1e-300, 0.9) == pytest.approx(0.01437, abs=5e-6)
+        assert tiny_buffer_packets(64, 1e-320, 0.9) == pytest.approx(9.927 / 736.8, rel=1e-3)
+        assert tiny_buffers_utilization_bound(1, 64, 1e-320) == 1.0
+
+
+def test_huge_window_in_log_space() -> None:
+    # W_max = 1e200 packets: W² overflows a float but log_{1/ρ}(W²/(2(1−θ))) does not. By hand
+    # at ρ = 0.5, θ = 0.9: (2·200·ln 10 − ln 0.2)/ln 2 = (921.03 + 1.609)/0.6931 = 1331.1.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert tiny_buffer_packets(1e200, 0.5, 0.9) == pytest.approx(1331.1, abs=0.1)
+        # A buffer of 10 packets guarantees nothing with such windows; 2000 guarantees all.
+        assert tiny_buffers_utilization_bound(10, 1e200, 0.5) == 0.0
+        assert tiny_buffers_utilization_bound(2000, 1e200, 0.5) == 1.0
+
+
+@given(
+    w=st.floats(min_value=0.0, max_value=300.0).map(lambda x: 10.0**x),
+    rho=st.one_of(
+        st.floats(min_value=-320.0, max_value=-1e-3).map(lambda x: 10.0**x),
+        st.floats(min_value=-16.0, max_value=-1e-3).map(lambda x: 1.0 - 10.0**x),
+    ),
+    theta=st.one_of(
+        st.floats(min_value=0.0, max_value=0.999),
+        st.floats(min_value=-16.0, max_value=-3.0).map(lambda x: 1.0 - 10.0**x),
+    ),
+    buffer=st.one_of(
+        st.just(0.0), st.floats(min_value=-300.0, max_value=300.0).map(lambda x: 10.0**x)
+    ),
+)
+def test_no_floating_point_warning_over_wide_inputs(
+    w: float, rho: float, theta: float, buffer: float
+) -> None:
+    # Windows up to 1e300 packets, loads from 1e-320 to 1 − 1e-16, targets up to 1 − 1e-16,
+    # buffers up to 1e300: no overflow, division or invalid-value warning, finite results.
+    assume(0.0 < rho < 1.0 and theta < 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        b = tiny_buffer_packets(w, rho, theta)
+        theta_b = tiny_buffers_utilization_bound(buffer, w, rho)
+    assert math.isfinite(b) and b >= 0.0
+    assert 0.0 <= theta_b <= 1.0
+
+
+@given(
+    n=st.floats(min_value=0.0, max_value=12.0).map(lambda x: 10.0**x),
+    w=st.floats(min_value=0.0, max_value=12.0).map(lambda x: 10.0**x),
+    c=st.floats(min_value=-3.0, max_value=20.0).map(lambda x: 10.0**x),
+    t=st.floats(min_value=-9.0, max_value=4.0).map(lambda x: 10.0**x),
+    size=st.floats(min_value=-3.0, max_value=9.0).map(lambda x: 10.0**x),
+)
+def test_load_without_warnings(n: float, w: float, c: float, t: float, size: float) -> None:
+    # 1 mbit/s to 1e20 bit/s, 1 ns to 3 h, packets of 1e-3 to 1e9 bytes, 1e12 flows and
+    # packets per window: ρ = N·W/(C·RTT) in packets, finite and positive, no warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rho = tiny_buffers_load(n, w, c, t, size)
+    assert rho == pytest.approx(n * w / (c * t / (8.0 * size)), rel=1e-12)
