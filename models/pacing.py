@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy.special import logsumexp
 
 from models import checks
 from models.checks import FloatOrArray
@@ -67,6 +66,35 @@ class PacedDropBound:
     longest_interval_slots: int
 
 
+def _log_sum(log_terms: npt.NDArray[np.float64]) -> float:
+    """``ln Σ exp(log_terms)`` without overflow (``-inf`` for no terms or all zero)."""
+    if log_terms.size == 0:
+        return -math.inf
+    top = float(np.max(log_terms))
+    if top == -math.inf:
+        return top
+    return top + math.log(float(np.sum(np.exp(log_terms - top))))
+
+
+def _log_sums_by_regime(
+    log_terms: npt.NDArray[np.float64], first: npt.NDArray[np.float64], s: float, w: float
+) -> npt.NDArray[np.float64]:
+    """Log sums of ``log_terms`` split into Lemmas 7-9 by the sorted lengths ``first``.
+
+    An entry belongs to Lemma 7 when its length is ``<= S``, to Lemma 9 when it is
+    ``>= S·W_max``, else to Lemma 8 (bins never straddle these boundaries).
+    """
+    short_end = int(np.searchsorted(first, s, side="right"))
+    long_start = max(short_end, int(np.searchsorted(first, s * w, side="left")))
+    return np.array(
+        [
+            _log_sum(log_terms[:short_end]),
+            _log_sum(log_terms[short_end:long_start]),
+            _log_sum(log_terms[long_start:]),
+        ]
+    )
+
+
 def _log_chernoff(threshold: npt.NDArray[np.float64], mean: npt.NDArray[np.float64]) -> Any:
     """``ln[(e^δ/(1+δ)^(1+δ))^μ]`` with ``(1+δ)μ = threshold``; needs threshold > mean > 0."""
     return threshold - mean - threshold * np.log(threshold / mean)
@@ -86,25 +114,27 @@ def _log_geometric(count: Any, step: Any) -> Any:
     """``ln Σ_{i=0}^{count−1} e^(i·step)`` for whole ``count >= 1``, without overflow."""
     count = np.asarray(count, dtype=np.float64)
     step = np.asarray(step, dtype=np.float64)
-    up = np.where(step > 0.0, step, 1.0)
-    down = np.where(step < 0.0, step, -1.0)
-    rising = (count - 1.0) * up + np.log(-np.expm1(-count * up)) - np.log(-np.expm1(-up))
-    falling = np.log(-np.expm1(count * down)) - np.log(-np.expm1(down))
-    return np.where(step > 0.0, rising, np.where(step < 0.0, falling, np.log(count)))
+    # A rising series is e^((count−1)·step) times the falling one with −step.
+    down = -np.abs(step)
+    safe = np.where(down < 0.0, down, -1.0)
+    falling = np.where(down < 0.0, np.log(np.expm1(count * safe) / np.expm1(safe)), np.log(count))
+    return falling + (count - 1.0) * np.maximum(step, 0.0)
 
 
 def _bin_edges(
-    first: float, last: float, s: float, w: float, ratio: float, blocks: int
+    first: float, last: float, s: float, w: float, ratio: float, blocks: int, stride: int = 1
 ) -> npt.NDArray[np.float64]:
     """Last interval length of each bin covering ``first..last`` (whole numbers, as floats).
 
     A bin never straddles a regime boundary (``l = S``, ``l = S·W``) nor, for the first
     ``blocks`` values of ``k``, a change of ``k(l) = ⌈l/S⌉``; otherwise bins grow by the factor
-    ``1 + ratio`` (at most :data:`_MAX_BINS` of them).
+    ``1 + ratio`` (at most :data:`_MAX_BINS` of them). With ``stride`` only every
+    ``stride``-th point of that grid is kept: the bins are then unions of the finer ones.
     """
     ratio = max(ratio, math.log(last / first) / _MAX_BINS)
     steps = math.ceil(math.log(last / first) / math.log1p(ratio))
     grid = np.floor(first * np.exp(np.arange(1, steps + 1) * math.log1p(ratio)))
+    grid = grid[stride - 1 :: stride]
     k_top = min(float(blocks), math.ceil(w), math.floor(last / s) + 1.0)
     block_ends = np.floor(np.arange(1.0, k_top + 1.0) * s)
     regime_ends = [float(math.floor(s))]
@@ -116,18 +146,8 @@ def _bin_edges(
     return out
 
 
-def _bin_log_sums(
-    first: float,
-    last: float,
-    load: float,
-    s: float,
-    w: float,
-    b: float,
-    *,
-    ratio: float,
-    blocks: int,
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Upper and lower bounds on the log of the sums of the terms ``l = first..last``, by regime.
+def _bin_bounds(starts: Any, ends: Any, load: float, s: float, w: float, b: Any) -> tuple[Any, Any]:
+    """Logs of an upper and a lower bound on the terms ``l = starts..ends`` of each bin.
 
     Within a bin ``a..b`` the per-flow count lies between ``k(a)`` and ``k(b)`` and the exponent
     ``E(l) < 0`` is concave, so (all sums closed-form geometric series)
@@ -137,10 +157,9 @@ def _bin_log_sums(
     - below: ``Σ exp(E(l)/k(l)) >= Σ exp(χ(l)/k(a))``, ``χ`` the chord of ``E`` from ``a`` to
       ``b``.
 
-    Bins of one interval length give the term itself, both ways.
+    Bins of one interval length give the term itself, both ways. Arrays broadcast (one row
+    per buffer size, one column per bin).
     """
-    ends = _bin_edges(first, last, s, w, ratio, blocks)
-    starts = np.concatenate(([first], ends[:-1] + 1.0))
     count = ends - starts + 1.0
     e_a = _log_chernoff(starts + b, load * starts)
     e_b = _log_chernoff(ends + b, load * ends)
@@ -170,12 +189,79 @@ def _bin_log_sums(
     width = np.maximum(ends - starts, 1.0)
     chord = np.where(count > 1.0, (e_b - e_a) / width, 0.0)
     lower = e_a / k_a + _log_geometric(count, chord / k_a)
-    short = ends <= s
-    long = starts >= s * w
-    masks = (short, ~short & ~long, long)
-    up = np.array([logsumexp(upper[m]) if m.any() else -np.inf for m in masks])
-    low = np.array([logsumexp(lower[m]) if m.any() else -np.inf for m in masks])
+    return upper, lower
+
+
+def _bin_log_sums(
+    first: float,
+    last: float,
+    load: float,
+    s: float,
+    w: float,
+    b: float,
+    *,
+    ratio: float,
+    blocks: int,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Upper and lower bounds on the log of the sums of the terms ``l = first..last``, by regime.
+
+    See :func:`_bin_bounds` for the bound on each bin and :func:`_bin_edges` for the bins.
+    """
+    ends = _bin_edges(first, last, s, w, ratio, blocks)
+    starts = np.concatenate(([first], ends[:-1] + 1.0))
+    upper, lower = _bin_bounds(starts, ends, load, s, w, b)
+    # A bin is in Lemma 7 when its last length is <= S: classify by that end for Lemma 7
+    # and by the first length for Lemma 9 (the same bins, as none straddles a boundary).
+    short_end = int(np.searchsorted(ends, s, side="right"))
+    long_start = max(short_end, int(np.searchsorted(starts, s * w, side="left")))
+    parts = (slice(0, short_end), slice(short_end, long_start), slice(long_start, None))
+    up = np.array([_log_sum(upper[part]) for part in parts])
+    low = np.array([_log_sum(lower[part]) for part in parts])
     return up, low
+
+
+def _log_sum_rows(log_terms: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """:func:`_log_sum` of each row of a 2-D array."""
+    top = np.max(log_terms, axis=1)
+    finite = np.isfinite(top)
+    shift = np.where(finite, top, 0.0)
+    total = np.sum(np.exp(log_terms - shift[:, None]), axis=1)
+    out: npt.NDArray[np.float64] = np.where(
+        finite, shift + np.log(np.where(finite, total, 1.0)), -np.inf
+    )
+    return out
+
+
+def _binned_log_totals(
+    first: float,
+    lasts: npt.NDArray[np.float64],
+    load: float,
+    s: float,
+    w: float,
+    b: npt.NDArray[np.float64],
+    *,
+    ratio: float,
+    blocks: int,
+    stride: int = 1,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Binned upper and lower bounds on the log of the terms ``first..lasts[i]`` at ``b[i]``.
+
+    One set of bins up to the largest ``lasts``, each row's cut at its own last length.
+    """
+    top = float(np.max(lasts))
+    if top < first:
+        empty = np.full(b.shape, -np.inf)
+        return empty, empty
+    ends = _bin_edges(first, top, s, w, ratio, blocks, stride)
+    starts = np.concatenate(([first], ends[:-1] + 1.0))
+    row_last = lasts[:, None]
+    used = starts[None, :] <= row_last
+    row_ends = np.where(used, np.minimum(ends[None, :], row_last), starts[None, :])
+    upper, lower = _bin_bounds(starts[None, :], row_ends, load, s, w, b[:, None])
+    return (
+        _log_sum_rows(np.where(used, upper, -np.inf)),
+        _log_sum_rows(np.where(used, lower, -np.inf)),
+    )
 
 
 def _exact_log_sums(
@@ -197,11 +283,8 @@ def _exact_log_sums(
         per_flow = np.minimum(np.ceil(length / s), w)
         exponent = _log_chernoff(length + b, load * length)
         log_terms = exponent / per_flow
-        regimes = (length <= s, (length > s) & (length < s * w), length >= s * w)
-        for i, mask in enumerate(regimes):
-            if mask.any():
-                logs[i] = np.logaddexp(logs[i], logsumexp(log_terms[mask]))
-        log_total = float(logsumexp(logs))
+        logs = np.logaddexp(logs, _log_sums_by_regime(log_terms, length, s, w))
+        log_total = _log_sum(logs)
         if log_total >= 0.0:
             return logs, longest, False
         if stop < longest:
@@ -216,7 +299,7 @@ def _exact_log_sums(
             rest, _ = _bin_log_sums(
                 stop + 1.0, float(longest), load, s, w, b, ratio=_COARSE_RATIO, blocks=_BLOCKS
             )
-            if float(logsumexp(rest)) < log_total - _TAIL_LOG_MARGIN:
+            if _log_sum(rest) < log_total - _TAIL_LOG_MARGIN:
                 return logs, longest, False
         start = stop + 1
         chunk = min(2 * chunk, _MAX_CHUNK)
@@ -457,3 +540,90 @@ def paced_utilization_bound(
     )
     window = np.asarray(max_window_packets, dtype=np.float64)
     return checks.float_or_array(np.clip(1.0 - drop * window**2 / 2.0, 0.0, 1.0))
+
+
+def paced_drop_bound_bracket(
+    flows: float,
+    max_window_packets: float,
+    slots_per_rtt: float,
+    slowdown: float,
+    buffer_packets: Any,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Cheap lower and upper bounds on :func:`paced_drop_bound_slots` at many buffer sizes.
+
+    Parameters
+    ----------
+    flows, max_window_packets, slots_per_rtt, slowdown
+        As for :func:`paced_drop_bound_slots` (scalars).
+    buffer_packets : array_like
+        Buffer sizes ``B`` in packets (>= 0), any number of them.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        For each buffer, a lower and an upper bound (probabilities) between which
+        ``paced_drop_bound_slots(...).drop_probability`` lies, up to its own rounding.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range or the load ``N·W_max/M`` is not below 1.
+
+    Notes
+    -----
+    The terms are bounded in coarse bins (one per value of ``k`` for the first 512, then 1/32
+    wide up to 32768 slots): tangent lines of the concave Chernoff exponent above and chords
+    below (see :func:`paced_drop_bound_slots`). Beyond 32768 slots, where the full evaluation
+    adds a binned upper bound rather than the terms, the bins are unions of 16 of its bins:
+    their tangent-line bound lies above the sum of the finer ones, their chord bound below the
+    terms. The bounds are typically within a few per cent of each other; a search for the
+    smallest buffer meeting a target (as the recommendation engine does) evaluates the full
+    bound only where the two disagree about the target.
+
+    Assumptions:
+
+    - those of :func:`paced_drop_bound_slots`.
+
+    References
+    ----------
+    .. [1] Y. Ganjali, "Buffer Sizing in Internet Routers", PhD thesis, Stanford, 2007
+       (seed ``000_9b46cc70677d86b3.txt``), §3.4, Theorem 2; App. B, Lemmas 7-9.
+    """
+    n = float(checks.at_least("flows", flows, 1.0))
+    w = float(checks.at_least("max_window_packets", max_window_packets, 1.0))
+    m = float(checks.positive("slots_per_rtt", slots_per_rtt))
+    s = float(checks.positive("slowdown", slowdown))
+    b = np.atleast_1d(
+        np.asarray(checks.non_negative("buffer_packets", buffer_packets), dtype=np.float64)
+    ).ravel()
+    load = n * w / m
+    checks.in_range("load N·max_window_packets/(C·RTT)", load, 0.0, 1.0, high_inclusive=False)
+    longest = np.floor(np.minimum(m, n * w - 1.0 - b))
+    up, low = _binned_log_totals(
+        1.0,
+        np.minimum(longest, float(_EXACT_SLOTS)),
+        load,
+        s,
+        w,
+        b,
+        ratio=_COARSE_RATIO,
+        blocks=_BLOCKS,
+    )
+    if float(np.max(longest)) > _EXACT_SLOTS:
+        # The full evaluation's fine bins, grouped by 16: unions of those bins, so the
+        # grouped upper bound is above theirs (tangents of a concave function) and the
+        # grouped lower bound is below the terms themselves.
+        beyond_up, beyond_low = _binned_log_totals(
+            _EXACT_SLOTS + 1.0,
+            longest,
+            load,
+            s,
+            w,
+            b,
+            ratio=_FINE_RATIO,
+            blocks=_BLOCKS,
+            stride=16,
+        )
+        up = np.logaddexp(up, beyond_up)
+        low = np.logaddexp(low, beyond_low)
+    return np.exp(np.minimum(low, 0.0)), np.exp(np.minimum(up, 0.0))

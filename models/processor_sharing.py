@@ -152,6 +152,32 @@ def _poisson_logpmf(k: Any, mean: float) -> FloatArray:
     return out
 
 
+def _poisson_logpmf_at(k: float, mean: float) -> float:
+    """:func:`_poisson_logpmf` at one ``k``, with plain floats (no array overhead)."""
+    if k == 0.0:
+        return -mean
+    if k < 15.0:
+        stirling = math.lgamma(k + 1.0) - (k + 0.5) * math.log(k) + k - _HALF_LOG_2PI
+    else:
+        inv = 1.0 / k
+        inv2 = inv * inv
+        stirling = (1.0 / 12.0 - inv2 * (1.0 / 360.0 - inv2 * (1.0 / 1260.0 - inv2 / 1680.0))) * inv
+    log_ratio = math.log(k) - math.log(mean)
+    if abs(log_ratio) > 20.0:
+        deviance = k * (log_ratio - 1.0) + mean
+    else:
+        d = (k - mean) / mean
+        if abs(d) < 0.1:
+            series, power = 0.0, d * d
+            for j in range(2, 22):
+                series += power / (j * (j - 1))
+                power = -power * d
+            deviance = mean * series
+        else:
+            deviance = mean * ((1.0 + d) * math.log1p(d) - d)
+    return -0.5 * math.log(k) - _HALF_LOG_2PI - stirling - deviance
+
+
 def _poisson_logcdf(k: int, mean: float) -> float:
     """``ln P(Poisson(mean) <= k)`` for a whole ``k >= 0``."""
     with np.errstate(divide="ignore"):
@@ -201,7 +227,7 @@ def _sums(rho: float, prof: _Profile) -> _Sums:
         m = prof.peak_flows
         big_a = rho / prof.peak_rate_fraction
         last = m - 1
-        log_t_last = float(_poisson_logpmf(float(last), big_a))
+        log_t_last = _poisson_logpmf_at(float(last), big_a)
         log_head_z = _poisson_logcdf(last, big_a)
         # Σ_{i=1}^{m-1} i A^i/i! = A Σ_{j=0}^{m-2} A^j/j!
         log_head_m1 = math.log(big_a) + _poisson_logcdf(last - 1, big_a) if last >= 1 else -np.inf

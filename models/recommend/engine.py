@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -34,9 +35,9 @@ from models.recommend.rules import (
     TINY,
     TRANSPARENT,
     all_rules,
-    smallest_integer,
 )
 from models.recommend.scenario import LinkScenario, Targets
+from models.recommend.search import FALSE, TRUE, Sizes, Verdicts, smallest_integer_batched
 from models.regimes import classify_regime
 
 #: Points on each curve, log-spaced from 1 packet to beyond the BDP and every rule's size.
@@ -108,7 +109,7 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
     model, governing_id, why = _choose(ctx, regime)
     regime = replace(regime, traffic_model=model.kind)
     classified = regime.regime if regime.source == "models.regimes" else None
-    rules = tuple(_with_prediction(r, model, ctx) for r in all_rules(ctx, classified))
+    rules = _with_predictions(all_rules(ctx, classified), model, ctx)
     governing = next(r for r in rules if r.rule == governing_id)
     assert governing.buffer_packets is not None
     recommended, trade_off = _size(ctx, model, governing, why)
@@ -275,33 +276,65 @@ def _choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
 
 def predict(model: TrafficModel, targets: Targets, buffer_packets: float) -> Prediction:
     """The model's utilization, loss and delay at one buffer size, checked against targets."""
-    b = np.asarray([float(buffer_packets)])
-    u = float(model.utilization(b)[0])
-    nu = float(model.normalized_utilization(b)[0])
-    loss = float(model.loss_probability(b)[0])
-    delay = float(model.queueing_delay_s(b)[0])
+    return _predict_many(model, targets, [float(buffer_packets)])[0]
+
+
+def _predict_many(
+    model: TrafficModel, targets: Targets, sizes: Sequence[float]
+) -> list[Prediction]:
+    """:func:`predict` at several sizes with one evaluation of the model (same numbers).
+
+    The model's functions are elementwise, so each size gets exactly the value a call for it
+    alone would give.
+    """
+    b = np.asarray(sizes, dtype=np.float64)
+    u = model.utilization(b)
+    nu = np.minimum(1.0, u / model.max_utilization)  # model.normalized_utilization(b)
+    loss = model.loss_probability(b)
+    delay = model.queueing_delay_s(b)
     d_max = targets.max_queueing_delay_s
-    return Prediction(
-        buffer_packets=float(buffer_packets),
-        utilization=u,
-        normalized_utilization=nu,
-        loss_probability=loss,
-        queueing_delay_s=delay,
-        meets_utilization=nu >= targets.min_utilization * (1.0 - _TOLERANCE),
-        meets_loss=loss <= targets.max_loss * (1.0 + _TOLERANCE),
-        meets_delay=d_max is None or delay <= d_max * (1.0 + _TOLERANCE),
+    return [
+        Prediction(
+            buffer_packets=float(size),
+            utilization=float(u[i]),
+            normalized_utilization=float(nu[i]),
+            loss_probability=float(loss[i]),
+            queueing_delay_s=float(delay[i]),
+            meets_utilization=float(nu[i]) >= targets.min_utilization * (1.0 - _TOLERANCE),
+            meets_loss=float(loss[i]) <= targets.max_loss * (1.0 + _TOLERANCE),
+            meets_delay=d_max is None or float(delay[i]) <= d_max * (1.0 + _TOLERANCE),
+        )
+        for i, size in enumerate(sizes)
+    ]
+
+
+def _with_predictions(
+    rules: Sequence[RuleResult], model: TrafficModel, ctx: Context
+) -> tuple[RuleResult, ...]:
+    """Every rule with the model's prediction at its size (one model evaluation for all)."""
+    sized = [r for r in rules if r.buffer_packets is not None]
+    predictions = iter(
+        _predict_many(model, ctx.targets, [float(r.buffer_packets or 0) for r in sized])
+    )
+    return tuple(
+        r if r.buffer_packets is None else replace(r, predicted=next(predictions)) for r in rules
     )
 
 
-def _with_prediction(rule: RuleResult, model: TrafficModel, ctx: Context) -> RuleResult:
-    if rule.buffer_packets is None:
-        return rule
-    return replace(rule, predicted=predict(model, ctx.targets, rule.buffer_packets))
+def _throughput_verdicts(model: TrafficModel, targets: Targets) -> Callable[[Sizes], Verdicts]:
+    """Whether utilization and loss targets are met, at many sizes at once (never open)."""
 
+    def decide(sizes: Sizes) -> Verdicts:
+        u = model.utilization(sizes)
+        nu = np.minimum(1.0, u / model.max_utilization)
+        loss = model.loss_probability(sizes)
+        ok = (nu >= targets.min_utilization * (1.0 - _TOLERANCE)) & (
+            loss <= targets.max_loss * (1.0 + _TOLERANCE)
+        )
+        out: Verdicts = np.where(ok, TRUE, FALSE).astype(np.int8)
+        return out
 
-def _meets_throughput_targets(model: TrafficModel, targets: Targets, b: int) -> bool:
-    p = predict(model, targets, b)
-    return p.meets_utilization and p.meets_loss
+    return decide
 
 
 # --- the recommended size ---------------------------------------------------------------------
@@ -322,7 +355,7 @@ def _size(
     sc = ctx.scenario
     rule_b = governing.buffer_packets
     assert rule_b is not None
-    need = smallest_integer(lambda b: _meets_throughput_targets(model, t, b), SEARCH_MAX_PACKETS)
+    need = smallest_integer_batched(_throughput_verdicts(model, t), SEARCH_MAX_PACKETS)
     delay_cap = ctx.max_delay_packets
     optical_cap = OPTICAL_MAX_PACKETS if sc.medium == "optical" else None
     parts = [why + "."]

@@ -10,9 +10,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import numpy as np
+
 from models.bscl import bscl_buffer
 from models.mathis import fpq_buffer_packets
-from models.pacing import paced_utilization_bound
+from models.pacing import paced_drop_bound_bracket, paced_utilization_bound
 from models.queues import transparent_buffer_packets
 from models.recommend.context import (
     DESYNCHRONIZED_FLOWS,
@@ -22,6 +24,7 @@ from models.recommend.context import (
     Context,
 )
 from models.recommend.result import Assumption, RuleResult, Status
+from models.recommend.search import FALSE, OPEN, TRUE, Sizes, Verdicts, smallest_integer_batched
 from models.rule_of_thumb import bdp_buffer_packets, md_beta_buffer_packets
 from models.sqrt_n import sqrt_n_buffer_packets
 from models.tiny_buffers import tiny_buffer_packets
@@ -42,6 +45,13 @@ FPQ = "fpq"
 
 #: Largest buffer the paced-traffic rule searches, packets (the bound is for log-sized buffers).
 _PACED_SEARCH_MAX = 1 << 16
+
+#: Bisection steps per batch of the paced search: its bounds cost in proportion to the sizes.
+_PACED_SEARCH_DEPTH = 3
+
+#: Relative margin on the cheap bounds of the paced drop probability within which the full
+#: bound decides a search step (the bounds are computed differently, so rounding differs).
+_PACED_BRACKET_MARGIN = 1e-9
 
 
 def _overall(assumptions: tuple[Assumption, ...]) -> Status:
@@ -340,7 +350,12 @@ def paced_rule(ctx: Context) -> RuleResult | None:
                 )
             )
 
-        found = smallest_integer(lambda b: theta_at(b) >= theta, _PACED_SEARCH_MAX)
+        found = smallest_integer_batched(
+            _paced_verdicts(ctx, w, access, theta),
+            _PACED_SEARCH_MAX,
+            settle=lambda b: theta_at(b) >= theta,
+            depth=_PACED_SEARCH_DEPTH,
+        )
         if found is None:
             note = f"the bound stays below θ = {theta:g} up to {_PACED_SEARCH_MAX} packets"
         else:
@@ -355,6 +370,29 @@ def paced_rule(ctx: Context) -> RuleResult | None:
         assumptions,
         note,
     )
+
+
+def _paced_verdicts(
+    ctx: Context, w: float, access_bps: float, theta: float
+) -> Callable[[Sizes], Verdicts]:
+    """Cheap verdicts on "paced utilization bound >= θ" at many sizes (open when too close).
+
+    The bound is ``clip(1 − p·W²/2, 0, 1)`` (:func:`models.pacing.paced_utilization_bound`)
+    with ``p`` between the bracket of :func:`models.pacing.paced_drop_bound_bracket`; a size
+    is decided only when the whole bracket, widened by 1e-9, falls on one side of θ.
+    """
+    sc = ctx.scenario
+    slowdown = sc.capacity_bps / access_bps
+    margin = _PACED_BRACKET_MARGIN
+
+    def decide(sizes: Sizes) -> Verdicts:
+        low, high = paced_drop_bound_bracket(sc.flows, w, ctx.bdp_packets, slowdown, sizes)
+        worst = np.clip(1.0 - np.minimum(1.0, high * (1.0 + margin)) * w**2 / 2.0, 0.0, 1.0)
+        best = np.clip(1.0 - low * (1.0 - margin) * w**2 / 2.0, 0.0, 1.0)
+        out: Verdicts = np.where(worst >= theta, TRUE, np.where(best < theta, FALSE, OPEN))
+        return out.astype(np.int8)
+
+    return decide
 
 
 def transparent_rule(ctx: Context, regime: str | None) -> RuleResult:
