@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.pacing import (
+    paced_drop_bound_bracket,
     paced_drop_bound_slots,
     paced_drop_probability_bound,
     paced_utilization_bound,
@@ -348,3 +349,32 @@ def test_no_floating_point_warning_and_a_probability(
     assert 0.0 <= result.drop_probability <= 1.0
     parts = (result.short_intervals, result.medium_intervals, result.long_intervals)
     assert all(math.isfinite(x) and x >= 0.0 for x in parts)
+
+
+@settings(max_examples=40, deadline=None)
+@given(links, st.lists(buffers, min_size=1, max_size=6))
+def test_bracket_contains_the_bound(
+    link: tuple[float, float, float, float], bs: list[float]
+) -> None:
+    # The cheap bounds the recommendation engine searches with must hold the full evaluation
+    # between them (1e-9: the two are summed differently) at every buffer of one call.
+    n, w, m, s = link
+    n = max(n, 1.0)
+    if n * w >= m:
+        return
+    low, high = paced_drop_bound_bracket(n, w, m, s, np.asarray(bs))
+    for b, lo, hi in zip(bs, low, high, strict=True):
+        value = paced_drop_bound_slots(n, w, m, s, b).drop_probability
+        assert lo * (1 - 1e-9) <= value <= hi * (1 + 1e-9)
+        assert 0.0 <= lo <= hi <= 1.0
+
+
+def test_bracket_beyond_the_term_by_term_sum() -> None:
+    # The 000 §1.3 link with 100 Mb/s access links has 64,000 interval lengths, beyond the
+    # 32,768 summed one by one; the bracket still holds the full evaluation, within 5%.
+    buffers = np.array([4.0, 16.0, 37.0, 64.0])
+    low, high = paced_drop_bound_bracket(1000, 64, 125_000, 100.0, buffers)
+    for b, lo, hi in zip(buffers, low, high, strict=True):
+        value = paced_drop_bound_slots(1000, 64, 125_000, 100.0, b).drop_probability
+        assert lo * (1 - 1e-9) <= value <= hi * (1 + 1e-9)
+        assert hi <= lo * 1.05

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from models.bscl import bscl_buffer
 from models.recommend import (
     LinkScenario,
+    Prediction,
     Recommendation,
     Targets,
     predict,
@@ -21,6 +22,8 @@ from models.recommend import (
     traffic_model,
 )
 from models.recommend.performance import sawtooth_utilization, window_loss_rate
+from models.recommend.rules import smallest_integer
+from models.recommend.search import FALSE, OPEN, TRUE, smallest_integer_batched
 
 
 def _rule(rec: Recommendation, rule: str):  # type: ignore[no-untyped-def]
@@ -368,6 +371,139 @@ def test_recommendation_meets_what_it_claims(scenario: LinkScenario, target: Tar
     if i < b.size:
         assert c.loss_probability[i] <= best.predicted.loss_probability + 1e-12
         assert c.utilization[i] >= best.predicted.utilization - 1e-12
+
+
+# --- batched search and predictions: same answers as one size at a time ---------------------
+
+
+@given(
+    upper=st.integers(1, 1 << 40),
+    threshold=st.integers(1, 1 << 41),
+    noise=st.integers(0, 2**32 - 1),
+    open_share=st.sampled_from([0.0, 0.3, 1.0]),
+    depth=st.integers(1, 6),
+)
+@settings(max_examples=200, deadline=None)
+def test_batched_search_walks_the_same_steps(
+    upper: int, threshold: int, noise: int, open_share: float, depth: int
+) -> None:
+    # The engine's batched search must return what the plain doubling-then-bisection search
+    # returns, step for step, even for a condition that is not monotone (a few sizes flipped
+    # at random) and whatever share of the sizes the cheap verdict leaves open.
+    def truth(b: int) -> bool:
+        flipped = hash((noise, b)) % 97 == 0
+        return (b >= threshold) != flipped
+
+    def decide(sizes: np.ndarray) -> np.ndarray:
+        out = []
+        for b in sizes.astype(int).tolist():
+            left_open = (hash((noise, b, 7)) % 1000) < open_share * 1000
+            out.append(OPEN if left_open else (TRUE if truth(b) else FALSE))
+        return np.asarray(out, dtype=np.int8)
+
+    expected = smallest_integer(truth, upper)
+    assert smallest_integer_batched(decide, upper, settle=truth, depth=depth) == expected
+
+
+def _one_size_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Swap the engine's batched searches and predictions for the plain ones."""
+    import models.recommend.engine as engine
+    import models.recommend.rules as rules
+
+    def sequential(decide, upper, settle=None, depth=0, doublings=0):  # type: ignore[no-untyped-def]
+        def ok(b: int) -> bool:
+            verdict = int(decide(np.asarray([float(b)]))[0])
+            return bool(settle(b)) if verdict == OPEN else verdict == TRUE  # type: ignore[misc]
+
+        return smallest_integer(ok, upper)
+
+    def one_by_one(model, targets, sizes):  # type: ignore[no-untyped-def]
+        return [predict_at_one_size(model, targets, b) for b in sizes]
+
+    def predict_at_one_size(model, targets, b):  # type: ignore[no-untyped-def]
+        x = np.asarray([float(b)])
+        u = float(model.utilization(x)[0])
+        nu = float(model.normalized_utilization(x)[0])
+        loss = float(model.loss_probability(x)[0])
+        delay = float(model.queueing_delay_s(x)[0])
+        d_max = targets.max_queueing_delay_s
+        return Prediction(
+            buffer_packets=float(b),
+            utilization=u,
+            normalized_utilization=nu,
+            loss_probability=loss,
+            queueing_delay_s=delay,
+            meets_utilization=nu >= targets.min_utilization * (1.0 - 1e-9),
+            meets_loss=loss <= targets.max_loss * (1.0 + 1e-9),
+            meets_delay=d_max is None or delay <= d_max * (1.0 + 1e-9),
+        )
+
+    monkeypatch.setattr(engine, "smallest_integer_batched", sequential)
+    monkeypatch.setattr(rules, "smallest_integer_batched", sequential)
+    monkeypatch.setattr(engine, "_predict_many", one_by_one)
+
+    # The paced rule's cheap verdicts are swapped for the full bound at every step.
+    def full_bound_only(ctx, w, access, theta):  # type: ignore[no-untyped-def]
+        return lambda sizes: np.full(sizes.shape, OPEN, dtype=np.int8)
+
+    monkeypatch.setattr(rules, "_paced_verdicts", full_bound_only)
+
+
+PACED_THESIS = LinkScenario(
+    capacity_bps=10e9,
+    rtts_s=(0.1,),
+    flows=1000,
+    packet_bytes=1000.0,
+    max_window_packets=64,
+    access_bps=100e6,
+    paced=True,
+)
+BSCL_LINK = LinkScenario(
+    capacity_bps=50e6,
+    rtts_s=tuple(float(x) for x in np.linspace(0.02, 0.53, 20)),
+    flows=260,
+    bottlenecked_flows=200,
+    bottlenecked_share=0.9,
+    congestion_control="reno",
+)
+TRANSPARENT_LINK = LinkScenario(
+    capacity_bps=10e9, rtts_s=(0.05,), flows=5000, load=0.5, peak_rate_bps=100e6
+)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "targets"),
+    [
+        (THESIS, Targets()),
+        (THESIS, Targets(max_queueing_delay_s=0.001)),
+        (PACED_THESIS, Targets()),
+        (BSCL_LINK, Targets(min_utilization=0.98, max_loss=0.01)),
+        (TRANSPARENT_LINK, Targets()),
+        (LinkScenario(capacity_bps=10e9, rtts_s=(0.1,), flows=10_000), Targets()),
+    ],
+)
+def test_batched_engine_gives_the_one_size_at_a_time_answer(
+    monkeypatch: pytest.MonkeyPatch, scenario: LinkScenario, targets: Targets
+) -> None:
+    fast = recommend(scenario, targets).to_dict()
+    _one_size_at_a_time(monkeypatch)
+    slow = recommend(scenario, targets).to_dict()
+    assert fast == slow  # every number, string and flag, exactly
+    rules = {r["rule"]: r for r in fast["rules"]}
+    # The papers' numbers still come out: 000 §1.3/§3.2 on the thesis link ("125,000
+    # packets", "around 3950 packets", 15 packets for W = 64, ρ = 0.5, θ = 90%); 003 §4.2
+    # on the transparent link (⌈ln 0.01/ln 0.5⌉ = 7 packets, by hand).
+    if scenario in (THESIS, PACED_THESIS):
+        assert rules["rule_of_thumb"]["buffer_packets"] == 125_000
+        assert abs(rules["sqrt_n"]["buffer_packets"] - 3950) <= 25
+        assert 12 <= rules["tiny_buffers"]["buffer_packets"] <= 15
+    if scenario is TRANSPARENT_LINK:
+        assert fast["recommended"]["buffer_packets"] == 7
+    if scenario is BSCL_LINK:
+        # 004 eq. 23: B_p = K_p·N_b − C_e·T_e with K_p = 0.87/√0.01 = 8.7 packets.
+        t_e = 20 / sum(1.0 / t for t in scenario.rtts_s)
+        b_p = 8.7 * 200 - 0.9 * 50e6 * t_e / (8 * 1500)
+        assert rules["bscl"]["buffer_packets_exact"] == pytest.approx(b_p, rel=1e-9)
 
 
 # --- invalid input ----------------------------------------------------------------------------
