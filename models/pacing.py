@@ -23,6 +23,9 @@ _EXACT_SLOTS = 1 << 15
 _FINE_RATIO = 1.0 / 512.0
 #: Coarser bins, for bounds that only decide whether the rest of the sum matters.
 _COARSE_RATIO = 1.0 / 32.0
+#: Bins of :func:`paced_drop_bound_bracket` up to ``_EXACT_SLOTS`` (tangent and chord bounds
+#: stay within a fraction of a per cent of each other even this wide).
+_BRACKET_RATIO = 1.0 / 8.0
 #: The first this many values of ``k(l) = ⌈l/S⌉`` get bins of their own.
 _BLOCKS = 512
 #: Most bins of the geometric grid (their ratio grows for astronomically long RTTs).
@@ -232,28 +235,20 @@ def _log_sum_rows(log_terms: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]
     return out
 
 
-def _binned_log_totals(
-    first: float,
+def _binned_rows(
+    ends: npt.NDArray[np.float64],
     lasts: npt.NDArray[np.float64],
     load: float,
     s: float,
     w: float,
     b: npt.NDArray[np.float64],
-    *,
-    ratio: float,
-    blocks: int,
-    stride: int = 1,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Binned upper and lower bounds on the log of the terms ``first..lasts[i]`` at ``b[i]``.
+    """Binned upper and lower bounds on the log of the terms ``1..lasts[i]`` at ``b[i]``.
 
-    One set of bins up to the largest ``lasts``, each row's cut at its own last length.
+    ``ends`` are the bins' last lengths (the first bin starts at 1); each row's bins are cut at
+    its own last length.
     """
-    top = float(np.max(lasts))
-    if top < first:
-        empty = np.full(b.shape, -np.inf)
-        return empty, empty
-    ends = _bin_edges(first, top, s, w, ratio, blocks, stride)
-    starts = np.concatenate(([first], ends[:-1] + 1.0))
+    starts = np.concatenate(([1.0], ends[:-1] + 1.0))
     row_last = lasts[:, None]
     used = starts[None, :] <= row_last
     row_ends = np.where(used, np.minimum(ends[None, :], row_last), starts[None, :])
@@ -571,7 +566,7 @@ def paced_drop_bound_bracket(
 
     Notes
     -----
-    The terms are bounded in coarse bins (one per value of ``k`` for the first 512, then 1/32
+    The terms are bounded in coarse bins (one per value of ``k`` for the first 512, then 1/8
     wide up to 32768 slots): tangent lines of the concave Chernoff exponent above and chords
     below (see :func:`paced_drop_bound_slots`). Beyond 32768 slots, where the full evaluation
     adds a binned upper bound rather than the terms, the bins are unions of 16 of its bins:
@@ -599,31 +594,22 @@ def paced_drop_bound_bracket(
     load = n * w / m
     checks.in_range("load N·max_window_packets/(C·RTT)", load, 0.0, 1.0, high_inclusive=False)
     longest = np.floor(np.minimum(m, n * w - 1.0 - b))
-    up, low = _binned_log_totals(
-        1.0,
-        np.minimum(longest, float(_EXACT_SLOTS)),
-        load,
-        s,
-        w,
-        b,
-        ratio=_COARSE_RATIO,
-        blocks=_BLOCKS,
-    )
-    if float(np.max(longest)) > _EXACT_SLOTS:
+    top = float(np.max(longest))
+    if top < 1.0:
+        return np.zeros(b.shape), np.zeros(b.shape)
+    ends = _bin_edges(1.0, min(top, float(_EXACT_SLOTS)), s, w, _BRACKET_RATIO, _BLOCKS)
+    same_grid = True
+    if top > _EXACT_SLOTS:
         # The full evaluation's fine bins, grouped by 16: unions of those bins, so the
         # grouped upper bound is above theirs (tangents of a concave function) and the
         # grouped lower bound is below the terms themselves.
-        beyond_up, beyond_low = _binned_log_totals(
-            _EXACT_SLOTS + 1.0,
-            longest,
-            load,
-            s,
-            w,
-            b,
-            ratio=_FINE_RATIO,
-            blocks=_BLOCKS,
-            stride=16,
-        )
-        up = np.logaddexp(up, beyond_up)
-        low = np.logaddexp(low, beyond_low)
+        first = _EXACT_SLOTS + 1.0
+        beyond = _bin_edges(first, top, s, w, _FINE_RATIO, _BLOCKS, stride=16)
+        ends = np.concatenate((ends, beyond))
+        # Beyond about 1e21 slots the grid widens with the longest interval, differently
+        # for each buffer: no upper bound is claimed then (every step is fully evaluated).
+        same_grid = math.log(top / first) / _MAX_BINS <= _FINE_RATIO
+    up, low = _binned_rows(ends, longest, load, s, w, b)
+    if not same_grid:
+        up = np.zeros(b.shape)
     return np.exp(np.minimum(low, 0.0)), np.exp(np.minimum(up, 0.0))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -72,6 +73,7 @@ def _profile(peak_rate_fraction: Any, phi: Any) -> _Profile:
     return _Profile(head=np.zeros(0), tail_phi=1.0, peak_rate_fraction=a, peak_flows=_peak_flows(a))
 
 
+@lru_cache(maxsize=256)
 def _peak_flows(a: float) -> int:
     """``m``, the least whole ``i`` with ``i·a >= 1`` (``0 < a < 1``), in closed form.
 
@@ -104,6 +106,9 @@ def _check_load(load: Any, prof: _Profile) -> FloatArray:
 
 #: ``ln(2π)/2``.
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+
+#: Up to this many Poisson terms are computed with plain floats rather than arrays.
+_FEW = 8
 
 
 def _stirling_error(k: FloatArray) -> FloatArray:
@@ -146,6 +151,10 @@ def _poisson_logpmf(k: Any, mean: float) -> FloatArray:
     ``k·ln A − ln k! − A`` loses every digit to cancellation when ``k`` and ``A`` are large.
     """
     k = np.asarray(k, dtype=np.float64)
+    if k.size <= _FEW:
+        # A handful of values: plain floats cost less than the array arithmetic.
+        few = [_poisson_logpmf_at(float(x), mean) for x in k.ravel()]
+        return np.asarray(few, dtype=np.float64).reshape(k.shape)
     kk = np.maximum(k, 1.0)
     log_pmf = -0.5 * np.log(kk) - _HALF_LOG_2PI - _stirling_error(kk) - _deviance(kk, mean)
     out: FloatArray = np.where(k == 0.0, -mean, log_pmf)
@@ -180,8 +189,19 @@ def _poisson_logpmf_at(k: float, mean: float) -> float:
 
 def _poisson_logcdf(k: int, mean: float) -> float:
     """``ln P(Poisson(mean) <= k)`` for a whole ``k >= 0``."""
-    with np.errstate(divide="ignore"):
-        return float(np.log(special.pdtr(float(k), mean)))
+    cdf = float(special.pdtr(float(k), mean))
+    return math.log(cdf) if cdf > 0.0 else -math.inf
+
+
+def _logaddexp(x: float, y: float) -> float:
+    """``ln(e^x + e^y)`` for plain floats (NumPy's ``logaddexp`` formula)."""
+    if x == y:
+        return x + math.log(2.0)
+    if x > y:
+        return x + math.log1p(math.exp(y - x))
+    if y > x:
+        return y + math.log1p(math.exp(x - y))
+    return math.nan
 
 
 def _table_log_terms(rho: float, head: FloatArray) -> FloatArray:
@@ -242,8 +262,8 @@ def _sums(rho: float, prof: _Profile) -> _Sums:
         else:
             log_head_m1 = -np.inf
     tail0, tail1 = _geometric_tail_logs(q, last)
-    log_z = float(np.logaddexp(log_head_z, log_t_last + tail0))
-    log_m1 = float(np.logaddexp(log_head_m1, log_t_last + tail1))
+    log_z = _logaddexp(log_head_z, log_t_last + tail0)
+    log_m1 = _logaddexp(log_head_m1, log_t_last + tail1)
     return _Sums(rho, q, last, log_t_last, log_z, log_m1)
 
 

@@ -118,13 +118,46 @@ def sqrt_n_utilization_lower_bound(
        (model, ns-2 and router utilization at 0.5x-3x of ``2T·C/√n``).
     """
     checks.non_negative("buffer_packets", buffer_packets)
-    rule = np.asarray(
-        sqrt_n_buffer_packets(capacity_bps, rtt_s, flows, packet_bytes), dtype=np.float64
-    )
+    rule = sqrt_n_buffer_packets(capacity_bps, rtt_s, flows, packet_bytes)
+    return checks.float_or_array(appenzeller_utilization_bound(buffer_packets, rule))
+
+
+def appenzeller_utilization_bound(buffer_packets: Any, rule_packets: Any) -> Any:
+    """Appenzeller's bound ``erf(3√3/(2√2) · B/B_rule)`` for a given sqrt(N) buffer ``B_rule``.
+
+    Parameters
+    ----------
+    buffer_packets : array_like
+        Buffer size ``B`` in packets (>= 0; not checked here).
+    rule_packets : array_like
+        ``C·RTT/√N`` in packets (>= 0), from :func:`sqrt_n_buffer_packets`.
+
+    Returns
+    -------
+    ndarray
+        The lower bound on utilization, in [0, 1]; what
+        :func:`sqrt_n_utilization_lower_bound` returns, for callers that evaluate it at many
+        buffers of one link.
+
+    Notes
+    -----
+    ``erf(x)`` rounds to exactly 1 from ``x = 6`` on, which is decided before dividing, so a
+    rule that underflows to 0 (or a huge buffer) cannot overflow the ratio.
+
+    Assumptions:
+
+    - those of :func:`sqrt_n_utilization_lower_bound`.
+
+    References
+    ----------
+    .. [1] G. Appenzeller, I. Keslassy, N. McKeown, "Sizing Router Buffers", SIGCOMM 2004, §3.
+    .. [2] Y. Ganjali, "Buffer Sizing in Internet Routers", PhD thesis, Stanford, 2007
+       (seed ``000_9b46cc70677d86b3.txt``), §2.2.2, eq. 2.2.
+    """
     buffer = np.asarray(buffer_packets, dtype=np.float64)
-    # erf(x) rounds to exactly 1 from x = 6 on: decide that without dividing, so that a rule
-    # that underflows to 0 (or a huge buffer) cannot overflow the ratio.
+    rule = np.asarray(rule_packets, dtype=np.float64)
     saturated = buffer * (APPENZELLER_ERF_CONSTANT / _ERF_ONE) > rule
     ratio = np.where(saturated, 0.0, buffer) / np.where(saturated | (rule <= 0.0), 1.0, rule)
-    bound = np.where(saturated, 1.0, erf(APPENZELLER_ERF_CONSTANT * ratio))
-    return checks.float_or_array(np.asarray(bound, dtype=np.float64))
+    return np.asarray(
+        np.where(saturated, 1.0, erf(APPENZELLER_ERF_CONSTANT * ratio)), dtype=np.float64
+    )

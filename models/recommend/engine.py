@@ -355,7 +355,11 @@ def _size(
     sc = ctx.scenario
     rule_b = governing.buffer_packets
     assert rule_b is not None
-    need = smallest_integer_batched(_throughput_verdicts(model, t), SEARCH_MAX_PACKETS)
+    # The traffic models cost about the same for one size or a hundred: one batch for all
+    # the doubling steps, six bisection steps per batch.
+    need = smallest_integer_batched(
+        _throughput_verdicts(model, t), SEARCH_MAX_PACKETS, depth=6, doublings=64
+    )
     delay_cap = ctx.max_delay_packets
     optical_cap = OPTICAL_MAX_PACKETS if sc.medium == "optical" else None
     parts = [why + "."]
@@ -482,13 +486,11 @@ def _curves(
     grid = np.unique(np.logspace(0.0, math.log10(top), CURVE_POINTS))
     utilization = model.utilization(grid)
     return Curves(
-        buffer_packets=tuple(float(x) for x in grid),
-        utilization=tuple(float(x) for x in utilization),
-        normalized_utilization=tuple(
-            float(x) for x in np.minimum(1.0, utilization / model.max_utilization)
-        ),
-        loss_probability=tuple(float(x) for x in model.loss_probability(grid)),
-        queueing_delay_s=tuple(float(x) for x in model.queueing_delay_s(grid)),
+        buffer_packets=tuple(grid.tolist()),
+        utilization=tuple(utilization.tolist()),
+        normalized_utilization=tuple(np.minimum(1.0, utilization / model.max_utilization).tolist()),
+        loss_probability=tuple(model.loss_probability(grid).tolist()),
+        queueing_delay_s=tuple(model.queueing_delay_s(grid).tolist()),
     )
 
 

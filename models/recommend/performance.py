@@ -18,6 +18,7 @@ rule and on the curves, so that the recommendation and the curves come from the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
@@ -25,7 +26,7 @@ import numpy.typing as npt
 
 from models import checks
 from models.queues import mm1b_loss_bound, mm1b_loss_probability
-from models.sqrt_n import sqrt_n_utilization_lower_bound
+from models.sqrt_n import appenzeller_utilization_bound, sqrt_n_buffer_packets
 from models.tiny_buffers import tiny_buffers_utilization_bound
 
 Array = npt.NDArray[np.float64]
@@ -100,6 +101,11 @@ def sawtooth_utilization(
     beta = float(checks.probability("md_beta", md_beta))
     q = float(checks.in_range("loss_sync_q", loss_sync_q, 0.0, 1.0, low_inclusive=False))
     n_b = float(checks.at_least("bottlenecked_flows", bottlenecked_flows, 1.0))
+    return _sawtooth(b, p, beta, q, n_b)
+
+
+def _sawtooth(b: Array, p: float, beta: float, q: float, n_b: float) -> Array:
+    """:func:`sawtooth_utilization` on checked arguments."""
     w_max = p + b
     w_min = (1.0 - q * (1.0 - beta)) * w_max + (1.0 - q) * n_b
     idle = w_min < p
@@ -153,6 +159,11 @@ def window_loss_rate(buffer_packets: Any, bdp_packets: float, bottlenecked_flows
     b = np.asarray(checks.non_negative("buffer_packets", buffer_packets), dtype=np.float64)
     p = float(checks.positive("bdp_packets", bdp_packets))
     n_b = float(checks.at_least("bottlenecked_flows", bottlenecked_flows, 1.0))
+    return _window_loss(b, p, n_b)
+
+
+def _window_loss(b: Array, p: float, n_b: float) -> Array:
+    """:func:`window_loss_rate` on checked arguments."""
     # Where the mean window (P + B)/N_b is below 0.87 packets the loss is capped at 1: decide
     # that before dividing, so that no ratio or square can overflow.
     windows = p + b
@@ -207,22 +218,34 @@ class TrafficModel:
             return np.minimum(1.0, self.load * (1.0 - loss))
         share = self.lbp_capacity_fraction
         p_e = share * self.bdp_packets
-        u = sawtooth_utilization(
-            b, p_e, self.md_beta, self.loss_sync_q, float(self.bottlenecked_flows)
+        # The model's parameters were checked when it was built: the unchecked cores here
+        # (same arithmetic as sawtooth_utilization and window_loss_rate).
+        u = _sawtooth(
+            self._nonnegative(b),
+            p_e,
+            self.md_beta,
+            self.loss_sync_q,
+            float(self.bottlenecked_flows),
         )
         if self.desynchronized:
-            gauss = np.asarray(
-                sqrt_n_utilization_lower_bound(
-                    b,
-                    share * self.capacity_bps,
-                    self.rtt_s,
-                    self.bottlenecked_flows,
-                    self.packet_bytes,
-                ),
-                dtype=np.float64,
-            )
-            u = np.maximum(u, gauss)
+            u = np.maximum(u, appenzeller_utilization_bound(b, self._sqrt_n_rule_packets))
         return (1.0 - share) + share * u
+
+    @cached_property
+    def _sqrt_n_rule_packets(self) -> float:
+        """``C_e·T_e/√N_b`` in packets, for Appenzeller's bound."""
+        return float(
+            sqrt_n_buffer_packets(
+                self.lbp_capacity_fraction * self.capacity_bps,
+                self.rtt_s,
+                self.bottlenecked_flows,
+                self.packet_bytes,
+            )
+        )
+
+    @staticmethod
+    def _nonnegative(b: Array) -> Array:
+        return np.asarray(checks.non_negative("buffer_packets", b), dtype=np.float64)
 
     def loss_probability(self, buffer_packets: Any) -> Array:
         """Predicted packet loss probability at each buffer size."""
@@ -233,7 +256,7 @@ class TrafficModel:
         if self.kind == "open_loop":
             return np.asarray(mm1b_loss_probability(self.load, b), dtype=np.float64)
         p_e = self.lbp_capacity_fraction * self.bdp_packets
-        return window_loss_rate(b, p_e, float(self.bottlenecked_flows))
+        return _window_loss(self._nonnegative(b), p_e, float(self.bottlenecked_flows))
 
     def queueing_delay_s(self, buffer_packets: Any) -> Array:
         """Largest queueing delay, a full buffer drained at line rate (004 eq. 24), seconds."""

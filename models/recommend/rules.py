@@ -47,7 +47,7 @@ FPQ = "fpq"
 _PACED_SEARCH_MAX = 1 << 16
 
 #: Bisection steps per batch of the paced search: its bounds cost in proportion to the sizes.
-_PACED_SEARCH_DEPTH = 3
+_PACED_SEARCH_DEPTH = 4
 
 #: Relative margin on the cheap bounds of the paced drop probability within which the full
 #: bound decides a search step (the bounds are computed differently, so rounding differs).
