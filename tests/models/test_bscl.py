@@ -485,3 +485,16 @@ def test_helpers_refuse_invalid_input() -> None:
         loss_synchronization(0.5)
     with pytest.raises(ValueError, match="max_loss_rate must be finite"):
         kp_packets(float("nan"))
+
+
+def test_crossover_same_from_one_at_a_time_and_batched_solvers() -> None:
+    """Small inputs are solved root by root (Brent), large arrays at once; both find one root.
+
+    The tolerance is the solvers' own: both stop within ~1e-12 relative of the root.
+    """
+    flows = np.arange(5, 85, dtype=float)  # 80 crossovers: more than the one-by-one limit
+    rtts = np.linspace(0.02, 0.3, flows.size)
+    batched = bscl_buffer(10e9, 0.9, flows, 1500, 0.01, effective_rtt_s=rtts).crossover_flows
+    for n, rtt, expected in zip(flows, rtts, batched, strict=True):
+        single = bscl_buffer(10e9, 0.9, n, 1500, 0.01, effective_rtt_s=rtt).crossover_flows
+        assert single == pytest.approx(expected, rel=1e-9)
