@@ -7,7 +7,7 @@ PACKAGES := app models validation
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install serve test lint typecheck pytest notebooks validate bench clean
+.PHONY: install serve test lint typecheck pytest notebooks bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,11 +36,11 @@ test: lint typecheck pytest
 notebooks: $(STAMP)
 	$(BIN)/python -m notebooks.render
 
-validate: $(STAMP)
-	$(BIN)/bufsize validate
-
+# Speed figures (printed, never asserted): the simulator and the recommendation engine.
+# The API load benchmark needs a running service: see benchmarks/api_load.py.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/simulator_speed.py
+	$(BIN)/python benchmarks/recommend_speed.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
