@@ -8,10 +8,8 @@ from fastapi import APIRouter, Response
 from fastapi.exceptions import RequestValidationError
 
 from app.errors import error_detail
-from app.schemas.recommend import RecommendRequest, RecommendResponse, ScenarioIn
+from app.schemas.recommend import RecommendRequest, RecommendResponse
 from models.recommend import LinkScenario, Targets, recommend
-from models.rule_of_thumb import harmonic_mean_rtt_s
-from models.tiny_buffers import tiny_buffers_load
 
 router = APIRouter(tags=["recommend"])
 
@@ -19,40 +17,12 @@ router = APIRouter(tags=["recommend"])
 # function of scenario and targets; one answer is about 25 kB).
 CACHED_RECOMMENDATIONS = 512
 
-# The paced-traffic rule searches B with a union bound over up to N·W interval lengths when
-# the flows are window-limited; this keeps one recommendation within a few seconds.
-MAX_PACED_PACKETS_PER_RTT = 1e7
-
 
 def _refuse(part: str, exc: ValueError) -> RequestValidationError:
     """A 422 locating a model's complaint inside ``scenario`` or ``targets``."""
     detail = error_detail(str(exc))
     detail["loc"] = ["body", part, *detail["loc"][1:]]
     return RequestValidationError([detail])
-
-
-def _check_work(sc: ScenarioIn) -> None:
-    if sc.max_window_packets is None or not (sc.paced or sc.access_bps is not None):
-        return
-    load = float(
-        tiny_buffers_load(
-            sc.flows,
-            sc.max_window_packets,
-            sc.capacity_bps,
-            harmonic_mean_rtt_s(sc.rtts),
-            sc.packet_bytes,
-        )
-    )
-    packets = sc.flows * sc.max_window_packets
-    if load < 1.0 and packets > MAX_PACED_PACKETS_PER_RTT:
-        raise _refuse(
-            "scenario",
-            ValueError(
-                f"max_window_packets: paced, window-limited flows must have flows × "
-                f"max_window_packets <= {MAX_PACED_PACKETS_PER_RTT:g} packets per RTT, "
-                f"got {packets:g}"
-            ),
-        )
 
 
 @lru_cache(maxsize=CACHED_RECOMMENDATIONS)
@@ -73,7 +43,6 @@ def recommendation_json(scenario: LinkScenario, targets: Targets) -> bytes:
 )
 def recommend_buffer(body: RecommendRequest) -> Response:
     sc, tg = body.scenario, body.targets
-    _check_work(sc)
     try:
         scenario = LinkScenario(
             capacity_bps=sc.capacity_bps,
