@@ -15,20 +15,23 @@ Status = Literal["holds", "fails", "unknown"]
 def plain(value: Any) -> Any:
     """Turn dataclasses, tuples, NumPy arrays and scalars into JSON-ready Python values.
 
-    Non-finite floats become ``None`` (JSON has no infinity).
+    Non-finite floats become ``None`` (JSON has no infinity). Plain numbers and strings, by
+    far the most common values (the curves hold hundreds), are tested for first.
     """
+    if isinstance(value, float):  # also numpy.float64, a float subclass
+        return float(value) if math.isfinite(value) else None
+    if value is None or isinstance(value, str | int):  # bool is an int
+        return value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
     if isinstance(value, np.ndarray):
         return [plain(v) for v in value.tolist()]
     if isinstance(value, np.generic):
         return plain(value.item())
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
     return value
 
 
