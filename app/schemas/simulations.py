@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field
 
 from app.schemas.common import BufferPacketsIn, RequestModel, ResponseModel, Unit
+from validation.simulator.scenario import MAX_FLOWS, MAX_WINDOW_LIMIT_PACKETS
 
 MAX_BUFFER_SIZES = 64
 MAX_REPLICATIONS = 10_000  # hard ceiling; the service's max_replications is usually lower
@@ -33,7 +34,7 @@ class ScenarioIn(RequestModel):
     flows: int = Field(
         default=40,
         ge=1,
-        le=200_000,
+        le=MAX_FLOWS,
         description="Persistent flows, closed-loop users, or the most concurrent Poisson flows.",
     )
     rtt_s: Seconds = Field(
@@ -50,7 +51,10 @@ class ScenarioIn(RequestModel):
         default=1e9, description="Rate of each source's access link, in bit/s (or '1 Gbit/s')."
     )
     max_window_packets: int = Field(
-        default=32, ge=1, le=65_536, description="Maximum (advertised) window, in packets."
+        default=32,
+        ge=1,
+        le=MAX_WINDOW_LIMIT_PACKETS,
+        description="Maximum (advertised) window, in packets.",
     )
     packet_bytes: Annotated[int, Field(ge=1, le=1_000_000), Unit("size")] = Field(
         default=1000, description="Payload per data packet (MSS), in bytes (or e.g. '1000 B')."
@@ -69,7 +73,10 @@ class ScenarioIn(RequestModel):
         default=0.2, description="Longest an acknowledgement is held, in seconds."
     )
     initial_window_packets: int = Field(
-        default=2, ge=1, le=65_536, description="Initial congestion window, in packets."
+        default=2,
+        ge=1,
+        le=MAX_WINDOW_LIMIT_PACKETS,
+        description="Initial congestion window, in packets.",
     )
     min_rto_s: Seconds = Field(
         default=0.2, description="Lower bound of the retransmission timeout, in seconds."
