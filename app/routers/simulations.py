@@ -20,10 +20,10 @@ from app.jobs.store import JobStore, JobView, QueueFull
 from app.jobs.tables import JobStatus
 from app.schemas.simulations import (
     BufferResult,
-    ScenarioIn,
     SimulationAccepted,
     SimulationJob,
     SimulationRequest,
+    SimulationScenarioIn,
     SimulationSpecOut,
 )
 from validation.simulator.scenario import estimate_packets
@@ -44,7 +44,7 @@ JobId = Annotated[
 ]
 
 _LEADING_NAME = re.compile(r"^([a-z_]+)\b")
-_SCENARIO_FIELDS = frozenset(ScenarioIn.model_fields)
+_SCENARIO_FIELDS = frozenset(SimulationScenarioIn.model_fields)
 
 
 def _invalid(loc: tuple[str | int, ...], message: str, value: Any) -> RequestValidationError:

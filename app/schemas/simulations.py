@@ -25,7 +25,7 @@ Seconds = Annotated[float, Field(gt=0.0, le=MAX_DURATION_S), Unit("time")]
 SecondsOrZero = Annotated[float, Field(ge=0.0, le=MAX_DURATION_S), Unit("time")]
 
 
-class ScenarioIn(RequestModel):
+class SimulationScenarioIn(RequestModel):
     """The dumbbell to simulate: N sources behind their own access links, one bottleneck."""
 
     capacity_bps: Rate = Field(
@@ -167,7 +167,7 @@ class SimulationRequest(RequestModel):
         }
     )
 
-    scenario: ScenarioIn = Field(default_factory=ScenarioIn)
+    scenario: SimulationScenarioIn = Field(default_factory=SimulationScenarioIn)
     buffer_packets: list[BufferPacketsIn] = Field(
         min_length=1,
         max_length=MAX_BUFFER_SIZES,
