@@ -20,8 +20,8 @@ from scipy.optimize import brentq
 from scipy.optimize.elementwise import find_root
 
 from models import checks
-from models.mathis import BITS_PER_BYTE, MATHIS_CONSTANT
-from models.rule_of_thumb import harmonic_mean_rtt_s
+from models.mathis import MATHIS_CONSTANT
+from models.rule_of_thumb import BITS_PER_BYTE, harmonic_mean_rtt_s
 
 FloatOrArray = float | npt.NDArray[np.float64]
 BoolOrArray = bool | npt.NDArray[np.bool_]

@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from models import checks
+from models.rule_of_thumb import BITS_PER_BYTE
 
 FloatOrArray = float | npt.NDArray[np.float64]
 
@@ -20,8 +21,6 @@ MATHIS_CONSTANT = 0.87
 
 FPQ_PACKETS_PER_FLOW = 6.0
 """Packets of buffer per flow in Morris's Flow-Proportional Queueing (004 §IV.A)."""
-
-BITS_PER_BYTE = 8.0
 
 
 def mathis_throughput_bps(mss_bytes: Any, rtt_s: Any, loss_rate: Any) -> FloatOrArray:
