@@ -6,6 +6,7 @@ preprocessor reads those as bits.
 
 from __future__ import annotations
 
+import math
 import re
 from functools import lru_cache
 
@@ -71,3 +72,17 @@ def parse_quantity(field: str, value: str | float | int, kind: str) -> float:
 
 def example(kind: str) -> str:
     return {"rate": "10 Gbit/s", "time": "100 ms", "size": "1500 B"}[kind]
+
+
+def parse_packets(field: str, value: str, packet_bytes: float) -> float:
+    """A count of packets: a bare number is packets, a size (``64KiB``) is divided by the packet.
+
+    Raises :class:`UnitError` for text that is neither, and for an infinite or NaN count.
+    """
+    try:
+        packets = float(value)
+    except ValueError:
+        packets = parse_quantity(field, value, "size") / packet_bytes
+    if not math.isfinite(packets):
+        raise UnitError(f"{field} must be finite, got {value!r}")
+    return packets

@@ -13,7 +13,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from app.units import parse_quantity
+from app.units import parse_packets, parse_quantity
 from models.recommend import LinkScenario, Prediction, Recommendation, Targets
 from models.recommend import recommend as recommend_link
 
@@ -28,13 +28,7 @@ def _rtts(text: str) -> tuple[float, ...]:
 
 
 def _window_packets(text: str | None, packet_bytes: float) -> float | None:
-    """A bare number is packets; a size with a unit (``64KiB``) is divided by the packet size."""
-    if text is None:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        return parse_quantity("--max-window", text, "size") / packet_bytes
+    return None if text is None else parse_packets("--max-window", text, packet_bytes)
 
 
 def _optional(field: str, text: str | None, kind: str) -> float | None:

@@ -33,7 +33,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from app.units import parse_quantity
+from app.units import parse_packets, parse_quantity
 from validation.simulator import ReplicatedResult, RunResult, Scenario, replicate
 from validation.simulator import simulate as simulate_run
 from validation.simulator.scenario import DEFAULT_PACKET_BUDGET
@@ -124,13 +124,7 @@ def _whole_packets(packets: float) -> int:
 
 def _window_packets(text: str, packet_bytes: int) -> int:
     """A bare number is packets; a size (``3MiB``) holds that many whole segments."""
-    try:
-        number = float(text)
-    except ValueError:
-        number = parse_quantity("--max-window", text, "size") / packet_bytes
-    if not math.isfinite(number):
-        raise ValueError(f"--max-window must be finite, got {text!r}")
-    return int(number)
+    return int(parse_packets("--max-window", text, packet_bytes))
 
 
 def _jitter_s(text: str, rtt_s: float) -> float:

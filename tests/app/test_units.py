@@ -30,3 +30,14 @@ def test_wrong_dimension_names_field() -> None:
 def test_unreadable_names_field() -> None:
     with pytest.raises(UnitError, match="rtt: cannot read"):
         parse_quantity("rtt", "fast", "time")
+
+
+def test_parse_packets_counts_or_sizes() -> None:
+    from app.units import parse_packets
+
+    assert parse_packets("--max-window", "64", 1000.0) == 64.0
+    assert parse_packets("--max-window", "64KiB", 1024.0) == 64.0
+    with pytest.raises(UnitError, match=r"--max-window must be finite"):
+        parse_packets("--max-window", "inf", 1000.0)
+    with pytest.raises(UnitError, match=r"--max-window: .* is not a size"):
+        parse_packets("--max-window", "100 ms", 1000.0)
