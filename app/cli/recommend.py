@@ -13,6 +13,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from app.cli.formatting import human_bytes
 from app.units import parse_packets, parse_quantity
 from models.recommend import LinkScenario, Prediction, Recommendation, Targets
 from models.recommend import recommend as recommend_link
@@ -33,13 +34,6 @@ def _window_packets(text: str | None, packet_bytes: float) -> float | None:
 
 def _optional(field: str, text: str | None, kind: str) -> float | None:
     return None if text is None else parse_quantity(field, text, kind)
-
-
-def _bytes(value: float) -> str:
-    for factor, unit in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
-        if value >= factor:
-            return f"{value / factor:.3g} {unit}"
-    return f"{value:.0f} B"
 
 
 def _ms(seconds: float) -> str:
@@ -73,7 +67,7 @@ def render(rec: Recommendation, console: Console) -> None:
         table.add_row(
             r.name + marker,
             "—" if r.buffer_packets is None else f"{r.buffer_packets:,}",
-            "—" if r.buffer_bytes is None else _bytes(r.buffer_bytes),
+            "—" if r.buffer_bytes is None else human_bytes(r.buffer_bytes),
             "—" if r.buffer_s is None else _ms(r.buffer_s),
             _MARK[r.status] + " " + r.status,
             util,
@@ -99,7 +93,7 @@ def render(rec: Recommendation, console: Console) -> None:
     best = rec.recommended
     console.print(
         f"\n[bold]Recommended[/bold]: {best.buffer_packets:,} packets = "
-        f"{_bytes(best.buffer_bytes)} = {_ms(best.buffer_s)} ms at line rate "
+        f"{human_bytes(best.buffer_bytes)} = {_ms(best.buffer_s)} ms at line rate "
         f"(governed by {best.rule})"
     )
     console.print(best.reason, markup=False, soft_wrap=True)

@@ -33,6 +33,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from app.cli.formatting import human_bytes
 from app.units import parse_packets, parse_quantity
 from validation.simulator import ReplicatedResult, RunResult, Scenario, replicate
 from validation.simulator import simulate as simulate_run
@@ -334,13 +335,6 @@ def _time(seconds: float) -> str:
     return f"{seconds * 1e3:.4g} ms"
 
 
-def _bytes(value: float) -> str:
-    for factor, unit in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
-        if value >= factor:
-            return f"{value / factor:.3g} {unit}"
-    return f"{value:.0f} B"
-
-
 def describe(scenario: Scenario) -> str:
     """One paragraph: the scenario in the units people use."""
     sc = scenario
@@ -408,7 +402,7 @@ def render(req: Request, results: list[Result], console: Console) -> None:
     speed = f" ({packets / wall_s / 1e6:.3g} million per second)" if wall_s > 0 else ""
     console.print(
         f"{packets:,.0f} bottleneck packets simulated in {wall_s:.3g} s{speed}; "
-        f"buffer ms is the buffer drained at line rate ({_bytes(req.scenario.wire_bytes)} "
+        f"buffer ms is the buffer drained at line rate ({human_bytes(req.scenario.wire_bytes)} "
         "per packet on the wire)."
     )
 
