@@ -57,18 +57,21 @@ def _simulate_dt(alpha: float, memory_cells: int, n: int, slots: int) -> list[fl
     length over the second half of the run, sampled after the arrivals and after the service of
     every slot."""
     queues = [0] * n
+    total = 0  # Q, the memory in use
     sums = [0.0] * n
     samples = 0
     for slot in range(slots):
         for _ in range(2):  # two arrivals per queue per slot, interleaved across queues
             for i in range(n):
-                if queues[i] < alpha * (memory_cells - sum(queues)):
+                if queues[i] < alpha * (memory_cells - total):
                     queues[i] += 1
+                    total += 1
         if slot >= slots // 2:
             sums = [s + q for s, q in zip(sums, queues, strict=True)]
         for i in range(n):  # each output port sends one cell
             if queues[i] > 0:
                 queues[i] -= 1
+                total -= 1
         if slot >= slots // 2:
             sums = [s + q for s, q in zip(sums, queues, strict=True)]
             samples += 2
