@@ -17,12 +17,15 @@ and its base-2 logarithm are dimensionless.
 References
 ----------
 .. [1] A. K. Choudhury and E. L. Hahne, "Dynamic queue length thresholds for shared-memory
-   packet switches", IEEE/ACM Transactions on Networking 6(2):130-140, April 1998,
-   doi:10.1109/90.664262. §III: the DT control law ``T(t) = α·(B − Q(t))`` and its steady
-   state with ``S`` overloaded queues, each of length ``α·B/(1 + α·S)``, leaving
-   ``B/(1 + α·S)`` unallocated ("a small amount of buffer space is (intentionally) left
-   unallocated, and the remaining buffer space becomes equally distributed among the active
-   output queues", abstract).
+   packet switches", IEEE/ACM Transactions on Networking 6(2):130-140, April 1998: the DT
+   control law ``T(t) = α·(B − Q(t))`` ("the maximum permissible length, for any individual
+   queue at any instant of time, is proportional to the unused buffering in the switch. A
+   queue whose length equals or exceeds the current threshold value may accept no more
+   arrivals", abstract) and the analysis of its steady state with ``S`` overloaded queues,
+   each of length ``α·B/(1 + α·S)``, leaving ``B/(1 + α·S)`` unallocated ("a small amount of
+   buffer space is (intentionally) left unallocated, and the remaining buffer space becomes
+   equally distributed among the active output queues", abstract). The relations are derived
+   again in the Notes of :func:`steady_queue_bytes`.
 """
 
 from __future__ import annotations
@@ -98,7 +101,7 @@ def dynamic_threshold_bytes(
 
     References
     ----------
-    .. [1] Choudhury and Hahne, IEEE/ACM ToN 6(2), 1998, §III, the DT control law.
+    .. [1] Choudhury and Hahne, IEEE/ACM ToN 6(2), 1998, the DT control law (abstract).
     """
     checks.positive("alpha", alpha)
     checks.positive("chip_buffer_bytes", chip_buffer_bytes)
@@ -131,7 +134,7 @@ def steady_queue_bytes(alpha: float, chip_buffer_bytes: float, congested_queues:
 
     References
     ----------
-    .. [1] Choudhury and Hahne, IEEE/ACM ToN 6(2), 1998, §III, steady state of ``S``
+    .. [1] Choudhury and Hahne, IEEE/ACM ToN 6(2), 1998, steady-state analysis of ``S``
        overloaded queues.
     """
     checks.positive("alpha", alpha)
@@ -142,7 +145,7 @@ def steady_queue_bytes(alpha: float, chip_buffer_bytes: float, congested_queues:
 
 
 def unallocated_bytes(alpha: float, chip_buffer_bytes: float, congested_queues: int) -> float:
-    """Memory left unused with ``n`` queues congested: ``B/(1 + n·α)`` (Choudhury-Hahne §III)."""
+    """Memory left unused with ``n`` queues congested: ``B/(1 + n·α)`` (Choudhury and Hahne 1998)."""
     checks.positive("alpha", alpha)
     checks.positive("chip_buffer_bytes", chip_buffer_bytes)
     n = checks.integer_at_least("congested_queues", congested_queues, 1)
@@ -174,7 +177,7 @@ def minimum_alpha(
 
     References
     ----------
-    .. [1] Choudhury and Hahne, IEEE/ACM ToN 6(2), 1998, §III, inverted for α.
+    .. [1] Choudhury and Hahne, IEEE/ACM ToN 6(2), 1998, the steady state inverted for α.
     """
     checks.positive("target_bytes", target_bytes)
     checks.positive("chip_buffer_bytes", chip_buffer_bytes)
@@ -244,7 +247,7 @@ def choose_alpha(
 
     References
     ----------
-    .. [1] Choudhury and Hahne, IEEE/ACM ToN 6(2), 1998, §III.
+    .. [1] Choudhury and Hahne, IEEE/ACM ToN 6(2), 1998, steady-state analysis.
     """
     checks.positive("target_bytes", target_bytes)
     checks.positive("chip_buffer_bytes", chip_buffer_bytes)
