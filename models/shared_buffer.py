@@ -145,7 +145,7 @@ def steady_queue_bytes(alpha: float, chip_buffer_bytes: float, congested_queues:
 
 
 def unallocated_bytes(alpha: float, chip_buffer_bytes: float, congested_queues: int) -> float:
-    """Memory left unused with ``n`` queues congested: ``B/(1 + n·α)`` (Choudhury and Hahne 1998)."""
+    """Memory left unused with ``n`` queues congested: ``B/(1 + n·α)`` (Choudhury, Hahne 1998)."""
     checks.positive("alpha", alpha)
     checks.positive("chip_buffer_bytes", chip_buffer_bytes)
     n = checks.integer_at_least("congested_queues", congested_queues, 1)
