@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from app.cli.recommend import _rtts
 from app.cli.recommend import _run as run_recommendation
@@ -37,6 +38,9 @@ OPTION_OF = {
 _FIELD = re.compile(r"\b(" + "|".join(OPTION_OF) + r")\b")
 #: Options of ``bufsize recommend`` needed to recommend a size (``--buffer`` replaces them).
 _RECOMMEND_REQUIRED = ("capacity", "rtt", "flows")
+#: Options of ``bufsize recommend`` that also serve a given ``--buffer``: the line rate, the
+#: packet size (for packets), the RTT (CoDel's interval) and ``--json``.
+_WITH_BUFFER = ("capacity", "packet", "rtt", "as_json")
 
 
 def _option_message(message: str) -> str:
@@ -49,6 +53,12 @@ def _size_bytes(text: str, packet_bytes: float) -> float:
         return float(text) * packet_bytes
     except ValueError:
         return parse_quantity("--buffer", text, "size")
+
+
+def _typed(name: str | None) -> bool:
+    """Whether the option ``name`` was given on the command line (not left at its default)."""
+    source = click.get_current_context().get_parameter_source(str(name))
+    return source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
 
 
 def _recommend_options() -> list[click.Parameter]:
@@ -75,6 +85,16 @@ def _make(opts: dict[str, Any]) -> tuple[DeviceConfig, dict[str, Any] | None]:
     }
     packet = parse_quantity("--packet", opts["packet"], "size")
     if opts["buffer"] is not None:
+        ignored = [
+            param.opts[0]
+            for param in recommend_command.params
+            if param.name not in _WITH_BUFFER and _typed(param.name)
+        ]
+        if ignored:
+            raise ValueError(
+                f"{', '.join(ignored)}: recommend options, not used with --buffer (which gives "
+                "the size); give either --buffer or the scenario"
+            )
         if opts["capacity"] is None:
             raise ValueError("--capacity (the port's line rate) is required with --buffer")
         rtt = None

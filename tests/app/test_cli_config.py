@@ -118,6 +118,10 @@ def test_json_carries_the_numbers_and_the_recommendation() -> None:
         ),
         (["--vendor", "tc", "--buffer", "-5", "--capacity", "1Gbps"], "--buffer must be > 0"),
         (
+            ["--vendor", "tc", "--buffer", "10", "--capacity", "1Gbps", "--flows", "5", "--paced"],
+            "--flows, --pacing: recommend options, not used with --buffer",
+        ),
+        (
             ["--vendor", "tc", "--buffer", "10", "--capacity", "1Gbps", "--interface", "a b"],
             "--interface must be",
         ),
