@@ -14,7 +14,9 @@ References
    5-10 % of interval).
 .. [3] SONiC YANG models, sonic-net/sonic-buildimage ``src/sonic-yang-models/yang-models/``
    sonic-buffer-pool.yang, sonic-buffer-profile.yang, sonic-buffer-queue.yang (revision
-   2021-07-01); memory cells in ``platform/*/asic_table.j2``.
+   2021-07-01); memory cells in ``platform/*/asic_table.j2``. SAI ``inc/saibuffer.h``,
+   ``SAI_BUFFER_PROFILE_ATTR_SHARED_DYNAMIC_TH``: "The threshold is set to the 2^n of available
+   buffer of the pool", so ``dynamic_th`` is ``log2 α``.
 .. [4] Juniper, Junos OS "buffer-size (Schedulers)", ``[edit class-of-service schedulers
    scheduler-name]``, Junos OS 13.2 documentation.
 .. [5] Cisco, "queue-limit", Modular QoS Command Reference for Cisco NCS 5500 Series and Cisco
@@ -273,6 +275,8 @@ SONIC_REFERENCES = (
     "sonic-buffer-profile.yang (BUFFER_PROFILE_LIST: pool leafref, size uint64 bytes reserved, "
     'dynamic_th int32 range "-8..7")',
     "sonic-buffer-queue.yang (BUFFER_QUEUE_LIST key 'port qindex', profile leafref)",
+    "SAI saibuffer.h, SAI_BUFFER_PROFILE_ATTR_SHARED_DYNAMIC_TH: 'The threshold is set to the "
+    "2^n of available buffer of the pool' (dynamic_th = n = log2 α)",
 )
 SONIC_RELEASE = "sonic-buildimage master, YANG revision 2021-07-01"
 
@@ -335,6 +339,8 @@ def _sonic(
         f"profile size {reserved} B is the reserved (guaranteed) part, one packet rounded to the "
         "cell, as in SONiC's sample egress_lossy_profile (1518); the shared part comes on top",
         f"pool size {pool_bytes} B: the chip buffer rounded down to the {cell} B cell",
+        f"BUFFER_QUEUE's port is a leafref to the device's PORT table: {interface} must exist "
+        "there",
     ]
     header = [
         *_header("#", limit, f"SONiC CONFIG_DB, {SONIC_RELEASE}", SONIC_REFERENCES),

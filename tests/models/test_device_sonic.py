@@ -30,6 +30,10 @@ here, the files are not copied::
         leaf profile { type leafref { path
             "/bpf:sonic-buffer-profile/bpf:BUFFER_PROFILE/bpf:BUFFER_PROFILE_LIST/bpf:name"; } }
 
+``dynamic_th`` is log2 α: SAI (opencomputeproject/SAI inc/saibuffer.h),
+SAI_BUFFER_PROFILE_ATTR_SHARED_DYNAMIC_TH, "Dynamic threshold for the shared usage. The threshold
+is set to the 2^n of available buffer of the pool."
+
 CONFIG_DB keeps every value as a string and joins a two-leaf key with ``|``, as in
 sonic-yang-models/tests/files/sample_config_db.json: ``"BUFFER_QUEUE": {"Ethernet10|4":
 {"profile": "egress_lossy_profile"}}`` and ``"egress_lossy_profile": {"pool":
