@@ -20,7 +20,7 @@ CACHED_RECOMMENDATIONS = 512
 @lru_cache(maxsize=CACHED_RECOMMENDATIONS)
 def recommendation_json(scenario: LinkScenario, targets: Targets) -> bytes:
     """The engine's answer as JSON bytes, checked against :class:`RecommendResponse`."""
-    answer = RecommendResponse.model_validate(recommend(scenario, targets).to_dict())
+    answer = RecommendResponse.model_validate(recommend(scenario, targets), from_attributes=True)
     return answer.model_dump_json().encode()
 
 
