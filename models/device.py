@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from models import checks
+from models.errors import ParameterError
 from models.shared_buffer import SONIC_DYNAMIC_TH_RANGE, ThresholdChoice, choose_alpha
 
 VENDORS = ("tc", "sonic", "junos", "iosxr", "eos")
@@ -56,6 +57,8 @@ DEFAULT_INTERFACE: dict[str, str] = {
     "iosxr": "HundredGigE0/0/0/0",
     "eos": "Ethernet1",
 }
+#: The bound a chip memory breaks when no dynamic threshold gives the queues their size.
+_ENOUGH_MEMORY = "large enough that an α in 2^-8..2^7 gives each congested queue the size"
 #: Bytes of one packet in IOS XR's ``packets`` unit ("packets are assumed to be 256 bytes").
 IOSXR_PACKET_UNIT_BYTES = 256
 #: CoDel's interval when no RTT is known (tc-codel(8) default, 100 ms) and target's share of it.
@@ -83,7 +86,7 @@ class QueueLimit:
         ``limit_s`` in microseconds, rounded up (time-based limits hold at least the bytes).
     packet_bytes : float
         Packet size used for the packet count, bytes.
-    line_rate_bps : float
+    capacity_bps : float
         The port's line rate, bit/s.
     """
 
@@ -94,7 +97,7 @@ class QueueLimit:
     limit_s: float
     limit_us: int
     packet_bytes: float
-    line_rate_bps: float
+    capacity_bps: float
 
 
 def _ceil_div(value: float, unit: float) -> int:
@@ -109,7 +112,7 @@ def _ceil_div(value: float, unit: float) -> int:
 
 
 def queue_limit(
-    buffer_bytes: float, line_rate_bps: float, packet_bytes: float = 1500.0, cell_bytes: int = 1
+    buffer_bytes: float, capacity_bps: float, packet_bytes: float = 1500.0, cell_bytes: int = 1
 ) -> QueueLimit:
     """Round ``buffer_bytes`` up to the memory cell and express it in bytes, packets and time.
 
@@ -117,7 +120,7 @@ def queue_limit(
     ----------
     buffer_bytes : float
         The recommended buffer, bytes (> 0).
-    line_rate_bps : float
+    capacity_bps : float
         The port's line rate, bit/s (> 0).
     packet_bytes : float
         Packet size for the packet count, bytes (> 0).
@@ -129,11 +132,11 @@ def queue_limit(
     QueueLimit
     """
     checks.positive("buffer_bytes", buffer_bytes)
-    checks.positive("line_rate_bps", line_rate_bps)
+    checks.positive("capacity_bps", capacity_bps)
     checks.positive("packet_bytes", packet_bytes)
     cell = checks.integer_at_least("cell_bytes", cell_bytes, 1)
     limit_bytes = _ceil_div(float(buffer_bytes), cell) * cell
-    limit_s = 8.0 * limit_bytes / float(line_rate_bps)
+    limit_s = 8.0 * limit_bytes / float(capacity_bps)
     return QueueLimit(
         requested_bytes=float(buffer_bytes),
         cell_bytes=cell,
@@ -142,7 +145,7 @@ def queue_limit(
         limit_s=limit_s,
         limit_us=_ceil_div(limit_s * 1e6, 1.0),
         packet_bytes=float(packet_bytes),
-        line_rate_bps=float(line_rate_bps),
+        capacity_bps=float(capacity_bps),
     )
 
 
@@ -193,7 +196,7 @@ def _rate_text(rate_bps: float) -> str:
 def _summary(limit: QueueLimit) -> str:
     return (
         f"queue limit {limit.limit_bytes} B = {limit.limit_packets} packets of "
-        f"{limit.packet_bytes:g} B = {limit.limit_us} us at {_rate_text(limit.line_rate_bps)}"
+        f"{limit.packet_bytes:g} B = {limit.limit_us} us at {_rate_text(limit.capacity_bps)}"
         f" (asked {limit.requested_bytes:.0f} B, cell {limit.cell_bytes} B)"
     )
 
@@ -225,7 +228,7 @@ def codel_times_us(rtt_s: float | None, limit: QueueLimit) -> tuple[int, int]:
     interval_s = (
         CODEL_DEFAULT_INTERVAL_S if rtt_s is None else float(checks.positive("rtt_s", rtt_s))
     )
-    packet_time_s = 8.0 * limit.packet_bytes / limit.line_rate_bps
+    packet_time_s = 8.0 * limit.packet_bytes / limit.capacity_bps
     target_s = max(CODEL_TARGET_FRACTION * interval_s, packet_time_s)
     return _ceil_div(target_s * 1e6, 1.0), _ceil_div(interval_s * 1e6, 1.0)
 
@@ -247,7 +250,7 @@ def tc_config(
 ) -> str:
     """Linux ``tc`` commands: the chosen qdisc, and the other two as commented alternatives."""
     if qdisc not in TC_QDISCS:
-        raise ValueError(f"qdisc must be one of {', '.join(TC_QDISCS)}, got {qdisc!r}")
+        raise ParameterError.got("qdisc", f"one of {', '.join(TC_QDISCS)}", qdisc)
     commands = tc_commands(limit, interface, rtt_s)
     target_us, interval_us = codel_times_us(rtt_s, limit)
     comment = {
@@ -292,7 +295,9 @@ def sonic_config_db(
 ) -> dict[str, Any]:
     """CONFIG_DB tables BUFFER_POOL, BUFFER_PROFILE and BUFFER_QUEUE (every value a string)."""
     if shared.alpha_log2 is None:
-        raise ValueError(f"chip_buffer_bytes: {shared.reason}")
+        raise ParameterError(
+            "chip_buffer_bytes", _ENOUGH_MEMORY, f"chip_buffer_bytes: {shared.reason}"
+        )
     pool = f"{name}_egress_pool"
     profile = f"{name}_egress_profile"
     return {
@@ -316,19 +321,23 @@ def _sonic(
     congested_queues: int,
 ) -> tuple[str, ThresholdChoice, dict[str, Any], list[str]]:
     if chip_buffer_bytes is None:
-        raise ValueError(
+        raise ParameterError(
+            "chip_buffer_bytes",
+            "given for sonic",
             "chip_buffer_bytes is required for sonic: the shared pool the dynamic threshold "
-            "(dynamic_th = log2 α) divides"
+            "(dynamic_th = log2 α) divides",
         )
     checks.positive("chip_buffer_bytes", chip_buffer_bytes)
     cell = limit.cell_bytes
     pool_bytes = int(float(chip_buffer_bytes) // cell) * cell
     if pool_bytes <= 0:
-        raise ValueError(f"chip_buffer_bytes must hold at least one {cell} B cell")
+        raise ParameterError.got("chip_buffer_bytes", f">= one {cell} B cell", chip_buffer_bytes)
     reserved = _ceil_div(limit.packet_bytes, cell) * cell
     shared = choose_alpha(limit.limit_bytes, pool_bytes, congested_queues, SONIC_DYNAMIC_TH_RANGE)
-    if not shared.feasible:
-        raise ValueError(f"chip_buffer_bytes: {shared.reason}")
+    if not shared.alpha_suffices:
+        raise ParameterError(
+            "chip_buffer_bytes", _ENOUGH_MEMORY, f"chip_buffer_bytes: {shared.reason}"
+        )
     document = sonic_config_db(limit, shared, interface, queue, pool_bytes, reserved)
     alpha = float(shared.alpha or 0.0)
     notes = [
@@ -408,9 +417,11 @@ IOSXR_MAX_VALUE = 4_294_967_295
 def iosxr_config(limit: QueueLimit, interface: str, name: str = "bufsize") -> str:
     """An IOS XR policy map whose class-default has ``queue-limit <bytes> bytes``."""
     if limit.limit_bytes > IOSXR_MAX_VALUE:
-        raise ValueError(
+        raise ParameterError(
+            "buffer_bytes",
+            f"<= {IOSXR_MAX_VALUE} once rounded to the cell",
             f"buffer_bytes: {limit.limit_bytes} B is above IOS XR's queue-limit range "
-            f"1 to {IOSXR_MAX_VALUE}"
+            f"1 to {IOSXR_MAX_VALUE}",
         )
     policy = f"{name}-egress"
     lines = [
@@ -453,7 +464,7 @@ def eos_config(limit: QueueLimit, interface: str, queue: str) -> str:
         "! Those pages describe a per-queue tail-drop limit but do not give its command syntax,",
         "! so bufsize emits no command. Enter these values with your EOS release's syntax:",
         f"!   interface {interface}, tx-queue {queue}: tail-drop threshold {limit.limit_bytes} "
-        f"bytes = {limit.limit_us} us at {_rate_text(limit.line_rate_bps)}",
+        f"bytes = {limit.limit_us} us at {_rate_text(limit.capacity_bps)}",
     ]
     return "\n".join(lines) + "\n"
 
@@ -464,7 +475,7 @@ def eos_config(limit: QueueLimit, interface: str, queue: str) -> str:
 def device_config(
     vendor: str,
     buffer_bytes: float,
-    line_rate_bps: float,
+    capacity_bps: float,
     *,
     packet_bytes: float = 1500.0,
     cell_bytes: int | None = None,
@@ -483,7 +494,7 @@ def device_config(
         ``tc``, ``sonic``, ``junos``, ``iosxr`` or ``eos``.
     buffer_bytes : float
         The recommended buffer, bytes (> 0).
-    line_rate_bps : float
+    capacity_bps : float
         The port's line rate, bit/s (> 0): converts bytes to time.
     packet_bytes : float
         Packet size, bytes: converts bytes to packets.
@@ -509,12 +520,12 @@ def device_config(
     DeviceConfig
     """
     if vendor not in VENDORS:
-        raise ValueError(f"vendor must be one of {', '.join(VENDORS)}, got {vendor!r}")
+        raise ParameterError.got("vendor", f"one of {', '.join(VENDORS)}", vendor)
     checks.integer_at_least("congested_queues", congested_queues, 1)
     if not isinstance(queue, str) or not queue.isdigit() or int(queue) > 15:
-        raise ValueError(f"queue must be an egress queue index 0 to 15, got {queue!r}")
+        raise ParameterError.got("queue", "an egress queue index 0 to 15", queue)
     cell = DEFAULT_CELL_BYTES[vendor] if cell_bytes is None else cell_bytes
-    limit = queue_limit(buffer_bytes, line_rate_bps, packet_bytes, cell)
+    limit = queue_limit(buffer_bytes, capacity_bps, packet_bytes, cell)
     port = DEFAULT_INTERFACE[vendor] if interface is None else _interface_name(interface)
     notes = [f"cell: {CELL_SOURCE[vendor]}" if cell_bytes is None else f"cell: {cell} B as given"]
     shared: ThresholdChoice | None = None
@@ -561,8 +572,9 @@ def _interface_name(interface: str) -> str:
     """Refuse names that would break the snippet (spaces, quotes, line breaks, shell syntax)."""
     allowed = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._:-")
     if not interface or len(interface) > 64 or not set(interface) <= allowed:
-        raise ValueError(
-            "interface must be 1 to 64 letters, digits or '/._:-' (a port name such as "
-            f"Ethernet0), got {interface!r}"
+        raise ParameterError.got(
+            "interface",
+            "1 to 64 letters, digits or '/._:-' (a port name such as Ethernet0)",
+            interface,
         )
     return interface

@@ -34,6 +34,7 @@ import math
 from dataclasses import dataclass
 
 from models import checks
+from models.errors import ParameterError
 
 #: The ``log2 α`` range of SONiC's ``BUFFER_PROFILE.dynamic_th`` (sonic-buffer-profile.yang,
 #: ``leaf dynamic_th { type int32 { range "-8..7"; } }``), the default range of a chip's α.
@@ -62,7 +63,7 @@ class ThresholdChoice:
         Each congested queue's steady length ``α·B/(1 + n·α)`` at the chosen α, bytes.
     unallocated_bytes : float or None
         Memory left unused in that steady state, ``B/(1 + n·α)``, bytes.
-    feasible : bool
+    alpha_suffices : bool
         Whether some α in the range gives the target.
     reason : str
         Why, in a sentence.
@@ -76,7 +77,7 @@ class ThresholdChoice:
     alpha_log2: int | None
     steady_queue_bytes: float | None
     unallocated_bytes: float | None
-    feasible: bool
+    alpha_suffices: bool
     reason: str
 
 
@@ -209,7 +210,7 @@ def round_alpha_up(
     checks.positive("alpha", alpha)
     low, high = log2_range
     if not (isinstance(low, int) and isinstance(high, int)) or low > high:
-        raise ValueError(f"log2_range must be two integers low <= high, got {log2_range!r}")
+        raise ParameterError.got("log2_range", "two integers low <= high", log2_range)
     k = math.ceil(math.log2(float(alpha)))
     # log2 of an exact power of two can land a hair above the integer: step back when 2**(k-1)
     # already suffices.
@@ -241,9 +242,9 @@ def choose_alpha(
     Returns
     -------
     ThresholdChoice
-        The α, its steady per-queue length (at least the target when feasible) and the memory
-        left unallocated; ``feasible`` is False, with the reason, when ``n·S >= B`` or when the
-        α needed is above the chip's largest.
+        The α, its steady per-queue length (at least the target when an α suffices) and the
+        memory left unallocated; ``alpha_suffices`` is False, with the reason, when
+        ``n·S >= B`` or when the α needed is above the chip's largest.
 
     References
     ----------

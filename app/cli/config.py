@@ -27,7 +27,7 @@ from models.recommend import LinkScenario
 #: Model parameter -> the option that sets it, for error messages.
 OPTION_OF = {
     "buffer_bytes": "--buffer",
-    "line_rate_bps": "--capacity",
+    "capacity_bps": "--capacity",
     "packet_bytes": "--packet",
     "chip_buffer_bytes": "--chip-buffer",
     "congested_queues": "--congested-queues",

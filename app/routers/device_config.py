@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from fastapi.exceptions import RequestValidationError
 
 from app.device_snippet import config_answer, recommendation_snippet
-from app.errors import error_detail
+from app.errors import parameters_of
 from app.schemas.device_config import ConfigRequest, ConfigResponse
 from app.schemas.recommend import ScenarioIn, TargetsIn
 from models.device import device_config
@@ -17,15 +16,8 @@ from models.recommend import LinkScenario, Targets, recommend
 router = APIRouter(tags=["config"])
 
 
-def _refuse(part: str, exc: ValueError) -> RequestValidationError:
-    """A 422 locating a model's complaint inside ``scenario`` or ``targets``."""
-    detail = error_detail(str(exc))
-    detail["loc"] = ["body", part, *detail["loc"][1:]]
-    return RequestValidationError([detail])
-
-
 def _scenario(sc: ScenarioIn) -> LinkScenario:
-    try:
+    with parameters_of("scenario"):
         return LinkScenario(
             capacity_bps=sc.capacity_bps,
             rtts_s=sc.rtts,
@@ -41,21 +33,17 @@ def _scenario(sc: ScenarioIn) -> LinkScenario:
             load=sc.load,
             medium=sc.medium,
         )
-    except ValueError as exc:
-        raise _refuse("scenario", exc) from exc
 
 
 def _targets(tg: TargetsIn | None) -> Targets:
     tg = tg or TargetsIn()
-    try:
+    with parameters_of("targets"):
         return Targets(
             min_utilization=tg.min_utilization,
             max_loss=tg.max_loss,
             max_queueing_delay_s=tg.max_queueing_delay_s,
             priority=tg.priority,
         )
-    except ValueError as exc:
-        raise _refuse("targets", exc) from exc
 
 
 @router.post(
@@ -95,7 +83,7 @@ async def config(body: ConfigRequest) -> dict[str, Any]:
         buffer_bytes = body.buffer_packets * packet_bytes
     else:
         buffer_bytes = float(body.buffer_bytes or 0.0)
-    line_rate = float(body.line_rate_bps or 0.0)  # required by the schema without a scenario
+    line_rate = float(body.capacity_bps or 0.0)  # required by the schema without a scenario
     result = device_config(
         body.vendor,
         buffer_bytes,

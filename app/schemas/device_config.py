@@ -27,16 +27,16 @@ MAX_BUFFER_PACKETS = 1_000_000_000
 Vendor = Literal["tc", "sonic", "junos", "iosxr", "eos"]
 
 _EXAMPLES: list[Any] = [
-    {"vendor": "tc", "buffer_bytes": "1250000 B", "line_rate_bps": "10 Gbit/s"},
+    {"vendor": "tc", "buffer_bytes": "1250000 B", "capacity_bps": "10 Gbit/s"},
     {
         "vendor": "sonic",
         "buffer_bytes": "1 MB",
-        "line_rate_bps": "100 Gbit/s",
+        "capacity_bps": "100 Gbit/s",
         "chip_buffer_bytes": "64 MiB",
         "congested_queues": 8,
         "cell_bytes": 256,
     },
-    {"vendor": "junos", "buffer_packets": 834, "line_rate_bps": "10 Gbit/s"},
+    {"vendor": "junos", "buffer_packets": 834, "capacity_bps": "10 Gbit/s"},
     {
         "vendor": "iosxr",
         "scenario": {"capacity_bps": "10 Gbit/s", "rtt_s": "100 ms", "flows": 1000},
@@ -70,14 +70,14 @@ class ConfigRequest(RequestModel):
     targets: TargetsIn | None = Field(
         default=None, description="Targets of the recommendation (with scenario only)."
     )
-    line_rate_bps: (
+    capacity_bps: (
         Annotated[
             float,
             Field(
                 ge=MIN_CAPACITY_BPS,
                 le=MAX_CAPACITY_BPS,
-                description="The port's line rate, in bit/s (or e.g. '10 Gbit/s'); with a "
-                "scenario, its capacity_bps.",
+                description="The port's line rate C, in bit/s (or e.g. '10 Gbit/s'); with a "
+                "scenario, give it there.",
             ),
             Unit("rate"),
         ]
@@ -86,7 +86,7 @@ class ConfigRequest(RequestModel):
     packet_bytes: PacketBytes | None = Field(
         default=None,
         description="Packet size, in bytes (or e.g. '1500 B'); 1500 by default; with a "
-        "scenario, its packet_bytes.",
+        "scenario, give it there.",
     )
     cell_bytes: int | None = Field(
         default=None,
@@ -143,16 +143,15 @@ class ConfigRequest(RequestModel):
                 "give exactly one of buffer_bytes, buffer_packets or scenario, got "
                 + (", ".join(given) or "none")
             )
-        if self.scenario is None and self.line_rate_bps is None:
-            raise ValueError("line_rate_bps is required with buffer_bytes or buffer_packets")
+        if self.scenario is None and self.capacity_bps is None:
+            raise ValueError("capacity_bps is required with buffer_bytes or buffer_packets")
         if self.scenario is None and self.targets is not None:
             raise ValueError("targets go with scenario only")
         if self.scenario is not None and (
-            self.line_rate_bps is not None or self.packet_bytes is not None
+            self.capacity_bps is not None or self.packet_bytes is not None
         ):
             raise ValueError(
-                "line_rate_bps and packet_bytes come from the scenario (capacity_bps, "
-                "packet_bytes): give them there"
+                "capacity_bps and packet_bytes come from the scenario: give them inside scenario"
             )
         return self
 
@@ -165,7 +164,7 @@ class QueueLimitOut(ResponseModel):
     limit_s: float = Field(ge=0.0, description="limit_bytes at line rate, seconds.")
     limit_us: int = Field(ge=0, description="limit_s in microseconds, rounded up.")
     packet_bytes: float = Field(gt=0.0, description="Packet size used, bytes.")
-    line_rate_bps: float = Field(gt=0.0, description="Line rate used, bit/s.")
+    capacity_bps: float = Field(gt=0.0, description="Line rate used, bit/s.")
 
 
 class SharedBufferOut(ResponseModel):
@@ -179,7 +178,7 @@ class SharedBufferOut(ResponseModel):
         description="Each congested queue's steady length α·B/(1 + n·α), bytes."
     )
     unallocated_bytes: float | None = Field(description="B/(1 + n·α), bytes left unused.")
-    feasible: bool = Field(description="Whether some α in the chip's range gives the target.")
+    alpha_suffices: bool = Field(description="Whether some α in the chip's range gives the target.")
     reason: str
 
 
@@ -208,7 +207,7 @@ class ConfigResponse(ResponseModel):
                         "limit_s": 0.001,
                         "limit_us": 1000,
                         "packet_bytes": 1500.0,
-                        "line_rate_bps": 1e10,
+                        "capacity_bps": 1e10,
                     },
                     "shared": None,
                     "config_db": None,

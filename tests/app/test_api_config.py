@@ -43,7 +43,7 @@ def refused(client: TestClient, **body: Any) -> dict[str, Any]:
 
 
 def test_tc_from_a_size_with_units(client: TestClient) -> None:
-    out = config(client, vendor="tc", buffer_bytes="1.25 MB", line_rate_bps="10 Gbit/s")
+    out = config(client, vendor="tc", buffer_bytes="1.25 MB", capacity_bps="10 Gbit/s")
     assert "tc qdisc replace dev eth0 root pfifo limit 834\n" in out["text"]
     # 1.25 MB at 10 Gbit/s: 1000 us; 1,250,000/1500 = 833.3 -> 834 packets.
     assert out["limit"] == {
@@ -54,7 +54,7 @@ def test_tc_from_a_size_with_units(client: TestClient) -> None:
         "limit_s": pytest.approx(0.001),
         "limit_us": 1000,
         "packet_bytes": 1500.0,
-        "line_rate_bps": 10e9,
+        "capacity_bps": 10e9,
     }
     assert out["shared"] is None and out["config_db"] is None and out["recommended"] is None
     assert out["release"] == "iproute2 6.1 (Debian 12)"
@@ -62,7 +62,7 @@ def test_tc_from_a_size_with_units(client: TestClient) -> None:
 
 def test_packets_are_converted_with_the_packet_size(client: TestClient) -> None:
     out = config(
-        client, vendor="iosxr", buffer_packets=100, packet_bytes="9000 B", line_rate_bps=1e11
+        client, vendor="iosxr", buffer_packets=100, packet_bytes="9000 B", capacity_bps=1e11
     )
     assert "  queue-limit 900000 bytes\n" in out["text"]
     assert out["limit"]["limit_us"] == 72  # 900,000·8/10^11 s
@@ -73,7 +73,7 @@ def test_sonic_returns_the_document_and_the_alpha(client: TestClient) -> None:
         client,
         vendor="sonic",
         buffer_bytes="1 MB",
-        line_rate_bps="100 Gbit/s",
+        capacity_bps="100 Gbit/s",
         chip_buffer_bytes="64 MiB",
         congested_queues=8,
         cell_bytes=256,
@@ -99,7 +99,7 @@ def test_scenario_uses_the_recommended_size(client: TestClient) -> None:
         "buffer_bytes": 15000.0,
     }
     assert "pfifo limit 15\n" in out["text"]
-    assert out["limit"]["line_rate_bps"] == 10e9
+    assert out["limit"]["capacity_bps"] == 10e9
     assert out["limit"]["packet_bytes"] == 1000.0
     # The scenario's RTT (100 ms) is CoDel's interval: target 5 ms (RFC 8289 §4.3-4.4).
     assert "fq_codel limit 15 target 5000us interval 100000us" in out["text"]
@@ -108,23 +108,23 @@ def test_scenario_uses_the_recommended_size(client: TestClient) -> None:
 @pytest.mark.parametrize(
     ("body", "field", "words"),
     [
-        ({"vendor": "tc", "line_rate_bps": 1e9}, None, "give exactly one of"),
+        ({"vendor": "tc", "capacity_bps": 1e9}, None, "give exactly one of"),
         (
-            {"vendor": "tc", "buffer_bytes": 1e6, "buffer_packets": 10, "line_rate_bps": 1e9},
+            {"vendor": "tc", "buffer_bytes": 1e6, "buffer_packets": 10, "capacity_bps": 1e9},
             None,
             "give exactly one of",
         ),
-        ({"vendor": "tc", "buffer_bytes": 1e6}, None, "line_rate_bps is required"),
-        ({"vendor": "cisco", "buffer_bytes": 1e6, "line_rate_bps": 1e9}, "vendor", ""),
-        ({"vendor": "tc", "buffer_bytes": -5, "line_rate_bps": 1e9}, "buffer_bytes", ""),
-        ({"vendor": "tc", "buffer_bytes": "3 parsecs", "line_rate_bps": 1e9}, "buffer_bytes", ""),
+        ({"vendor": "tc", "buffer_bytes": 1e6}, None, "capacity_bps is required"),
+        ({"vendor": "cisco", "buffer_bytes": 1e6, "capacity_bps": 1e9}, "vendor", ""),
+        ({"vendor": "tc", "buffer_bytes": -5, "capacity_bps": 1e9}, "buffer_bytes", ""),
+        ({"vendor": "tc", "buffer_bytes": "3 parsecs", "capacity_bps": 1e9}, "buffer_bytes", ""),
         (
-            {"vendor": "tc", "buffer_bytes": 1e6, "line_rate_bps": 1e9, "queue": 16},
+            {"vendor": "tc", "buffer_bytes": 1e6, "capacity_bps": 1e9, "queue": 16},
             "queue",
             "",
         ),
         (
-            {"vendor": "sonic", "buffer_bytes": 1e6, "line_rate_bps": 1e9},
+            {"vendor": "sonic", "buffer_bytes": 1e6, "capacity_bps": 1e9},
             "chip_buffer_bytes",
             "required for sonic",
         ),
@@ -132,19 +132,19 @@ def test_scenario_uses_the_recommended_size(client: TestClient) -> None:
             {
                 "vendor": "sonic",
                 "buffer_bytes": "10 MB",
-                "line_rate_bps": 1e9,
+                "capacity_bps": 1e9,
                 "chip_buffer_bytes": "64 MiB",
             },
             "chip_buffer_bytes",
             "no α suffices",
         ),
         (
-            {"vendor": "iosxr", "buffer_bytes": "5 GB", "line_rate_bps": 1e9},
+            {"vendor": "iosxr", "buffer_bytes": "5 GB", "capacity_bps": 1e9},
             "buffer_bytes",
             "above IOS XR's queue-limit range",
         ),
         (
-            {"vendor": "tc", "scenario": THESIS_SCENARIO, "line_rate_bps": 1e9},
+            {"vendor": "tc", "scenario": THESIS_SCENARIO, "capacity_bps": 1e9},
             None,
             "come from the scenario",
         ),

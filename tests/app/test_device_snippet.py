@@ -29,7 +29,7 @@ def test_snippet_enforces_the_recommended_size(scenario: LinkScenario, vendor: s
         <= snippet.limit.limit_bytes
         < best.buffer_bytes + snippet.limit.cell_bytes
     )
-    assert snippet.limit.line_rate_bps == scenario.capacity_bps
+    assert snippet.limit.capacity_bps == scenario.capacity_bps
     assert snippet.limit.packet_bytes == scenario.packet_bytes
     if snippet.limit.cell_bytes == 1:
         assert snippet.limit.limit_packets == best.buffer_packets

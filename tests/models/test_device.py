@@ -15,6 +15,7 @@ from models.device import (
     queue_limit,
     tc_commands,
 )
+from models.errors import ParameterError
 
 # --- rounding and conversions (hand-computed) --------------------------------------------------
 
@@ -105,7 +106,7 @@ JUNOS_HEADER = """\
 JUNOS_GOLDEN = [
     (
         # 15,000 B at 10 Gbit/s: 15000·8/10^10 s = 12 us exactly.
-        {"buffer_bytes": 15_000, "line_rate_bps": 10e9, "packet_bytes": 1000.0},
+        {"buffer_bytes": 15_000, "capacity_bps": 10e9, "packet_bytes": 1000.0},
         "# bufsize: queue limit 15000 B = 15 packets of 1000 B = 12 us at 10 Gbit/s "
         "(asked 15000 B, cell 1 B)\n" + JUNOS_HEADER + "set class-of-service schedulers "
         "bufsize-sched buffer-size temporal 12\n"
@@ -118,7 +119,7 @@ JUNOS_GOLDEN = [
         # percent, rounded up: "percent percentage ... Range: 0 through 100").
         {
             "buffer_bytes": 1_250_000,
-            "line_rate_bps": 10e9,
+            "capacity_bps": 10e9,
             "chip_buffer_bytes": 100e6,
             "interface": "xe-0/0/1",
         },
@@ -134,7 +135,7 @@ JUNOS_GOLDEN = [
     ),
     (
         # 35,227,500 B at 400 Gbit/s: 704.55 us -> 705 (400e9/8 · 705e-6 = 35,250,000 B).
-        {"buffer_bytes": 35_227_500, "line_rate_bps": 400e9, "interface": "et-1/0/0"},
+        {"buffer_bytes": 35_227_500, "capacity_bps": 400e9, "interface": "et-1/0/0"},
         "# bufsize: queue limit 35227500 B = 23485 packets of 1500 B = 705 us at 400 Gbit/s "
         "(asked 35227500 B, cell 1 B)\n" + JUNOS_HEADER + "set class-of-service schedulers "
         "bufsize-sched buffer-size temporal 705\n"
@@ -186,7 +187,7 @@ def _iosxr_body(limit_us: int, limit_bytes: int, interface: str) -> str:
 
 IOSXR_GOLDEN = [
     (
-        {"buffer_bytes": 15_000, "line_rate_bps": 10e9, "packet_bytes": 1000.0},
+        {"buffer_bytes": 15_000, "capacity_bps": 10e9, "packet_bytes": 1000.0},
         "! bufsize: queue limit 15000 B = 15 packets of 1000 B = 12 us at 10 Gbit/s "
         "(asked 15000 B, cell 1 B)\n"
         + IOSXR_HEADER
@@ -196,7 +197,7 @@ IOSXR_GOLDEN = [
         # 256 B cells: 1,250,000 -> 1,250,048 B; 1000.04 us -> 1001 us.
         {
             "buffer_bytes": 1_250_000,
-            "line_rate_bps": 10e9,
+            "capacity_bps": 10e9,
             "cell_bytes": 256,
             "interface": "TenGigE0/0/0/1",
         },
@@ -206,7 +207,7 @@ IOSXR_GOLDEN = [
         + _iosxr_body(1001, 1_250_048, "TenGigE0/0/0/1"),
     ),
     (
-        {"buffer_bytes": 35_227_500, "line_rate_bps": 400e9},
+        {"buffer_bytes": 35_227_500, "capacity_bps": 400e9},
         "! bufsize: queue limit 35227500 B = 23485 packets of 1500 B = 705 us at 400 Gbit/s "
         "(asked 35227500 B, cell 1 B)\n"
         + IOSXR_HEADER
@@ -231,7 +232,7 @@ EOS_HEADER = """\
 """
 EOS_GOLDEN = [
     (
-        {"buffer_bytes": 15_000, "line_rate_bps": 10e9, "packet_bytes": 1000.0},
+        {"buffer_bytes": 15_000, "capacity_bps": 10e9, "packet_bytes": 1000.0},
         "! bufsize: queue limit 15000 B = 15 packets of 1000 B = 12 us at 10 Gbit/s "
         "(asked 15000 B, cell 1 B)\n" + EOS_HEADER + "!   interface Ethernet1, tx-queue 0: "
         "tail-drop threshold 15000 bytes = 12 us at 10 Gbit/s\n",
@@ -239,7 +240,7 @@ EOS_GOLDEN = [
     (
         {
             "buffer_bytes": 1_250_000,
-            "line_rate_bps": 10e9,
+            "capacity_bps": 10e9,
             "queue": "3",
             "interface": "Ethernet7/1",
         },
@@ -250,7 +251,7 @@ EOS_GOLDEN = [
     (
         # 208 B cells: 35,227,500/208 = 169362.98 -> 169363 cells = 35,227,504 B; 23485.003 ->
         # 23486 packets; 704.55 us -> 705 us.
-        {"buffer_bytes": 35_227_500, "line_rate_bps": 400e9, "cell_bytes": 208},
+        {"buffer_bytes": 35_227_500, "capacity_bps": 400e9, "cell_bytes": 208},
         "! bufsize: queue limit 35227504 B = 23486 packets of 1500 B = 705 us at 400 Gbit/s "
         "(asked 35227500 B, cell 208 B)\n" + EOS_HEADER + "!   interface Ethernet1, tx-queue 0: "
         "tail-drop threshold 35227504 bytes = 705 us at 400 Gbit/s\n",
@@ -266,7 +267,7 @@ EOS_GOLDEN = [
 )
 def test_golden_snippets(vendor: str, arguments: dict[str, object], expected: str) -> None:
     args = dict(arguments)
-    size, rate = args.pop("buffer_bytes"), args.pop("line_rate_bps")
+    size, rate = args.pop("buffer_bytes"), args.pop("capacity_bps")
     config = device_config(vendor, size, rate, **args)  # type: ignore[arg-type]
     assert config.text.splitlines() == expected.splitlines()
     assert config.text == expected
@@ -281,8 +282,11 @@ def test_eos_says_no_command_was_emitted() -> None:
 
 def test_iosxr_refuses_a_limit_beyond_its_range() -> None:
     # "Range is from 1 to 4294967295."
-    with pytest.raises(ValueError, match=r"buffer_bytes: .* above IOS XR's queue-limit range"):
+    with pytest.raises(
+        ParameterError, match=r"buffer_bytes: .* above IOS XR's queue-limit range"
+    ) as err:
         device_config("iosxr", 5e9, 400e9)
+    assert err.value.name == "buffer_bytes"
 
 
 @pytest.mark.parametrize(
@@ -290,7 +294,7 @@ def test_iosxr_refuses_a_limit_beyond_its_range() -> None:
     [
         ({"vendor": "nxos"}, "vendor must be one of tc, sonic, junos, iosxr, eos"),
         ({"buffer_bytes": 0.0}, "buffer_bytes must be > 0"),
-        ({"line_rate_bps": -1.0}, "line_rate_bps must be > 0"),
+        ({"capacity_bps": -1.0}, "capacity_bps must be > 0"),
         ({"cell_bytes": 0}, "cell_bytes must be >= 1"),
         ({"congested_queues": 0}, "congested_queues must be >= 1"),
         ({"interface": "eth0; reboot"}, "interface must be 1 to 64 letters"),
@@ -299,11 +303,12 @@ def test_iosxr_refuses_a_limit_beyond_its_range() -> None:
     ],
 )
 def test_bad_arguments_name_the_parameter(arguments: dict[str, object], message: str) -> None:
-    args: dict[str, object] = {"vendor": "tc", "buffer_bytes": 1e6, "line_rate_bps": 1e9}
+    args: dict[str, object] = {"vendor": "tc", "buffer_bytes": 1e6, "capacity_bps": 1e9}
     args.update(arguments)
-    vendor, size, rate = args.pop("vendor"), args.pop("buffer_bytes"), args.pop("line_rate_bps")
-    with pytest.raises(ValueError, match=message):
+    vendor, size, rate = args.pop("vendor"), args.pop("buffer_bytes"), args.pop("capacity_bps")
+    with pytest.raises(ParameterError, match=message) as err:
         device_config(vendor, size, rate, **args)  # type: ignore[arg-type]
+    assert err.value.name == next(iter(arguments))
 
 
 def test_shared_memory_note_for_routers() -> None:

@@ -49,6 +49,7 @@ from typing import Any
 import pytest
 
 from models.device import device_config
+from models.errors import ParameterError
 from models.shared_buffer import steady_queue_bytes
 
 UINT64_MAX = 2**64 - 1
@@ -162,10 +163,12 @@ def test_reserved_size_is_one_packet_in_cells() -> None:
 
 
 def test_sonic_needs_a_chip_buffer_that_can_hold_the_queues() -> None:
-    with pytest.raises(ValueError, match="chip_buffer_bytes is required for sonic"):
+    with pytest.raises(ParameterError, match="chip_buffer_bytes is required for sonic") as err:
         device_config("sonic", 1e6, 10e9)
-    with pytest.raises(ValueError, match="chip_buffer_bytes: no α suffices"):
+    assert err.value.name == "chip_buffer_bytes"
+    with pytest.raises(ParameterError, match="chip_buffer_bytes: no α suffices") as err:
         device_config("sonic", 10e6, 10e9, chip_buffer_bytes=64 * MIB, congested_queues=8)
+    assert err.value.name == "chip_buffer_bytes"
 
 
 def test_checker_rejects_what_yang_rejects() -> None:

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from models.errors import ParameterError
 from models.shared_buffer import (
     choose_alpha,
     dynamic_threshold_bytes,
@@ -109,7 +110,7 @@ def test_no_alpha_suffices_when_n_sizes_fill_the_memory(size: float, memory: flo
     assert n * size >= memory
     assert minimum_alpha(size, memory, n) is None
     choice = choose_alpha(size, memory, n)
-    assert not choice.feasible
+    assert not choice.alpha_suffices
     assert choice.alpha is None and choice.alpha_log2 is None
     assert "no α suffices" in choice.reason
 
@@ -127,7 +128,7 @@ def test_alpha_above_the_chip_range() -> None:
     # S = 990, B = 1000, n = 1: α ≥ 990/10 = 99, within 2^7; n = 1, S = 999: α ≥ 999.
     assert choose_alpha(990.0, 1000.0, 1).alpha_log2 == 7
     beyond = choose_alpha(999.0, 1000.0, 1)
-    assert not beyond.feasible and "above the chip's largest 2^7" in beyond.reason
+    assert not beyond.alpha_suffices and "above the chip's largest 2^7" in beyond.reason
 
 
 @given(
@@ -140,9 +141,9 @@ def test_alpha_round_trip(size: float, memory: float, n: int) -> None:
     # would not do (unless it is already the smallest the chip has).
     choice = choose_alpha(size, memory, n)
     if n * size >= memory:
-        assert not choice.feasible
+        assert not choice.alpha_suffices
         return
-    if not choice.feasible:
+    if not choice.alpha_suffices:
         assert choice.alpha_min is not None and choice.alpha_min > 2.0**7
         return
     assert choice.alpha is not None and choice.alpha_log2 is not None
@@ -153,11 +154,11 @@ def test_alpha_round_trip(size: float, memory: float, n: int) -> None:
 
 
 def test_bad_arguments_name_the_parameter() -> None:
-    with pytest.raises(ValueError, match="congested_queues must be >= 1"):
+    with pytest.raises(ParameterError, match="congested_queues must be >= 1"):
         steady_queue_bytes(1.0, 1000.0, 0)
-    with pytest.raises(ValueError, match="alpha must be > 0"):
+    with pytest.raises(ParameterError, match="alpha must be > 0"):
         steady_queue_bytes(0.0, 1000.0, 1)
-    with pytest.raises(ValueError, match="total_queued_bytes must be in"):
+    with pytest.raises(ParameterError, match="total_queued_bytes must be in"):
         dynamic_threshold_bytes(1.0, 1000.0, 2000.0)
-    with pytest.raises(ValueError, match="log2_range"):
+    with pytest.raises(ParameterError, match="log2_range"):
         round_alpha_up(1.0, (3, -3))
