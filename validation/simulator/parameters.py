@@ -57,7 +57,8 @@ def make_parameters(scenario: Scenario, buffer_packets: int, seed: int) -> RunPa
     generator = np.random.default_rng(seed)
     flows = scenario.tcp_flows
     spread = generator.random(flows)
-    rtt_s = scenario.rtt_s + scenario.rtt_jitter_s * (2.0 * spread - 1.0)
+    jitter_s = scenario.rtt_jitter_s or 0.0  # a number once validated
+    rtt_s = scenario.rtt_s + jitter_s * (2.0 * spread - 1.0)
     start_s = scenario.start_spread_s * generator.random(flows)
     wire_bits = 8.0 * scenario.wire_bytes
     tx_s = wire_bits / scenario.capacity_bps
