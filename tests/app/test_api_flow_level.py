@@ -38,9 +38,10 @@ def test_unlimited_flows_half_load(client: TestClient) -> None:
 
 def test_peak_rate_limited_flows_transparent_to_high_load(client: TestClient) -> None:
     # 003 §3.3 on Fig. 1: "when flows are peak rate limited, the link is transparent to
-    # throughput performance up to high loads (close to (1 − p/C))"; with p = 0.1C that is
-    # about 0.9 (DESIGN §2). Below it the regime is transparent; near capacity it is not.
-    below = ps(client, load=0.8, peak_rate_fraction=0.1)
+    # throughput performance up to high loads (close to (1 − p/C))"; 003 §4 also needs the
+    # sum of peak rates below C "with high probability": at half load the peak rates of
+    # p = 0.1C flows add up to C 3.6% of the time (transparent), at 0.97 nearly always.
+    below = ps(client, load=0.5, peak_rate_fraction=0.1)
     assert below["regime"] == "transparent"
     assert below["transparent_buffer_packets"] >= 1
     above = ps(client, load=0.97, peak_rate_fraction=0.1)
