@@ -215,6 +215,19 @@ def _regime(ctx: Context) -> RegimeInfo:
     load = sc.load
     if load is None and rho_w is not None and rho_w < 1.0:
         load = rho_w
+    if load is None and ctx.bottlenecked_flows_given:
+        return RegimeInfo(
+            regime="elastic",
+            reason=(
+                f"N_b = {ctx.bottlenecked_flows} flows are bottlenecked here (given): "
+                "congestion control shares the capacity among them (002 §III.C, 003 §3.3)"
+            ),
+            sizing_rule="size for the flows bottlenecked here (BSCL, 004 Fig. 4)",
+            warning=None,
+            source="bottlenecked_flows",
+            traffic_model="",
+            deciding_inputs=(),
+        )
     if load is None:
         deciding = ["load"]
         if sc.peak_rate_bps is None and sc.access_bps is None:
@@ -297,7 +310,7 @@ def _choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
         why = (
             f"Transparent regime at load ρ = {sc.load:.3g}: the flows' peak rates are small "
             "against the capacity and add up to it only "
-            f"{(regime.saturation_probability or 0.0):.2%} of the time, so the buffer only "
+            f"{_share(regime.saturation_probability or 0.0)} of the time, so the buffer only "
             "absorbs packet-scale coincidences and ρ^B <= ε sizes it (003 §4.2)"
         )
         return model, TRANSPARENT, why
@@ -494,6 +507,11 @@ def _describe(p: Prediction) -> str:
     )
 
 
+def _share(probability: float) -> str:
+    """A probability as a percentage, in scientific notation when below 0.01%."""
+    return f"{probability:.2%}" if probability >= 1e-4 else f"{probability * 100:.1e}%"
+
+
 def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.3g} ms"
 
@@ -516,6 +534,15 @@ def _user_required(ctx: Context, model: TrafficModel, governing: RuleResult) -> 
             names.append(f"utilization >= {t.min_utilization:.0%}")
         if user_l and model.loss_known:
             names.append(f"loss <= {t.max_loss:.2g}")
+    sc = ctx.scenario
+    if governing.rule == DCTCP and sc.incast_senders is not None:
+        assert governing.buffer_packets is not None
+        if governing.buffer_packets > required:
+            required = governing.buffer_packets
+            names.append(
+                f"absorbing the fan-in burst you gave ({sc.incast_senders} senders × "
+                f"{sc.initial_window_packets:g} packets) above DCTCP's marking threshold"
+            )
     if governing.rule == BSCL and governing.buffer_packets is not None:
         loss_term = "loss governs" in (governing.note or "")
         if not loss_term or user_l:
