@@ -20,6 +20,7 @@ from scipy.optimize import brentq
 from scipy.optimize.elementwise import find_root
 
 from models import checks
+from models.errors import ParameterError
 from models.mathis import MATHIS_CONSTANT
 from models.rule_of_thumb import BITS_PER_BYTE, harmonic_mean_rtt_s
 
@@ -389,7 +390,7 @@ def bscl_buffer(
 
     Raises
     ------
-    ValueError
+    models.errors.ParameterError
         If an argument is outside its range (the message names it and the bound), or if not
         exactly one of ``effective_rtt_s`` and ``rtts_s`` is given.
 
@@ -422,7 +423,11 @@ def bscl_buffer(
        INFOCOM 2005 (seed ``004_cb0749363e88d206.txt``), §III-§V eqs. 11-26, Fig. 4, §VII.
     """
     if (effective_rtt_s is None) == (rtts_s is None):
-        raise ValueError("effective_rtt_s: give exactly one of effective_rtt_s and rtts_s")
+        raise ParameterError(
+            "effective_rtt_s",
+            "given alone (exactly one of effective_rtt_s and rtts_s)",
+            "effective_rtt_s: give exactly one of effective_rtt_s and rtts_s",
+        )
     if rtts_s is not None:
         effective_rtt_s = harmonic_mean_rtt_s(rtts_s)
     capacity = _arr(checks.positive("capacity_bps", capacity_bps))

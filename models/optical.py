@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from models import checks
+from models.errors import ParameterError
 
 #: Speed of light in silica fibre (group index about 1.47), in metres per second.
 FIBER_SPEED_MPS = 2.04e8
@@ -230,10 +231,12 @@ def _tradeoff_exponent(n: int, tradeoff_k: int) -> int:
     n = checks.integer_at_least("n", n, 1)
     k_value = checks.integer_at_least("tradeoff_k", tradeoff_k, 1)
     if k_value & (k_value - 1):
-        raise ValueError(f"tradeoff_k must be a power of two, got {tradeoff_k!r}")
+        raise ParameterError.got("tradeoff_k", "a power of two", tradeoff_k)
     if k_value > 2 ** (n - 1):
-        raise ValueError(
+        raise ParameterError(
+            "tradeoff_k",
+            f"<= N/2 = {2 ** (n - 1)}",
             f"tradeoff_k must be <= N/2 = {2 ** (n - 1)} for a FIFO of {2**n - 1} packets, "
-            f"got {tradeoff_k!r}"
+            f"got {tradeoff_k!r}",
         )
     return k_value.bit_length() - 1

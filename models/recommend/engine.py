@@ -84,7 +84,7 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
 
     Raises
     ------
-    ValueError
+    models.errors.ParameterError
         If a scenario or target value is out of range (raised when they are built).
 
     Notes
