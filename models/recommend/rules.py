@@ -27,6 +27,7 @@ from models.recommend.result import Assumption, RuleResult, Status
 from models.recommend.search import FALSE, OPEN, TRUE, Sizes, Verdicts, smallest_integer_batched
 from models.rule_of_thumb import bdp_buffer_packets, md_beta_buffer_packets
 from models.sqrt_n import sqrt_n_buffer_packets
+from models.tcp_queue import TcpQueueFixedPoint, tcp_mm1b_fixed_point
 from models.tiny_buffers import tiny_buffer_packets
 
 HOLDS: Status = "holds"
@@ -43,6 +44,7 @@ TRANSPARENT = "transparent"
 BSCL = "bscl"
 FPQ = "fpq"
 DCTCP = "dctcp"
+TCP_QUEUE = "tcp_mm1b"
 INCAST = "incast"
 BBR = "bbr"
 AQM = "aqm"
@@ -76,6 +78,9 @@ _PACED_SEARCH_MAX = 1 << 16
 
 #: Bisection steps per batch of the paced search: its bounds cost in proportion to the sizes.
 _PACED_SEARCH_DEPTH = 4
+
+#: Largest buffer the TCP + M/M/1/B fixed-point rule searches, packets.
+_TCP_QUEUE_SEARCH_MAX = 1 << 20
 
 #: Relative margin on the cheap bounds of the paced drop probability within which the full
 #: bound decides a search step (the bounds are computed differently, so rounding differs).
@@ -580,6 +585,66 @@ def fpq_rule(ctx: Context) -> RuleResult:
     )
 
 
+def tcp_queue_rule(ctx: Context) -> RuleResult | None:
+    """Smallest B at which the TCP + M/M/1/B fixed point carries θ of the traffic (000 §3.6).
+
+    Listed when the maximum window is known: the fixed point needs W_max. It predicts the
+    utilization and loss of window-limited flows and of many flows (000 §3.6 eqs. 3.2-3.3),
+    a cross-check on the tiny-buffers and sqrt(N) sizes.
+    """
+    sc = ctx.scenario
+    w = sc.max_window_packets
+    if w is None:
+        return None
+    theta = ctx.targets.min_utilization
+
+    def point(b: int) -> TcpQueueFixedPoint:
+        return tcp_mm1b_fixed_point(
+            sc.flows, w, sc.capacity_bps, ctx.effective_rtt_s, float(b), sc.packet_bytes
+        )
+
+    def ok(b: int) -> bool:
+        fp = point(b)
+        return fp.load >= theta * min(1.0, fp.peak_load) * (1.0 - 1e-9)
+
+    found = smallest_integer(ok, _TCP_QUEUE_SEARCH_MAX)
+    assumptions = [
+        Assumption(
+            "the queue behaves as M/M/1/B at the load the flows offer (Poisson arrivals)",
+            HOLDS if sc.paced or (ctx.slowdown or 0.0) > 1.0 else UNKNOWN,
+            "paced or slower access links smooth the arrivals"
+            if sc.paced or (ctx.slowdown or 0.0) > 1.0
+            else "bursty line-rate senders make the M/M/1/B loss optimistic (000 §3.4)",
+        ),
+        Assumption(
+            "flows in congestion avoidance with equal RTTs (TCP equation, no timeouts)",
+            UNKNOWN,
+            "RTTs and timeouts are not known from the scenario",
+        ),
+    ]
+    note = f"smallest B with the fixed point's utilization >= θ = {theta:g} of its peak"
+    exact: float | None = None
+    if found is None:
+        note = f"the fixed point stays below θ = {theta:g} up to {_TCP_QUEUE_SEARCH_MAX} packets"
+    else:
+        fp = point(found)
+        exact = float(found)
+        note += (
+            f"; there ρ = {fp.load:.3g} (peak {fp.peak_load:.3g}), loss {fp.loss_probability:.2g}"
+            f", {'window' if fp.window_limited else 'loss'}-limited flows"
+        )
+    return _rule(
+        ctx,
+        TCP_QUEUE,
+        "TCP + M/M/1/B fixed point",
+        "R = min(W/τ, √(3/(2p))/τ), p = M/M/1/B loss at ρ = N·R/C",
+        "000 §3.6 eqs. 3.2-3.3",
+        exact,
+        assumptions,
+        note,
+    )
+
+
 def dctcp_rule(ctx: Context) -> RuleResult | None:
     """DCTCP: ECN marking threshold K > C·RTT/7, buffer K plus the incast burst.
 
@@ -743,6 +808,7 @@ def all_rules(ctx: Context, regime: str | None) -> tuple[RuleResult, ...]:
         transparent_rule(ctx, regime),
         bscl_rule(ctx),
         fpq_rule(ctx),
+        tcp_queue_rule(ctx),
         dctcp_rule(ctx),
         incast_rule(ctx),
         bbr_rule(ctx),
