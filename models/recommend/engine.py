@@ -815,6 +815,11 @@ def _warnings(ctx: Context, regime: RegimeInfo, governing: RuleResult) -> tuple[
             "restores their throughput (003 §6)."
         )
     sc = ctx.scenario
+    if sc.input_queued and sc.ports is None:
+        out.append(
+            "Input-queued switch: give ports (and speedup) for the VOQ buffers of the CIOQ "
+            "advice (000 §5.1)."
+        )
     if governing.rule == TINY and not sc.paced and sc.access_bps is None:
         out.append(
             "Tiny buffers assume paced senders or slow access links; give the access rate or "
