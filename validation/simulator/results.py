@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
 from validation.simulator.scenario import Scenario
 
@@ -240,6 +239,8 @@ def confidence_interval(values: Any, level: float = 0.99) -> Estimate:
     mean = float(np.mean(data))
     if data.size < 2:
         return Estimate(mean, math.nan)
+    from scipy import stats  # on first use: importing it is most of a short run's start-up
+
     sem = float(np.std(data, ddof=1)) / math.sqrt(data.size)
     return Estimate(mean, float(stats.t.ppf(0.5 + level / 2.0, data.size - 1)) * sem)
 
