@@ -34,7 +34,7 @@ COMMANDS = {
     is_flag=True,
     is_eager=True,
     expose_value=False,
-    callback=lambda ctx, param, value: _print_version(ctx, value),
+    callback=lambda ctx, _param, value: _print_version(ctx, value),
     help="Show the version and exit.",
 )
 def main() -> None:

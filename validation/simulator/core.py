@@ -178,7 +178,6 @@ GI_DELAY_BINS = 16
 GI_INTERVALS = 17
 GI_QMASK = 18
 GI_FQMASK = 19
-GI_OPEN_LOOP = 20
 # global integers: state
 GI_SEQ = 30
 GI_HN = 31

@@ -31,7 +31,6 @@ K_SAMPLE = 8
 T_PERSISTENT = 0
 T_CLOSED = 1
 T_POISSON = 2
-T_OPEN = 3
 TRAFFIC_CODES = {"persistent": T_PERSISTENT, "closed_loop": T_CLOSED, "poisson_flows": T_POISSON}
 SIZE_CODES = {"fixed": 0, "uniform": 1, "pareto": 2}
 
