@@ -147,7 +147,7 @@ def optical_fifo_design(
     buffer_packets: int,
     tradeoff_k: int = 1,
     packet_bytes: float = 1500.0,
-    line_rate_bps: float = 10e9,
+    capacity_bps: float = 10e9,
     fiber_speed_mps: float = FIBER_SPEED_MPS,
 ) -> OpticalFifoDesign:
     """Delay lines, switches and fibre of the O(log N) optical FIFO of 000 §5.2.
@@ -162,8 +162,8 @@ def optical_fifo_design(
         Thms 4-5, larger ``K`` trades more lines for less fibre.
     packet_bytes : float
         Fixed packet size in bytes (> 0).
-    line_rate_bps : float
-        Line rate in bit/s (> 0); one packet time is ``8 * packet_bytes / line_rate_bps``.
+    capacity_bps : float
+        Line rate in bit/s (> 0); one packet time is ``8 * packet_bytes / capacity_bps``.
     fiber_speed_mps : float
         Propagation speed in the fibre, m/s (> 0); 2.04e8 for silica (group index about 1.47).
 
@@ -179,7 +179,7 @@ def optical_fifo_design(
         delay lines  = 2 (log2 N + K - log2 K) - 3            (Thm 6; 2 log2 N - 1 for K = 1)
         total length = N - 1 + (N - 2K) / (2K)   packets       (Thm 6; 1.5 N - 2 for K = 1)
         switches     = delay lines + 1                         (2 log2 N for K = 1, §5.2.3)
-        fibre        = total length * 8 * packet_bytes / line_rate_bps * fiber_speed_mps
+        fibre        = total length * 8 * packet_bytes / capacity_bps * fiber_speed_mps
         linear       = buffer_packets lines and buffer_packets switches   (Fig. 5.4(c))
 
     Assumptions:
@@ -200,14 +200,14 @@ def optical_fifo_design(
     """
     buffer = checks.integer_at_least("buffer_packets", buffer_packets, 1)
     checks.positive("packet_bytes", packet_bytes)
-    checks.positive("line_rate_bps", line_rate_bps)
+    checks.positive("capacity_bps", capacity_bps)
     checks.positive("fiber_speed_mps", fiber_speed_mps)
     n = fifo_size_exponent(buffer)
     fifo_lines = fifo_line_lengths(n, tradeoff_k)
     waiting_lines = waiting_line_lengths(n, tradeoff_k)
     lines = fifo_lines + waiting_lines
     total_length = sum(lines)
-    packet_time_s = 8.0 * float(packet_bytes) / float(line_rate_bps)
+    packet_time_s = 8.0 * float(packet_bytes) / float(capacity_bps)
     return OpticalFifoDesign(
         n=n,
         fifo_capacity_packets=2**n - 1,

@@ -14,6 +14,9 @@ from app.cli.lazy import LazyGroup, Subcommand
 
 #: name -> where its command lives and what ``bufsize --help`` says of it.
 COMMANDS = {
+    "config": Subcommand(
+        "app.cli.config:config", "The recommended buffer as device configuration."
+    ),
     "recommend": Subcommand(
         "app.cli.recommend:recommend", "Recommend a buffer size for a link, rule by rule."
     ),

@@ -20,7 +20,7 @@ CACHED_RECOMMENDATIONS = 512
 @lru_cache(maxsize=CACHED_RECOMMENDATIONS)
 def recommendation_json(scenario: LinkScenario, targets: Targets) -> bytes:
     """The engine's answer as JSON bytes, checked against :class:`RecommendResponse`."""
-    answer = RecommendResponse.model_validate(recommend(scenario, targets).to_dict())
+    answer = RecommendResponse.model_validate(recommend(scenario, targets), from_attributes=True)
     return answer.model_dump_json().encode()
 
 
@@ -53,6 +53,12 @@ async def recommend_buffer(body: RecommendRequest) -> Response:
             congestion_control=sc.congestion_control,
             load=sc.load,
             medium=sc.medium,
+            aqm=sc.aqm,
+            incast_senders=sc.incast_senders,
+            initial_window_packets=sc.initial_window_packets,
+            input_queued=sc.input_queued,
+            speedup=sc.speedup,
+            ports=sc.ports,
         )
     with parameters_of("targets"):
         targets = Targets(

@@ -16,30 +16,10 @@ from validation.simulator.scenario import Scenario
 
 FloatArray = npt.NDArray[np.float64]
 
-# Event kinds; at equal times events run in this order, then in the order they were scheduled.
-K_DEPART = 0
-K_DELIVER = 1
-K_ARRIVAL = 2
-K_RTO = 3
-K_DELACK = 4
-K_PACE = 5
-K_OPEN = 6
-K_FLOW = 7
-K_SAMPLE = 8
-
-# Traffic codes
-T_PERSISTENT = 0
-T_CLOSED = 1
-T_POISSON = 2
-TRAFFIC_CODES = {"persistent": T_PERSISTENT, "closed_loop": T_CLOSED, "poisson_flows": T_POISSON}
-SIZE_CODES = {"fixed": 0, "uniform": 1, "pareto": 2}
-
 #: Number of run-length bins of the loss-burst histogram (the last one counts longer runs).
 BURST_BINS = 64
 #: Largest number of bins of the queueing-delay histogram.
 MAX_DELAY_BINS = 1 << 20
-#: Restarts of a flow slot are told apart modulo this (stale packets of an earlier transfer).
-EPOCHS = 256
 #: Upper bound of the retransmission timeout, s (RFC 6298 (2.5) allows 60 s).
 MAX_RTO_S = 60.0
 #: Initial slow-start threshold, packets (in effect unbounded).
