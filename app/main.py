@@ -10,6 +10,7 @@ from app.api import api_router
 from app.errors import install_error_handlers
 from app.jobs.lifespan import jobs_lifespan
 from app.limits import install_body_limit
+from app.web.routes import router as web_router
 
 
 def create_app() -> FastAPI:
@@ -33,6 +34,7 @@ def create_app() -> FastAPI:
     install_error_handlers(application)
     install_body_limit(application)
     application.include_router(api_router)
+    application.include_router(web_router)
 
     @application.get(
         "/healthz",
