@@ -14,7 +14,7 @@
     { id: "chart-utilization", key: "utilization", title: "Utilization (of what the traffic can carry)",
       axis: { tickformat: ".0%", rangemode: "tozero" }, scale: 1,
       sim: "utilization", simLabel: "simulated utilization" },
-    { id: "chart-loss", key: "loss", title: "Loss probability", axis: { type: "log", tickformat: ".0e" },
+    { id: "chart-loss", key: "loss", title: "Loss probability", axis: { type: "log", tickformat: ".0e", dtick: "D2" },
       scale: 1, sim: "loss_rate", simLabel: "simulated loss" },
     { id: "chart-delay", key: "delay_s", title: "Queueing delay of a full buffer (ms)", axis: { rangemode: "tozero" },
       scale: 1000, sim: "queue_delay_p99_s", simLabel: "simulated p99 delay" },

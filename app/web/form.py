@@ -8,6 +8,7 @@ function; its 422s are mapped back to the inputs they name.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -100,18 +101,31 @@ def request_body(values: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]
     return body, errors
 
 
-def _message(error: Mapping[str, Any]) -> str:
-    msg = str(error.get("msg", "invalid value"))
-    return msg.removeprefix("Value error, ")
+# API names in messages, longest first, each read as a whole word ("flows" is not found in
+# "bottlenecked_flows"), to be replaced by the labels the person sees.
+_LABELS = {path[-1]: f.label for f in FIELDS for path in (f.path, *f.also)}
+_API_NAME_RE = re.compile(
+    r"\b(" + "|".join(re.escape(n) for n in sorted(_LABELS, key=len, reverse=True)) + r")\b"
+)
+
+
+def _message(error: Mapping[str, Any], target: FormField | None) -> str:
+    """The API's message in the form's words: no leading field name, labels for API names."""
+    msg = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
+    if target is not None:
+        for path in (target.path, *target.also):
+            msg = msg.removeprefix(f"{path[-1]}: ")
+    msg = _API_NAME_RE.sub(lambda m: _LABELS[m.group(0)].lower(), msg)
+    return msg[:1].upper() + msg[1:]
 
 
 def _place(sub: Submission, errors: list[Mapping[str, Any]]) -> None:
     for error in errors:
         target = field_for_location(tuple(error.get("loc", ())))
         if target is None:
-            sub.general_errors.append(_message(error))
+            sub.general_errors.append(_message(error, None))
         else:
-            sub.errors.setdefault(target.name, _message(error))
+            sub.errors.setdefault(target.name, _message(error, target))
 
 
 async def answer(query: Mapping[str, str]) -> Submission:

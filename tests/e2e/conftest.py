@@ -208,7 +208,8 @@ def _record(page: Page, log: PageLog) -> None:
             route.abort("blockedbyclient")
 
     def on_failed(request: Request) -> None:
-        if log.is_local(request.url):
+        # ERR_ABORTED: the page was left (a form sent) while this was loading; not a fault.
+        if log.is_local(request.url) and request.failure != "net::ERR_ABORTED":
             log.failed_requests.append(f"{request.url} ({request.failure})")
 
     def on_response(response: Response) -> None:

@@ -239,7 +239,7 @@ def test_shared_url_gives_the_same_page(
     assert parse_qs(urlsplit(share).query) == query  # the same inputs, empty ones left out
     first = {
         "sentence": page.locator("#recommendation").inner_text(),
-        "table": page.locator("#rules").inner_text(),
+        "table": page.locator("#rules").text_content(),
     }
     context = browser.new_context(viewport={"width": 1366, "height": 768})
     try:
@@ -248,7 +248,7 @@ def test_shared_url_gives_the_same_page(
         _record(other, log)
         other.goto(url)
         expect(other.locator("#recommendation")).to_have_text(first["sentence"])
-        assert other.locator("#rules").inner_text() == first["table"]
+        assert other.locator("#rules").text_content() == first["table"]
         expect(other.get_by_label("Flows (count)", exact=True)).to_have_value("250")
         expect(other.get_by_label("Senders pace their packets")).to_be_checked()
         expect(other.get_by_label("Congestion control")).to_have_value("reno")
@@ -333,8 +333,11 @@ def test_keyboard_alone_reaches_every_input_and_submits(
     screenshot(page, "keyboard-focus-on-submit", full_page=False)
     page.keyboard.press("Enter")
     expect(page.locator("#recommendation")).to_be_visible()
+    wait_for_charts(page)
     # Focus moves to the results, so the next Tab goes on from there.
     expect(page.locator("#results")).to_be_focused()
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.id") == "download-csv"
     page_log.assert_clean()
 
 
