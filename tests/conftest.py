@@ -24,6 +24,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+# Property tests assert behaviour, never speed: the machine is shared, and a single example taking
+# longer than Hypothesis' default 200 ms deadline says nothing about the code under test.
+from hypothesis import settings  # noqa: E402
+
+settings.register_profile("bufsize", deadline=None)
+settings.load_profile("bufsize")
+
+
 @dataclass
 class RenderedNotebooks:
     """Notebooks executed and written as HTML once per test session, on first request.
