@@ -8,7 +8,12 @@
   const results = document.getElementById("results");
   if (!dataNode) return;
   const data = JSON.parse(dataNode.textContent);
-  if (results && window.location.search) results.focus({ preventScroll: window.innerWidth > 900 });
+  // After a submission, keyboard and screen-reader users continue at the answer; on a narrow
+  // screen (one column, form first) the answer is scrolled to the top.
+  if (results && window.location.search) {
+    results.focus({ preventScroll: true });
+    if (window.innerWidth <= 900) results.scrollIntoView({ block: "start" });
+  }
 
   const CHARTS = [
     { id: "chart-utilization", key: "utilization", title: "Utilization (of what the traffic can carry)",

@@ -90,9 +90,14 @@ async def recommendation_csv_file(request: Request) -> Response:
     )
 
 
+#: The page's files change only with a new release of the service or of plotly; a browser may
+#: keep them a day (4.6 MB of Plotly is the bulk of the page).
+CACHE_CONTROL = {"Cache-Control": "public, max-age=86400"}
+
+
 @router.get("/static/plotly.min.js")
 def plotly_js() -> FileResponse:
-    return FileResponse(PLOTLY_JS, media_type="text/javascript")
+    return FileResponse(PLOTLY_JS, media_type="text/javascript", headers=CACHE_CONTROL)
 
 
 @router.get("/static/{name}")
