@@ -10,6 +10,7 @@ import click
 from app.cli.recommend import recommend
 from app.cli.serve import serve
 from app.cli.simulate import simulate
+from app.cli.validate import validate
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -21,3 +22,4 @@ def main() -> None:
 main.add_command(serve)
 main.add_command(recommend)
 main.add_command(simulate)
+main.add_command(validate)
