@@ -75,11 +75,11 @@ def executor(scheduler: str | None = None, workers: int | None = None) -> Iterat
     if address:
         from distributed import Client
 
-        client = Client(address, set_as_default=False)
+        client = Client(address, set_as_default=False)  # type: ignore[no-untyped-call]
         try:
-            yield client.get_executor()
+            yield client.get_executor()  # type: ignore[no-untyped-call]
         finally:
-            client.close()
+            client.close()  # type: ignore[no-untyped-call]
         return
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["validation.sweeps"])

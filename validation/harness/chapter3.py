@@ -28,6 +28,7 @@ QUICK = {
 FULL_DURATION_S = 200.0
 FULL_WARMUP_S = 40.0
 PACKET_BYTES = 1000
+TCP_MODEL = "TCP equation + M/M/1/B fixed point, carried load (000 §3.6 eqs. 3.2-3.3)"
 
 
 def scenario_of(row: Row, suite: Suite, capacity_mbps: float | None = None) -> Scenario:
@@ -61,7 +62,9 @@ def _model(row: Row) -> tuple[float, str]:
         )
         return float(bound), "paced-traffic utilization bound (000 Thm 2, App. B)"
     point = tcp_mm1b_fixed_point(flows, window, capacity_bps, rtt_s, buffer_packets, PACKET_BYTES)
-    return float(point.load * (1 - point.loss_probability)), "TCP equation + M/M/1/B fixed point (000 §3.6 eqs. 3.2-3.3)"
+    return float(
+        point.load * (1 - point.loss_probability)
+    ), "TCP equation + M/M/1/B fixed point (000 §3.6 eqs. 3.2-3.3)"
 
 
 def chapter3(rows: Sequence[Row], suite: Suite) -> list[Check]:

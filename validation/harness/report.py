@@ -171,7 +171,8 @@ def write_html(report: Report, path: Path) -> None:
             f"{fig_html}{_table(rows)}</section>"
         )
     summary = "".join(
-        f'<tr><td>{html.escape(v)}</td><td class="count" data-verdict="{html.escape(v)}">{n}</td></tr>'
+        f"<tr><td>{html.escape(v)}</td>"
+        f'<td class="count" data-verdict="{html.escape(v)}">{n}</td></tr>'
         for v, n in counts.items()
     )
     page = f"""<!DOCTYPE html>

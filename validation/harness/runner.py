@@ -14,7 +14,7 @@ from models.provenance import software_versions
 from validation import datasets
 from validation.harness.plan import SUITES, Check, Suite
 from validation.harness.registry import BUILDERS
-from validation.harness.verdict import Comparison, fmt, judge
+from validation.harness.verdict import Comparison, Verdict, fmt, judge
 from validation.simulator import confidence_interval, replication_seeds
 from validation.sweeps import Task, run_tasks
 
@@ -94,7 +94,7 @@ def run_suite(
     tasks: list[Task] = []
     index: list[tuple[int, str, int]] = []  # (check, variant, replication) of each task
     for number, check in enumerate(checks):
-        if check.not_reproducible or check.judge_on != "simulation":
+        if check.not_reproducible or not check.variants:
             continue
         seeds = replication_seeds(check.seed, suite.replications)
         for variant, (scenario, buffer_packets) in check.variants.items():
@@ -143,12 +143,15 @@ def compare(check: Check, runs: list[dict[str, dict[str, float]]] | None) -> Com
     explanation = " ".join(
         part for part in (f"Measured: {measured}." if measured else "", check.note) if part
     )
+    verdict: Verdict
     if check.not_reproducible:
         verdict, reason = "not reproducible here", check.not_reproducible
         if math.isfinite(check.model):
             reason = f"{reason} ({judge(row, check.model, math.nan, what='the model')[1]})"
     elif check.judge_on == "model":
         verdict, reason = judge(row, check.model, math.nan, what=check.model_name or "model")
+        if math.isfinite(value):
+            reason = f"{reason} Simulation shown for reference. {explanation}".strip()
     else:
         verdict, reason = judge(row, value, half_width, what="simulation", explanation=explanation)
     return Comparison(

@@ -109,7 +109,7 @@ def table_4_1(rows: Sequence[Row], suite: Suite) -> list[Check]:
             continue
         if not suite.full_scale and row.row not in TABLE_4_1_QUICK:
             continue
-        window_kb, users = row.number("window_kb"), int(row.number("flows"))
+        window_kb, flows = row.number("window_kb"), int(row.number("flows"))
         if window_kb * 1024 < PACKET_BYTES:
             checks.append(
                 Check(
@@ -123,13 +123,13 @@ def table_4_1(rows: Sequence[Row], suite: Suite) -> list[Check]:
             )
             continue
         window = window_packets(window_kb)
-        scenario, scale = testbed(suite, users=users, window=window)
+        scenario, scale = testbed(suite, users=flows, window=window)
         checks.append(
             Check(
                 row,
                 {"run": (scenario, 85)},
                 scaled("run", "utilization", MAX_THROUGHPUT_MBPS),
-                model=MAX_THROUGHPUT_MBPS * _tcp_model(users, window, 85),
+                model=MAX_THROUGHPUT_MBPS * _tcp_model(flows, window, 85),
                 model_name=TCP_MODEL,
                 note=f"Window {window} packets. {_scale_note(scale)}",
                 seed_key="table",
@@ -139,7 +139,6 @@ def table_4_1(rows: Sequence[Row], suite: Suite) -> list[Check]:
 
 
 TABLE_4_2_QUICK = {"1mb_throughput", "1mb_drops", "10kb_throughput", "10kb_drops"}
-SIZE_PACKETS = {"fixed": lambda kb: math.ceil(kb * 1024 / PACKET_BYTES)}
 
 
 def table_4_2(rows: Sequence[Row], suite: Suite) -> list[Check]:
@@ -151,7 +150,7 @@ def table_4_2(rows: Sequence[Row], suite: Suite) -> list[Check]:
         sizes = row.params["size_distribution"]
         mean_packets = row.number("mean_kb") * 1024 / PACKET_BYTES
         if sizes == "fixed":
-            mean_packets = math.ceil(mean_packets)
+            mean_packets = float(math.ceil(mean_packets))
         scenario, scale = testbed(
             suite,
             users=int(row.number("users")),
@@ -183,6 +182,9 @@ SPRINT_QUICK = {
 }
 
 
+DELAY_NOTE = " Delays are given in the paper's 1 Gb/s packet times (simulated delay / scale)."
+
+
 def sprint(rows: Sequence[Row], suite: Suite) -> list[Check]:
     """000 §4.2.2 Figs. 4.11-4.16 as the text states them."""
     checks = []
@@ -192,7 +194,9 @@ def sprint(rows: Sequence[Row], suite: Suite) -> list[Check]:
         buffer_packets = int(row.number("buffer_packets"))
         users = int(row.number("users"))
         access_bps = row.number("access_mbps") * 1e6
-        scenario, scale = testbed(suite, users=users, window=window_packets(16), access_bps=access_bps)
+        scenario, scale = testbed(
+            suite, users=users, window=window_packets(16), access_bps=access_bps
+        )
         key = f"b{buffer_packets}_u{users}_a{access_bps:g}"
         if row.quantity == "queue_delay_mean_s":
             # A queue of k packets waits k·(packet time) at the simulated rate; at the paper's
@@ -203,7 +207,9 @@ def sprint(rows: Sequence[Row], suite: Suite) -> list[Check]:
         model, model_name = math.nan, ""
         if row.quantity == "loss_rate":
             model = float(md1b_queue(1.0, buffer_packets).loss_probability)
-            model_name = "M/D/1/B loss at load 1.0 (000 App. A Lemma 6; 000 §4.2.2 compares with it)"
+            model_name = (
+                "M/D/1/B loss at load 1.0 (000 App. A Lemma 6; 000 §4.2.2 compares with it)"
+            )
         elif row.quantity == "utilization" and row.params["figure"] == "4.11":
             model = _tcp_model(users, window_packets(16), buffer_packets)
             model_name = TCP_MODEL
@@ -214,8 +220,7 @@ def sprint(rows: Sequence[Row], suite: Suite) -> list[Check]:
                 measure,
                 model=model,
                 model_name=model_name,
-                note=_scale_note(scale)
-                + (" Delay converted to 1 Gb/s packet times." if scale != 1 and "delay" in row.quantity else ""),
+                note=_scale_note(scale) + (DELAY_NOTE if "delay" in row.quantity else ""),
                 seed_key=key,
             )
         )
