@@ -93,8 +93,8 @@ def table_4_1(rows: Sequence[Row], suite: Suite) -> list[Check]:
     for row in rows:
         if row.row in TABLE_4_1_TRENDS:
             variants = {}
-            for key, window_kb, users in TABLE_4_1_TRENDS[row.row]:
-                scenario, scale = testbed(suite, users=users, window=window_packets(window_kb))
+            for key, trend_kb, users in TABLE_4_1_TRENDS[row.row]:
+                scenario, scale = testbed(suite, users=users, window=window_packets(trend_kb))
                 variants[key] = (scenario, 85)  # the same runs as the row named key
             first, second = TABLE_4_1_TRENDS[row.row]
             checks.append(
