@@ -47,7 +47,7 @@ def test_every_row_has_the_common_columns_and_unknown_datasets_are_refused() -> 
         header = datasets.load(name)[0]
         assert {"row", "quantity", "source", "quote"} <= set(COMMON_COLUMNS)
         assert header.quantity and header.row
-    with pytest.raises(ValueError, match="no entry in provenance.toml"):
+    with pytest.raises(ValueError, match=r"no entry in provenance\.toml"):
         datasets.load("no_such_dataset")
 
 
