@@ -17,3 +17,11 @@ def pytest_addoption(parser):  # type: ignore[no-untyped-def]
         default=None,
         help="directory for the browser tests' screenshots (default: each test's tmp_path)",
     )
+
+
+# Property tests assert behaviour, never speed: the machine is shared, and a single example taking
+# longer than Hypothesis' default 200 ms deadline says nothing about the code under test.
+from hypothesis import settings  # noqa: E402
+
+settings.register_profile("bufsize", deadline=None)
+settings.load_profile("bufsize")

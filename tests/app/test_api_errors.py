@@ -113,7 +113,7 @@ API_PATHS: list[tuple[Any, str, str, dict[str, Any], list[str]]] = [
         "/v1/rules/bscl",
         {
             "capacity_bps": 1e9,
-            "lbp_capacity_fraction": 0.8,
+            "bottlenecked_share": 0.8,
             "bottlenecked_flows": 100,
             "effective_rtt_s": 0.1,
         },
