@@ -236,6 +236,134 @@ def _judge(
     )
 
 
+@dataclass
+class Plan:
+    """What a verification simulates: the sizes, their scaled buffers, the scenario, the seeds.
+
+    ``scenario`` is None when the link cannot be scaled faithfully (``verification`` then
+    already holds the answer).
+    """
+
+    link: LinkScenario
+    targets: Targets
+    rule: str
+    sizes: dict[str, int]
+    simulated: dict[str, int]
+    scaling: Scaling
+    scenario: Scenario | None
+    replications: int
+    seed: int
+
+    def tasks(self) -> list[Task]:
+        """One task per (size, replication), sizes in the order half, recommended, double."""
+        assert self.scenario is not None
+        seeds = replication_seeds(self.seed, self.replications)
+        return [Task(self.scenario, self.simulated[k], s) for k in self.sizes for s in seeds]
+
+    def unfaithful(self) -> Verification:
+        """The answer when the link cannot be scaled faithfully."""
+        return Verification(
+            rule=self.rule,
+            scaling=self.scaling,
+            scenario={},
+            replications=self.replications,
+            seed=self.seed,
+            reason=f"cannot be scaled faithfully: {self.scaling.reason}",
+        )
+
+
+def plan(
+    link: LinkScenario,
+    rec: Recommendation,
+    targets: Targets | None = None,
+    *,
+    replications: int = 5,
+    seed: int = 1,
+) -> Plan:
+    """The sizes to simulate (recommended, half, double) on the scaled link."""
+    targets = targets if targets is not None else Targets()
+    rule, size = recommended_size(rec)
+    scaling = scale_link(link, rule)
+    sizes = {"half": max(size // 2, 1), "recommended": size, "double": 2 * size}
+    scale_buffer = scaling.factor**scaling.buffer_exponent
+    simulated = {k: round(v * scale_buffer) for k, v in sizes.items()}
+    if simulated["half"] < 1 and scaling.faithful:
+        reason = f"half the recommended buffer scaled by {scale_buffer:.3g} is below one packet"
+        scaling = Scaling(**{**asdict(scaling), "faithful": False, "reason": reason})
+    scenario = None
+    if scaling.faithful:
+        pps = scaling.capacity_bps / (8.0 * link.packet_bytes)
+        budget_s = max(min(MEASURE_S, 2_000_000 / pps), 5.0)
+        scenario = simulated_scenario(link, scaling, budget_s=budget_s)
+    return Plan(link, targets, rule, sizes, simulated, scaling, scenario, replications, seed)
+
+
+def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
+    """Predicted vs simulated at each size, from each size's runs (measures of RunResult)."""
+    assert p.scenario is not None
+    link, targets, scaling = p.link, p.targets, p.scaling
+    outcome = Verification(
+        rule=p.rule,
+        scaling=scaling,
+        scenario=p.scenario.to_dict(),
+        replications=p.replications,
+        seed=p.seed,
+    )
+    model = engine_traffic_model(link, targets)
+    for label, packets in p.sizes.items():
+        size_runs = runs[label]
+        util = confidence_interval([r["utilization"] for r in size_runs])
+        loss = confidence_interval([r["loss_rate"] for r in size_runs])
+        delay = sum(r["queue_delay_mean_s"] for r in size_runs) / len(size_runs)
+        p99 = max(r["queue_delay_p99_s"] for r in size_runs)
+        predicted = predict(model, targets, packets)
+        # A simulated queue of q packets waits q/C' = q/(k·C); the user's queue holds q/k^e
+        # packets (the buffer scaled by k^e), which wait q/(k^e·C): a factor k^(1 - e).
+        to_user = scaling.factor ** (1.0 - scaling.buffer_exponent)
+        verdict, reason = _judge(
+            predicted,
+            util.mean,
+            util.ci99_half_width,
+            loss.mean,
+            loss.ci99_half_width,
+            p99 * to_user,
+            slack_s=2.0 * 8.0 * link.packet_bytes / link.capacity_bps,
+        )
+        carried = util.mean / model.max_utilization  # of what the traffic can carry
+        meets = carried >= targets.min_utilization and loss.mean <= targets.max_loss
+        outcome.sizes.append(
+            SizeCheck(
+                label=label,
+                buffer_packets=packets,
+                simulated_buffer_packets=p.simulated[label],
+                predicted=predicted,
+                utilization=util.mean,
+                utilization_ci99=util.ci99_half_width,
+                loss_rate=loss.mean,
+                loss_rate_ci99=loss.ci99_half_width,
+                queue_delay_mean_s=delay * to_user,
+                queue_delay_p99_s=p99 * to_user,
+                verdict=verdict,
+                reason=reason,
+                meets_targets=meets,
+            )
+        )
+    main = next(c for c in outcome.sizes if c.label == "recommended")
+    outcome.verdict = main.verdict
+    senders = ""
+    if link.access_bps is None and not link.paced:
+        senders = (
+            " The access rate was not given: the simulated senders are unpaced behind access "
+            "links as fast as the port, the burstiest case."
+        )
+    outcome.reason = (
+        f"at the recommended {main.buffer_packets} packets the simulation {main.verdict} with "
+        f"the prediction ({main.reason}); targets {'met' if main.meets_targets else 'NOT met'} "
+        f"in simulation. Scaling: {scaling.reason}.{senders}"
+    )
+    return outcome
+
+
 def verify(
     link: LinkScenario,
     rec: Recommendation,
@@ -260,85 +388,11 @@ def verify(
     replications, seed : independent runs per size and their seed.
     workers, scheduler, progress : see :func:`validation.sweeps.run_tasks`.
     """
-    targets = targets if targets is not None else Targets()
-    rule, size = recommended_size(rec)
-    scaling = scale_link(link, rule)
-    sizes = {"half": max(size // 2, 1), "recommended": size, "double": 2 * size}
-    scale_buffer = scaling.factor**scaling.buffer_exponent
-    simulated = {k: round(v * scale_buffer) for k, v in sizes.items()}
-    outcome = Verification(
-        rule=rule, scaling=scaling, scenario={}, replications=replications, seed=seed
-    )
-    if simulated["half"] < 1:
-        scaling = Scaling(
-            **{
-                **asdict(scaling),
-                "faithful": False,
-                "reason": f"half the recommended buffer scaled by {scale_buffer:.3g} is below "
-                "one packet",
-            }
-        )
-        outcome.scaling = scaling
-    if not scaling.faithful:
-        outcome.reason = f"cannot be scaled faithfully: {scaling.reason}"
-        return outcome
-    pps = scaling.capacity_bps / (8.0 * link.packet_bytes)
-    budget_s = max(min(MEASURE_S, 2_000_000 / pps), 5.0)
-    scenario = simulated_scenario(link, scaling, budget_s=budget_s)
-    outcome.scenario = scenario.to_dict()
-    seeds = replication_seeds(seed, replications)
-    tasks = [Task(scenario, simulated[k], s) for k in sizes for s in seeds]
-    results = run_tasks(tasks, scheduler=scheduler, workers=workers, progress=progress)
-    model = engine_traffic_model(link, targets)
-    for index, (label, packets) in enumerate(sizes.items()):
-        runs = results[index * replications : (index + 1) * replications]
-        util = confidence_interval([r["utilization"] for r in runs])
-        loss = confidence_interval([r["loss_rate"] for r in runs])
-        delay = sum(r["queue_delay_mean_s"] for r in runs) / len(runs)
-        p99 = max(r["queue_delay_p99_s"] for r in runs)
-        predicted = predict(model, targets, packets)
-        # A simulated queue of q packets waits q/C' = q/(k·C); the user's queue holds q/k^e
-        # packets (the buffer scaled by k^e), which wait q/(k^e·C): a factor k^(1 - e).
-        to_user = scaling.factor ** (1.0 - scaling.buffer_exponent)
-        verdict, reason = _judge(
-            predicted,
-            util.mean,
-            util.ci99_half_width,
-            loss.mean,
-            loss.ci99_half_width,
-            p99 * to_user,
-            slack_s=2.0 * 8.0 * link.packet_bytes / link.capacity_bps,
-        )
-        carried = util.mean / model.max_utilization  # of what the traffic can carry
-        meets = carried >= targets.min_utilization and loss.mean <= targets.max_loss
-        outcome.sizes.append(
-            SizeCheck(
-                label=label,
-                buffer_packets=packets,
-                simulated_buffer_packets=simulated[label],
-                predicted=predicted,
-                utilization=util.mean,
-                utilization_ci99=util.ci99_half_width,
-                loss_rate=loss.mean,
-                loss_rate_ci99=loss.ci99_half_width,
-                queue_delay_mean_s=delay * to_user,
-                queue_delay_p99_s=p99 * to_user,
-                verdict=verdict,
-                reason=reason,
-                meets_targets=meets,
-            )
-        )
-    main = next(s for s in outcome.sizes if s.label == "recommended")
-    outcome.verdict = main.verdict
-    senders = ""
-    if link.access_bps is None and not link.paced:
-        senders = (
-            " The access rate was not given: the simulated senders are unpaced behind access "
-            "links as fast as the port, the burstiest case."
-        )
-    outcome.reason = (
-        f"at the recommended {size} packets the simulation {main.verdict} with the prediction "
-        f"({main.reason}); targets {'met' if main.meets_targets else 'NOT met'} in simulation. "
-        f"Scaling: {scaling.reason}.{senders}"
-    )
-    return outcome
+    p = plan(link, rec, targets, replications=replications, seed=seed)
+    if p.scenario is None:
+        return p.unfaithful()
+    results = run_tasks(p.tasks(), scheduler=scheduler, workers=workers, progress=progress)
+    runs = {
+        label: results[i * replications : (i + 1) * replications] for i, label in enumerate(p.sizes)
+    }
+    return assemble(p, runs)
