@@ -112,3 +112,20 @@ def test_report_files(tmp_path: Path) -> None:
 
 def test_single_measure() -> None:
     assert single("run", "utilization")({"run": {"utilization": 0.25}}) == 0.25
+
+
+def test_gamma_from_phi_follows_processor_sharing() -> None:
+    import numpy as np
+
+    from validation.harness.phi import gamma_curve
+
+    # 003 §3.3: with φ ≡ 1 the PS throughput is γ = 1 − ρ; over background ρ_b = 0.5 the
+    # bottlenecked flows see C/2 at load (ρ − 0.5)/0.5, so γ/C = 0.5·(1 − (ρ − 0.5)/0.5) = 1 − ρ.
+    loads = np.array([0.6, 0.7, 0.8, 0.9])
+    assert gamma_curve([1, 4], [1.0, 1.0], 0.5, loads) == pytest.approx(1 - loads)
+    # 003 §5.1: "its value at that load is determined by φ(1)": γ/C -> (1 − ρ_b)·φ(1).
+    near = gamma_curve([1, 2, 4], [0.4, 0.7, 0.9], 0.5, np.array([0.5 + 1e-6]))
+    assert near[0] == pytest.approx(0.5 * 0.4, rel=1e-4)
+    # Undefined at or below the background load and beyond what the flows can carry.
+    edge = gamma_curve([1, 2], [0.4, 0.6], 0.5, np.array([0.5, 0.81]))
+    assert np.isnan(edge).all()

@@ -17,6 +17,7 @@ from plotly.offline import get_plotlyjs
 from plotly.subplots import make_subplots
 
 from validation import datasets
+from validation.harness import phi
 from validation.harness.runner import Report
 from validation.harness.verdict import Comparison, fmt
 
@@ -169,6 +170,14 @@ def write_html(report: Report, path: Path) -> None:
             f"<b>Ranges:</b> {html.escape(entry['tolerance'])}<br>"
             f"<b>Scaling:</b> {html.escape(entry['scaling'])}</p>"
             f"{fig_html}{_table(rows)}</section>"
+        )
+    if report.phi is not None:
+        phi_html = phi.figure(report.phi).to_html(
+            include_plotlyjs=False, full_html=False, div_id="figure-phi"
+        )
+        sections.append(
+            '<section id="phi"><h2>Augé-Roberts method: φ(i) and γ(ρ)</h2>'
+            f'<p class="provenance">{html.escape(phi.__doc__ or "")}</p>{phi_html}</section>'
         )
     summary = "".join(
         f"<tr><td>{html.escape(v)}</td>"

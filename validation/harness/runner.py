@@ -12,6 +12,7 @@ import numpy as np
 
 from models.provenance import software_versions
 from validation import datasets
+from validation.harness import phi
 from validation.harness.plan import SUITES, Check, Suite
 from validation.harness.registry import BUILDERS
 from validation.harness.verdict import Comparison, Verdict, fmt, judge
@@ -39,6 +40,7 @@ class Report:
     wall_s: float
     runs: int
     meta: dict[str, Any] = field(default_factory=dict)
+    phi: dict[str, Any] | None = None
 
     def counts(self) -> dict[str, int]:
         """How many rows got each verdict."""
@@ -56,6 +58,7 @@ class Report:
             "counts": self.counts(),
             "meta": self.meta,
             "rows": [item.to_dict() for item in self.comparisons],
+            "phi": self.phi,
         }
 
 
@@ -76,6 +79,7 @@ def run_suite(
     scheduler: str | None = None,
     workers: int | None = None,
     progress: Progress | None = None,
+    with_phi: bool | None = None,
 ) -> Report:
     """Run the suite ``suite_name`` ("quick" or "full") and compare with the papers.
 
@@ -83,6 +87,8 @@ def run_suite(
     ----------
     suite_name : str
     names : datasets to run (default: all).
+    with_phi : also measure φ(i) and γ(ρ) by the Augé-Roberts method (:mod:`phi`); by
+        default when every dataset runs.
     scheduler, workers : where the runs go (see :func:`validation.sweeps.executor`).
     progress : called with (runs done, runs in all).
     """
@@ -101,10 +107,16 @@ def run_suite(
             for rep, seed in enumerate(seeds):
                 tasks.append(Task(scenario, buffer_packets, seed))
                 index.append((number, variant, rep))
-    unique = list(dict.fromkeys(tasks))  # rows that share a seed key share their runs
+    study = phi.STUDIES[suite_name] if (names is None if with_phi is None else with_phi) else None
+    phi_tasks = study.tasks() if study is not None else []
+    unique = list(dict.fromkeys(tasks + [task for _, _, task in phi_tasks]))
+    # Rows that share a seed key share their runs.
     measured = run_tasks(unique, scheduler=scheduler, workers=workers, progress=progress)
     by_task = dict(zip(unique, measured, strict=True))
     results = [by_task[task] for task in tasks]
+    phi_summary = None
+    if study is not None:
+        phi_summary = phi.summarize(study, [(b, i, by_task[t]) for b, i, t in phi_tasks])
     per_check: dict[int, list[dict[str, dict[str, float]]]] = {}
     for (number, variant, rep), measures in zip(index, results, strict=True):
         reps = per_check.setdefault(number, [{} for _ in range(suite.replications)])
@@ -120,6 +132,7 @@ def run_suite(
             "full_scale": suite.full_scale,
             "versions": software_versions(),
         },
+        phi=phi_summary,
     )
 
 
