@@ -38,8 +38,8 @@ def base(suite: Suite, **changes: object) -> Scenario:
         "packet_bytes": PACKET_BYTES,
         "recovery": "sack",
         "start_spread_s": 0.0,
-        "duration_s": 200.0 if full else 60.0,
-        "warmup_s": 20.0 if full else 10.0,
+        "duration_s": 100.0 if full else 30.0,
+        "warmup_s": 20.0 if full else 8.0,
     }
     values.update(changes)
     return Scenario.from_dict(values)

@@ -25,8 +25,8 @@ QUICK = {
     "f38_w10_b5",
 }
 #: Simulated time and warm-up of the full suite, s (the paper: 1000 s, the first 200 s ignored).
-FULL_DURATION_S = 200.0
-FULL_WARMUP_S = 40.0
+FULL_DURATION_S = 100.0
+FULL_WARMUP_S = 20.0
 PACKET_BYTES = 1000
 TCP_MODEL = "TCP equation + M/M/1/B fixed point, carried load (000 §3.6 eqs. 3.2-3.3)"
 

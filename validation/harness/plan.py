@@ -38,7 +38,7 @@ class Suite:
 
 SUITES: dict[str, Suite] = {
     "quick": Suite("quick", replications=4, duration_s=30.0, warmup_s=8.0, full_scale=False),
-    "full": Suite("full", replications=5, duration_s=150.0, warmup_s=30.0, full_scale=True),
+    "full": Suite("full", replications=4, duration_s=60.0, warmup_s=15.0, full_scale=True),
 }
 
 
