@@ -15,6 +15,7 @@ from app.routers import (
     recommend,
     rules,
     simulations,
+    verifications,
 )
 from app.schemas.common import ErrorMessage
 
@@ -32,3 +33,4 @@ api_router.include_router(optical.router)
 api_router.include_router(recommend.router)
 api_router.include_router(device_config.router)
 api_router.include_router(simulations.router)
+api_router.include_router(verifications.router)

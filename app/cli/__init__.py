@@ -24,6 +24,10 @@ COMMANDS = {
     "simulate": Subcommand(
         "app.cli.simulate:simulate", "Simulate TCP flows through one bottleneck for each buffer."
     ),
+    "validate": Subcommand(
+        "app.cli.validate:validate",
+        "The papers' measurements beside the models and the simulator (report.html, report.json).",
+    ),
 }
 
 
