@@ -9,8 +9,9 @@ state) and returns :class:`TraceEstimates`:
   is **LBP** (bottlenecked here); one whose reductions mostly do not is **RBP** (bottlenecked
   elsewhere); a long flow with fewer than ``MIN_REDUCTIONS`` reductions of either kind keeps a
   steady rate that something other than congestion sets: **window-limited** (a receiver
-  window, or an upstream rate limit that drops nothing). Flows that carried no payload (the
-  acknowledgements of the other direction, pcap) are *no data* and count nowhere.
+  window, or an upstream rate limit that drops nothing). Non-TCP flows of a capture are
+  *unresponsive*; the CSV format does not say which flows are TCP. Flows that carried no
+  payload (the acknowledgements of the other direction, pcap) are *no data* and count nowhere.
 - **N_b**, the number of LBP flows, with a classification interval: each candidate flow's
   share of explained reductions has a Jeffreys posterior Beta(e + ½, u + ½); flows whose
   posterior puts less than 97.5 % on their side of ½ could go either way. The interval runs
@@ -56,7 +57,7 @@ UNSURE_P_VALUE = 0.1
 BOOTSTRAP_REPS = 2000
 BOOTSTRAP_SEED = 20050313
 BATCHES = 20
-CLASSES = ("lbp", "rbp", "window_limited", "size_limited", "no_data")
+CLASSES = ("lbp", "rbp", "window_limited", "size_limited", "unresponsive", "no_data")
 
 ProgressCallback = Callable[[float], None]
 
@@ -323,7 +324,7 @@ def _summarize(
     measured_s = acc.end_s - warm_abs
     notes: list[str] = []
     handshake = reader.flows.handshake_rtt_s
-    rtt = fs[:, F["round_rtt_s"]].copy()
+    rtt = np.where(np.isfinite(fs[:, F["round_rtt_s"]]), fs[:, F["round_rtt_s"]], np.nan)
     source = np.where(np.isfinite(rtt), "first_round", "none").astype(object)
     for index in handshake:
         if np.isfinite(rtt[index]):
@@ -343,13 +344,21 @@ def _summarize(
     reductions = expl + unexpl
     lbp = ~short & (expl >= MIN_REDUCTIONS) & (p_value < LBP_P_VALUE)
     rbp = ~short & ~lbp & (unexpl >= MIN_REDUCTIONS)
+    # A capture shows which flows are TCP; the CSV format does not (its flows are all taken
+    # for TCP: a Poisson or constant-rate stream there may be counted as LBP or RBP).
+    unresponsive = np.zeros(n, dtype=np.bool_)
+    for index in reader.flows.not_tcp:
+        unresponsive[index] = True
+    lbp &= ~unresponsive
+    rbp &= ~unresponsive
     classes[short] = "size_limited"
+    classes[unresponsive] = "unresponsive"
     classes[lbp] = "lbp"
     classes[rbp] = "rbp"
     for index in reader.flows.no_payload:
         classes[index] = "no_data"
         lbp[index] = rbp[index] = False
-    candidates = ~short & (reductions >= MIN_REDUCTIONS) & (classes != "no_data")
+    candidates = ~short & ~unresponsive & (reductions >= MIN_REDUCTIONS) & (classes != "no_data")
     sure_lbp = lbp & (p_value < SURE_P_VALUE)
     unsure_other = candidates & ~lbp & (p_value < UNSURE_P_VALUE)
     n_b = int(lbp.sum())
@@ -514,8 +523,8 @@ def _burst_intervals(bursts: IntArray) -> tuple[Interval, Interval]:
     means = draws @ lengths / bursts.size
     cumulative = np.cumsum(draws, axis=1)
     medians = lengths[np.argmax(cumulative >= (bursts.size + 1) / 2.0, axis=1)]
-    mean = Interval(float(bursts.mean()), *np.percentile(means, [2.5, 97.5]).tolist(), method)
-    median = Interval(
-        float(np.median(bursts)), *np.percentile(medians, [2.5, 97.5]).tolist(), method
-    )
+    mean_low, mean_high = np.percentile(means, [2.5, 97.5]).tolist()
+    median_low, median_high = np.percentile(medians, [2.5, 97.5]).tolist()
+    mean = Interval(float(bursts.mean()), mean_low, mean_high, method)
+    median = Interval(float(np.median(bursts)), median_low, median_high, method)
     return mean, median

@@ -12,6 +12,9 @@ Per flow it measures (004 §VI):
   (the second flight waited in this queue; the RTT of BSCL excludes it, 004 §III.A). A gap
   closes the first flight when it is longer than ``GAP_FACTOR`` times the longest gap inside
   the flight and than ``GAP_MIN_S``;
+- whether the start looks like TCP's slow start: the second flight (the packets of the
+  round after the first) has at least as many packets as the first (a flow that does not
+  ramp up so, such as a constant-rate or Poisson stream, is *unresponsive*);
 - rounds of one RTT (the handshake RTT where the capture saw it, otherwise the first-round
   spacing, plus ``queue_s`` at the round's start) and the packets sent in each; a **rate
   reduction** is a pair of rounds with fewer than ``REDUCTION_RATIO`` times the packets of
@@ -62,6 +65,8 @@ INT_FIELDS = (
     "max_size_bytes",
     "tested",
     "covered",
+    "flight1_packets",
+    "flight2_packets",
 )
 F = {name: i for i, name in enumerate(FLOAT_FIELDS)}
 I = {name: i for i, name in enumerate(INT_FIELDS)}  # noqa: E741
@@ -78,7 +83,7 @@ _FIRST, _LAST, _FL_START, _FL_GAP, _RTT1, _RTTR, _RSTART, _LLOSS, _BYTES, _QRTT 
 (_PK, _PHASE, _RCOUNT, _P1, _P2, _P3, _ROUNDS, _EXPL, _UNEXPL, _SKIP, _DROPS, _PKM, _MAXSZ) = range(
     13
 )
-_TESTED, _COVERED = 13, 14
+_TESTED, _COVERED, _N1, _N2 = 13, 14, 15, 16
 
 
 def new_state(flows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -168,6 +173,12 @@ def advance(
             fs[i, _FL_START] = t
             fs[i, _FL_GAP] = 0.0
             fi[i, _PHASE] = 1
+            fi[i, _N1] = 0 if dropped[k] else 1
+        elif fi[i, _PHASE] == 2 and not dropped[k]:
+            if t < fs[i, _FL_START] + 2.0 * fs[i, _RTT1] + 2.0 * fs[i, _QRTT]:
+                fi[i, _N2] += 1
+            else:
+                fi[i, _PHASE] = 3
         elif fi[i, _PHASE] == 1 and not dropped[k]:
             gap = t - fs[i, _LAST]
             if gap > GAP_MIN_S and gap > GAP_FACTOR * fs[i, _FL_GAP]:
@@ -175,8 +186,11 @@ def advance(
                 fs[i, _QRTT] = queue
                 fs[i, _RTT1] = max(t - fs[i, _FL_START] - queue, 0.1 * (t - fs[i, _FL_START]))
                 fi[i, _PHASE] = 2
-            elif gap > fs[i, _FL_GAP]:
-                fs[i, _FL_GAP] = gap
+                fi[i, _N2] = 1
+            else:
+                fi[i, _N1] += 1
+                if gap > fs[i, _FL_GAP]:
+                    fs[i, _FL_GAP] = gap
         if not dropped[k]:
             fs[i, _LAST] = t
         if lt == lt and lt > fs[i, _LLOSS]:

@@ -50,7 +50,7 @@ _MASK = 0xFFFFFFFF
 _HALF = 1 << 31
 _TH_SYN = 0x02
 _TH_ACK = 0x10
-_IPV4 = struct.Struct("!BxH4x2xBx4s4s")  # version/ihl, total length, protocol, src, dst
+_IPV4 = struct.Struct("!BxH5xB2x4s4s")  # version/ihl, total length, protocol, src, dst
 _PORTS = struct.Struct("!HH")
 _TCP = struct.Struct("!HHIIBB")  # ports, seq, ack, data offset, flags
 _IPV6 = struct.Struct("!4xHBx16s16s")  # payload length, next header, src, dst
@@ -277,10 +277,12 @@ class PcapTraceReader:
             text = f"{socket.inet_ntop(family, src)}>{socket.inet_ntop(family, dst)}/{name}"
         index = self.flows.lookup(text)
         self._index[key] = index
+        if proto != 6:
+            self.flows.not_tcp.add(index)
         while len(self._next_seq) <= index:
             self._next_seq.append(None)
             self._holes.append([])
-            self._payload.append(False)
+            self._payload.append(proto != 6)
         return index
 
     def _tcp(self, index: int, seq: int, flags: int, payload: int, ts: float) -> float:

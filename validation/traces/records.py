@@ -85,6 +85,7 @@ class FlowTable:
     handshake_rtt_s: dict[int, float] = field(default_factory=dict)
     no_payload: set[int] = field(default_factory=set)
     downstream_losses: dict[int, int] = field(default_factory=dict)
+    not_tcp: set[int] = field(default_factory=set)
 
     def lookup(self, key: str) -> int:
         """The index of ``key``, adding it if new."""
