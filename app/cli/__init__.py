@@ -1,4 +1,4 @@
-"""The ``bufsize`` command line: ``serve``, ``recommend``, ``simulate``, ``validate``.
+"""The ``bufsize`` command line: ``serve``, ``recommend``, ``simulate``, ``trace``.
 
 Each subcommand lives in its own module and is registered on :data:`main` here.
 """
@@ -10,6 +10,7 @@ import click
 from app.cli.recommend import recommend
 from app.cli.serve import serve
 from app.cli.simulate import simulate
+from app.cli.trace import trace
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -21,3 +22,4 @@ def main() -> None:
 main.add_command(serve)
 main.add_command(recommend)
 main.add_command(simulate)
+main.add_command(trace)

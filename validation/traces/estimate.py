@@ -12,10 +12,13 @@ state) and returns :class:`TraceEstimates`:
   window, or an upstream rate limit that drops nothing). Non-TCP flows of a capture are
   *unresponsive*; the CSV format does not say which flows are TCP. Flows that carried no
   payload (the acknowledgements of the other direction, pcap) are *no data* and count nowhere.
-- **N_b**, the number of LBP flows, with a classification interval: each candidate flow's
-  share of explained reductions has a Jeffreys posterior Beta(e + ½, u + ½); flows whose
-  posterior puts less than 97.5 % on their side of ½ could go either way. The interval runs
-  from the LBP flows that are sure to the LBP flows plus the unsure others.
+- **N_b**, the number of LBP flows, with a classification interval. "Most reductions follow a
+  loss here" is tested against chance: if a flow's reductions ignored its losses here, each
+  would follow a loss with the probability that any tested round does (the share of its
+  rounds that follow a loss); a one-sided binomial test of the explained count gives a
+  p-value, and a flow is LBP when p < ``LBP_P_VALUE``. The interval runs from the LBP flows
+  with p < ``SURE_P_VALUE`` to the LBP flows plus the other candidates with
+  p < ``UNSURE_P_VALUE``.
 - **per-flow RTTs**: the handshake RTT where the capture saw it, otherwise the first-round
   spacing (H. Jiang, C. Dovrolis, CCR 2002, [21] of 004 §VI). Both include the queueing of one
   packet at this link at the flow's start; a flow that starts into a standing queue has its
@@ -366,8 +369,8 @@ def _summarize(
         float(n_b),
         float(sure_lbp.sum()),
         float(n_b + unsure_other.sum()),
-        "classification interval: sure LBP flows .. LBP flows plus unsure others "
-        "(Jeffreys posterior of the explained share of rate reductions, 97.5 %)",
+        "classification interval: sure LBP flows (p < 0.001) .. LBP flows plus unsure others "
+        "(p < 0.1); p: one-sided binomial test of reductions after losses here vs chance",
     )
     lbp_rtts = rtt[lbp & np.isfinite(rtt) & (rtt > 0)]
     if lbp.sum() > lbp_rtts.size:
