@@ -130,6 +130,11 @@ def _ethernet(ip: dpkt.ip.IP) -> bytes:
 def _tcp_packet(flow: int, seq: int, flags: int, size: int, header: int) -> bytes:
     tcp = dpkt.tcp.TCP(sport=40000 + flow % 20000, dport=80, seq=seq & 0xFFFFFFFF, flags=flags)
     tcp.ack = 1
+    # TCP options fill the header to ``header`` bytes with IP's 20 (timestamps: 52 = 20 + 32).
+    options = max(header - 40, 0) // 4 * 4
+    if options:
+        tcp.opts = b"\x01" * options
+        tcp.off = 5 + options // 4
     ip = dpkt.ip.IP(src=_address(flow), dst=socket.inet_aton(_SERVER), p=dpkt.ip.IP_PROTO_TCP)
     ip.data = tcp
     raw = _ethernet(ip)
