@@ -45,6 +45,7 @@ def run_trace(
     seed: int,
     with_flows: bool = False,
     progress: Any = None,
+    filename: str | None = None,
 ) -> tuple[dict[str, Any], TraceEstimates]:
     """Estimates, the BSCL size and (with ``verify``) its simulation check: a JSON-able dict."""
     reader = open_trace(path)
@@ -55,7 +56,10 @@ def run_trace(
         buffer_bytes=buffer_bytes,
         progress=progress,
     )
-    out: dict[str, Any] = {"file": str(path), "estimates": est.to_dict(flows=with_flows)}
+    out: dict[str, Any] = {
+        "file": filename or str(path),
+        "estimates": est.to_dict(flows=with_flows),
+    }
     try:
         sizing = size_from_estimates(est, max_loss_rate)
     except ValueError as exc:

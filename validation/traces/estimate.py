@@ -4,21 +4,29 @@
 state) and returns :class:`TraceEstimates`:
 
 - **flow classes** (004 §VI): *size-limited* flows ended before ``MIN_ROUNDS`` rounds (or sent
-  fewer than ``MIN_PACKETS`` packets); among the others, a flow whose significant rate
-  reductions mostly follow its own losses at the link (at least ``MIN_REDUCTIONS`` of them)
-  is **LBP** (bottlenecked here); one whose reductions mostly do not is **RBP** (bottlenecked
-  elsewhere); a long flow with fewer than ``MIN_REDUCTIONS`` reductions of either kind keeps a
-  steady rate that something other than congestion sets: **window-limited** (a receiver
-  window, or an upstream rate limit that drops nothing). Non-TCP flows of a capture are
-  *unresponsive*; the CSV format does not say which flows are TCP. Flows that carried no
+  fewer than ``MIN_PACKETS`` packets). A long flow that loses packets at this link is **LBP**
+  (bottlenecked here) unless its rate reductions ignore those losses: at least
+  ``RBP_MIN_UNEXPLAINED`` reductions not preceded by a loss here, twice as many as those
+  that are, and no more often after a loss than chance (p >= ``RBP_P_VALUE`` in the test
+  below); such a flow, and a long flow that loses nothing here but reduces its rate at least
+  ``MIN_REDUCTIONS`` times, is **RBP** (bottlenecked elsewhere: "If a rate reduction of flow
+  X is not preceded in the recent past by a packet loss by that flow at the target link, we
+  infer that the window reduction must have been a consequence of a packet loss in some other
+  link. If that happens several times, the flow is bottlenecked elsewhere"). A long flow with
+  no loss here and fewer reductions keeps a steady rate that something other than congestion
+  sets: **window-limited** (a receiver window, or an upstream rate limit that drops nothing).
+  A window-limited flow that loses here is counted LBP (004 §VI: "the possible
+  mis-classification of window-limited flows as LBPs has no major impact"). Non-TCP flows of a capture, and
+  long flows whose rate times RTT sample is under ``MIN_WINDOW_PACKETS`` (no window-based
+  flow keeps less in flight; a Poisson stream's first gap passes for a short "RTT"), are
+  *unresponsive*. Flows that carried no
   payload (the acknowledgements of the other direction, pcap) are *no data* and count nowhere.
-- **N_b**, the number of LBP flows, with a classification interval. "Most reductions follow a
-  loss here" is tested against chance: if a flow's reductions ignored its losses here, each
-  would follow a loss with the probability that any tested round does (the share of its
-  rounds that follow a loss); a one-sided binomial test of the explained count gives a
-  p-value, and a flow is LBP when p < ``LBP_P_VALUE``. The interval runs from the LBP flows
-  with p < ``SURE_P_VALUE`` to the LBP flows plus the other candidates with
-  p < ``UNSURE_P_VALUE``.
+- **N_b**, the number of LBP flows, with a classification interval. "Reductions follow a loss
+  here" is tested against chance: if a flow's reductions ignored its losses here, each would
+  follow a loss with the probability that any tested round does (the share of its rounds
+  that follow a loss); a one-sided binomial test of the explained count gives a p-value. The
+  interval runs from the LBP flows that are sure (``SURE_DROPS`` drops here, or
+  p < ``LBP_P_VALUE``) to the LBP flows plus the RBP flows with p < ``UNSURE_P_VALUE``.
 - **per-flow RTTs**: the handshake RTT where the capture saw it, otherwise the first-round
   spacing (H. Jiang, C. Dovrolis, CCR 2002, [21] of 004 §VI). Both include the queueing of one
   packet at this link at the flow's start; a flow that starts into a standing queue has its
@@ -54,9 +62,16 @@ MIN_PACKETS = 50
 MIN_REDUCTIONS = 2
 #: One-sided p-value below which a flow's reductions follow its losses here more than chance.
 LBP_P_VALUE = 0.01
-#: Below this p-value an LBP flow is sure; between LBP_P_VALUE and UNSURE_P_VALUE unsure.
-SURE_P_VALUE = 0.001
+#: An RBP flow with reductions correlated at this p-value may still be LBP (interval).
 UNSURE_P_VALUE = 0.1
+#: Unexplained reductions, and the p-value at or above which they ignore the losses here,
+#: that make a flow that loses here RBP all the same.
+RBP_MIN_UNEXPLAINED = 5
+RBP_P_VALUE = 0.5
+#: The least mean window (rate x RTT, packets) of a window-based (TCP) flow.
+MIN_WINDOW_PACKETS = 1.0
+#: Drops here that make an LBP flow sure (without correlated reductions).
+SURE_DROPS = 3
 BOOTSTRAP_REPS = 2000
 BOOTSTRAP_SEED = 20050313
 BATCHES = 20
@@ -345,13 +360,26 @@ def _summarize(
     classes = np.full(n, "window_limited", dtype=object)
     short = (rounds < MIN_ROUNDS) | (packets < MIN_PACKETS)
     reductions = expl + unexpl
-    lbp = ~short & (expl >= MIN_REDUCTIONS) & (p_value < LBP_P_VALUE)
+    lossy = fi[:, I["drops_measured"]] > 0
+    lossy |= np.isfinite(fs[:, F["last_loss_s"]]) & (fs[:, F["last_loss_s"]] >= warm_abs)
+    # Reductions that ignore the flow's losses here: many, mostly unexplained, and no more
+    # often after a loss than chance (p >= 0.5).
+    uncorrelated = (unexpl >= RBP_MIN_UNEXPLAINED) & (unexpl >= 2 * expl) & (p_value >= RBP_P_VALUE)
+    lbp = ~short & lossy & ~uncorrelated
     rbp = ~short & ~lbp & (unexpl >= MIN_REDUCTIONS)
     # A capture shows which flows are TCP; the CSV format does not (its flows are all taken
     # for TCP: a Poisson or constant-rate stream there may be counted as LBP or RBP).
     unresponsive = np.zeros(n, dtype=np.bool_)
     for index in reader.flows.not_tcp:
         unresponsive[index] = True
+    # A window-based flow keeps at least one packet in flight: rate x RTT >= 1 packet (the RTT
+    # sample as measured, queueing included). A
+    # stream whose "RTT sample" implies less (a Poisson or constant-rate stream, where the
+    # first gap passes for a round trip) is not window-based.
+    rate_pps = fi[:, I["packets_measured"]] / measured_s
+    raw_rtt_s = fs[:, F["round_rtt_s"]] + fs[:, F["queue_at_rtt_s"]]  # before the correction
+    with np.errstate(invalid="ignore"):
+        unresponsive |= ~short & (rate_pps * raw_rtt_s < MIN_WINDOW_PACKETS)
     lbp &= ~unresponsive
     rbp &= ~unresponsive
     classes[short] = "size_limited"
@@ -361,16 +389,19 @@ def _summarize(
     for index in reader.flows.no_payload:
         classes[index] = "no_data"
         lbp[index] = rbp[index] = False
-    candidates = ~short & ~unresponsive & (reductions >= MIN_REDUCTIONS) & (classes != "no_data")
-    sure_lbp = lbp & (p_value < SURE_P_VALUE)
-    unsure_other = candidates & ~lbp & (p_value < UNSURE_P_VALUE)
+    del reductions
+    sure_lbp = lbp & (
+        fi[:, I["drops_measured"]] + (p_value < LBP_P_VALUE) * SURE_DROPS >= SURE_DROPS
+    )
+    unsure_other = rbp & (p_value < UNSURE_P_VALUE)
     n_b = int(lbp.sum())
     n_b_interval = Interval(
         float(n_b),
         float(sure_lbp.sum()),
         float(n_b + unsure_other.sum()),
-        "classification interval: sure LBP flows (p < 0.001) .. LBP flows plus unsure others "
-        "(p < 0.1); p: one-sided binomial test of reductions after losses here vs chance",
+        f"classification interval: LBP flows with {SURE_DROPS}+ drops here or reductions "
+        f"correlated with them (p < {LBP_P_VALUE}) .. LBP flows plus RBP flows whose "
+        f"reductions still follow losses here more than chance (p < {UNSURE_P_VALUE})",
     )
     lbp_rtts = rtt[lbp & np.isfinite(rtt) & (rtt > 0)]
     if lbp.sum() > lbp_rtts.size:
