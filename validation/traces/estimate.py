@@ -16,11 +16,11 @@ state) and returns :class:`TraceEstimates`:
   no loss here and fewer reductions keeps a steady rate that something other than congestion
   sets: **window-limited** (a receiver window, or an upstream rate limit that drops nothing).
   A window-limited flow that loses here is counted LBP (004 §VI: "the possible
-  mis-classification of window-limited flows as LBPs has no major impact"). Non-TCP flows of a capture, and
-  long flows whose rate times RTT sample is under ``MIN_WINDOW_PACKETS`` (no window-based
-  flow keeps less in flight; a Poisson stream's first gap passes for a short "RTT"), are
-  *unresponsive*. Flows that carried no
-  payload (the acknowledgements of the other direction, pcap) are *no data* and count nowhere.
+  mis-classification of window-limited flows as LBPs has no major impact"). Non-TCP flows
+  of a capture, and long flows whose rate times RTT sample is under ``MIN_WINDOW_PACKETS``
+  (no window-based flow keeps less in flight; a Poisson stream's first gap passes for a
+  short "RTT"), are *unresponsive*. Flows that carried no payload (the acknowledgements of
+  the other direction, pcap) are *no data* and count nowhere.
 - **N_b**, the number of LBP flows, with a classification interval. "Reductions follow a loss
   here" is tested against chance: if a flow's reductions ignored its losses here, each would
   follow a loss with the probability that any tested round does (the share of its rounds
