@@ -81,7 +81,7 @@ def row(flows: int, share: float, args: argparse.Namespace, tmp: Path) -> str:
     true_burst = float(true_bursts.mean()) if true_bursts.size else math.nan
     truth = bscl_buffer(
         CAPACITY_BPS,
-        min(sim.lbp_capacity_fraction, 1.0),
+        min(sim.bottlenecked_share, 1.0),
         flows,
         wire,
         0.01,
@@ -98,7 +98,7 @@ def row(flows: int, share: float, args: argparse.Namespace, tmp: Path) -> str:
         f"{relative_error(est.bottlenecked_flows.value, flows):+7.1%} | "
         f"{est.effective_rtt_s.value * 1e3:6.1f} {sim.effective_rtt_s * 1e3:6.1f} "
         f"{relative_error(est.effective_rtt_s.value, sim.effective_rtt_s):+7.1%} | "
-        f"{est.lbp_capacity_fraction.value:5.1%} {sim.lbp_capacity_fraction:5.1%} | "
+        f"{est.bottlenecked_share.value:5.1%} {sim.bottlenecked_share:5.1%} | "
         f"{est.loss_burst_mean_packets.value:6.1f} {true_burst:6.1f} | "
         f"{sized:7.0f} {b_true:7.0f} {relative_error(sized, b_true):+7.1%} | "
         f"{buffer_ct:5d} {sim.loss_rate:6.2%}"

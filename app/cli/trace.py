@@ -93,7 +93,7 @@ def render(doc: dict[str, Any], est: TraceEstimates, console: Console) -> None:
     table.add_column("Estimate", justify="right")
     table.add_row("N_b (LBP flows)", _interval(est.bottlenecked_flows, fmt=".0f"))
     table.add_row("T_e (ms)", _interval(est.effective_rtt_s, 1e3))
-    table.add_row("C_e / C", _interval(est.lbp_capacity_fraction, 100.0, ".3g") + " %")
+    table.add_row("C_e / C", _interval(est.bottlenecked_share, 100.0, ".3g") + " %")
     table.add_row("Loss rate (%)", _interval(est.loss_rate, 100.0))
     table.add_row("Mean loss burst L̄ (packets)", _interval(est.loss_burst_mean_packets))
     table.add_row("Median loss burst (packets)", _interval(est.loss_burst_median_packets))

@@ -135,11 +135,11 @@ class TraceEstimates:
     class_counts : flows per class.
     bottlenecked_flows : N_b.
     effective_rtt_s : T_e of the LBP flows.
-    lbp_rate_bps : C_e; ``lbp_capacity_fraction`` is C_e/C.
+    bottlenecked_capacity_bps : C_e; ``bottlenecked_share`` is C_e/C.
     link_rate_bps, loss_rate : all traffic's rate and the loss rate at the link after warm-up.
     loss_bursts : number of bursts; ``loss_burst_mean_packets``, ``loss_burst_median_packets``.
     sync_factor : α = L̄/N_b with the mean burst.
-    mss_bytes : the LBP flows' largest packet (median over the flows), bytes on the wire.
+    packet_bytes : the LBP flows' largest packet (median over the flows), bytes on the wire.
     """
 
     kind: str
@@ -154,15 +154,15 @@ class TraceEstimates:
     class_counts: dict[str, int]
     bottlenecked_flows: Interval
     effective_rtt_s: Interval
-    lbp_rate_bps: Interval
-    lbp_capacity_fraction: Interval
+    bottlenecked_capacity_bps: Interval
+    bottlenecked_share: Interval
     link_rate_bps: Interval
     loss_rate: Interval
     loss_bursts: int
     loss_burst_mean_packets: Interval
     loss_burst_median_packets: Interval
     sync_factor: Interval
-    mss_bytes: float
+    packet_bytes: float
     rtt_sources: dict[str, int]
     notes: list[str] = field(default_factory=list)
     flow_table: list[FlowEstimate] = field(default_factory=list)
@@ -488,15 +488,15 @@ def _summarize(
         class_counts=counts,
         bottlenecked_flows=n_b_interval,
         effective_rtt_s=te,
-        lbp_rate_bps=lbp_rate,
-        lbp_capacity_fraction=fraction,
+        bottlenecked_capacity_bps=lbp_rate,
+        bottlenecked_share=fraction,
         link_rate_bps=link_rate,
         loss_rate=loss_rate,
         loss_bursts=int(bursts.size),
         loss_burst_mean_packets=mean_burst,
         loss_burst_median_packets=median_burst,
         sync_factor=alpha,
-        mss_bytes=mss,
+        packet_bytes=mss,
         rtt_sources=sources,
         notes=notes,
         flow_table=table,

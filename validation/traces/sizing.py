@@ -61,8 +61,8 @@ def size_from_estimates(
     burst = (
         est.loss_burst_median_packets if use_median_burst else est.loss_burst_mean_packets
     ).value
-    fraction = min(max(est.lbp_capacity_fraction.value, 1e-6), 1.0)
-    mss = est.mss_bytes if math.isfinite(est.mss_bytes) else 1500.0
+    fraction = min(max(est.bottlenecked_share.value, 1e-6), 1.0)
+    mss = est.packet_bytes if math.isfinite(est.packet_bytes) else 1500.0
 
     def at(flows: float) -> Any:
         return bscl_buffer(
@@ -87,11 +87,11 @@ def size_from_estimates(
         buffer_packets_high=float(max(low.buffer_packets, high.buffer_packets)),
         inputs={
             "capacity_bps": est.capacity_bps,
-            "lbp_capacity_fraction": fraction,
+            "bottlenecked_share": fraction,
             "bottlenecked_flows": n_b,
             "effective_rtt_s": te,
-            "mss_bytes": mss,
-            "max_loss_rate": max_loss_rate,
+            "packet_bytes": mss,
+            "max_loss": max_loss_rate,
             "loss_burst_packets": burst if math.isfinite(burst) else float("nan"),
         },
     )
@@ -111,7 +111,7 @@ def verify_size(
     This is the trace command's own check until the recommendation checker of the validation
     harness can take a trace's estimates; it simulates the link at full scale.
     """
-    mss = int(est.mss_bytes) if math.isfinite(est.mss_bytes) else 1500
+    mss = int(est.packet_bytes) if math.isfinite(est.packet_bytes) else 1500
     scenario = Scenario(
         capacity_bps=est.capacity_bps,
         flows=int(est.bottlenecked_flows.value),
@@ -122,7 +122,7 @@ def verify_size(
         delayed_ack=2,
         initial_window_packets=10,
         start_spread_s=warmup_s,
-        background_load=min(max(1.0 - est.lbp_capacity_fraction.value, 0.0), 0.9),
+        background_load=min(max(1.0 - est.bottlenecked_share.value, 0.0), 0.9),
         duration_s=duration_s,
         warmup_s=warmup_s,
     )

@@ -45,7 +45,7 @@ class SimulatedTrace:
     lbp_flows : TCP flow ids bottlenecked at the link (every TCP flow of a congested
         single-group scenario).
     effective_rtt_s : harmonic mean of the LBP flows' RTTs (004 eq. 12).
-    lbp_capacity_fraction : the LBP flows' bytes after the warm-up over C times the
+    bottlenecked_share : the LBP flows' bytes after the warm-up over C times the
         measured time.
     loss_rate : the run's loss rate at the bottleneck after the warm-up.
     utilization : the run's bottleneck utilization.
@@ -58,7 +58,7 @@ class SimulatedTrace:
     rtts_s: FloatArray
     lbp_flows: list[int]
     effective_rtt_s: float
-    lbp_capacity_fraction: float
+    bottlenecked_share: float
     loss_rate: float
     utilization: float
 
@@ -91,7 +91,7 @@ def simulated_trace(scenario: Scenario, buffer_packets: int, seed: int) -> Simul
         rtts_s=rtts,
         lbp_flows=lbp,
         effective_rtt_s=len(lbp) / float(np.sum(1.0 / rtts[lbp])),
-        lbp_capacity_fraction=fraction,
+        bottlenecked_share=fraction,
         loss_rate=float(run.loss_rate),
         utilization=float(run.utilization),
     )
