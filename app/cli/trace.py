@@ -40,7 +40,7 @@ def run_trace(
     capacity_bps: float | None,
     buffer_bytes: float | None,
     warmup_s: float,
-    max_loss_rate: float,
+    max_loss: float,
     verify: bool,
     seed: int,
     with_flows: bool = False,
@@ -61,7 +61,7 @@ def run_trace(
         "estimates": est.to_dict(flows=with_flows),
     }
     try:
-        sizing = size_from_estimates(est, max_loss_rate)
+        sizing = size_from_estimates(est, max_loss)
     except ValueError as exc:
         out["bscl"] = None
         out["bscl_error"] = str(exc)
@@ -169,7 +169,7 @@ def trace(**opts: Any) -> None:
                 capacity_bps=capacity_bps,
                 buffer_bytes=buffer_bytes,
                 warmup_s=warmup_s,
-                max_loss_rate=max_loss,
+                max_loss=max_loss,
                 verify=opts["verify"],
                 seed=opts["seed"],
                 with_flows=opts["with_flows"],

@@ -78,7 +78,7 @@ def _options(fields: dict[str, str], filename: str) -> dict[str, Any]:
     except ValueError as exc:
         raise _invalid("warmup", str(exc), fields.get("warmup")) from exc
     try:
-        out["max_loss_rate"] = _loss(fields.get("max_loss", "1%"))
+        out["max_loss"] = _loss(fields.get("max_loss", "1%"))
     except ValueError as exc:
         raise _invalid("max_loss", str(exc).replace("--max-loss", "max_loss"), None) from exc
     out["buffer_bytes"] = None

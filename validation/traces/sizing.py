@@ -38,7 +38,7 @@ class TraceSizing:
 
 
 def size_from_estimates(
-    est: TraceEstimates, max_loss_rate: float = 0.01, *, use_median_burst: bool = False
+    est: TraceEstimates, max_loss: float = 0.01, *, use_median_burst: bool = False
 ) -> TraceSizing:
     """BSCL (004 Fig. 4, eqs. 13-26) with N_b, C_e/C, T_e, M and L̄ measured on the trace.
 
@@ -70,7 +70,7 @@ def size_from_estimates(
             fraction,
             flows,
             mss,
-            max_loss_rate,
+            max_loss,
             effective_rtt_s=te,
             loss_burst_packets=burst if math.isfinite(burst) and burst > 0 else None,
         )
@@ -91,7 +91,7 @@ def size_from_estimates(
             "bottlenecked_flows": n_b,
             "effective_rtt_s": te,
             "packet_bytes": mss,
-            "max_loss": max_loss_rate,
+            "max_loss": max_loss,
             "loss_burst_packets": burst if math.isfinite(burst) else float("nan"),
         },
     )
