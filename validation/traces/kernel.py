@@ -47,6 +47,8 @@ FLOAT_FIELDS = (
     "last_loss_s",
     "bytes_measured",
     "queue_at_rtt_s",
+    "rtt_sample_at_s",
+    "raw_rtt_s",
 )
 #: Integer columns of the per-flow state.
 INT_FIELDS = (
@@ -80,6 +82,7 @@ ROUND_QUEUE_SHARE = 1.0
 QUEUE_RECENT_S = 1.0
 
 _FIRST, _LAST, _FL_START, _FL_GAP, _RTT1, _RTTR, _RSTART, _LLOSS, _BYTES, _QRTT = range(10)
+_TSAMPLE, _RAW = 10, 11
 (_PK, _PHASE, _RCOUNT, _P1, _P2, _P3, _ROUNDS, _EXPL, _UNEXPL, _SKIP, _DROPS, _PKM, _MAXSZ) = range(
     13
 )
@@ -184,6 +187,8 @@ def advance(
             if gap > GAP_MIN_S and gap > GAP_FACTOR * fs[i, _FL_GAP]:
                 queue = _queue_s(t, link[0], queue_full_s)
                 fs[i, _QRTT] = queue
+                fs[i, _TSAMPLE] = t
+                fs[i, _RAW] = t - fs[i, _FL_START]
                 fs[i, _RTT1] = max(t - fs[i, _FL_START] - queue, 0.1 * (t - fs[i, _FL_START]))
                 fi[i, _PHASE] = 2
                 fi[i, _N2] = 1
@@ -201,6 +206,8 @@ def advance(
             if h == h and h > 0.0:
                 queue = _queue_s(t, link[0], queue_full_s)
                 fs[i, _QRTT] = queue
+                fs[i, _TSAMPLE] = t
+                fs[i, _RAW] = h
                 fs[i, _RTTR] = max(h - queue, 0.1 * h)
                 fs[i, _RSTART] = t
             elif fi[i, _PHASE] == 2:
