@@ -44,6 +44,8 @@ from validation.traces.records import FlowTable, PacketBatch, TraceFormatError
 
 #: Packets per batch handed to the estimators.
 BATCH_PACKETS = 1 << 16
+#: Bytes of a libpcap file read at a time.
+PCAP_BLOCK_BYTES = 1 << 22
 #: Holes remembered per flow (the oldest is forgotten past this).
 MAX_HOLES = 64
 _MASK = 0xFFFFFFFF
@@ -123,6 +125,7 @@ class PcapTraceReader:
         self._holes: list[list[list[float]]] = []
         self._syn_s: dict[int, float] = {}
         self._payload: list[bool] = []
+        self._record_offset = 0
 
     def batches(self) -> Iterator[PacketBatch]:
         """Yield the packets in batches; raise :class:`TraceFormatError` on a bad record."""
@@ -151,21 +154,68 @@ class PcapTraceReader:
                     f"link type {link} is not supported (Ethernet, raw IP, Linux SLL, loopback)",
                     byte_offset=0,
                 )
-            yield from self._read(reader, counted, link)
+            if self.kind == "pcap":
+                # dpkt checked the file header; the records are read below (see _pcap_records).
+                yield from self._read(self._pcap_records(raw, head), counted, link)
+            else:
+                yield from self._read(iter(reader), counted, link)
 
-    def _read(self, reader: Any, counted: _CountingFile, link: int) -> Iterator[PacketBatch]:
+    def _pcap_records(self, raw: BinaryIO, magic: bytes) -> Iterator[tuple[float, bytes]]:
+        """The records of a libpcap file: (timestamp, packet bytes), read in large blocks.
+
+        The same records dpkt's ``pcap.Reader`` yields (16-byte header: seconds, micro- or
+        nanoseconds, captured and original length), read with one ``struct`` call per record
+        from a block of the file instead of one dpkt header object per record, which costs
+        about five times as much (measured with ``benchmarks/trace_read_speed.py``).
+        """
+        little = magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1")
+        nano = magic in (b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d")
+        header = struct.Struct("<IIII" if little else ">IIII")
+        scale = 1e-9 if nano else 1e-6
+        unpack = header.unpack_from
+        raw.seek(24)
+        base = 24  # file offset of block[0]
+        block = b""
+        pos = 0
+        while True:
+            if len(block) - pos < 16 or len(block) - pos < 16 + unpack(block, pos)[2]:
+                more = raw.read(PCAP_BLOCK_BYTES)
+                block = block[pos:] + more
+                base += pos
+                pos = 0
+                if not more:
+                    if block:
+                        need = 16 if len(block) < 16 else 16 + unpack(block, 0)[2]
+                        raise TraceFormatError(
+                            self.path,
+                            f"the file is cut short: a record needs {need:,} bytes, "
+                            f"the file has {len(block):,}",
+                            byte_offset=base,
+                        )
+                    return
+                continue
+            seconds, fraction, captured, _ = unpack(block, pos)
+            self._record_offset = base + pos
+            start = pos + 16
+            pos = start + captured
+            yield seconds + fraction * scale, block[start:pos]
+
+    def _read(
+        self, packets: Iterator[tuple[Any, bytes]], counted: _CountingFile, link: int
+    ) -> Iterator[PacketBatch]:
         times: list[float] = []
         flows: list[int] = []
         sizes: list[int] = []
         loss_times: list[float] = []
         offset = _LINK_OFFSETS[link]
         last_s = -np.inf
-        packets = iter(reader)
         while True:
             try:
                 item = next(packets)
             except StopIteration:
                 break
+            except TraceFormatError:
+                raise
             except (dpkt.Error, struct.error, ValueError, IndexError) as exc:
                 raise TraceFormatError(
                     self.path,
@@ -179,7 +229,9 @@ class PcapTraceReader:
                     self.path,
                     f"timestamps go backwards ({ts!r} s after {last_s!r} s); "
                     "sort the capture by time (e.g. reordercap)",
-                    byte_offset=counted.record_start,
+                    byte_offset=self._record_offset
+                    if self.kind == "pcap"
+                    else counted.record_start,
                 )
             last_s = ts
             parsed = self._packet(item[1], offset, ts)
@@ -192,7 +244,7 @@ class PcapTraceReader:
             sizes.append(size)
             loss_times.append(loss_s)
             if len(times) >= BATCH_PACKETS:
-                self.bytes_read = counted.position
+                self.bytes_read = self._record_offset if self.kind == "pcap" else counted.position
                 yield _batch(times, flows, sizes, loss_times)
                 times, flows, sizes, loss_times = [], [], [], []
         self._check_short(counted, at_end=True)
