@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 
 from app.routers import (
+    device_config,
     flow_level,
     optical,
     pacing,
@@ -30,5 +31,6 @@ api_router.include_router(flow_level.router)
 api_router.include_router(pacing.router)
 api_router.include_router(optical.router)
 api_router.include_router(recommend.router)
+api_router.include_router(device_config.router)
 api_router.include_router(simulations.router)
 api_router.include_router(traces.router)

@@ -94,6 +94,24 @@ def mm1b_loss_probability(load: Any, buffer_packets: Any) -> Any:
     return checks.float_or_array(out)
 
 
+def mm1b_loss_scalar(load: float, buffer_packets: float) -> float:
+    """:func:`mm1b_loss_probability` for one checked ``load > 0`` and ``buffer_packets >= 1``.
+
+    The same formula in plain floats, for callers that evaluate it many times in a scalar
+    root search (:func:`models.tcp_queue.tcp_mm1b_fixed_point`); no argument checks.
+    """
+    ell = math.log(load)
+    if ell < 0.0:
+        return (
+            math.expm1(ell)
+            * math.exp(buffer_packets * ell)
+            / math.expm1((buffer_packets + 1.0) * ell)
+        )
+    if ell > 0.0:
+        return math.expm1(-ell) / math.expm1(-(buffer_packets + 1.0) * ell)
+    return 1.0 / (buffer_packets + 1.0)
+
+
 def mm1b_loss_bound(load: Any, buffer_packets: Any) -> Any:
     """Geometric loss bound ``ρ^B`` of a buffer of ``B`` packets at load ``ρ < 1``.
 
