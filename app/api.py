@@ -15,6 +15,7 @@ from app.routers import (
     recommend,
     rules,
     simulations,
+    traces,
     verifications,
 )
 from app.schemas.common import ErrorMessage
@@ -34,3 +35,4 @@ api_router.include_router(recommend.router)
 api_router.include_router(device_config.router)
 api_router.include_router(simulations.router)
 api_router.include_router(verifications.router)
+api_router.include_router(traces.router)
