@@ -21,7 +21,7 @@ from models.recommend import recommend as recommend_link
 _MARK = {"holds": "[green]✓[/green]", "fails": "[red]✗[/red]", "unknown": "[yellow]?[/yellow]"}
 
 
-def _rtts(text: str) -> tuple[float, ...]:
+def parse_rtts(text: str) -> tuple[float, ...]:
     parts = [p for p in (s.strip() for s in text.split(",")) if p]
     if not parts:
         raise ValueError("--rtt: give one round-trip time or a comma-separated list")
@@ -182,7 +182,7 @@ def render(rec: Recommendation, console: Console) -> None:
 def recommend(**opts: Any) -> None:
     """Every buffer-sizing rule for a link, its assumptions checked, and one recommended size."""
     try:
-        scenario, targets = _inputs(opts)
+        scenario, targets = link_inputs(opts)
         rec = recommend_link(scenario, targets)
     except ValueError as exc:  # UnitError is a ValueError too
         click.echo(f"Error: {exc}", err=True)
@@ -206,11 +206,12 @@ def recommend(**opts: Any) -> None:
         render_verification(verification, console)
 
 
-def _inputs(opts: dict[str, Any]) -> tuple[LinkScenario, Targets]:
+def link_inputs(opts: dict[str, Any]) -> tuple[LinkScenario, Targets]:
+    """The link and targets of ``bufsize recommend``'s options (``config`` takes the same)."""
     packet = parse_quantity("--packet", opts["packet"], "size")
     scenario = LinkScenario(
         capacity_bps=parse_quantity("--capacity", opts["capacity"], "rate"),
-        rtts_s=_rtts(opts["rtt"]),
+        rtts_s=parse_rtts(opts["rtt"]),
         flows=opts["flows"],
         packet_bytes=packet,
         bottlenecked_flows=opts["bottlenecked_flows"],
