@@ -17,7 +17,9 @@ SCHEMAS: dict[str, Any] = SPEC["components"]["schemas"]
 MODEL_OPERATIONS = [
     path
     for path, ops in SPEC["paths"].items()
-    if path.startswith("/v1/") and not path.startswith("/v1/simulations") and "post" in ops
+    if path.startswith("/v1/")
+    and not path.startswith(("/v1/simulations", "/v1/traces"))  # jobs, not model operations
+    and "post" in ops
 ]
 
 
