@@ -16,6 +16,7 @@ from app.routers import (
     rules,
     simulations,
     traces,
+    verifications,
 )
 from app.schemas.common import ErrorMessage
 
@@ -33,4 +34,5 @@ api_router.include_router(optical.router)
 api_router.include_router(recommend.router)
 api_router.include_router(device_config.router)
 api_router.include_router(simulations.router)
+api_router.include_router(verifications.router)
 api_router.include_router(traces.router)

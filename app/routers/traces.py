@@ -25,7 +25,7 @@ from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import File, FormParser, create_form_parser
 
 from app.cli.trace import _loss
-from app.jobs.lifespan import SettingsDep
+from app.deps import SettingsDep
 from app.trace_jobs import TraceJob, TraceJobs, TracePending
 from app.units import parse_packets, parse_quantity
 

@@ -202,7 +202,6 @@ class _Accumulator:
         self.end_s = math.nan
         self.packets = 0
         self.loss_times: list[FloatArray] = []
-        self.bins: dict[str, list[FloatArray]] = {"all": [], "drop": []}
         self.second_bytes = np.zeros(0)
         self.first_loss_s = math.inf
         self.queue_full_s = 0.0

@@ -98,9 +98,6 @@ class _CountingFile:
         self.position = self.handle.seek(offset, whence)
         return self.position
 
-    def tell(self) -> int:
-        return self.position
-
 
 class PcapTraceReader:
     """Stream a pcap or pcapng capture taken at the link.
@@ -119,7 +116,6 @@ class PcapTraceReader:
         self.total_bytes = os.path.getsize(self.path)
         self.bytes_read = 0
         self.kind = "pcap"
-        self.non_ip_packets = 0
         self._index: dict[bytes, int] = {}
         self._next_seq: list[int | None] = []
         self._holes: list[list[list[float]]] = []
@@ -235,8 +231,7 @@ class PcapTraceReader:
                 )
             last_s = ts
             parsed = self._packet(item[1], offset, ts)
-            if parsed is None:
-                self.non_ip_packets += 1
+            if parsed is None:  # not IPv4/TCP: nothing this reader estimates from
                 continue
             index, size, loss_s = parsed
             times.append(ts)
