@@ -16,8 +16,6 @@ from app.cli.formatting import human_bytes
 from app.web.fields import RESULT
 from app.web.simulation import simulation_plan
 
-STATUS_LABEL = {"holds": "holds", "fails": "fails", "unknown": "unknown"}
-
 
 def _get(mapping: dict[str, Any], key: str) -> Any:
     return mapping.get(RESULT[key])
