@@ -21,7 +21,7 @@
 # notebook derives the steady state of `n` congested queues, inverts it for the `α` that gives a
 # queue a recommended size, and checks both against `models.shared_buffer`.
 #
-# **Premises**: the `n` queues are overloaded (always backlogged) and are the only occupants of
+# **Premises**: the $n$ queues are overloaded (always backlogged) and are the only occupants of
 # the memory; each grows until its length meets the threshold.
 
 # %%
