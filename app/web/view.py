@@ -41,13 +41,13 @@ def ms_text(seconds: float | None) -> str:
 
 def percent_text(fraction: float | None) -> str:
     if fraction is None:
-        return "—"
+        return "unknown"
     return f"{fraction * 100:.3g} %"
 
 
 def probability_text(value: float | None) -> str:
     if value is None:
-        return "—"
+        return "unknown"
     if value == 0:
         return "0"
     return f"{value:.2g}"
