@@ -21,6 +21,7 @@ OpenLoopArrivals = Literal["poisson", "periodic"]
 OpenLoopSizes = Literal["fixed", "exponential"]
 
 TRAFFIC_KINDS = ("persistent", "closed_loop", "poisson_flows", "open_loop")
+GROUP_TRAFFIC_KINDS = ("persistent", "closed_loop", "poisson_flows")
 SIZE_KINDS = ("fixed", "uniform", "pareto")
 
 #: Largest maximum window the simulator keeps a SACK scoreboard for, in packets.
@@ -29,6 +30,137 @@ MAX_WINDOW_LIMIT_PACKETS = 65_536
 MAX_FLOWS = 200_000
 #: Default budget of bottleneck packets one run may simulate.
 DEFAULT_PACKET_BUDGET = 2_000_000_000
+
+#: The fields a flow group sets; a scenario without ``groups`` is one group of its own fields.
+GROUP_FIELDS = (
+    "flows",
+    "traffic",
+    "rtt_s",
+    "rtt_jitter_s",
+    "access_bps",
+    "max_window_packets",
+    "pacing",
+    "recovery",
+    "delayed_ack",
+    "delayed_ack_timeout_s",
+    "initial_window_packets",
+    "min_rto_s",
+    "initial_rto_s",
+    "start_spread_s",
+    "flow_size_distribution",
+    "flow_size_packets",
+    "pareto_shape",
+    "flow_arrival_rate_per_s",
+)
+GroupTraffic = Literal["persistent", "closed_loop", "poisson_flows"]
+
+
+@dataclass(frozen=True)
+class FlowGroup:
+    """A group of TCP flow slots that share their traffic kind, path and TCP options.
+
+    The fields mean what the :class:`Scenario` fields of the same names mean, for the flows of
+    this group only. A scenario's ``groups`` lists its groups; flows are numbered group after
+    group (group 0's flows first), and results are reported per group as well as in total.
+
+    Attributes
+    ----------
+    name : label of the group in results (default ``"group <index>"``).
+    flows : persistent flows, closed-loop users, or the most concurrent Poisson flows.
+    traffic : "persistent", "closed_loop" or "poisson_flows".
+    rtt_s, rtt_jitter_s : the flows' two-way propagation delays are uniform in
+        rtt_s ± rtt_jitter_s, s.
+    access_bps : rate of each flow's access link, bit/s (below the bottleneck rate: flows
+        bottlenecked at their access link, 004 §VII's RBP flows).
+    max_window_packets : maximum (advertised) window, packets (window-limited flows).
+    pacing, recovery, delayed_ack, delayed_ack_timeout_s, initial_window_packets, min_rto_s,
+        initial_rto_s : TCP options (see :class:`Scenario`).
+    start_spread_s : persistent and closed-loop flows start uniform in [0, start_spread_s), s.
+    flow_size_distribution, flow_size_packets, pareto_shape : sizes of finite flows (packets).
+    flow_arrival_rate_per_s : Poisson flow arrivals of this group, 1/s.
+
+    Examples
+    --------
+    004 §VII's mix on one link: long-lived flows bottlenecked at the link, flows limited by a
+    2 Mb/s access link, and short Poisson flows of 14 packets on average:
+
+    >>> mix = Scenario(capacity_bps=100e6, groups=(
+    ...     FlowGroup(name="LBP", flows=300, rtt_s=0.1, rtt_jitter_s=0.05, max_window_packets=1000),
+    ...     FlowGroup(name="RBP", flows=50, access_bps=2e6),
+    ...     FlowGroup(name="short", flows=500, traffic="poisson_flows",
+    ...               flow_arrival_rate_per_s=200.0, flow_size_distribution="pareto",
+    ...               flow_size_packets=14.0),
+    ... ))
+    >>> mix.tcp_flows
+    850
+    """
+
+    name: str = ""
+    flows: int = 40
+    traffic: GroupTraffic = "persistent"
+    rtt_s: float = 0.1
+    rtt_jitter_s: float = 0.0
+    access_bps: float = 1e9
+    max_window_packets: int = 32
+    pacing: bool = False
+    recovery: Recovery = "sack"
+    delayed_ack: int = 1
+    delayed_ack_timeout_s: float = 0.2
+    initial_window_packets: int = 2
+    min_rto_s: float = 0.2
+    initial_rto_s: float = 1.0
+    start_spread_s: float = 1.0
+    flow_size_distribution: SizeDistribution = "fixed"
+    flow_size_packets: float = 1000.0
+    pareto_shape: float = 1.5
+    flow_arrival_rate_per_s: float = 0.0
+
+    def replace(self, **changes: Any) -> FlowGroup:
+        """Return a copy with some fields changed."""
+        values = asdict(self)
+        unknown = set(changes) - set(values)
+        if unknown:
+            raise ValueError(f"unknown flow group fields: {sorted(unknown)}")
+        values.update(changes)
+        return FlowGroup(**values)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> FlowGroup:
+        """A group from a dict of its fields (unknown keys are an error)."""
+        names = {f.name for f in fields(cls)}
+        unknown = set(values) - names
+        if unknown:
+            raise ValueError(f"unknown flow group fields: {sorted(unknown)}")
+        return cls(**values)
+
+    def validate(self, prefix: str = "") -> None:
+        """Raise ``ValueError`` naming the field (``prefix`` + name) and the bound it breaks."""
+        p = prefix
+        _int_in(p + "flows", self.flows, 1, MAX_FLOWS)
+        _choice(p + "traffic", self.traffic, GROUP_TRAFFIC_KINDS)
+        checks.positive(p + "rtt_s", self.rtt_s)
+        checks.non_negative(p + "rtt_jitter_s", self.rtt_jitter_s)
+        if self.rtt_jitter_s >= self.rtt_s:
+            raise ValueError(
+                f"{p}rtt_jitter_s must be < rtt_s ({self.rtt_s:g}), got {self.rtt_jitter_s!r}"
+            )
+        checks.positive(p + "access_bps", self.access_bps)
+        _int_in(p + "max_window_packets", self.max_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS)
+        _choice(p + "recovery", self.recovery, ("sack", "newreno"))
+        _int_in(p + "delayed_ack", self.delayed_ack, 1, 64)
+        checks.positive(p + "delayed_ack_timeout_s", self.delayed_ack_timeout_s)
+        _int_in(
+            p + "initial_window_packets", self.initial_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS
+        )
+        checks.positive(p + "min_rto_s", self.min_rto_s)
+        checks.positive(p + "initial_rto_s", self.initial_rto_s)
+        checks.non_negative(p + "start_spread_s", self.start_spread_s)
+        _choice(p + "flow_size_distribution", self.flow_size_distribution, SIZE_KINDS)
+        checks.at_least(p + "flow_size_packets", self.flow_size_packets, 1.0)
+        checks.in_range(p + "pareto_shape", self.pareto_shape, 1.0, 100.0, low_inclusive=False)
+        checks.non_negative(p + "flow_arrival_rate_per_s", self.flow_arrival_rate_per_s)
+        if self.traffic == "poisson_flows":
+            checks.positive(p + "flow_arrival_rate_per_s", self.flow_arrival_rate_per_s)
 
 
 @dataclass(frozen=True)
@@ -67,6 +199,10 @@ class Scenario:
     flow_size_packets : mean size of a finite flow, packets.
     pareto_shape : shape of Pareto flow sizes (dimensionless, > 1).
     flow_arrival_rate_per_s : rate of Poisson flow arrivals, 1/s.
+    groups : flow groups (:class:`FlowGroup`), each with its own traffic, path and TCP
+        options. Empty (the default): one group made of this scenario's own fields of
+        :data:`GROUP_FIELDS` (``flows``, ``traffic``, ``rtt_s``, ...). When groups are given,
+        those scenario fields must stay at their defaults (they are set per group).
     open_loop_load : offered load of the open-loop packets (dimensionless, fraction of
         capacity_bps).
     open_loop_arrivals : "poisson" or "periodic".
@@ -116,6 +252,20 @@ class Scenario:
     sample_interval_s: float = 0.01
     traced_flows: int = 4
     packet_budget: int = DEFAULT_PACKET_BUDGET
+    groups: tuple[FlowGroup, ...] = ()
+
+    @property
+    def flow_groups(self) -> tuple[FlowGroup, ...]:
+        """The flow groups: ``groups``, or one group of the scenario's own fields when it is
+        empty; none in open-loop mode (no TCP flows)."""
+        if self.traffic == "open_loop":
+            return ()
+        if self.groups:
+            return tuple(
+                g if g.name else g.replace(name=f"group {i}") for i, g in enumerate(self.groups)
+            )
+        own = {name: getattr(self, name) for name in GROUP_FIELDS}
+        return (FlowGroup(name="group 0", **own),)
 
     @property
     def wire_bytes(self) -> int:
@@ -124,31 +274,41 @@ class Scenario:
 
     @property
     def tcp_flows(self) -> int:
-        """Number of TCP flow slots (0 in open-loop mode)."""
-        return 0 if self.traffic == "open_loop" else int(self.flows)
+        """Number of TCP flow slots, all groups together (0 in open-loop mode)."""
+        return sum(int(g.flows) for g in self.flow_groups)
 
     def replace(self, **changes: Any) -> Scenario:
         """Return a copy with some fields changed (and validated)."""
-        values = asdict(self)
+        values = self.to_dict()
         unknown = set(changes) - set(values)
         if unknown:
             raise ValueError(f"unknown scenario fields: {sorted(unknown)}")
         values.update(changes)
-        new = Scenario(**values)
-        new.validate()
-        return new
+        return Scenario.from_dict(values)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-able dict of every field."""
-        return asdict(self)
+        """JSON-able dict of every field (``groups`` as a list of dicts)."""
+        values = asdict(self)
+        values["groups"] = [asdict(g) for g in self.groups]
+        return values
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> Scenario:
-        """Build and validate a scenario from a dict of fields (unknown keys are an error)."""
+        """Build and validate a scenario from a dict of fields (unknown keys are an error).
+
+        ``groups`` may be a list of dicts of :class:`FlowGroup` fields, or of FlowGroups.
+        """
         names = {f.name for f in fields(cls)}
         unknown = set(values) - names
         if unknown:
             raise ValueError(f"unknown scenario fields: {sorted(unknown)}")
+        values = dict(values)
+        groups = values.get("groups") or ()
+        if not isinstance(groups, list | tuple):
+            raise ValueError(f"groups must be a list of flow groups, got {groups!r}")
+        values["groups"] = tuple(
+            g if isinstance(g, FlowGroup) else _group_from(i, g) for i, g in enumerate(groups)
+        )
         scenario = cls(**values)
         scenario.validate()
         return scenario
@@ -162,6 +322,8 @@ class Scenario:
             Also check this bottleneck buffer (>= 1 packet) and the packet budget.
         """
         checks.positive("capacity_bps", self.capacity_bps)
+        if self.groups:
+            _check_groups(self)
         checks.positive("rtt_s", self.rtt_s)
         checks.non_negative("rtt_jitter_s", self.rtt_jitter_s)
         if self.rtt_jitter_s >= self.rtt_s:
@@ -222,6 +384,36 @@ class Scenario:
                 )
 
 
+def _group_from(index: int, values: Any) -> FlowGroup:
+    if not isinstance(values, dict):
+        raise ValueError(f"groups[{index}] must be a table of flow group fields, got {values!r}")
+    try:
+        return FlowGroup.from_dict(values)
+    except ValueError as exc:
+        raise ValueError(f"groups[{index}]: {exc}") from exc
+    except TypeError as exc:
+        raise ValueError(f"groups[{index}]: {exc}") from exc
+
+
+def _check_groups(scenario: Scenario) -> None:
+    defaults = Scenario()
+    for name in GROUP_FIELDS:
+        if getattr(scenario, name) != getattr(defaults, name):
+            raise ValueError(
+                f"{name} is set on the scenario and groups are given: set it in each group"
+            )
+    if scenario.traffic == "open_loop":
+        raise ValueError("traffic open_loop has no TCP flows: it cannot have flow groups")
+    total = 0
+    for i, group in enumerate(scenario.groups):
+        if not isinstance(group, FlowGroup):
+            raise ValueError(f"groups[{i}] must be a FlowGroup, got {group!r}")
+        group.validate(prefix=f"groups[{i}].")
+        total += int(group.flows)
+    if total > MAX_FLOWS:
+        raise ValueError(f"the groups have {total:,} flows, more than {MAX_FLOWS:,}")
+
+
 def estimate_packets(scenario: Scenario) -> int:
     """Bottleneck packets (arrivals, drops included) a run of ``scenario`` would simulate.
 
@@ -243,9 +435,12 @@ def estimate_packets(scenario: Scenario) -> int:
     if scenario.traffic == "open_loop":
         rate_pps = scenario.open_loop_load * line_pps
     else:
-        window_pps = scenario.flows * scenario.max_window_packets / scenario.rtt_s
-        access_pps = scenario.flows * scenario.access_bps / wire_bits
-        tcp_pps = min(window_pps, access_pps, 1.1 * line_pps)
+        offered_pps = 0.0
+        for group in scenario.flow_groups:
+            window_pps = group.flows * group.max_window_packets / group.rtt_s
+            access_pps = group.flows * group.access_bps / wire_bits
+            offered_pps += min(window_pps, access_pps)
+        tcp_pps = min(offered_pps, 1.1 * line_pps)
         rate_pps = tcp_pps + scenario.background_load * line_pps
     return math.ceil(rate_pps * scenario.duration_s)
 
