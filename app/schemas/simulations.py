@@ -25,6 +25,64 @@ Seconds = Annotated[float, Field(gt=0.0, le=MAX_DURATION_S), Unit("time")]
 SecondsOrZero = Annotated[float, Field(ge=0.0, le=MAX_DURATION_S), Unit("time")]
 
 
+class FlowGroupIn(RequestModel):
+    """A group of TCP flows with its own traffic kind, path and TCP options.
+
+    The fields mean what the scenario's fields of the same names mean, for this group's flows
+    (:class:`validation.simulator.FlowGroup`). Flows are numbered group after group.
+    """
+
+    name: str = Field(default="", max_length=100, description="Label of the group in results.")
+    flows: int = Field(
+        default=40,
+        ge=1,
+        le=MAX_FLOWS,
+        description="Persistent flows, closed-loop users, or the most concurrent Poisson flows.",
+    )
+    traffic: Literal["persistent", "closed_loop", "poisson_flows"] = Field(
+        default="persistent",
+        description="Persistent flows, closed-loop users, or Poisson flow arrivals.",
+    )
+    rtt_s: Seconds = Field(default=0.1, le=60.0, description="Mean two-way propagation delay, s.")
+    rtt_jitter_s: SecondsOrZero = Field(
+        default=0.0, le=60.0, description="Half-width of the uniform spread of RTTs, s (< rtt_s)."
+    )
+    access_bps: Rate = Field(default=1e9, description="Rate of each flow's access link, bit/s.")
+    max_window_packets: int = Field(
+        default=32, ge=1, le=MAX_WINDOW_LIMIT_PACKETS, description="Largest window, packets."
+    )
+    pacing: bool = Field(default=False, description="Space each flow's packets srtt/cwnd apart.")
+    recovery: Literal["sack", "newreno"] = Field(
+        default="sack", description="Loss recovery: SACK (RFC 6675) or NewReno (RFC 6582)."
+    )
+    delayed_ack: int = Field(
+        default=1, ge=1, le=64, description="In-order segments per ACK (1: no delayed ACKs)."
+    )
+    delayed_ack_timeout_s: Seconds = Field(
+        default=0.2, description="Longest an acknowledgement is held, s."
+    )
+    initial_window_packets: int = Field(
+        default=2, ge=1, le=MAX_WINDOW_LIMIT_PACKETS, description="Initial window, packets."
+    )
+    min_rto_s: Seconds = Field(default=0.2, description="Lower bound of the RTO, s.")
+    initial_rto_s: Seconds = Field(default=1.0, description="RTO before the first RTT sample, s.")
+    start_spread_s: SecondsOrZero = Field(
+        default=1.0, description="Flows start at times uniform in [0, start_spread_s), s."
+    )
+    flow_size_distribution: Literal["fixed", "uniform", "pareto"] = Field(
+        default="fixed", description="Distribution of finite flow sizes."
+    )
+    flow_size_packets: float = Field(
+        default=1000.0, ge=1.0, le=1e12, description="Mean finite flow size, packets."
+    )
+    pareto_shape: float = Field(
+        default=1.5, gt=1.0, le=100.0, description="Shape of Pareto flow sizes, dimensionless."
+    )
+    flow_arrival_rate_per_s: float = Field(
+        default=0.0, ge=0.0, le=1e9, description="Rate of this group's Poisson flow arrivals, 1/s."
+    )
+
+
 class SimulationScenarioIn(RequestModel):
     """The dumbbell to simulate: N sources behind their own access links, one bottleneck."""
 
@@ -143,6 +201,13 @@ class SimulationScenarioIn(RequestModel):
     traced_flows: int = Field(
         default=4, ge=0, le=1024, description="Flows (the first ones) whose cwnd is traced."
     )
+    groups: list[FlowGroupIn] = Field(
+        default_factory=list,
+        max_length=64,
+        description="Flow groups, each with its own traffic, path and TCP options; results "
+        "are reported per group. Empty: one group of the scenario's own flows, traffic, "
+        "rtt_s, ... fields, which must keep their defaults when groups are given.",
+    )
 
 
 class SimulationRequest(RequestModel):
@@ -233,6 +298,12 @@ class BufferResult(ResponseModel):
     )
     queue_delay_p99_s: float | None = Field(
         default=None, description="99th percentile of queueing delay, in seconds."
+    )
+    groups: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Per flow group: name, flows, traffic, and each of goodput_bps, "
+        "throughput_bps, utilization_share, loss_rate, timeouts, flows_completed, jain_index "
+        "as mean and _ci99.",
     )
 
 
