@@ -16,6 +16,7 @@ import numpy.typing as npt
 from scipy import stats
 
 from models import checks
+from models.errors import ParameterError
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -30,7 +31,7 @@ def _whole_at_least(name: str, value: Any, bound: int) -> FloatArray:
     """Check an array of whole numbers ``>= bound`` and return it as floats."""
     arr = np.asarray(checks.at_least(name, value, bound), dtype=np.float64)
     if np.any(arr != np.floor(arr)):
-        raise ValueError(f"{name} must be a whole number of packets, got {value!r}")
+        raise ParameterError.got(name, "a whole number of packets", value)
     return arr
 
 
@@ -91,6 +92,24 @@ def mm1b_loss_probability(load: Any, buffer_packets: Any) -> Any:
         out[above] = np.expm1(-la) / np.expm1(-(ba + 1.0) * la)
     out[at_one] = 1.0 / (b[at_one] + 1.0)
     return checks.float_or_array(out)
+
+
+def mm1b_loss_scalar(load: float, buffer_packets: float) -> float:
+    """:func:`mm1b_loss_probability` for one checked ``load > 0`` and ``buffer_packets >= 1``.
+
+    The same formula in plain floats, for callers that evaluate it many times in a scalar
+    root search (:func:`models.tcp_queue.tcp_mm1b_fixed_point`); no argument checks.
+    """
+    ell = math.log(load)
+    if ell < 0.0:
+        return (
+            math.expm1(ell)
+            * math.exp(buffer_packets * ell)
+            / math.expm1((buffer_packets + 1.0) * ell)
+        )
+    if ell > 0.0:
+        return math.expm1(-ell) / math.expm1(-(buffer_packets + 1.0) * ell)
+    return 1.0 / (buffer_packets + 1.0)
 
 
 def mm1b_loss_bound(load: Any, buffer_packets: Any) -> Any:
@@ -403,5 +422,5 @@ def md1b_occupancy_distribution(load: float, buffer_packets: int) -> FloatArray:
     """
     rho, b = _md1b_inputs(load, buffer_packets)
     if rho.ndim != 0:
-        raise ValueError("load and buffer_packets must be scalars here")
+        raise ParameterError("load", "a scalar", "load and buffer_packets must be scalars here")
     return _md1b_scalar(float(rho), int(b))[3]

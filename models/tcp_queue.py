@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from scipy import optimize
 
 from models import checks
-from models.queues import mm1b_loss_probability
+from models.queues import mm1b_loss_scalar
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ def tcp_mm1b_fixed_point(
     peak_load = n * w / (capacity_pps * tau)
 
     def rate_pps(rho: float) -> tuple[float, float]:
-        p = float(mm1b_loss_probability(rho, b))
+        p = mm1b_loss_scalar(rho, b)
         if p <= 0.0:
             return w / tau, p
         return min(w / tau, math.sqrt(1.5 / p) / tau), p

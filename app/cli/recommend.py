@@ -43,7 +43,8 @@ def _ms(seconds: float) -> str:
 def _predicted(p: Prediction | None) -> tuple[str, str]:
     if p is None:
         return "", ""
-    return f"{p.normalized_utilization:.1%}", f"{p.loss_probability:.2g}"
+    loss = "?" if p.loss_probability is None else f"{p.loss_probability:.2g}"
+    return f"{p.normalized_utilization:.1%}", loss
 
 
 def render(rec: Recommendation, console: Console) -> None:
@@ -97,6 +98,13 @@ def render(rec: Recommendation, console: Console) -> None:
         f"(governed by {best.rule})"
     )
     console.print(best.reason, markup=False, soft_wrap=True)
+    targets = ", ".join(f"{t.name} = {t.value:.3g} ({t.source})" for t in rec.targets)
+    console.print(f"Targets: {targets}", markup=False, soft_wrap=True)
+    for what_if in rec.what_if:
+        console.print(f"[bold]If[/bold] {what_if.assumption}: ", end="")
+        console.print(what_if.explanation, markup=False, soft_wrap=True)
+    if rec.cioq is not None:
+        console.print(f"[bold]CIOQ[/bold]: {rec.cioq.note}", soft_wrap=True)
     if rec.trade_off is not None:
         console.print(f"\n[bold red]Trade-off[/bold red]: {rec.trade_off.conflict}")
         console.print(rec.trade_off.explanation, markup=False, soft_wrap=True)
@@ -126,16 +134,30 @@ def render(rec: Recommendation, console: Console) -> None:
 )
 @click.option(
     "--cc",
-    type=click.Choice(["reno", "cubic"]),
+    type=click.Choice(["reno", "cubic", "bbr", "dctcp"]),
     default="cubic",
     show_default=True,
     help="Congestion control of the senders.",
 )
 @click.option("--load", type=float, help="Offered load (fraction of capacity).")
 @click.option("--optical", is_flag=True, help="All-optical buffer (a few dozen packets at most).")
-@click.option("--min-utilization", type=float, default=0.9, show_default=True)
-@click.option("--max-loss", type=float, default=0.01, show_default=True)
-@click.option("--max-delay", help="Largest queueing delay, e.g. 5ms.")
+@click.option(
+    "--aqm",
+    type=click.Choice(["none", "codel", "pie", "dualq"]),
+    default="none",
+    show_default=True,
+    help="Active queue management on the port (the buffer is its hard limit).",
+)
+@click.option("--incast-senders", type=int, help="Senders answering one request at once.")
+@click.option(
+    "--initial-window", type=float, default=10.0, show_default=True, help="Initial window."
+)
+@click.option("--input-queued", is_flag=True, help="CIOQ switch with virtual output queues.")
+@click.option("--speedup", type=float, help="Switch fabric speedup (CIOQ).")
+@click.option("--ports", type=int, help="Ports of the switch (CIOQ).")
+@click.option("--min-utilization", type=float, help="Default 0.9 (marked source: default).")
+@click.option("--max-loss", type=float, help="Default 0.01 (marked source: default).")
+@click.option("--max-delay", help="Largest queueing delay, e.g. 5ms; default one RTT.")
 @click.option(
     "--priority",
     type=click.Choice(["throughput", "delay"]),
@@ -173,6 +195,12 @@ def _run(opts: dict[str, Any]) -> Recommendation:
         congestion_control=opts["cc"],
         load=opts["load"],
         medium="optical" if opts["optical"] else "electronic",
+        aqm=opts["aqm"],
+        incast_senders=opts["incast_senders"],
+        initial_window_packets=opts["initial_window"],
+        input_queued=opts["input_queued"],
+        speedup=opts["speedup"],
+        ports=opts["ports"],
     )
     targets = Targets(
         min_utilization=opts["min_utilization"],

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import AliasChoices, ConfigDict, Field, model_validator
+from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 
 from app.schemas.common import (
     MAX_CAPACITY_BPS,
@@ -20,6 +21,7 @@ from app.schemas.common import (
     RttS,
     Unit,
 )
+from app.schemas.optical import OpticalDesignOut
 
 Status = Literal["holds", "fails", "unknown"]
 
@@ -29,8 +31,6 @@ OptionalRate = Annotated[
     Unit("rate"),
 ]
 
-# Seconds of queueing of a buffer, answered as ``buffer_seconds`` (the engine says buffer_s).
-_SECONDS = AliasChoices("buffer_seconds", "buffer_s")
 
 _THESIS_EXAMPLE: dict[str, Any] = {
     "scenario": {
@@ -98,9 +98,10 @@ class ScenarioIn(RequestModel):
         description="Largest congestion window a flow may use, in packets.",
     )
     paced: bool = Field(default=False, description="Whether senders pace over the RTT.")
-    congestion_control: Literal["reno", "cubic"] = Field(
+    congestion_control: Literal["reno", "cubic", "bbr", "dctcp"] = Field(
         default="cubic",
-        description="Senders' congestion control; sets the multiplicative decrease β.",
+        description="Senders' congestion control; sets the multiplicative decrease β and the "
+        "rules that apply (DCTCP's marking threshold, BBR's probing queue).",
     )
     load: float | None = Field(
         default=None,
@@ -111,6 +112,36 @@ class ScenarioIn(RequestModel):
     medium: Literal["electronic", "optical"] = Field(
         default="electronic",
         description="Buffer technology; an all-optical buffer holds a few dozen packets.",
+    )
+    aqm: Literal["none", "codel", "pie", "dualq"] = Field(
+        default="none",
+        description="Active queue management on the port: CoDel (RFC 8289), PIE (RFC 8033) or "
+        "the L4S DualQ Coupled AQM (RFC 9332). The AQM sets the standing queue; the buffer is "
+        "the hard limit above it.",
+    )
+    incast_senders: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_FLOWS,
+        description="Senders answering one request at once (datacenter fan-in), a count: "
+        "their initial windows arrive as one burst.",
+    )
+    initial_window_packets: float = Field(
+        default=10.0,
+        ge=1.0,
+        le=MAX_WINDOW_PACKETS,
+        description="Senders' initial window, in packets (10, RFC 6928).",
+    )
+    input_queued: bool = Field(
+        default=False,
+        description="Whether the switch is input-queued with virtual output queues (CIOQ, "
+        "000 §5.1).",
+    )
+    speedup: float | None = Field(
+        default=None, ge=1.0, le=64.0, description="Switch fabric speedup, dimensionless (CIOQ)."
+    )
+    ports: int | None = Field(
+        default=None, ge=2, le=1_000_000, description="Ports of the switch, a count (CIOQ)."
     )
 
     @model_validator(mode="after")
@@ -128,15 +159,18 @@ class ScenarioIn(RequestModel):
 class TargetsIn(RequestModel):
     """What the operator wants from the port."""
 
-    min_utilization: float = Field(
-        default=0.9,
+    min_utilization: float | None = Field(
+        default=None,
         gt=0.0,
         lt=1.0,
         description="Throughput wanted, dimensionless, as a fraction of what the traffic can "
-        "carry through the port.",
+        "carry through the port; 0.9 when not given (source: default).",
     )
-    max_loss: float = Field(
-        default=0.01, gt=0.0, lt=1.0, description="Largest packet loss probability."
+    max_loss: float | None = Field(
+        default=None,
+        gt=0.0,
+        lt=1.0,
+        description="Largest packet loss probability; 0.01 when not given (source: default).",
     )
     max_queueing_delay_s: (
         Annotated[
@@ -144,7 +178,8 @@ class TargetsIn(RequestModel):
             Field(
                 gt=0.0,
                 le=MAX_RTT_S,
-                description="Largest queueing delay B/C, in seconds (or e.g. '5 ms').",
+                description="Largest queueing delay B/C, in seconds (or e.g. '5 ms'); one "
+                "effective RTT when not given (source: default).",
             ),
             Unit("time"),
         ]
@@ -163,6 +198,23 @@ class RecommendRequest(RequestModel):
     targets: TargetsIn = Field(default_factory=TargetsIn)
 
 
+# --- the answer ---------------------------------------------------------------------------------
+# Field for field the dataclasses of :mod:`models.recommend.result` (one result shape): the
+# router builds :class:`RecommendResponse` with ``model_validate(result, from_attributes=True)``
+# and tests/app/test_api_recommend_shape.py checks that every model here has exactly the fields
+# of its dataclass. What these add is the OpenAPI description and the bounds of each field.
+
+
+def _finite_or_none(value: Any) -> Any:
+    """Non-finite floats become null (JSON has no infinity); curves may reach them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+FiniteOrNone = Annotated[float | None, BeforeValidator(_finite_or_none)]
+
+
 class AssumptionOut(ResponseModel):
     text: str = Field(description="The condition the rule rests on.")
     status: Status
@@ -175,13 +227,27 @@ class PredictionOut(ResponseModel):
     normalized_utilization: float = Field(
         ge=0.0, le=1.0, description="Fraction of what the traffic can carry (vs. the target)."
     )
-    loss_probability: float = Field(ge=0.0, le=1.0)
+    loss_probability: float | None = Field(
+        ge=0.0, le=1.0, description="Null when the inputs do not decide it (N_b not given)."
+    )
     queueing_delay_s: float = Field(
         ge=0.0, description="Largest queueing delay, a full buffer at line rate, in seconds."
     )
     meets_utilization: bool
-    meets_loss: bool
+    meets_loss: bool | None
     meets_delay: bool
+
+
+class TargetOut(ResponseModel):
+    name: str = Field(description="min_utilization, max_loss or max_queueing_delay_s.")
+    value: float
+    source: Literal["default", "user"] = Field(description="Whether the user gave it.")
+
+
+class TargetCheckOut(ResponseModel):
+    name: str
+    source: Literal["default", "user"]
+    met: bool | None = Field(description="Null when the inputs do not decide it.")
 
 
 class RuleOut(ResponseModel):
@@ -194,35 +260,42 @@ class RuleOut(ResponseModel):
     )
     buffer_packets_exact: float | None = Field(default=None, description="Unrounded, packets.")
     buffer_bytes: float | None = Field(default=None, ge=0.0, description="Buffer, in bytes.")
-    buffer_seconds: float | None = Field(
-        default=None,
-        ge=0.0,
-        validation_alias=_SECONDS,
-        description="Buffer, in seconds of queueing at line rate.",
+    buffer_s: float | None = Field(
+        default=None, ge=0.0, description="Buffer, in seconds of queueing at line rate."
     )
     assumptions: list[AssumptionOut]
     status: Status = Field(description="fails if any assumption fails, else unknown if any is.")
     predicted: PredictionOut | None = None
     note: str | None = None
+    targets_met: list[TargetCheckOut] = Field(
+        description="Each target at this size: met or not, and whether the user gave it."
+    )
 
 
 class RegimeOut(ResponseModel):
-    regime: Literal["transparent", "elastic", "overload"]
+    regime: Literal["transparent", "elastic", "overload", "unknown"]
     reason: str
     sizing_rule: str
     warning: str | None = None
     source: str = Field(description="What decided the regime.")
     traffic_model: str = Field(description="The model used to predict performance.")
+    deciding_inputs: list[str] = Field(
+        description="When the regime is unknown: the inputs that would decide it."
+    )
+    saturation_probability: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="Probability that the flows' peak rates add up to the capacity (003 §4).",
+    )
 
 
 class RecommendedOut(ResponseModel):
     rule: str = Field(description="The rule that governs the recommended size.")
     buffer_packets: int = Field(ge=0, description="Recommended buffer, in packets.")
     buffer_bytes: float = Field(ge=0.0, description="Recommended buffer, in bytes.")
-    buffer_seconds: float = Field(
-        ge=0.0,
-        validation_alias=_SECONDS,
-        description="Recommended buffer, in seconds of queueing at line rate.",
+    buffer_s: float = Field(
+        ge=0.0, description="Recommended buffer, in seconds of queueing at line rate."
     )
     reason: str
     predicted: PredictionOut
@@ -230,20 +303,28 @@ class RecommendedOut(ResponseModel):
         default=None,
         description="Smallest buffer, in packets, at which utilization and loss targets are met.",
     )
+    targets_met: list[TargetCheckOut]
 
 
 class TradeOffOut(ResponseModel):
     conflict: str
     explanation: str
     alternatives: list[PredictionOut]
+    max_queueing_delay_s: float | None = Field(
+        default=None, description="The delay target, in seconds."
+    )
+    min_feasible_delay_s: float | None = Field(
+        default=None,
+        description="The smallest delay bound the other targets allow, in seconds (004 eq. 25).",
+    )
 
 
 class CurvesOut(ResponseModel):
     buffer_packets: list[float] = Field(description="Buffer sizes, packets (log-spaced).")
-    utilization: list[float | None]
-    normalized_utilization: list[float | None]
-    loss_probability: list[float | None]
-    queueing_delay_s: list[float | None] = Field(description="Seconds.")
+    utilization: list[FiniteOrNone]
+    normalized_utilization: list[FiniteOrNone]
+    loss_probability: list[FiniteOrNone]
+    queueing_delay_s: list[FiniteOrNone] = Field(description="Seconds.")
 
 
 class DerivedInputsOut(ResponseModel):
@@ -256,23 +337,31 @@ class DerivedInputsOut(ResponseModel):
     )
     bottlenecked_flows_used: int
     bottlenecked_flows_given: bool
-    lbp_capacity_fraction: float
+    bottlenecked_share: float
     loss_sync_q: float
     peak_rate_fraction: float | None = None
+    slowdown: float | None = Field(
+        default=None,
+        description="S: fewest slots between two packets of a flow, C/access or M/W_max when "
+        "paced (000 App. B), dimensionless.",
+    )
 
 
-class OpticalDesignOut(ResponseModel):
-    n: int = Field(description="log2 N; the FIFO holds N − 1 packets.")
-    fifo_capacity_packets: int
-    tradeoff_k: int
-    delay_lines: int
-    switches: int
-    line_lengths_packets: list[int]
-    total_length_packets: int
-    packet_time_s: float
-    total_fiber_m: float = Field(description="Fibre needed, metres.")
-    linear_delay_lines: int
-    linear_switches: int
+class WhatIfOut(ResponseModel):
+    input: str = Field(description="The input that would change the answer.")
+    assumption: str
+    rule: str
+    buffer_packets: int | None = None
+    buffer_s: float | None = None
+    explanation: str
+
+
+class CIOQOut(ResponseModel):
+    emulates_output_queueing: bool
+    output_buffer_packets: float
+    voq_packets_per_input: float
+    note: str
+    input_buffer_packets: float
 
 
 class RecommendResponse(ResponseModel):
@@ -289,3 +378,16 @@ class RecommendResponse(ResponseModel):
         default=None, description="The optical delay-line FIFO, for an optical buffer."
     )
     warnings: list[str]
+    software_versions: dict[str, str] = Field(
+        description="Versions of bufsize and of the numerical libraries (numpy, scipy, numba) "
+        "that produced this answer."
+    )
+    targets: list[TargetOut] = Field(
+        description="The targets sized for, each with its value and source (default or user)."
+    )
+    what_if: list[WhatIfOut] = Field(
+        description="How the answer changes if an assumption is confirmed or an input given."
+    )
+    cioq: CIOQOut | None = Field(
+        default=None, description="Input and output buffers of an input-queued switch."
+    )

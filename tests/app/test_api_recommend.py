@@ -47,7 +47,7 @@ def test_thesis_example_every_rule(client: TestClient) -> None:
     bdp = rule(out, "rule_of_thumb")
     assert bdp["buffer_packets"] == 125_000
     assert bdp["buffer_bytes"] == pytest.approx(125e6, rel=1e-12)
-    assert bdp["buffer_seconds"] == pytest.approx(0.1, rel=1e-9)
+    assert bdp["buffer_s"] == pytest.approx(0.1, rel=1e-9)
     # "The 2T × C/√N rule suggests a buffer size of around 3950 packets": rounded to tens.
     assert abs(rule(out, "sqrt_n")["buffer_packets"] - 3950) <= 5
     # 000 §3.3: W = 64, ρ = 0.5, θ = 0.9 -> 15 packets. Here ρ = 64,000/125,000 = 0.512 and by
@@ -59,7 +59,7 @@ def test_thesis_example_every_rule(client: TestClient) -> None:
     assert out["feasible"] is True
     rec = out["recommended"]
     assert rec["buffer_bytes"] == pytest.approx(rec["buffer_packets"] * 1000, rel=1e-12)
-    assert rec["buffer_seconds"] == pytest.approx(rec["buffer_packets"] * 8e-7, rel=1e-9)
+    assert rec["buffer_s"] == pytest.approx(rec["buffer_packets"] * 8e-7, rel=1e-9)
 
 
 def test_every_rule_has_assumptions_and_sizes_in_three_units(client: TestClient) -> None:
@@ -68,7 +68,7 @@ def test_every_rule_has_assumptions_and_sizes_in_three_units(client: TestClient)
         assert r["assumptions"], r["rule"]
         assert all(a["status"] in ("holds", "fails", "unknown") for a in r["assumptions"])
         if r["buffer_packets"] is not None:
-            assert r["buffer_bytes"] is not None and r["buffer_seconds"] is not None
+            assert r["buffer_bytes"] is not None and r["buffer_s"] is not None
     curves = out["curves"]
     n = len(curves["buffer_packets"])
     assert n > 2
@@ -116,7 +116,7 @@ SC, TG = ["body", "scenario"], ["body", "targets"]
         ({**THESIS, "rtts_s": [0.1]}, {}, SC, "exactly one of rtt_s or rtts_s"),
         (THESIS, {"max_loss": 0}, [*TG, "max_loss"], "greater than 0"),
         (THESIS, {"max_queueing_delay_s": "5 Mbit/s"}, [*TG, "max_queueing_delay_s"], "not a time"),
-        ({**THESIS, "congestion_control": "bbr"}, {}, [*SC, "congestion_control"], "reno"),
+        ({**THESIS, "congestion_control": "vegas"}, {}, [*SC, "congestion_control"], "reno"),
     ],
 )
 def test_invalid_input_names_field(
@@ -131,8 +131,9 @@ def test_invalid_input_names_field(
 
 def test_large_paced_window_limited_link_is_answered(client: TestClient) -> None:
     # 2e7 packets per RTT, window-limited (ρ = 0.5), paced: the paced rule's search does
-    # bounded work, so the engine answers; the flows are window-limited, so tiny buffers
-    # governs (000 Thm 1) with a buffer far below the bandwidth-delay product.
+    # bounded work, so the engine answers; the flows are window-limited and paced with
+    # S = M/W_max = 4e7/1000 = 40,000 slots between a flow's packets, so the paced-traffic
+    # bound (000 Thm 2, App. B) governs with a buffer far below the bandwidth-delay product.
     scenario = {
         "capacity_bps": "1 Tbit/s",
         "rtt_s": 2e7 / 0.5 * 8 * 1500 / 1e12,
@@ -143,5 +144,6 @@ def test_large_paced_window_limited_link_is_answered(client: TestClient) -> None
     response = client.post("/v1/recommend", json={"scenario": scenario})
     assert response.status_code == 200, response.text
     best = response.json()["recommended"]
-    assert best["rule"] == "tiny_buffers"
+    assert best["rule"] == "paced"
+    assert response.json()["inputs"]["slowdown"] == pytest.approx(4e4, rel=1e-9)
     assert 1 <= best["buffer_packets"] < 4e7 / 1000

@@ -3,7 +3,8 @@ path and TCP options; results per group and in total.
 
 The single-group scenario must keep today's sample path: the figures below were computed
 with the simulator of main at commit 63e2c58, before flow groups existed (every counter, and
-the SHA-256 of the packet trace's times, flows and drop flags), and are compared exactly.
+the SHA-256 of the packet trace's times, flows and drop flags), and are compared exactly. The
+scenarios then had the classic hosts' defaults (``tests/validation/hosts.py``), stated here.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import math
 import numpy as np
 import pytest
 
+from tests.validation.hosts import CLASSIC_HOSTS, classic_scenario
 from validation.simulator import FlowGroup, Scenario, replicate, simulate
 
 _BASE = {
@@ -96,14 +98,15 @@ def _figures(scenario: Scenario) -> dict[str, object]:
 @pytest.mark.parametrize("name", list(BEFORE_GROUPS))
 def test_single_group_keeps_the_sample_path_of_before_groups(name: str) -> None:
     fields, expected = BEFORE_GROUPS[name]
-    assert _figures(Scenario(**fields)) == expected
+    assert _figures(classic_scenario(**fields)) == expected
 
 
 @pytest.mark.parametrize("name", ["cli defaults like", "poisson flows uniform"])
 def test_one_explicit_group_is_the_scenario_of_its_fields(name: str) -> None:
     fields, expected = BEFORE_GROUPS[name]
-    group_fields = {k: v for k, v in fields.items() if k in FlowGroup.__dataclass_fields__}
-    rest = {k: v for k, v in fields.items() if k not in group_fields}
+    stated = CLASSIC_HOSTS | fields
+    group_fields = {k: v for k, v in stated.items() if k in FlowGroup.__dataclass_fields__}
+    rest = {k: v for k, v in stated.items() if k not in group_fields}
     grouped = Scenario(**rest, groups=(FlowGroup(**group_fields),))
     assert _figures(grouped) == expected
 
@@ -111,15 +114,31 @@ def test_one_explicit_group_is_the_scenario_of_its_fields(name: str) -> None:
 # 004 §VII's traffic mix, scaled down to a 20 Mb/s link: flows bottlenecked at the link (LBP),
 # flows bottlenecked at a slow access link (RBP), window-limited flows, and short flows of
 # 14 packets on average arriving as a Poisson process; heterogeneous RTTs.
+# The hosts are the classic ones of the thesis's simulations (tests/validation/hosts.py):
+# 1000-byte packets without headers, an ACK per segment, initial window 2, W_max 32.
+CLASSIC_GROUP = FlowGroup(delayed_ack=1, initial_window_packets=2, max_window_packets=32)
 MIX = Scenario(
     capacity_bps=20e6,
+    packet_bytes=1000,
+    header_bytes=0,
     duration_s=20.0,
     warmup_s=5.0,
     groups=(
-        FlowGroup(name="LBP", flows=10, rtt_s=0.06, rtt_jitter_s=0.03, max_window_packets=500),
-        FlowGroup(name="RBP", flows=5, rtt_s=0.1, access_bps=0.5e6, max_window_packets=500),
-        FlowGroup(name="window-limited", flows=4, rtt_s=0.05, max_window_packets=3),
-        FlowGroup(
+        CLASSIC_GROUP.replace(
+            name="LBP", flows=10, rtt_s=0.06, rtt_jitter_s=0.03, max_window_packets=500
+        ),
+        CLASSIC_GROUP.replace(
+            name="RBP",
+            flows=5,
+            rtt_s=0.1,
+            rtt_jitter_s=0.0,
+            access_bps=0.5e6,
+            max_window_packets=500,
+        ),
+        CLASSIC_GROUP.replace(
+            name="window-limited", flows=4, rtt_s=0.05, rtt_jitter_s=0.0, max_window_packets=3
+        ),
+        CLASSIC_GROUP.replace(
             name="short",
             flows=50,
             traffic="poisson_flows",

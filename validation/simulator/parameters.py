@@ -68,7 +68,7 @@ def make_parameters(scenario: Scenario, buffer_packets: int, seed: int) -> RunPa
     # the scenario's own fields before there were groups.
     spread = generator.random(flows)
     rtt_mean_s = np.array([g.rtt_s for g in groups], dtype=np.float64)[group_of]
-    rtt_jitter_s = np.array([g.rtt_jitter_s for g in groups], dtype=np.float64)[group_of]
+    rtt_jitter_s = np.array([g.rtt_jitter_s or 0.0 for g in groups], dtype=np.float64)[group_of]
     rtt_s = rtt_mean_s + rtt_jitter_s * (2.0 * spread - 1.0)
     start_spread_s = np.array([g.start_spread_s for g in groups], dtype=np.float64)[group_of]
     start_s = start_spread_s * generator.random(flows)
