@@ -83,6 +83,7 @@ OPTION_OF = {
     "packet_bytes": "--packet",
     "header_bytes": "--header",
     "recovery": "--recovery",
+    "cc": "--cc",
     "delayed_ack": "--delayed-ack",
     "initial_window_packets": "--initial-window",
     "min_rto_s": "--min-rto",
@@ -121,6 +122,7 @@ SCENARIO_OPTIONS = (
     "header",
     "pacing",
     "recovery",
+    "cc",
     "delayed_ack",
     "initial_window",
     "min_rto",
@@ -314,6 +316,7 @@ def _scenario_from_options(opts: dict[str, Any]) -> Scenario:
         header_bytes=header_bytes,
         pacing=opts["pacing"],
         recovery=opts["recovery"],
+        cc=opts["cc"],
         delayed_ack=opts["delayed_ack"],
         initial_window_packets=opts["initial_window"],
         min_rto_s=parse_quantity("--min-rto", opts["min_rto"], "time"),
@@ -478,6 +481,7 @@ def describe(scenario: Scenario) -> str:
     if sc.rtt_jitter_s:
         rtt += f" ± {_time(sc.rtt_jitter_s)}"
     tcp = (
+        f"{'CUBIC' if sc.cc == 'cubic' else 'Reno'}, "
         f"{sc.recovery.upper() if sc.recovery == 'sack' else 'NewReno'} recovery, "
         f"{'paced' if sc.pacing else 'unpaced'}, delayed ACK {sc.delayed_ack}, "
         f"initial window {sc.initial_window_packets}, min RTO {_time(sc.min_rto_s)}, "
@@ -504,7 +508,8 @@ def _describe_groups(sc: Scenario) -> str:
             f"(at most {g.flows:,} at once)",
         }[g.traffic]
         parts.append(
-            f"{g.name}: {what}, RTT {rtt}, access {_rate(g.access_bps)}, largest window "
+            f"{g.name}: {what}, {g.cc.upper() if g.cc == 'cubic' else 'Reno'}, RTT {rtt}, "
+            f"access {_rate(g.access_bps)}, largest window "
             f"{g.max_window_packets:,} packets"
         )
     background = f", background load {sc.background_load:.3g}" if sc.background_load > 0 else ""
@@ -674,6 +679,13 @@ def render(req: Request, results: list[Result], console: Console) -> None:
     default=DEFAULTS["recovery"],
     show_default=True,
     help="Loss recovery: SACK (RFC 6675) or NewReno without SACK (RFC 6582).",
+)
+@click.option(
+    "--cc",
+    type=click.Choice(["reno", "cubic"]),
+    default=DEFAULTS["cc"],
+    show_default=True,
+    help="Congestion control: Reno (RFC 5681) or CUBIC (RFC 9438).",
 )
 @click.option(
     "--delayed-ack",

@@ -75,6 +75,10 @@ class FlowGroupIn(RequestModel):
         default=DEFAULTS["recovery"],
         description="Loss recovery: SACK (RFC 6675) or NewReno (RFC 6582).",
     )
+    cc: Literal["reno", "cubic"] = Field(
+        default=DEFAULTS["cc"],
+        description="Congestion control: Reno (RFC 5681) or CUBIC (RFC 9438).",
+    )
     delayed_ack: int = Field(
         default=DEFAULTS["delayed_ack"],
         ge=1,
@@ -173,6 +177,10 @@ class SimulationScenarioIn(RequestModel):
     recovery: Literal["sack", "newreno"] = Field(
         default=DEFAULTS["recovery"],
         description="Loss recovery: SACK (RFC 6675) or NewReno (RFC 6582).",
+    )
+    cc: Literal["reno", "cubic"] = Field(
+        default=DEFAULTS["cc"],
+        description="Congestion control: Reno (RFC 5681) or CUBIC (RFC 9438).",
     )
     delayed_ack: int = Field(
         default=DEFAULTS["delayed_ack"],

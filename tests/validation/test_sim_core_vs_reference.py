@@ -48,6 +48,25 @@ CASES = {
         flow_size_distribution="uniform",
         flow_size_packets=40,
     ),
+    "cubic sack": BASE.replace(cc="cubic"),
+    "cubic newreno delayed acks": BASE.replace(cc="cubic", recovery="newreno", delayed_ack=2),
+    "cubic and reno groups": Scenario(
+        capacity_bps=20e6,
+        duration_s=4.0,
+        warmup_s=1.0,
+        groups=(
+            FlowGroup(name="cubic", flows=4, cc="cubic", rtt_s=0.05, max_window_packets=64),
+            FlowGroup(name="reno", flows=4, rtt_s=0.03, max_window_packets=64),
+            FlowGroup(
+                name="cubic short",
+                flows=6,
+                cc="cubic",
+                traffic="poisson_flows",
+                flow_arrival_rate_per_s=20.0,
+                flow_size_packets=30.0,
+            ),
+        ),
+    ),
     "flow groups: 004 §VII-like mix": Scenario(
         capacity_bps=20e6,
         duration_s=4.0,

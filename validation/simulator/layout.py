@@ -53,6 +53,17 @@ TRAFFIC_CODES = {
 }
 
 
+class CongestionControl(IntEnum):
+    """Congestion control of a flow group's senders."""
+
+    RENO = 0  # RFC 5681
+    CUBIC = 1  # RFC 9438
+
+
+#: Scenario congestion-control name -> code.
+CC_CODES = {"reno": CongestionControl.RENO, "cubic": CongestionControl.CUBIC}
+
+
 class SizeDistribution(IntEnum):
     """Distributions of finite flow sizes."""
 
@@ -109,6 +120,11 @@ class FlowFloat(IntEnum):
     MIN_RTO_S = 13
     INITIAL_RTO_S = 14
     INITIAL_CWND_PACKETS = 15
+    # CUBIC state (RFC 9438 §4): reset when a transfer starts
+    W_MAX_PACKETS = 16  # window before the last reduction
+    EPOCH_START_S = 17  # start of the current congestion-avoidance epoch (-1: none)
+    K_S = 18  # time to grow back to W_MAX_PACKETS (Eq. 2)
+    W_EST_PACKETS = 19  # Reno-friendly estimate (Eq. 4)
 
 
 class FlowInt(IntEnum):
@@ -146,6 +162,7 @@ class FlowInt(IntEnum):
     SACK = 27
     DELAYED_ACK = 28
     PACING = 29
+    CC = 30  # a CongestionControl
 
 
 #: Columns of ``fi`` reset when a transfer starts.

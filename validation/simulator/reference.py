@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from validation.simulator import parameters as P
+from validation.simulator.core.cubic import ALPHA_CUBIC, BETA_CUBIC, C_CUBIC
 from validation.simulator.layout import EPOCHS, Event, FlowCount, RecoveryState
 from validation.simulator.measures import RawCounters, to_result
 from validation.simulator.results import PacketTrace, RunResult, SampledTrace
@@ -101,6 +102,10 @@ class Flow:
     ooo: set[int] = field(default_factory=set)
     delack_count: int = 0
     delack_gen: int = 0
+    w_max: float = 0.0  # CUBIC (RFC 9438 §4): window before the last reduction
+    epoch_start: float = -1.0  # start of the congestion-avoidance epoch (-1: none)
+    k: float = 0.0
+    w_est: float = 0.0
 
 
 class ReferenceSimulator:
@@ -483,7 +488,7 @@ class ReferenceSimulator:
         if t >= self.warm:
             self.raw.timeouts += 1
             self.raw.per_flow[f, FlowCount.TIMEOUTS] += 1
-        fl.ssthresh = max((fl.high_tx - fl.snd_una) / 2.0, 2.0)
+        fl.ssthresh = self.reduce(fl, fl.high_tx - fl.snd_una)
         fl.cwnd = 1.0
         fl.rto = min(2.0 * fl.rto, P.MAX_RTO_S)
         fl.dupacks = 0
@@ -569,6 +574,8 @@ class ReferenceSimulator:
             elif not exited:
                 if fl.cwnd < fl.ssthresh:  # at most one packet per ACK (RFC 5681 eq. 2)
                     fl.cwnd += min(newly, 1)
+                elif fl.grp.cc == "cubic":
+                    self.cubic_increase(t, fl, newly)
                 else:
                     fl.cwnd += newly / fl.cwnd
             if fl.size >= 0 and fl.snd_una >= fl.size:
@@ -581,7 +588,7 @@ class ReferenceSimulator:
         elif cum == fl.snd_una and fl.snd_una < fl.high_tx and (sack_seq >= 0 or not sack):
             fl.dupacks += 1
             if fl.recovery == RecoveryState.NONE and fl.dupacks == 3 and cum > fl.rto_recover:
-                fl.ssthresh = max((fl.high_tx - fl.snd_una) / 2.0, 2.0)
+                fl.ssthresh = self.reduce(fl, fl.high_tx - fl.snd_una)
                 fl.recover = fl.high_tx - 1
                 fl.recovery = RecoveryState.FAST
                 fl.rtt_seq = -1
@@ -599,6 +606,40 @@ class ReferenceSimulator:
         if sack and fl.recovery == RecoveryState.FAST:
             fl.lost_limit = max(fl.lost_limit, fl.high_sacked)
         self.try_send(t, f)
+
+    def reduce(self, fl: Flow, flight: int) -> float:
+        """The new ssthresh at a congestion event (Reno: half the flight; CUBIC: §4.6-4.7)."""
+        if fl.grp.cc != "cubic":
+            return max(flight / 2.0, 2.0)
+        if fl.cwnd < fl.w_max:  # RFC 9438 §4.7 fast convergence
+            fl.w_max = fl.cwnd * (1.0 + BETA_CUBIC) / 2.0
+        else:
+            fl.w_max = fl.cwnd
+        fl.epoch_start = -1.0
+        return max(flight * BETA_CUBIC, 2.0)
+
+    def cubic_increase(self, t: float, fl: Flow, acked: int) -> None:
+        """RFC 9438 §4.2-4.5: CUBIC's congestion avoidance on an ACK of ``acked`` segments."""
+        cwnd = fl.cwnd
+        if fl.epoch_start < 0.0:
+            fl.epoch_start = t
+            if cwnd < fl.w_max:
+                fl.k = ((fl.w_max - cwnd) / C_CUBIC) ** (1.0 / 3.0)
+            else:
+                fl.k = 0.0
+                fl.w_max = cwnd
+            fl.w_est = cwnd
+        alpha = ALPHA_CUBIC if fl.w_est < fl.w_max else 1.0
+        fl.w_est += alpha * acked / cwnd
+        elapsed = t - fl.epoch_start
+        d = elapsed - fl.k
+        if C_CUBIC * (d * d * d) + fl.w_max < fl.w_est:  # Reno-friendly region (§4.3)
+            fl.cwnd = fl.w_est
+            return
+        rtt = fl.srtt if fl.srtt > 0.0 else fl.rtt_s
+        d = elapsed + rtt - fl.k
+        target = min(max(C_CUBIC * (d * d * d) + fl.w_max, cwnd), 1.5 * cwnd)
+        fl.cwnd = cwnd + (target - cwnd) / cwnd
 
     def rtt_sample(self, fl: Flow, r: float) -> None:
         if fl.srtt == 0.0:

@@ -16,6 +16,8 @@ from models.errors import ParameterError
 
 Traffic = Literal["persistent", "closed_loop", "poisson_flows", "open_loop"]
 Recovery = Literal["sack", "newreno"]
+CongestionControl = Literal["reno", "cubic"]
+CC_KINDS = ("reno", "cubic")
 Discipline = Literal["droptail", "fq"]
 SizeDistribution = Literal["fixed", "uniform", "pareto"]
 OpenLoopArrivals = Literal["poisson", "periodic"]
@@ -55,6 +57,7 @@ GROUP_FIELDS = (
     "max_window_packets",
     "pacing",
     "recovery",
+    "cc",
     "delayed_ack",
     "delayed_ack_timeout_s",
     "initial_window_packets",
@@ -88,6 +91,7 @@ class FlowGroup:
     access_bps : rate of each flow's access link, bit/s (below the bottleneck rate: flows
         bottlenecked at their access link, 004 §VII's RBP flows).
     max_window_packets : maximum (advertised) window, packets (window-limited flows).
+    cc : congestion control, "reno" (RFC 5681) or "cubic" (RFC 9438).
     pacing, recovery, delayed_ack, delayed_ack_timeout_s, initial_window_packets, min_rto_s,
         initial_rto_s : TCP options (see :class:`Scenario`; the same defaults).
     start_spread_s : persistent and closed-loop flows start uniform in [0, start_spread_s), s.
@@ -119,6 +123,7 @@ class FlowGroup:
     max_window_packets: int = DEFAULT_MAX_WINDOW_PACKETS
     pacing: bool = False
     recovery: Recovery = "sack"
+    cc: CongestionControl = "reno"
     delayed_ack: int = 2
     delayed_ack_timeout_s: float = 0.2
     initial_window_packets: int = 10
@@ -170,6 +175,7 @@ class FlowGroup:
         checks.positive(p + "access_bps", self.access_bps)
         _int_in(p + "max_window_packets", self.max_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS)
         _choice(p + "recovery", self.recovery, ("sack", "newreno"))
+        _choice(p + "cc", self.cc, CC_KINDS)
         _int_in(p + "delayed_ack", self.delayed_ack, 1, 64)
         checks.positive(p + "delayed_ack_timeout_s", self.delayed_ack_timeout_s)
         _int_in(
@@ -215,6 +221,8 @@ class Scenario:
     header_bytes : extra bytes on the wire per data packet, bytes.
     pacing : space a flow's packets srtt/cwnd apart (000 §3.4).
     recovery : "sack" (RFC 6675 loss recovery) or "newreno" (RFC 6582, no SACK).
+    cc : congestion control: "reno" (RFC 5681) or "cubic" (RFC 9438, C = 0.4, β = 0.7, fast
+        convergence, the Reno-friendly region; validation/simulator/core/cubic.py).
     delayed_ack : in-order segments per acknowledgement (1 = no delayed ACKs).
     delayed_ack_timeout_s : longest an acknowledgement is held, s.
     initial_window_packets : initial congestion window, packets.
@@ -259,6 +267,7 @@ class Scenario:
     header_bytes: int = 52
     pacing: bool = False
     recovery: Recovery = "sack"
+    cc: CongestionControl = "reno"
     delayed_ack: int = 2
     delayed_ack_timeout_s: float = 0.2
     initial_window_packets: int = 10
@@ -379,6 +388,7 @@ class Scenario:
         _int_in("packet_bytes", self.packet_bytes, 1, 1_000_000)
         _int_in("header_bytes", self.header_bytes, 0, 1_000_000)
         _choice("recovery", self.recovery, ("sack", "newreno"))
+        _choice("cc", self.cc, CC_KINDS)
         _int_in("delayed_ack", self.delayed_ack, 1, 64)
         checks.positive("delayed_ack_timeout_s", self.delayed_ack_timeout_s)
         _int_in("initial_window_packets", self.initial_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS)

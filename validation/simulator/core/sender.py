@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from validation.simulator.core.counters import COUNTS
+from validation.simulator.core.cubic import cubic_increase, cubic_reduce, cubic_start
 from validation.simulator.core.heap import heap_push, push_packet, uniform
 from validation.simulator.core.jit import jit
 from validation.simulator.layout import (
@@ -19,6 +20,7 @@ from validation.simulator.layout import (
     GROUP_FLOATS,
     GROUP_INTS,
     TCP_STATE,
+    CongestionControl,
     Event,
     FlowCount,
     FlowFloat,
@@ -195,6 +197,7 @@ def start_flow(sp, t, f):  # type: ignore[no-untyped-def]
         s.rg[j] = 0
     ff[a + FlowFloat.CWND_PACKETS] = ff[a + FlowFloat.INITIAL_CWND_PACKETS]
     ff[a + FlowFloat.SSTHRESH_PACKETS] = INITIAL_SSTHRESH
+    cubic_start(sp, f)
     ff[a + FlowFloat.SRTT_S] = 0.0
     ff[a + FlowFloat.RTTVAR_S] = 0.0
     ff[a + FlowFloat.RTO_S] = ff[a + FlowFloat.INITIAL_RTO_S]
@@ -229,7 +232,10 @@ def rto_fire(sp, t, f):  # type: ignore[no-untyped-def]
     if t >= s.g[GlobalFloat.WARMUP_S]:
         gi[GlobalInt.TIMEOUTS] += 1
         s.fc[COUNTS * f + FlowCount.TIMEOUTS] += 1.0
-    ff[a + FlowFloat.SSTHRESH_PACKETS] = max((high - una) / 2.0, 2.0)
+    if fi[b + FlowInt.CC] == CongestionControl.CUBIC:  # RFC 9438 §4.8: ssthresh as in §4.6
+        ff[a + FlowFloat.SSTHRESH_PACKETS] = cubic_reduce(sp, f, high - una)
+    else:
+        ff[a + FlowFloat.SSTHRESH_PACKETS] = max((high - una) / 2.0, 2.0)
     ff[a + FlowFloat.CWND_PACKETS] = 1.0
     ff[a + FlowFloat.RTO_S] = min(2.0 * ff[a + FlowFloat.RTO_S], MAX_RTO_S)
     fi[b + FlowInt.DUPACKS] = 0
@@ -317,6 +323,8 @@ def on_ack(sp, t, f, cum, sack_seq):  # type: ignore[no-untyped-def]
             cwnd = ff[a + FlowFloat.CWND_PACKETS]
             if cwnd < ff[a + FlowFloat.SSTHRESH_PACKETS]:  # at most 1 packet/ACK (RFC 5681)
                 ff[a + FlowFloat.CWND_PACKETS] = cwnd + min(newly, 1)
+            elif fi[b + FlowInt.CC] == CongestionControl.CUBIC:
+                cubic_increase(sp, t, f, newly)
             else:
                 ff[a + FlowFloat.CWND_PACKETS] = cwnd + newly / cwnd
         size = fi[b + FlowInt.SIZE_PACKETS]
@@ -334,7 +342,11 @@ def on_ack(sp, t, f, cum, sack_seq):  # type: ignore[no-untyped-def]
             and fi[b + FlowInt.DUPACKS] == 3
             and cum > fi[b + FlowInt.RTO_RECOVER]
         ):
-            ssthresh = max((fi[b + FlowInt.HIGH_TX] - una) / 2.0, 2.0)
+            flight = fi[b + FlowInt.HIGH_TX] - una
+            if fi[b + FlowInt.CC] == CongestionControl.CUBIC:
+                ssthresh = cubic_reduce(sp, f, flight)
+            else:
+                ssthresh = max(flight / 2.0, 2.0)
             ff[a + FlowFloat.SSTHRESH_PACKETS] = ssthresh
             fi[b + FlowInt.RECOVER] = fi[b + FlowInt.HIGH_TX] - 1
             fi[b + FlowInt.RECOVERY] = RecoveryState.FAST
