@@ -611,12 +611,13 @@ class ReferenceSimulator:
         """The new ssthresh at a congestion event (Reno: half the flight; CUBIC: §4.6-4.7)."""
         if fl.grp.cc != "cubic":
             return max(flight / 2.0, 2.0)
+        # RFC 9438 §4.6 with cwnd for flight_size (see core/cubic.py)
         if fl.cwnd < fl.w_max:  # RFC 9438 §4.7 fast convergence
             fl.w_max = fl.cwnd * (1.0 + BETA_CUBIC) / 2.0
         else:
             fl.w_max = fl.cwnd
         fl.epoch_start = -1.0
-        return max(flight * BETA_CUBIC, 2.0)
+        return max(fl.cwnd * BETA_CUBIC, 2.0)
 
     def cubic_increase(self, t: float, fl: Flow, acked: int) -> None:
         """RFC 9438 §4.2-4.5: CUBIC's congestion avoidance on an ACK of ``acked`` segments."""

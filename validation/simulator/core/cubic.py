@@ -4,8 +4,13 @@ Only congestion avoidance and the reduction differ from Reno; slow start, loss d
 fast retransmit and recovery (SACK or NewReno) and the retransmission timer are the sender's
 (``sender.py``), as RFC 9438 §4 says CUBIC leaves them. HyStart++ (§4.10) is not modelled.
 
-- §4.6, multiplicative decrease: ``ssthresh = flight_size · β_cubic`` (at least 2 packets),
-  β_cubic = 0.7, and ``W_max`` is the window before the reduction (``cwnd``);
+- §4.6, multiplicative decrease: ``ssthresh = cwnd · β_cubic`` (at least 2 packets),
+  β_cubic = 0.7, and ``W_max`` is the window before the reduction (``cwnd``). The RFC writes
+  ``flight_size · β_cubic`` and notes that implementations use cwnd (Linux's tcp_cubic does);
+  cwnd is used here because after a timeout the SACK sender's ``high_tx - snd_una`` still
+  counts the window sent before it, and 0.7 of that stale flight set ssthresh above
+  BDP + B: one flow at 20 Mb/s, 50 ms, B >= 0.6 BDP then timed out again and again (0.53-0.58
+  utilization, 20% loss) where cwnd gives 1.0 and no timeout;
 - §4.7, fast convergence: if the window before the reduction is below the last ``W_max``,
   ``W_max = cwnd · (1 + β_cubic) / 2``;
 - §4.2, Eq. 1-2: the epoch starts at the first ACK in congestion avoidance after a reduction
@@ -45,7 +50,7 @@ def cubic_start(sp, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def cubic_reduce(sp, f, flight):  # type: ignore[no-untyped-def]
+def cubic_reduce(sp, f):  # type: ignore[no-untyped-def]
     """A congestion event (§4.6-4.7): update W_max, end the epoch; return the new ssthresh."""
     s = sp[0]
     ff = s.ff
@@ -56,7 +61,7 @@ def cubic_reduce(sp, f, flight):  # type: ignore[no-untyped-def]
     else:
         ff[a + FlowFloat.W_MAX_PACKETS] = cwnd
     ff[a + FlowFloat.EPOCH_START_S] = -1.0
-    return max(flight * BETA_CUBIC, 2.0)
+    return max(cwnd * BETA_CUBIC, 2.0)
 
 
 @jit

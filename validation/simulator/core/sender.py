@@ -233,7 +233,7 @@ def rto_fire(sp, t, f):  # type: ignore[no-untyped-def]
         gi[GlobalInt.TIMEOUTS] += 1
         s.fc[COUNTS * f + FlowCount.TIMEOUTS] += 1.0
     if fi[b + FlowInt.CC] == CongestionControl.CUBIC:  # RFC 9438 §4.8: ssthresh as in §4.6
-        ff[a + FlowFloat.SSTHRESH_PACKETS] = cubic_reduce(sp, f, high - una)
+        ff[a + FlowFloat.SSTHRESH_PACKETS] = cubic_reduce(sp, f)
     else:
         ff[a + FlowFloat.SSTHRESH_PACKETS] = max((high - una) / 2.0, 2.0)
     ff[a + FlowFloat.CWND_PACKETS] = 1.0
@@ -344,7 +344,7 @@ def on_ack(sp, t, f, cum, sack_seq):  # type: ignore[no-untyped-def]
         ):
             flight = fi[b + FlowInt.HIGH_TX] - una
             if fi[b + FlowInt.CC] == CongestionControl.CUBIC:
-                ssthresh = cubic_reduce(sp, f, flight)
+                ssthresh = cubic_reduce(sp, f)
             else:
                 ssthresh = max(flight / 2.0, 2.0)
             ff[a + FlowFloat.SSTHRESH_PACKETS] = ssthresh
