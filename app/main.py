@@ -11,6 +11,7 @@ from app.errors import install_error_handlers
 from app.jobs.lifespan import jobs_lifespan
 from app.limits import install_body_limit
 from app.operation_ids import operation_id
+from app.web.routes import router as web_router
 from models.provenance import bufsize_version
 
 
@@ -36,6 +37,7 @@ def create_app() -> FastAPI:
     install_error_handlers(application)
     install_body_limit(application)
     application.include_router(api_router)
+    application.include_router(web_router)
 
     @application.get(
         "/healthz",

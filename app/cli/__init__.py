@@ -24,6 +24,13 @@ COMMANDS = {
     "simulate": Subcommand(
         "app.cli.simulate:simulate", "Simulate TCP flows through one bottleneck for each buffer."
     ),
+    "trace": Subcommand(
+        "app.cli.trace:trace", "BSCL's parameters from a packet trace, and the BSCL size."
+    ),
+    "validate": Subcommand(
+        "app.cli.validate:validate",
+        "The papers' measurements beside the models and the simulator (report.html, report.json).",
+    ),
 }
 
 
