@@ -243,7 +243,7 @@ def _regime(ctx: Context) -> RegimeInfo:
             reason += f"; at their largest windows the flows could offer {rho_w:.3g}× C"
         return RegimeInfo(
             regime="unknown",
-            reason=reason + ". Give " + ", ".join(deciding) + " to decide it.",
+            reason=reason + "; give " + " or ".join(deciding) + " to decide it",
             sizing_rule=(
                 "sized for long-lived flows congested here (the regime needing the most buffer "
                 "short of overload); the utilization rules apply, the loss constraint needs N_b"
@@ -760,8 +760,8 @@ def _what_if(ctx: Context, regime: RegimeInfo, model: TrafficModel) -> tuple[Wha
                     f"{seconds / ctx.effective_rtt_s:.3g}× the RTT) for loss <= "
                     f"{t.max_loss:.2g} ({worst.governing_constraint} term governs; 004 Fig. "
                     "4). N_b decides whether the loss target constrains the buffer: give "
-                    "bottlenecked_flows (and max_loss) to size for it; bufsize's trace "
-                    "estimator or 004 §VI estimate it from a packet trace."
+                    "bottlenecked_flows (and max_loss) to size for it; 004 §VI estimates it "
+                    "from a packet trace."
                 ),
             )
         )

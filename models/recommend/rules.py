@@ -228,6 +228,13 @@ def _paced_or_slow(ctx: Context) -> Assumption:
             detail += f" (S = {ctx.slowdown:.3g} slots between a flow's packets)"
         return Assumption(text, HOLDS, detail)
     needed = ctx.slow_access_needed
+    if ctx.slowdown is not None and needed is None:
+        return Assumption(
+            text,
+            UNKNOWN,
+            f"the port is {ctx.slowdown:.3g}× the access rate; whether that is slow enough "
+            "(c_S·log W_max, 000 Thm 2) needs the maximum window",
+        )
     if ctx.slowdown is None or needed is None:
         return Assumption(
             text,

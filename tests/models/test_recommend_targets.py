@@ -42,7 +42,7 @@ def test_backbone_without_n_b_stays_within_the_bdp_and_shows_the_bscl_worst_case
     # No load: the regime is unknown and the response says which input would decide it.
     assert rec.regime.regime == "unknown"
     assert "load" in rec.regime.deciding_inputs
-    assert "Give load" in rec.regime.reason
+    assert "give load" in rec.regime.reason
     # The defaults are marked as such.
     assert {t.name: t.source for t in rec.targets} == {
         "min_utilization": "default",
