@@ -1,4 +1,4 @@
-"""The ``bufsize`` command line: ``serve``, ``recommend``, ``simulate``, ``validate``.
+"""The ``bufsize`` command line: ``serve``, ``recommend``, ``simulate``, ``config``, ``validate``.
 
 Each subcommand lives in its own module and is registered on :data:`main` here.
 """
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import click
 
+from app.cli.config import config
 from app.cli.recommend import recommend
 from app.cli.serve import serve
 from app.cli.simulate import simulate
@@ -21,3 +22,4 @@ def main() -> None:
 main.add_command(serve)
 main.add_command(recommend)
 main.add_command(simulate)
+main.add_command(config)
