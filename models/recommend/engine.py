@@ -36,6 +36,7 @@ from models.recommend.result import (
     WhatIf,
 )
 from models.recommend.rules import (
+    AQM_TARGET_S,
     BBR,
     BSCL,
     DCTCP,
@@ -167,7 +168,7 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
             scenario.ports,
             scenario.speedup if scenario.speedup is not None else 2.0,
         )
-    warnings = _warnings(ctx, regime, governing)
+    warnings = _warnings(ctx, regime, governing, recommended.buffer_packets)
     return Recommendation(
         inputs=DerivedInputs(
             effective_rtt_s=ctx.effective_rtt_s,
@@ -805,8 +806,20 @@ def _curves(
     )
 
 
-def _warnings(ctx: Context, regime: RegimeInfo, governing: RuleResult) -> tuple[str, ...]:
+def _warnings(
+    ctx: Context, regime: RegimeInfo, governing: RuleResult, buffer_packets: int
+) -> tuple[str, ...]:
     out: list[str] = []
+    aqm = ctx.scenario.aqm
+    if aqm != "none":
+        target = AQM_TARGET_S[aqm] / ctx.packet_time_s
+        if buffer_packets <= target:
+            out.append(
+                f"The {aqm} target queue ({AQM_TARGET_S[aqm] * 1e3:g} ms = {target:.3g} packets) "
+                f"is not below the buffer ({buffer_packets:,} packets): the hard limit drops "
+                "before the AQM acts, so the tail drop, not the AQM, controls the queue. Raise "
+                "the limit above the AQM target or lower the target."
+            )
     if regime.warning:
         out.append(regime.warning)
     if regime.regime == "overload":

@@ -177,3 +177,29 @@ def test_busy_peak_rate_limited_link_is_not_transparent() -> None:
     assert rec.regime.saturation_probability == pytest.approx(0.73, abs=0.005)
     assert "73% of the time" in rec.regime.reason
     assert rec.recommended.rule != "transparent"
+
+
+def test_aqm_target_is_sized_apart_from_the_hard_limit() -> None:
+    # 1 Gb/s, 50 ms, 20 CUBIC flows with the L4S DualQ: the Classic PI2 target of 15 ms is
+    # 0.015/(8·1500/1e9) = 1,250 packets of standing queue and the L4S ramp starts at 0.8 ms =
+    # 66.7 packets (RFC 9332 Appendix A.1); the hard limit is the recommendation (one RTT here,
+    # C·T_e = 4,167 packets at most), above the AQM's target.
+    rec = recommend(LinkScenario(capacity_bps=1e9, rtts_s=(0.05,), flows=20, aqm="dualq"))
+    aqm = next(r for r in rec.rules if r.rule == "aqm")
+    assert aqm.buffer_packets == 1250
+    assert "L4S queue marks from 0.8 ms (66.7 packets)" in (aqm.note or "")
+    assert rec.recommended.buffer_packets > 1250
+    assert "hard limit" in rec.recommended.reason
+    # A tiny-buffer link under CoDel: 15 packets is far below CoDel's 5 ms (6,250 packets at
+    # 10 Gb/s, 1000 B), so the tail drop would act first, and the engine says so.
+    tiny = recommend(
+        LinkScenario(
+            capacity_bps=10e9,
+            rtts_s=(0.1,),
+            flows=1000,
+            max_window_packets=64,
+            packet_bytes=1000,
+            aqm="codel",
+        )
+    )
+    assert any("the tail drop, not the AQM, controls the queue" in w for w in tiny.warnings)
