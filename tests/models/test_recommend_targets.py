@@ -203,3 +203,31 @@ def test_aqm_target_is_sized_apart_from_the_hard_limit() -> None:
         )
     )
     assert any("the tail drop, not the AQM, controls the queue" in w for w in tiny.warnings)
+
+
+def test_paced_curve_bound_is_an_upper_bound_on_the_full_evaluation() -> None:
+    # The window-limited model evaluates the paced drop bound on a grid (every size up to 64,
+    # then 8 per doubling) and gives a size between grid points the value at the point below:
+    # the bound falls with B (000 Thm 2), so that is still an upper bound. Checked against the
+    # full evaluation (models.pacing.paced_drop_bound_slots) at sizes on and off the grid.
+    from models.pacing import paced_drop_bound_slots
+    from models.recommend import traffic_model
+
+    scenario = LinkScenario(
+        capacity_bps=10e9,
+        rtts_s=(0.1,),
+        flows=1000,
+        packet_bytes=1000.0,
+        max_window_packets=64,
+        access_bps=100e6,
+        paced=True,
+    )
+    model = traffic_model(scenario)
+    # Paced hosts: S = max(C/access, M/W_max) = max(100, 125,000/64) = 1,953.125 (000 App. B).
+    assert model.slowdown == pytest.approx(1953.125, rel=1e-12)
+    sizes = [1.0, 7.0, 15.0, 33.0, 64.0, 65.0, 70.0, 100.0, 300.0]
+    grid_loss = model.loss_probability(sizes)
+    for b, loss in zip(sizes, grid_loss, strict=True):
+        exact = paced_drop_bound_slots(1000, 64, 125_000, 1953.125, b).drop_probability
+        rho_b = 0.512**b  # the Poisson bound the model also takes (000 Thm 1)
+        assert loss >= min(exact, rho_b) * (1 - 1e-9), b
