@@ -766,6 +766,31 @@ def _what_if(ctx: Context, regime: RegimeInfo, model: TrafficModel) -> tuple[Wha
                 ),
             )
         )
+    need_w = ctx.bdp_packets / sc.flows
+    # Only where a window cap is plausible: at least two packets per flow fit in C·RTT.
+    if model.kind == "congested_tcp" and sc.max_window_packets is None and need_w >= 2.0:
+        slow = (
+            ""
+            if ctx.slowdown is None
+            else (
+                f" With access links {ctx.slowdown:.3g}× slower than the port the paced-traffic "
+                "bound (000 Thm 2) applies too."
+            )
+        )
+        out.append(
+            WhatIf(
+                input="max_window_packets",
+                assumption=f"the flows' windows are capped below C·RTT/N = {need_w:.3g} packets",
+                rule=TINY,
+                buffer_packets=None,
+                buffer_s=None,
+                explanation=(
+                    f"If every flow's window is capped below {need_w:.3g} packets "
+                    "(N·W_max < C·RTT), no flow is bottlenecked here and the tiny-buffers "
+                    "theorem needs only O(log W_max) packets, a few dozen (000 §3.3 Thm 1)." + slow
+                ),
+            )
+        )
     if regime.regime == "unknown":
         out.append(
             WhatIf(

@@ -231,3 +231,13 @@ def test_paced_curve_bound_is_an_upper_bound_on_the_full_evaluation() -> None:
         exact = paced_drop_bound_slots(1000, 64, 125_000, 1953.125, b).drop_probability
         rho_b = 0.512**b  # the Poisson bound the model also takes (000 Thm 1)
         assert loss >= min(exact, rho_b) * (1 - 1e-9), b
+
+
+def test_what_if_names_the_window_cap_where_one_is_plausible() -> None:
+    # 1 Gb/s, 50 ms, 20 CUBIC flows: C·RTT/N = 4,166.7/20 = 208 packets per flow. A window
+    # cap below that would make the flows window-limited and the tiny-buffers theorem apply
+    # (000 §3.3); the 50,000-flow backbone (1.7 packets per flow) gets no such suggestion.
+    rec = recommend(LinkScenario(capacity_bps=1e9, rtts_s=(0.05,), flows=20))
+    cap = next(w for w in rec.what_if if w.input == "max_window_packets")
+    assert "capped below 208 packets" in cap.explanation
+    assert all(w.input != "max_window_packets" for w in recommend(BACKBONE).what_if)
