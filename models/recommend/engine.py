@@ -307,6 +307,7 @@ def _choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
             packet_bytes=sc.packet_bytes,
             max_utilization=sc.load,
             load=sc.load,
+            rtt_s=ctx.effective_rtt_s,
         )
         why = (
             f"Transparent regime at load ρ = {sc.load:.3g}: the flows' peak rates are small "
