@@ -7,7 +7,7 @@ PACKAGES := app models validation
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install serve test lint typecheck pytest notebooks bench clean
+.PHONY: install serve test lint typecheck pytest notebooks bench validate clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/hadolint Dockerfile
+	$(BIN)/vulture
 
 typecheck: $(STAMP)
 	$(BIN)/mypy $(PACKAGES)
@@ -41,6 +42,10 @@ notebooks: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/simulator_speed.py
 	$(BIN)/python benchmarks/recommend_speed.py
+
+# The papers' datasets against the models and the simulator, every row (see README).
+validate: $(STAMP)
+	$(BIN)/bufsize validate full --out validation-report
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

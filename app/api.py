@@ -15,6 +15,8 @@ from app.routers import (
     recommend,
     rules,
     simulations,
+    traces,
+    verifications,
 )
 from app.schemas.common import ErrorMessage
 
@@ -32,3 +34,5 @@ api_router.include_router(optical.router)
 api_router.include_router(recommend.router)
 api_router.include_router(device_config.router)
 api_router.include_router(simulations.router)
+api_router.include_router(verifications.router)
+api_router.include_router(traces.router)

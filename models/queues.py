@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
+from scipy import special
 
 from models import checks
 from models.errors import ParameterError
@@ -294,7 +294,9 @@ def _md1b_scalar(rho: float, k: int) -> tuple[float, float, float, FloatArray]:
     # transmission, far enough that the neglected terms are below the double-precision range.
     extra = math.ceil(rho + 40.0 * math.sqrt(rho) + 60.0)
     m = np.arange(k + 2 + extra, dtype=np.float64)
-    abar = stats.poisson.sf(m - 1.0, rho)
+    # P(A >= m) = P(A > m - 1): the Poisson survival function, scipy.stats.poisson.sf(m - 1, rho),
+    # which is special.pdtrc(floor(m - 1), rho); called directly to spare importing scipy.stats.
+    abar = special.pdtrc(m - 1.0, rho)
     abar[0] = 1.0
     a0 = math.exp(-rho)
     # R[m] = sum_{l >= m} abar[l], summed from the smallest terms.

@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy import optimize
-
 from models import checks
 from models.queues import mm1b_loss_scalar
 
@@ -120,6 +118,8 @@ def tcp_mm1b_fixed_point(
     if excess(peak_load) <= 0.0:
         rho = peak_load
     else:
+        from scipy import optimize  # on first use: importing it is slow
+
         rho = float(optimize.brentq(excess, lo, peak_load, xtol=lo, rtol=1e-13))
     rate, p = rate_pps(rho)
     return TcpQueueFixedPoint(

@@ -21,13 +21,13 @@
 #
 # **Premises** (App. B):
 #
-# 1. one RTT is `M = C·RTT` slots; `N` flows each send at most `W_max` packets in it, at least
-#    `S` slots apart; `ρ = N·W_max/M < 1`;
-# 2. flow start times are independent and uniform over the `M` slots (random jitter);
-# 3. a packet arriving in slot `t` is dropped only if some interval of `l` slots ending at `t`
-#    is *overpopulated*: it holds at least `l + B` other arrivals;
-# 4. the Chernoff bound for a sum `X` of independent variables in `[0, 1]` with mean `μ`:
-#    `Pr[X ≥ (1+δ)μ] < (e^δ/(1+δ)^(1+δ))^μ`.
+# 1. one RTT is $M = C \cdot \mathrm{RTT}$ slots; $N$ flows each send at most $W_{\max}$
+#    packets in it, at least $S$ slots apart; $\rho = N W_{\max}/M < 1$;
+# 2. flow start times are independent and uniform over the $M$ slots (random jitter);
+# 3. a packet arriving in slot $t$ is dropped only if some interval of $l$ slots ending at $t$
+#    is *overpopulated*: it holds at least $l + B$ other arrivals;
+# 4. the Chernoff bound for a sum $X$ of independent variables in $[0, 1]$ with mean $\mu$:
+#    $\Pr[X \ge (1+\delta)\mu] < \left(e^\delta/(1+\delta)^{1+\delta}\right)^\mu$.
 
 # %%
 # %matplotlib inline

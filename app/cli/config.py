@@ -16,13 +16,12 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from app.cli.recommend import _rtts
-from app.cli.recommend import _run as run_recommendation
+from app.cli.recommend import link_inputs, parse_rtts
 from app.cli.recommend import recommend as recommend_command
 from app.device_snippet import config_answer, recommendation_snippet
 from app.units import parse_quantity
 from models.device import TC_QDISCS, VENDORS, DeviceConfig, device_config
-from models.recommend import LinkScenario
+from models.recommend import recommend as recommend_link
 
 #: Model parameter -> the option that sets it, for error messages.
 OPTION_OF = {
@@ -99,7 +98,7 @@ def _make(opts: dict[str, Any]) -> tuple[DeviceConfig, dict[str, Any] | None]:
             raise ValueError("--capacity (the port's line rate) is required with --buffer")
         rtt = None
         if opts["rtt"] is not None:
-            rtts = _rtts(opts["rtt"])
+            rtts = parse_rtts(opts["rtt"])
             rtt = len(rtts) / sum(1.0 / r for r in rtts)  # harmonic mean, as the engine's T_e
         result = device_config(
             vendor,
@@ -116,13 +115,8 @@ def _make(opts: dict[str, Any]) -> tuple[DeviceConfig, dict[str, Any] | None]:
             f"give --buffer SIZE, or {', '.join(missing)} to recommend one (see bufsize "
             "recommend --help)"
         )
-    rec = run_recommendation(opts)
-    scenario = LinkScenario(
-        capacity_bps=parse_quantity("--capacity", opts["capacity"], "rate"),
-        rtts_s=_rtts(opts["rtt"]),
-        flows=opts["flows"],
-        packet_bytes=packet,
-    )
+    scenario, targets = link_inputs(opts)
+    rec = recommend_link(scenario, targets)
     best = rec.recommended
     used = {
         "rule": best.rule,

@@ -21,7 +21,7 @@ from models.recommend import recommend as recommend_link
 _MARK = {"holds": "[green]✓[/green]", "fails": "[red]✗[/red]", "unknown": "[yellow]?[/yellow]"}
 
 
-def _rtts(text: str) -> tuple[float, ...]:
+def parse_rtts(text: str) -> tuple[float, ...]:
     parts = [p for p in (s.strip() for s in text.split(",")) if p]
     if not parts:
         raise ValueError("--rtt: give one round-trip time or a comma-separated list")
@@ -165,25 +165,53 @@ def render(rec: Recommendation, console: Console) -> None:
     show_default=True,
     help="Which side wins when the delay bound conflicts with utilization and loss.",
 )
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Also simulate the recommended size, half and double it (validation/verify.py).",
+)
+@click.option(
+    "--replications",
+    type=click.IntRange(min=2, max=20),
+    default=5,
+    show_default=True,
+    help="Simulator runs per size with --verify.",
+)
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
 def recommend(**opts: Any) -> None:
     """Every buffer-sizing rule for a link, its assumptions checked, and one recommended size."""
     try:
-        rec = _run(opts)
+        scenario, targets = link_inputs(opts)
+        rec = recommend_link(scenario, targets)
     except ValueError as exc:  # UnitError is a ValueError too
         click.echo(f"Error: {exc}", err=True)
         raise SystemExit(2) from exc
+    verification = None
+    if opts["verify"]:
+        from app.cli.verify import run_verification
+
+        verification = run_verification(scenario, rec, targets, opts["replications"], opts["seed"])
     if opts["as_json"]:
-        click.echo(json.dumps(rec.to_dict(), indent=2, ensure_ascii=False))
+        out = rec.to_dict()
+        if verification is not None:
+            out["verification"] = verification.to_dict()
+        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
         return
-    render(rec, Console(width=max(120, Console().width), highlight=False))
+    console = Console(width=max(120, Console().width), highlight=False)
+    render(rec, console)
+    if verification is not None:
+        from app.cli.verify import render_verification
+
+        render_verification(verification, console)
 
 
-def _run(opts: dict[str, Any]) -> Recommendation:
+def link_inputs(opts: dict[str, Any]) -> tuple[LinkScenario, Targets]:
+    """The link and targets of ``bufsize recommend``'s options (``config`` takes the same)."""
     packet = parse_quantity("--packet", opts["packet"], "size")
     scenario = LinkScenario(
         capacity_bps=parse_quantity("--capacity", opts["capacity"], "rate"),
-        rtts_s=_rtts(opts["rtt"]),
+        rtts_s=parse_rtts(opts["rtt"]),
         flows=opts["flows"],
         packet_bytes=packet,
         bottlenecked_flows=opts["bottlenecked_flows"],
@@ -208,4 +236,4 @@ def _run(opts: dict[str, Any]) -> Recommendation:
         max_queueing_delay_s=_optional("--max-delay", opts["max_delay"], "time"),
         priority=opts["priority"],
     )
-    return recommend_link(scenario, targets)
+    return scenario, targets

@@ -36,6 +36,7 @@ from rich.table import Table
 
 from app.cli.formatting import human_bytes
 from app.units import parse_packets, parse_quantity
+from models.provenance import software_versions
 from validation.simulator import ReplicatedResult, RunResult, Scenario, replicate
 from validation.simulator import simulate as simulate_run
 from validation.simulator.scenario import (
@@ -248,7 +249,7 @@ class ProgressBar:
         self,
         kind: type[BaseException] | None,
         value: BaseException | None,
-        tb: TracebackType | None,
+        _tb: TracebackType | None,
     ) -> None:
         if self._bar is not None:
             self._bar.stop()
@@ -312,7 +313,7 @@ def _write_trace(writer: Any, run: RunResult, lead: tuple[int, ...]) -> None:
 
 
 def to_json(req: Request, results: list[Result]) -> dict[str, Any]:
-    """The document ``--json`` prints: the scenario, the seed and one row per buffer size."""
+    """The document ``--json`` prints: scenario, seed, software versions, a row per buffer size."""
     rows = []
     for result in results:
         row = result.to_dict(traces=False)
@@ -324,6 +325,7 @@ def to_json(req: Request, results: list[Result]) -> dict[str, Any]:
         "scenario": req.scenario.to_dict(),
         "warnings": req.scenario.warnings(),
         "seed": req.seed,
+        "software_versions": software_versions(),
         "replications": req.replications,
         "buffer_packets": req.buffers,
         "results": rows,

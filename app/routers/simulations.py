@@ -11,8 +11,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 
+from app.deps import JobPoolDep, SettingsDep
 from app.errors import invalid, parameters_of
-from app.jobs.lifespan import JobPoolDep, SettingsDep
 from app.jobs.runner import build_scenario
 from app.jobs.spec import SimulationSpec
 from app.jobs.store import JobStore, JobView, QueueFull

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from app.main import app
 
 # 000 §3.2: "1000 flows share a link of capacity 10 Gb/s ... an RTT of 100ms, a maximum window
-# size of 64 KB, and a packet size of 1 KB"; bufsize recommends 15 packets (tiny buffers).
+# size of 64 KB, and a packet size of 1 KB"; here with 10 Mb/s access links.
 THESIS_SCENARIO = {
     "capacity_bps": "10 Gbit/s",
     "rtt_s": "100 ms",
@@ -92,17 +92,25 @@ def test_sonic_returns_the_document_and_the_alpha(client: TestClient) -> None:
 
 
 def test_scenario_uses_the_recommended_size(client: TestClient) -> None:
+    # The size comes from /v1/recommend for the same scenario (with 10 Mb/s access links the
+    # paced-traffic bound of 000 Thm 2 governs, below the tiny-buffers 15): config must enforce
+    # exactly that size, whatever the engine recommends.
+    recommendation = client.post("/v1/recommend", json={"scenario": THESIS_SCENARIO})
+    assert recommendation.status_code == 200, recommendation.text
+    best = recommendation.json()["recommended"]
     out = config(client, vendor="tc", scenario=THESIS_SCENARIO)
+    packets = best["buffer_packets"]
     assert out["recommended"] == {
-        "rule": "tiny_buffers",
-        "buffer_packets": 15,
-        "buffer_bytes": 15000.0,
+        "rule": best["rule"],
+        "buffer_packets": packets,
+        "buffer_bytes": best["buffer_bytes"],
     }
-    assert "pfifo limit 15\n" in out["text"]
+    assert packets < 20  # tiny or paced: a few packets, not a BDP (000 §3.3, Thm 2)
+    assert f"pfifo limit {packets}\n" in out["text"]
     assert out["limit"]["capacity_bps"] == 10e9
     assert out["limit"]["packet_bytes"] == 1000.0
     # The scenario's RTT (100 ms) is CoDel's interval: target 5 ms (RFC 8289 §4.3-4.4).
-    assert "fq_codel limit 15 target 5000us interval 100000us" in out["text"]
+    assert f"fq_codel limit {packets} target 5000us interval 100000us" in out["text"]
 
 
 @pytest.mark.parametrize(
