@@ -24,6 +24,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/hadolint Dockerfile
+	$(BIN)/vulture
 
 typecheck: $(STAMP)
 	$(BIN)/mypy $(PACKAGES)

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 
 from app.routers import (
+    device_config,
     flow_level,
     optical,
     pacing,
@@ -14,6 +15,7 @@ from app.routers import (
     recommend,
     rules,
     simulations,
+    traces,
     verifications,
 )
 from app.schemas.common import ErrorMessage
@@ -30,5 +32,7 @@ api_router.include_router(flow_level.router)
 api_router.include_router(pacing.router)
 api_router.include_router(optical.router)
 api_router.include_router(recommend.router)
+api_router.include_router(device_config.router)
 api_router.include_router(simulations.router)
 api_router.include_router(verifications.router)
+api_router.include_router(traces.router)

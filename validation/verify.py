@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 from models.recommend import LinkScenario, Prediction, Recommendation, Targets, predict
 from models.recommend import traffic_model as engine_traffic_model
+from models.recommend.context import resolve_targets
 from validation.simulator import Scenario, confidence_interval, replication_seeds
 from validation.sweeps import Task, run_tasks
 
@@ -213,13 +214,13 @@ def _judge(
             f"utilization {util:.1%} vs predicted {predicted.utilization:.1%} "
             f"({'above' if gap > 0 else 'below'} by {abs(gap):.1%})"
         )
-    both_small = loss <= LOSS_FLOOR and predicted.loss_probability <= LOSS_FLOOR
+    p = predicted.loss_probability  # None: the inputs do not decide the loss (N_b unknown)
+    both_small = p is None or (loss <= LOSS_FLOOR and p <= LOSS_FLOOR)
     lo, hi = (
         loss - (loss_ci if math.isfinite(loss_ci) else 0.0),
         loss + (loss_ci if math.isfinite(loss_ci) else 0.0),
     )
-    p = predicted.loss_probability
-    if not both_small and not (lo <= p * LOSS_FACTOR and hi >= p / LOSS_FACTOR):
+    if p is not None and not both_small and not (lo <= p * LOSS_FACTOR and hi >= p / LOSS_FACTOR):
         problems.append(
             f"loss {loss:.2g} vs predicted {p:.2g} (more than a factor {LOSS_FACTOR:g})"
         )
@@ -310,6 +311,7 @@ def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
         seed=p.seed,
     )
     model = engine_traffic_model(link, targets)
+    wanted = resolve_targets(targets, model.rtt_s)  # the defaults filled in, as the engine does
     for label, packets in p.sizes.items():
         size_runs = runs[label]
         util = confidence_interval([r["utilization"] for r in size_runs])
@@ -330,7 +332,7 @@ def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
             slack_s=2.0 * 8.0 * link.packet_bytes / link.capacity_bps,
         )
         carried = util.mean / model.max_utilization  # of what the traffic can carry
-        meets = carried >= targets.min_utilization and loss.mean <= targets.max_loss
+        meets = carried >= wanted.min_utilization and loss.mean <= wanted.max_loss
         outcome.sizes.append(
             SizeCheck(
                 label=label,

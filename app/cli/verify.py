@@ -38,6 +38,11 @@ def _pct(value: float, ci: float) -> str:
     return text if not math.isfinite(ci) else f"{text} ± {ci:.1%}"
 
 
+def _loss(probability: float | None) -> str:
+    """A predicted loss, or "unknown" where the inputs do not decide it (N_b not given)."""
+    return "unknown" if probability is None else f"{probability:.2g}"
+
+
 def render_verification(v: Verification, console: Console) -> None:
     """Predicted and simulated figures side by side, one row per size, and the verdict."""
     console.print()
@@ -60,7 +65,7 @@ def render_verification(v: Verification, console: Console) -> None:
             c.label,
             f"{c.buffer_packets:,} ({c.simulated_buffer_packets:,})",
             f"{c.predicted.utilization:.1%} / {_pct(c.utilization, c.utilization_ci99)}",
-            f"{c.predicted.loss_probability:.2g} / {c.loss_rate:.2g}",
+            f"{_loss(c.predicted.loss_probability)} / {c.loss_rate:.2g}",
             f"{c.predicted.queueing_delay_s * 1e3:.3g} / "
             f"{c.queue_delay_mean_s * 1e3:.3g}, {c.queue_delay_p99_s * 1e3:.3g}",
             f"[{colour}]{c.verdict}[/{colour}]",

@@ -59,6 +59,12 @@ def link_and_targets(body: RecommendRequest) -> tuple[LinkScenario, Targets]:
             congestion_control=sc.congestion_control,
             load=sc.load,
             medium=sc.medium,
+            aqm=sc.aqm,
+            incast_senders=sc.incast_senders,
+            initial_window_packets=sc.initial_window_packets,
+            input_queued=sc.input_queued,
+            speedup=sc.speedup,
+            ports=sc.ports,
         )
     with parameters_of("targets"):
         targets = Targets(

@@ -17,8 +17,8 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import Field
 
+from app.deps import JobPoolDep, SettingsDep
 from app.errors import invalid
-from app.jobs.lifespan import JobPoolDep, SettingsDep
 from app.jobs.spec import SimulationSpec
 from app.jobs.store import QueueFull
 from app.jobs.tables import JobStatus

@@ -62,6 +62,7 @@ def test_all_families_are_served() -> None:
         "/v1/pacing/bound",
         "/v1/optical/fifo",
         "/v1/recommend",
+        "/v1/config",
     }
     assert expected <= set(MODEL_OPERATIONS)
     assert client.get("/docs").status_code == 200

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from validation.datasets import Row
@@ -110,8 +110,3 @@ def difference(first: str, second: str, name: str) -> Measure:
         return float(runs[first][name]) - float(runs[second][name])
 
     return measure
-
-
-def rows_named(rows: Sequence[Row], names: set[str]) -> list[Row]:
-    """The rows whose names are in ``names``, in the dataset's order."""
-    return [row for row in rows if row.row in names]

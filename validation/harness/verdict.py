@@ -9,7 +9,6 @@ from typing import Any, Literal
 from validation.datasets import Row
 
 Verdict = Literal["agrees", "disagrees", "not reproducible here"]
-VERDICTS: tuple[Verdict, ...] = ("agrees", "disagrees", "not reproducible here")
 
 
 @dataclass
