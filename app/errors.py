@@ -1,50 +1,70 @@
-"""Exception handlers: a model's refusal of its input becomes a 422, never a 500.
+"""Exception handlers: a bad parameter is the client's 422; any other exception is a 500.
 
-The model functions check their arguments with :mod:`models.checks`, whose ``ValueError`` messages
-start with the parameter's name and state the bound (``"load must be in (0, 1), got 1.2"``). The
-request schemas use the same names as the model parameters, so the name is reported as the body
-field, in the shape FastAPI uses for its own validation errors::
+The model library and the simulator check their arguments and raise
+:class:`models.errors.ParameterError`, which carries the parameter's name and the bound it broke.
+The request schemas use the same names as the model parameters, so the name is reported as the
+body field, in the shape FastAPI uses for its own validation errors::
 
     {"detail": [{"loc": ["body", "load"], "msg": "load must be in (0, 1), got 1.2",
                  "type": "value_error"}]}
 
-An ``ArithmeticError`` (overflow in a model with extreme but individually valid inputs) is also
-the client's input, reported the same way. Only errors raised from inside the model library or
-the simulator (a frame of ``models`` or ``validation`` on the traceback) are the client's: the
-same exceptions raised by the service's own code (a response that cannot be encoded, a pydantic
-``ValidationError`` built in a route) are faults of the service and stay server errors.
+Only a ``ParameterError`` is the client's: any other exception, a ``ValueError`` or an
+``OverflowError`` from inside a model included, is a fault of the service. It is logged with its
+traceback and answered with a 500 whose body says nothing of the code.
+
+Every 422 body is built by :func:`request_validation_error_handler`: the routes and the handlers
+here raise :class:`~fastapi.exceptions.RequestValidationError` through :func:`invalid`.
 """
 
 from __future__ import annotations
 
+import logging
 import math
-import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import ValidationError
 
-# Packages whose argument checks speak for the client's input.
-MODEL_PACKAGES = ("models", "validation")
+from models.errors import ParameterError
 
-# The parameter a models.checks message starts with: "flows must be >= 1, got 0".
-_LEADING_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?::|\s+must\b|\s+is\b|\s+=)")
+logger = logging.getLogger(__name__)
 
+#: The body of every 500: nothing of the code, the exception or the request.
+INTERNAL_ERROR = {"detail": "internal server error: the fault is logged by the service"}
 
-def error_detail(message: str, *, error_type: str = "value_error") -> dict[str, Any]:
-    """One entry of a 422 ``detail`` list, locating the field named at the start of ``message``."""
-    match = _LEADING_NAME.match(message)
-    loc: list[str] = ["body", match.group(1)] if match else ["body"]
-    return {"loc": loc, "msg": message, "type": error_type}
+Loc = tuple[str | int, ...]
 
 
-def unprocessable(message: str, *, error_type: str = "value_error") -> JSONResponse:
-    """A 422 response in FastAPI's validation-error shape."""
-    content = {"detail": [error_detail(message, error_type=error_type)]}
-    return JSONResponse(status_code=422, content=jsonable_encoder(content))
+def invalid(
+    loc: Loc, message: str, *, value: Any = None, error_type: str = "value_error"
+) -> RequestValidationError:
+    """A 422 for the field at ``loc`` (``("body", "scenario", "rtt_s")``)."""
+    entry: dict[str, Any] = {"type": error_type, "loc": loc, "msg": message}
+    if value is not None:
+        entry["input"] = value
+    return RequestValidationError([entry])
+
+
+def parameter_invalid(exc: ParameterError, *within: str | int) -> RequestValidationError:
+    """The 422 for a model's :class:`ParameterError`, located at ``body.<within...>.<name>``."""
+    return invalid(("body", *within, exc.name), str(exc))
+
+
+@contextmanager
+def parameters_of(*within: str | int) -> Iterator[None]:
+    """Report a ``ParameterError`` raised inside as the field ``name`` of the body part ``within``.
+
+    >>> with parameters_of("scenario"):  # doctest: +SKIP
+    ...     LinkScenario(...)
+    """
+    try:
+        yield
+    except ParameterError as exc:
+        raise parameter_invalid(exc, *within) from exc
 
 
 def _json_safe(value: Any) -> Any:
@@ -59,51 +79,36 @@ def _json_safe(value: Any) -> Any:
 
 
 async def request_validation_error_handler(request: Request, exc: Exception) -> JSONResponse:
-    """FastAPI's own 422, made safe for inputs such as ``NaN`` that it echoes back."""
+    """Every 422: FastAPI's own, and those of :func:`invalid`, safe for an echoed ``NaN``."""
     assert isinstance(exc, RequestValidationError)
     detail = _json_safe(jsonable_encoder(exc.errors()))
     return JSONResponse(status_code=422, content={"detail": detail})
 
 
-def raised_by_models(exc: BaseException) -> bool:
-    """Whether a frame of the model library or the simulator is on ``exc``'s traceback."""
-    tb = exc.__traceback__
-    while tb is not None:
-        module = str(tb.tb_frame.f_globals.get("__name__", ""))
-        if module.split(".", 1)[0] in MODEL_PACKAGES:
-            return True
-        tb = tb.tb_next
-    return False
+async def parameter_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    """A model refused a parameter of the body: 422 naming it and the bound it broke."""
+    assert isinstance(exc, ParameterError)
+    return await request_validation_error_handler(request, parameter_invalid(exc))
 
 
-async def model_value_error_handler(request: Request, exc: Exception) -> JSONResponse:
-    """A model function rejected its arguments: 422 naming the parameter and the bound."""
-    if isinstance(exc, ValidationError) or not raised_by_models(exc):
-        raise exc  # the service's own fault: a server error, found by the tests
-    return unprocessable(str(exc) or type(exc).__name__)
-
-
-async def arithmetic_error_handler(request: Request, exc: Exception) -> JSONResponse:
-    """Inputs too extreme for a model to evaluate in floating point."""
-    if not raised_by_models(exc):
-        raise exc
-    reason = str(exc) or type(exc).__name__
-    return unprocessable(
-        f"the inputs are outside the range the model can evaluate numerically ({reason})",
-        error_type="arithmetic_error",
+async def internal_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    """Any other exception: a fault of the service, logged with its traceback; a plain 500."""
+    logger.error(
+        "%s %s failed: %s", request.method, request.url.path, type(exc).__name__, exc_info=exc
     )
+    return JSONResponse(status_code=500, content=INTERNAL_ERROR)
 
 
 def install_error_handlers(application: FastAPI) -> None:
     """Register the handlers above on ``application``."""
     application.add_exception_handler(RequestValidationError, request_validation_error_handler)
-    application.add_exception_handler(ValueError, model_value_error_handler)
-    application.add_exception_handler(ArithmeticError, arithmetic_error_handler)
+    application.add_exception_handler(ParameterError, parameter_error_handler)
+    application.add_exception_handler(Exception, internal_error_handler)
 
 
 def finite_result(value: float, field: str, reason: str) -> float:
     """Return ``value`` if finite; otherwise refuse the input ``field`` with ``reason`` (422)."""
     result = float(value)
     if not math.isfinite(result):
-        raise RequestValidationError([error_detail(f"{field}: {reason}")])
+        raise invalid(("body", field), f"{field}: {reason}")
     return result

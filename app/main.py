@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fastapi import FastAPI
+from fastapi_standalone_docs import StandaloneDocs
 
 from app import __doc__ as app_doc
 from app.api import api_router
@@ -26,6 +27,9 @@ def create_app() -> FastAPI:
             "names the field and the bound it broke."
         ),
     )
+    # /docs and /redoc load Swagger UI, ReDoc (its logo included) and the favicon from the
+    # installed fastapi-standalone-docs package, not from a CDN: they work with no way out.
+    StandaloneDocs(app=application)
     install_error_handlers(application)
     install_body_limit(application)
     application.include_router(api_router)

@@ -5,8 +5,8 @@ The minimum drop-tail buffer that keeps a link saturated by N_b locally-bottlene
 rate below p̂ (the loss term B_p), checked against a maximum queueing delay d̂.
 
 Units: ``capacity_bps`` in bits per second, sizes in bytes (``_bytes``) or in segments of
-``mss_bytes`` (``_packets``), times in seconds. The paper works in bytes and bytes per second; the
-conversion ``C [bytes/s] = capacity_bps / 8`` is done here.
+``packet_bytes`` (``_packets``), times in seconds. The paper works in bytes and bytes per
+second; the conversion ``C [bytes/s] = capacity_bps / 8`` is done here.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from scipy.optimize import brentq
 from scipy.optimize.elementwise import find_root
 
 from models import checks
+from models.errors import ParameterError
 from models.mathis import MATHIS_CONSTANT
 from models.rule_of_thumb import BITS_PER_BYTE, harmonic_mean_rtt_s
 
@@ -115,12 +116,12 @@ def loss_synchronization(
     return checks.float_or_array(_q(flows, burst))
 
 
-def kp_packets(max_loss_rate: Any) -> FloatOrArray:
+def kp_packets(max_loss: Any) -> FloatOrArray:
     """Window per LBP flow, in packets, that holds the loss rate at p̂.
 
     Parameters
     ----------
-    max_loss_rate : array_like
+    max_loss : array_like
         Loss-rate bound p̂, a dimensionless probability in (0, 1).
 
     Returns
@@ -142,16 +143,16 @@ def kp_packets(max_loss_rate: Any) -> FloatOrArray:
     .. [1] A. Dhamdhere, H. Jiang, C. Dovrolis, "Buffer Sizing for Congested Internet Links",
        INFOCOM 2005 (seed ``004_cb0749363e88d206.txt``), §IV.A eq. 22.
     """
-    p = _arr(checks.probability("max_loss_rate", max_loss_rate))
+    p = _arr(checks.probability("max_loss", max_loss))
     return checks.float_or_array(np.asarray(MATHIS_CONSTANT / np.sqrt(p), dtype=np.float64))
 
 
 def utilization_buffer_bytes(
     loss_sync_q: Any,
-    lbp_capacity_bps: Any,
+    bottlenecked_capacity_bps: Any,
     effective_rtt_s: Any,
     bottlenecked_flows: Any,
-    mss_bytes: Any,
+    packet_bytes: Any,
 ) -> FloatOrArray:
     """B_ρ: the least buffer that keeps the link saturated after a congestion event.
 
@@ -159,13 +160,13 @@ def utilization_buffer_bytes(
     ----------
     loss_sync_q : array_like
         Fraction q of flows that see a loss per congestion event, in (0, 1] (dimensionless).
-    lbp_capacity_bps : array_like
+    bottlenecked_capacity_bps : array_like
         Capacity C_e used by the LBP flows, in bits per second (> 0).
     effective_rtt_s : array_like
         Effective (harmonic-mean) RTT T_e of the LBP flows, in seconds (> 0).
     bottlenecked_flows : array_like
         Number N_b of LBP flows (>= 1).
-    mss_bytes : array_like
+    packet_bytes : array_like
         Segment size M in bytes (> 0).
 
     Returns
@@ -192,33 +193,36 @@ def utilization_buffer_bytes(
        INFOCOM 2005 (seed ``004_cb0749363e88d206.txt``), §III.C eqs. 14-16, Fig. 4.
     """
     q = _arr(checks.in_range("loss_sync_q", loss_sync_q, 0.0, 1.0, low_inclusive=False))
-    capacity = _arr(checks.positive("lbp_capacity_bps", lbp_capacity_bps)) / BITS_PER_BYTE
+    capacity = (
+        _arr(checks.positive("bottlenecked_capacity_bps", bottlenecked_capacity_bps))
+        / BITS_PER_BYTE
+    )
     rtt = _arr(checks.positive("effective_rtt_s", effective_rtt_s))
     flows = _arr(checks.at_least("bottlenecked_flows", bottlenecked_flows, 1.0))
-    mss = _arr(checks.positive("mss_bytes", mss_bytes))
+    mss = _arr(checks.positive("packet_bytes", packet_bytes))
     return checks.float_or_array(_b_rho(q, capacity * rtt, flows, mss))
 
 
 def loss_buffer_bytes(
-    kp: Any,
-    lbp_capacity_bps: Any,
+    kp_packets: Any,
+    bottlenecked_capacity_bps: Any,
     effective_rtt_s: Any,
     bottlenecked_flows: Any,
-    mss_bytes: Any,
+    packet_bytes: Any,
 ) -> FloatOrArray:
     """B_p: the least buffer that keeps the LBP flows' loss rate at or below p̂.
 
     Parameters
     ----------
-    kp : array_like
-        Window per flow K_p in packets (> 0), see :func:`kp_packets`.
-    lbp_capacity_bps : array_like
+    kp_packets : array_like
+        Window per flow K_p in packets (> 0), as :func:`kp_packets` returns it.
+    bottlenecked_capacity_bps : array_like
         Capacity C_e used by the LBP flows, in bits per second (> 0).
     effective_rtt_s : array_like
         Effective RTT T_e of the LBP flows in seconds (> 0).
     bottlenecked_flows : array_like
         Number N_b of LBP flows (>= 1).
-    mss_bytes : array_like
+    packet_bytes : array_like
         Segment size M in bytes (> 0).
 
     Returns
@@ -242,11 +246,14 @@ def loss_buffer_bytes(
     .. [1] A. Dhamdhere, H. Jiang, C. Dovrolis, "Buffer Sizing for Congested Internet Links",
        INFOCOM 2005 (seed ``004_cb0749363e88d206.txt``), §IV.A-B eqs. 21-23, Fig. 4.
     """
-    k = _arr(checks.positive("kp", kp))
-    capacity = _arr(checks.positive("lbp_capacity_bps", lbp_capacity_bps)) / BITS_PER_BYTE
+    k = _arr(checks.positive("kp_packets", kp_packets))
+    capacity = (
+        _arr(checks.positive("bottlenecked_capacity_bps", bottlenecked_capacity_bps))
+        / BITS_PER_BYTE
+    )
     rtt = _arr(checks.positive("effective_rtt_s", effective_rtt_s))
     flows = _arr(checks.at_least("bottlenecked_flows", bottlenecked_flows, 1.0))
-    mss = _arr(checks.positive("mss_bytes", mss_bytes))
+    mss = _arr(checks.positive("packet_bytes", packet_bytes))
     return checks.float_or_array(_b_p(k, capacity * rtt, flows, mss))
 
 
@@ -256,7 +263,7 @@ _SCALAR_ROOTS = 32
 
 def _crossover(
     in_flight_bytes: npt.NDArray[np.float64],
-    mss_bytes: npt.NDArray[np.float64],
+    packet_bytes: npt.NDArray[np.float64],
     kp: npt.NDArray[np.float64],
     burst_per_flow: npt.NDArray[np.float64],
 ) -> npt.NDArray[np.float64]:
@@ -272,8 +279,8 @@ def _crossover(
         return _b_rho(q, x, flows, m) - _b_p(k, x, flows, m)
 
     one = np.ones_like(in_flight_bytes)
-    upper = 2.0 * in_flight_bytes / (kp * mss_bytes)
-    args = (in_flight_bytes, mss_bytes, kp, burst_per_flow)
+    upper = 2.0 * in_flight_bytes / (kp * packet_bytes)
+    args = (in_flight_bytes, packet_bytes, kp, burst_per_flow)
     solve = (upper > 1.0) & (gap(one, *args) > 0.0)
     result = one.copy()
     count = int(np.count_nonzero(solve))
@@ -299,7 +306,7 @@ class BSCLResult:
     ----------
     buffer_bytes, buffer_packets : float or ndarray
         The recommended buffer ``max{B_ρ, B_p}`` (``max{C·T_e, B_p}`` when N_b < 5), at least 0;
-        packets are segments of ``mss_bytes`` (not rounded).
+        packets are segments of ``packet_bytes`` (not rounded).
     b_rho_bytes, b_p_bytes : float or ndarray
         The utilization term (eq. 16) and the loss term (eq. 21/23), unclipped.
     governing_constraint : str or ndarray of str
@@ -337,10 +344,10 @@ class BSCLResult:
 
 def bscl_buffer(
     capacity_bps: Any,
-    lbp_capacity_fraction: Any,
+    bottlenecked_share: Any,
     bottlenecked_flows: Any,
-    mss_bytes: Any,
-    max_loss_rate: Any,
+    packet_bytes: Any,
+    max_loss: Any,
     *,
     effective_rtt_s: Any = None,
     rtts_s: Any = None,
@@ -354,14 +361,14 @@ def bscl_buffer(
     ----------
     capacity_bps : array_like
         Link capacity C in bits per second (> 0).
-    lbp_capacity_fraction : array_like
+    bottlenecked_share : array_like
         C_e/C, the share of the capacity used by the LBP flows, in (0, 1] (dimensionless);
         004 uses 0.9 for 10 % non-LBP traffic.
     bottlenecked_flows : array_like
         Number N_b of LBP flows (>= 1; a time average may be non-integer).
-    mss_bytes : array_like
+    packet_bytes : array_like
         Maximum segment size M of the LBP flows in bytes (> 0).
-    max_loss_rate : array_like
+    max_loss : array_like
         Loss-rate bound p̂ in (0, 1), typically 0.01.
     effective_rtt_s : array_like, optional
         T_e in seconds (> 0). Give this or ``rtts_s``, not both.
@@ -383,7 +390,7 @@ def bscl_buffer(
 
     Raises
     ------
-    ValueError
+    models.errors.ParameterError
         If an argument is outside its range (the message names it and the bound), or if not
         exactly one of ``effective_rtt_s`` and ``rtts_s`` is given.
 
@@ -416,20 +423,22 @@ def bscl_buffer(
        INFOCOM 2005 (seed ``004_cb0749363e88d206.txt``), §III-§V eqs. 11-26, Fig. 4, §VII.
     """
     if (effective_rtt_s is None) == (rtts_s is None):
-        raise ValueError("effective_rtt_s: give exactly one of effective_rtt_s and rtts_s")
+        raise ParameterError(
+            "effective_rtt_s",
+            "given alone (exactly one of effective_rtt_s and rtts_s)",
+            "effective_rtt_s: give exactly one of effective_rtt_s and rtts_s",
+        )
     if rtts_s is not None:
         effective_rtt_s = harmonic_mean_rtt_s(rtts_s)
     capacity = _arr(checks.positive("capacity_bps", capacity_bps))
     fraction = _arr(
-        checks.in_range(
-            "lbp_capacity_fraction", lbp_capacity_fraction, 0.0, 1.0, low_inclusive=False
-        )
+        checks.in_range("bottlenecked_share", bottlenecked_share, 0.0, 1.0, low_inclusive=False)
     )
     flows = _arr(checks.at_least("bottlenecked_flows", bottlenecked_flows, 1.0))
-    mss = _arr(checks.positive("mss_bytes", mss_bytes))
+    mss = _arr(checks.positive("packet_bytes", packet_bytes))
     rtt = _arr(checks.positive("effective_rtt_s", effective_rtt_s))
     alpha = _arr(checks.positive("sync_factor", sync_factor))
-    kp = _arr(kp_packets(max_loss_rate))
+    kp = _arr(kp_packets(max_loss))
     if loss_burst_packets is not None:
         burst = _arr(checks.positive("loss_burst_packets", loss_burst_packets))
         alpha = burst / flows

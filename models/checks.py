@@ -1,7 +1,8 @@
 """Argument checks shared by the model functions.
 
-Each check raises ``ValueError`` whose message names the parameter and the bound it broke,
-so that the CLI and the API can pass it on to the user unchanged.
+Each check raises :class:`models.errors.ParameterError` (a ``ValueError``) carrying the parameter's
+name and the bound it broke, with a message that says both, so that the CLI and the API can pass it
+on to the user unchanged.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from models.errors import ParameterError
+
 FloatOrArray = float | npt.NDArray[np.float64]
 
 
@@ -18,11 +21,11 @@ def _as_array(name: str, value: Any) -> npt.NDArray[np.float64]:
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a number, got {value!r}") from exc
+        raise ParameterError.got(name, "a number", value) from exc
     if arr.size == 0:
-        raise ValueError(f"{name} must not be empty")
+        raise ParameterError(name, "non-empty", f"{name} must not be empty")
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+        raise ParameterError.got(name, "finite", value)
     return arr
 
 
@@ -36,7 +39,7 @@ def positive(name: str, value: Any) -> Any:
     """Check ``value > 0`` (and finite)."""
     arr = _as_array(name, value)
     if np.any(arr <= 0):
-        raise ValueError(f"{name} must be > 0, got {value!r}")
+        raise ParameterError.got(name, "> 0", value)
     return value
 
 
@@ -44,7 +47,7 @@ def non_negative(name: str, value: Any) -> Any:
     """Check ``value >= 0`` (and finite)."""
     arr = _as_array(name, value)
     if np.any(arr < 0):
-        raise ValueError(f"{name} must be >= 0, got {value!r}")
+        raise ParameterError.got(name, ">= 0", value)
     return value
 
 
@@ -52,7 +55,7 @@ def at_least(name: str, value: Any, bound: float) -> Any:
     """Check ``value >= bound`` (and finite)."""
     arr = _as_array(name, value)
     if np.any(arr < bound):
-        raise ValueError(f"{name} must be >= {bound:g}, got {value!r}")
+        raise ParameterError.got(name, f">= {bound:g}", value)
     return value
 
 
@@ -64,15 +67,26 @@ def in_range(
     *,
     low_inclusive: bool = True,
     high_inclusive: bool = True,
+    label: str | None = None,
 ) -> Any:
-    """Check ``low <(=) value <(=) high`` (and finite)."""
+    """Check ``low <(=) value <(=) high`` (and finite).
+
+    ``label`` names a quantity derived from the parameter ``name`` (``"load N·W/(C·RTT)"``) when
+    that, not the parameter itself, is what must lie in the interval; the message then speaks of
+    the quantity and the error still names the parameter.
+    """
     arr = _as_array(name, value)
     bad_low = arr < low if low_inclusive else arr <= low
     bad_high = arr > high if high_inclusive else arr >= high
     if np.any(bad_low) or np.any(bad_high):
         left = "[" if low_inclusive else "("
         right = "]" if high_inclusive else ")"
-        raise ValueError(f"{name} must be in {left}{low:g}, {high:g}{right}, got {value!r}")
+        interval = f"in {left}{low:g}, {high:g}{right}"
+        if label is None:
+            raise ParameterError.got(name, interval, value)
+        raise ParameterError(
+            name, f"such that {label} is {interval}", f"{label} must be {interval}, got {value!r}"
+        )
     return value
 
 
@@ -87,9 +101,9 @@ def integer_at_least(name: str, value: Any, bound: int) -> int:
     """Check an integer count ``value >= bound`` and return it as ``int``."""
     arr = _as_array(name, value)
     if arr.ndim != 0 or float(arr) != int(float(arr)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+        raise ParameterError.got(name, "an integer", value)
     if int(float(arr)) < bound:
-        raise ValueError(f"{name} must be >= {bound}, got {value!r}")
+        raise ParameterError.got(name, f">= {bound}", value)
     return int(float(arr))
 
 

@@ -1,6 +1,6 @@
 """TCP throughput by the Mathis square-root law, the loss rate it implies, and FPQ buffering.
 
-Units: ``mss_bytes`` in bytes, ``capacity_bps`` in bits per second, ``rtt_s`` in seconds; loss
+Units: ``packet_bytes`` in bytes, ``capacity_bps`` in bits per second, ``rtt_s`` in seconds; loss
 rates are dimensionless probabilities.
 """
 
@@ -23,12 +23,12 @@ FPQ_PACKETS_PER_FLOW = 6.0
 """Packets of buffer per flow in Morris's Flow-Proportional Queueing (004 §IV.A)."""
 
 
-def mathis_throughput_bps(mss_bytes: Any, rtt_s: Any, loss_rate: Any) -> FloatOrArray:
+def mathis_throughput_bps(packet_bytes: Any, rtt_s: Any, loss_rate: Any) -> FloatOrArray:
     """Steady-state throughput of one TCP flow in congestion avoidance (square-root law).
 
     Parameters
     ----------
-    mss_bytes : array_like
+    packet_bytes : array_like
         Maximum segment size M in bytes (> 0).
     rtt_s : array_like
         The flow's average round-trip time T in seconds (> 0).
@@ -57,7 +57,7 @@ def mathis_throughput_bps(mss_bytes: Any, rtt_s: Any, loss_rate: Any) -> FloatOr
     .. [1] A. Dhamdhere, H. Jiang, C. Dovrolis, "Buffer Sizing for Congested Internet Links",
        INFOCOM 2005 (seed ``004_cb0749363e88d206.txt``), §II eq. 2.
     """
-    mss = np.asarray(checks.positive("mss_bytes", mss_bytes), dtype=np.float64)
+    mss = np.asarray(checks.positive("packet_bytes", packet_bytes), dtype=np.float64)
     rtt = np.asarray(checks.positive("rtt_s", rtt_s), dtype=np.float64)
     p = np.asarray(checks.probability("loss_rate", loss_rate), dtype=np.float64)
     rate_bytes_per_s = MATHIS_CONSTANT * mss / (rtt * np.sqrt(p))
@@ -65,7 +65,7 @@ def mathis_throughput_bps(mss_bytes: Any, rtt_s: Any, loss_rate: Any) -> FloatOr
 
 
 def loss_rate_for_flows(
-    bottlenecked_flows: Any, capacity_bps: Any, rtt_s: Any, mss_bytes: Any
+    bottlenecked_flows: Any, capacity_bps: Any, rtt_s: Any, packet_bytes: Any
 ) -> FloatOrArray:
     """Loss rate at which N_b homogeneous square-root-law flows exactly fill a link.
 
@@ -77,7 +77,7 @@ def loss_rate_for_flows(
         Link capacity C in bits per second (> 0).
     rtt_s : array_like
         Round-trip time T of the flows in seconds (> 0).
-    mss_bytes : array_like
+    packet_bytes : array_like
         Segment size M in bytes (> 0).
 
     Returns
@@ -106,22 +106,22 @@ def loss_rate_for_flows(
     flows = np.asarray(checks.at_least("bottlenecked_flows", bottlenecked_flows, 1.0), float)
     capacity = np.asarray(checks.positive("capacity_bps", capacity_bps), dtype=np.float64)
     rtt = np.asarray(checks.positive("rtt_s", rtt_s), dtype=np.float64)
-    mss = np.asarray(checks.positive("mss_bytes", mss_bytes), dtype=np.float64)
+    mss = np.asarray(checks.positive("packet_bytes", packet_bytes), dtype=np.float64)
     window_packets = capacity * rtt / (BITS_PER_BYTE * mss)
     p = (flows * MATHIS_CONSTANT / window_packets) ** 2
     return checks.float_or_array(np.asarray(np.minimum(p, 1.0), dtype=np.float64))
 
 
 def max_flows_for_loss_rate(
-    max_loss_rate: Any, capacity_bps: Any, rtt_s: Any, mss_bytes: Any
+    max_loss: Any, capacity_bps: Any, rtt_s: Any, packet_bytes: Any
 ) -> FloatOrArray:
     """Most bottlenecked flows a link can carry while keeping the loss rate at or below p̂.
 
     Parameters
     ----------
-    max_loss_rate : array_like
+    max_loss : array_like
         Loss-rate bound p̂, a dimensionless probability in (0, 1).
-    capacity_bps, rtt_s, mss_bytes : array_like
+    capacity_bps, rtt_s, packet_bytes : array_like
         As in :func:`loss_rate_for_flows`.
 
     Returns
@@ -144,10 +144,10 @@ def max_flows_for_loss_rate(
     .. [1] A. Dhamdhere, H. Jiang, C. Dovrolis, "Buffer Sizing for Congested Internet Links",
        INFOCOM 2005 (seed ``004_cb0749363e88d206.txt``), §IV, after eq. 18.
     """
-    p_max = np.asarray(checks.probability("max_loss_rate", max_loss_rate), dtype=np.float64)
+    p_max = np.asarray(checks.probability("max_loss", max_loss), dtype=np.float64)
     capacity = np.asarray(checks.positive("capacity_bps", capacity_bps), dtype=np.float64)
     rtt = np.asarray(checks.positive("rtt_s", rtt_s), dtype=np.float64)
-    mss = np.asarray(checks.positive("mss_bytes", mss_bytes), dtype=np.float64)
+    mss = np.asarray(checks.positive("packet_bytes", packet_bytes), dtype=np.float64)
     window_packets = capacity * rtt / (BITS_PER_BYTE * mss)
     return checks.float_or_array(
         np.asarray(np.sqrt(p_max) * window_packets / MATHIS_CONSTANT, dtype=np.float64)
@@ -158,8 +158,8 @@ def loss_limited_queueing_delay_s(
     bottlenecked_flows: Any,
     capacity_bps: Any,
     base_rtt_s: Any,
-    mss_bytes: Any,
-    max_loss_rate: Any,
+    packet_bytes: Any,
+    max_loss: Any,
 ) -> FloatOrArray:
     """Queueing delay the link must add so that N_b flows see a loss rate of at most p̂.
 
@@ -171,9 +171,9 @@ def loss_limited_queueing_delay_s(
         Link capacity C in bits per second (> 0).
     base_rtt_s : array_like
         T_p, every delay on the flows' path except queueing at this link, in seconds (> 0).
-    mss_bytes : array_like
+    packet_bytes : array_like
         Segment size M in bytes (> 0).
-    max_loss_rate : array_like
+    max_loss : array_like
         Loss-rate bound p̂ in (0, 1).
 
     Returns
@@ -199,8 +199,8 @@ def loss_limited_queueing_delay_s(
     flows = np.asarray(checks.at_least("bottlenecked_flows", bottlenecked_flows, 1.0), float)
     capacity = np.asarray(checks.positive("capacity_bps", capacity_bps), dtype=np.float64)
     base_rtt = np.asarray(checks.positive("base_rtt_s", base_rtt_s), dtype=np.float64)
-    mss = np.asarray(checks.positive("mss_bytes", mss_bytes), dtype=np.float64)
-    p_max = np.asarray(checks.probability("max_loss_rate", max_loss_rate), dtype=np.float64)
+    mss = np.asarray(checks.positive("packet_bytes", packet_bytes), dtype=np.float64)
+    p_max = np.asarray(checks.probability("max_loss", max_loss), dtype=np.float64)
     capacity_pps = capacity / (BITS_PER_BYTE * mss)
     delay = MATHIS_CONSTANT * flows / (capacity_pps * np.sqrt(p_max)) - base_rtt
     return checks.float_or_array(np.asarray(np.maximum(delay, 0.0), dtype=np.float64))

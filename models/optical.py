@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from models import checks
+from models.errors import ParameterError
 
 #: Speed of light in silica fibre (group index about 1.47), in metres per second.
 FIBER_SPEED_MPS = 2.04e8
@@ -146,7 +147,7 @@ def optical_fifo_design(
     buffer_packets: int,
     tradeoff_k: int = 1,
     packet_bytes: float = 1500.0,
-    line_rate_bps: float = 10e9,
+    capacity_bps: float = 10e9,
     fiber_speed_mps: float = FIBER_SPEED_MPS,
 ) -> OpticalFifoDesign:
     """Delay lines, switches and fibre of the O(log N) optical FIFO of 000 §5.2.
@@ -161,8 +162,8 @@ def optical_fifo_design(
         Thms 4-5, larger ``K`` trades more lines for less fibre.
     packet_bytes : float
         Fixed packet size in bytes (> 0).
-    line_rate_bps : float
-        Line rate in bit/s (> 0); one packet time is ``8 * packet_bytes / line_rate_bps``.
+    capacity_bps : float
+        Line rate in bit/s (> 0); one packet time is ``8 * packet_bytes / capacity_bps``.
     fiber_speed_mps : float
         Propagation speed in the fibre, m/s (> 0); 2.04e8 for silica (group index about 1.47).
 
@@ -178,7 +179,7 @@ def optical_fifo_design(
         delay lines  = 2 (log2 N + K - log2 K) - 3            (Thm 6; 2 log2 N - 1 for K = 1)
         total length = N - 1 + (N - 2K) / (2K)   packets       (Thm 6; 1.5 N - 2 for K = 1)
         switches     = delay lines + 1                         (2 log2 N for K = 1, §5.2.3)
-        fibre        = total length * 8 * packet_bytes / line_rate_bps * fiber_speed_mps
+        fibre        = total length * 8 * packet_bytes / capacity_bps * fiber_speed_mps
         linear       = buffer_packets lines and buffer_packets switches   (Fig. 5.4(c))
 
     Assumptions:
@@ -199,14 +200,14 @@ def optical_fifo_design(
     """
     buffer = checks.integer_at_least("buffer_packets", buffer_packets, 1)
     checks.positive("packet_bytes", packet_bytes)
-    checks.positive("line_rate_bps", line_rate_bps)
+    checks.positive("capacity_bps", capacity_bps)
     checks.positive("fiber_speed_mps", fiber_speed_mps)
     n = fifo_size_exponent(buffer)
     fifo_lines = fifo_line_lengths(n, tradeoff_k)
     waiting_lines = waiting_line_lengths(n, tradeoff_k)
     lines = fifo_lines + waiting_lines
     total_length = sum(lines)
-    packet_time_s = 8.0 * float(packet_bytes) / float(line_rate_bps)
+    packet_time_s = 8.0 * float(packet_bytes) / float(capacity_bps)
     return OpticalFifoDesign(
         n=n,
         fifo_capacity_packets=2**n - 1,
@@ -230,10 +231,12 @@ def _tradeoff_exponent(n: int, tradeoff_k: int) -> int:
     n = checks.integer_at_least("n", n, 1)
     k_value = checks.integer_at_least("tradeoff_k", tradeoff_k, 1)
     if k_value & (k_value - 1):
-        raise ValueError(f"tradeoff_k must be a power of two, got {tradeoff_k!r}")
+        raise ParameterError.got("tradeoff_k", "a power of two", tradeoff_k)
     if k_value > 2 ** (n - 1):
-        raise ValueError(
+        raise ParameterError(
+            "tradeoff_k",
+            f"<= N/2 = {2 ** (n - 1)}",
             f"tradeoff_k must be <= N/2 = {2 ** (n - 1)} for a FIFO of {2**n - 1} packets, "
-            f"got {tradeoff_k!r}"
+            f"got {tradeoff_k!r}",
         )
     return k_value.bit_length() - 1

@@ -331,7 +331,7 @@ def paced_drop_bound_slots(
 
     Raises
     ------
-    ValueError
+    models.errors.ParameterError
         If an argument is out of range or the load ``N·W_max/M`` is not below 1.
 
     Notes
@@ -384,7 +384,9 @@ def paced_drop_bound_slots(
     s = float(checks.positive("slowdown", slowdown))
     b = float(checks.non_negative("buffer_packets", buffer_packets))
     load = n * w / m
-    checks.in_range("load N·max_window_packets/(C·RTT)", load, 0.0, 1.0, high_inclusive=False)
+    checks.in_range(
+        "flows", load, 0.0, 1.0, high_inclusive=False, label="load N·max_window_packets/(C·RTT)"
+    )
 
     logs, longest, rest = _exact_log_sums(n, w, m, s, b)
     if rest:
@@ -561,7 +563,7 @@ def paced_drop_bound_bracket(
 
     Raises
     ------
-    ValueError
+    models.errors.ParameterError
         If an argument is out of range or the load ``N·W_max/M`` is not below 1.
 
     Notes
@@ -592,7 +594,9 @@ def paced_drop_bound_bracket(
         np.asarray(checks.non_negative("buffer_packets", buffer_packets), dtype=np.float64)
     ).ravel()
     load = n * w / m
-    checks.in_range("load N·max_window_packets/(C·RTT)", load, 0.0, 1.0, high_inclusive=False)
+    checks.in_range(
+        "flows", load, 0.0, 1.0, high_inclusive=False, label="load N·max_window_packets/(C·RTT)"
+    )
     longest = np.floor(np.minimum(m, n * w - 1.0 - b))
     top = float(np.max(longest))
     if top < 1.0:

@@ -23,6 +23,7 @@ import numpy.typing as npt
 from scipy import optimize, special
 
 from models import checks
+from models.errors import ParameterError
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -57,12 +58,16 @@ class _Profile:
 
 def _profile(peak_rate_fraction: Any, phi: Any) -> _Profile:
     if peak_rate_fraction is not None and phi is not None:
-        raise ValueError("give at most one of peak_rate_fraction and phi")
+        raise ParameterError(
+            "phi",
+            "absent when peak_rate_fraction is given",
+            "give at most one of peak_rate_fraction and phi",
+        )
     if phi is not None:
         table = np.asarray(checks.in_range("phi", phi, 0.0, 1.0, low_inclusive=False))
         table = np.atleast_1d(table).astype(np.float64)
         if table.ndim != 1:
-            raise ValueError(f"phi must be a 1-D table of values for i = 1..n, got {phi!r}")
+            raise ParameterError.got("phi", "a 1-D table of values for i = 1..n", phi)
         return _Profile(head=table, tail_phi=float(table[-1]))
     if peak_rate_fraction is None:
         return _Profile(head=np.zeros(0), tail_phi=1.0)
@@ -97,9 +102,11 @@ def _check_load(load: Any, prof: _Profile) -> FloatArray:
         dtype=np.float64,
     )
     if np.any(rho >= prof.tail_phi):
-        raise ValueError(
+        raise ParameterError(
+            "load",
+            f"< phi[-1] = {prof.tail_phi:g}",
             f"load must be < phi[-1] = {prof.tail_phi:g} (the service rate with many flows "
-            f"in progress), got {load!r}"
+            f"in progress), got {load!r}",
         )
     return rho
 
@@ -484,7 +491,7 @@ def ps_flow_distribution(
     Notes
     -----
     Computed in log space. At most ``10^7`` entries are returned; a load so close to 1 that
-    more are needed raises ``ValueError`` unless ``max_flows`` is given.
+    more are needed raises ``ParameterError`` unless ``max_flows`` is given.
 
     Assumptions:
 
@@ -503,9 +510,11 @@ def ps_flow_distribution(
     else:
         n_max = checks.integer_at_least("max_flows", max_flows, 0)
     if n_max + 1 > MAX_DISTRIBUTION_LENGTH:
-        raise ValueError(
+        raise ParameterError(
+            "max_flows",
+            f"< {MAX_DISTRIBUTION_LENGTH}",
             f"max_flows must be < {MAX_DISTRIBUTION_LENGTH}, got {n_max} (load {rho!r} is too "
-            "close to 1 for the full distribution)"
+            "close to 1 for the full distribution)",
         )
     n = np.arange(n_max + 1, dtype=np.float64)
     result: FloatArray = np.exp(_log_terms(s, prof, n) - s.log_z)

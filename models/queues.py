@@ -16,6 +16,7 @@ import numpy.typing as npt
 from scipy import stats
 
 from models import checks
+from models.errors import ParameterError
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -30,7 +31,7 @@ def _whole_at_least(name: str, value: Any, bound: int) -> FloatArray:
     """Check an array of whole numbers ``>= bound`` and return it as floats."""
     arr = np.asarray(checks.at_least(name, value, bound), dtype=np.float64)
     if np.any(arr != np.floor(arr)):
-        raise ValueError(f"{name} must be a whole number of packets, got {value!r}")
+        raise ParameterError.got(name, "a whole number of packets", value)
     return arr
 
 
@@ -403,5 +404,5 @@ def md1b_occupancy_distribution(load: float, buffer_packets: int) -> FloatArray:
     """
     rho, b = _md1b_inputs(load, buffer_packets)
     if rho.ndim != 0:
-        raise ValueError("load and buffer_packets must be scalars here")
+        raise ParameterError("load", "a scalar", "load and buffer_packets must be scalars here")
     return _md1b_scalar(float(rho), int(b))[3]

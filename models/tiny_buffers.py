@@ -85,9 +85,7 @@ def tiny_buffers_load(
     return checks.float_or_array(np.where(direct, load, np.where(fits, via_logs, _MAX)))
 
 
-def tiny_buffer_packets(
-    max_window_packets: Any, load: Any, target_utilization: Any
-) -> FloatOrArray:
+def tiny_buffer_packets(max_window_packets: Any, load: Any, min_utilization: Any) -> FloatOrArray:
     """Buffer that Theorem 1 says suffices: ``B = log_{1/ρ}(W_max² / (2(1−θ)))`` packets.
 
     Parameters
@@ -97,7 +95,7 @@ def tiny_buffer_packets(
     load : float or array_like
         Peak load ``ρ = N·W_max/(C·RTT)`` in (0, 1), dimensionless (see
         :func:`tiny_buffers_load`).
-    target_utilization : float or array_like
+    min_utilization : float or array_like
         Effective utilization ``θ`` in [0, 1), dimensionless: achieved throughput divided by
         the peak throughput ``ρ·C``.
 
@@ -132,9 +130,9 @@ def tiny_buffer_packets(
     """
     checks.at_least("max_window_packets", max_window_packets, 1.0)
     rho = _check_load(load)
-    checks.in_range("target_utilization", target_utilization, 0.0, 1.0, high_inclusive=False)
+    checks.in_range("min_utilization", min_utilization, 0.0, 1.0, high_inclusive=False)
     window = np.asarray(max_window_packets, dtype=np.float64)
-    theta = np.asarray(target_utilization, dtype=np.float64)
+    theta = np.asarray(min_utilization, dtype=np.float64)
     large = window > _LARGE_WINDOW
     small_window = np.where(large, 1.0, window)
     log_need = np.where(

@@ -216,6 +216,6 @@ for nn in range(1, 15):
         coded.append([d.delay_lines, d.total_length_packets, d.switches])
 assert np.allclose(derived, coded)
 
-d = optical_fifo_design(63, packet_bytes=1500.0, line_rate_bps=10e9)
+d = optical_fifo_design(63, packet_bytes=1500.0, capacity_bps=10e9)
 assert np.isclose(d.total_fiber_m, 94 * 1500 * 8 / 10e9 * FIBER_SPEED_MPS)
 print(f"checked {len(coded)} (N, K) designs; N = 64 at 10 Gb/s needs {d.total_fiber_m:,.0f} m")

@@ -13,7 +13,7 @@ SERVICE_FIELDS = frozenset({"packet_budget"})
 
 
 def build_scenario(fields: dict[str, Any]) -> Scenario:
-    """The simulator's scenario from its fields; ``ValueError`` naming the field if invalid."""
+    """The simulator's scenario from its fields; ``ParameterError`` naming the field if invalid."""
     return Scenario.from_dict(fields)
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from fastapi import APIRouter, Response
-from fastapi.exceptions import RequestValidationError
 
-from app.errors import error_detail
+from app.errors import parameters_of
 from app.schemas.recommend import RecommendRequest, RecommendResponse
 from models.recommend import LinkScenario, Targets, recommend
 
@@ -18,17 +17,10 @@ router = APIRouter(tags=["recommend"])
 CACHED_RECOMMENDATIONS = 512
 
 
-def _refuse(part: str, exc: ValueError) -> RequestValidationError:
-    """A 422 locating a model's complaint inside ``scenario`` or ``targets``."""
-    detail = error_detail(str(exc))
-    detail["loc"] = ["body", part, *detail["loc"][1:]]
-    return RequestValidationError([detail])
-
-
 @lru_cache(maxsize=CACHED_RECOMMENDATIONS)
 def recommendation_json(scenario: LinkScenario, targets: Targets) -> bytes:
     """The engine's answer as JSON bytes, checked against :class:`RecommendResponse`."""
-    answer = RecommendResponse.model_validate(recommend(scenario, targets).to_dict())
+    answer = RecommendResponse.model_validate(recommend(scenario, targets), from_attributes=True)
     return answer.model_dump_json().encode()
 
 
@@ -46,7 +38,7 @@ async def recommend_buffer(body: RecommendRequest) -> Response:
     # threads sharing the GIL made the slowest answers wait three times longer than the queue
     # (benchmarks/api_load.py: distinct scenarios, p99 161 ms in threads, 41 ms here).
     sc, tg = body.scenario, body.targets
-    try:
+    with parameters_of("scenario"):
         scenario = LinkScenario(
             capacity_bps=sc.capacity_bps,
             rtts_s=sc.rtts,
@@ -62,15 +54,11 @@ async def recommend_buffer(body: RecommendRequest) -> Response:
             load=sc.load,
             medium=sc.medium,
         )
-    except ValueError as exc:
-        raise _refuse("scenario", exc) from exc
-    try:
+    with parameters_of("targets"):
         targets = Targets(
             min_utilization=tg.min_utilization,
             max_loss=tg.max_loss,
             max_queueing_delay_s=tg.max_queueing_delay_s,
             priority=tg.priority,
         )
-    except ValueError as exc:
-        raise _refuse("targets", exc) from exc
     return Response(recommendation_json(scenario, targets), media_type="application/json")

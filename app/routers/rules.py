@@ -75,7 +75,7 @@ async def sqrt_n(body: SqrtNRequest) -> SqrtNResponse:
 )
 async def tiny(body: TinyRequest) -> TinyResponse:
     exact = finite_result(
-        float(tiny_buffer_packets(body.max_window_packets, body.load, body.target_utilization)),
+        float(tiny_buffer_packets(body.max_window_packets, body.load, body.min_utilization)),
         "load",
         "too close to 1: the bound log_{1/ρ}(W²/(2(1−θ))) is not finite",
     )
@@ -87,7 +87,7 @@ async def tiny(body: TinyRequest) -> TinyResponse:
         buffer_packets=packets,
         buffer_packets_exact=exact,
         buffer_bytes=packets * body.packet_bytes,
-        buffer_seconds=seconds,
+        buffer_s=seconds,
     )
 
 
@@ -100,17 +100,17 @@ async def tiny(body: TinyRequest) -> TinyResponse:
 async def bscl(body: BsclRequest) -> BsclResponse:
     result = bscl_buffer(
         body.capacity_bps,
-        body.lbp_capacity_fraction,
+        body.bottlenecked_share,
         body.bottlenecked_flows,
-        body.mss_bytes,
-        body.max_loss_rate,
+        body.packet_bytes,
+        body.max_loss,
         effective_rtt_s=body.effective_rtt_s,
         rtts_s=body.rtts_s,
         sync_factor=body.sync_factor,
         max_queueing_delay_s=body.max_queueing_delay_s,
     )
     return BsclResponse(
-        **buffer_size_fields(float(result.buffer_packets), body.mss_bytes, body.capacity_bps),
+        **buffer_size_fields(float(result.buffer_packets), body.packet_bytes, body.capacity_bps),
         b_rho_bytes=float(result.b_rho_bytes),
         b_p_bytes=float(result.b_p_bytes),
         governing_constraint=str(result.governing_constraint),

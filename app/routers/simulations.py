@@ -7,12 +7,11 @@ progress and the results of the buffer sizes finished so far; ``DELETE`` cancels
 
 from __future__ import annotations
 
-import re
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
-from fastapi.exceptions import RequestValidationError
 
+from app.errors import invalid, parameters_of
 from app.jobs.lifespan import JobPoolDep, SettingsDep
 from app.jobs.runner import build_scenario
 from app.jobs.spec import SimulationSpec
@@ -23,7 +22,6 @@ from app.schemas.simulations import (
     SimulationAccepted,
     SimulationJob,
     SimulationRequest,
-    SimulationScenarioIn,
     SimulationSpecOut,
 )
 from validation.simulator.scenario import estimate_packets
@@ -42,25 +40,6 @@ JobId = Annotated[
         examples=["5e149d43f5e6414e9dcd3270073e4ca2"],
     ),
 ]
-
-_LEADING_NAME = re.compile(r"^([a-z_]+)\b")
-_SCENARIO_FIELDS = frozenset(SimulationScenarioIn.model_fields)
-
-
-def _invalid(loc: tuple[str | int, ...], message: str, value: Any) -> RequestValidationError:
-    """A 422 in FastAPI's own validation-error shape."""
-    return RequestValidationError(
-        [{"type": "value_error", "loc": loc, "msg": message, "input": value}]
-    )
-
-
-def _scenario_error(message: str, fields: dict[str, Any]) -> RequestValidationError:
-    # The simulator's messages start with the field's name ("rtt_jitter_s must be < rtt_s ...").
-    match = _LEADING_NAME.match(message)
-    name = match.group(1) if match else None
-    if name in _SCENARIO_FIELDS:
-        return _invalid(("body", "scenario", str(name)), message, fields.get(str(name)))
-    return _invalid(("body", "scenario"), message, None)
 
 
 @router.post(
@@ -85,28 +64,26 @@ def create_simulation(
     settings: SettingsDep,
 ) -> SimulationAccepted:
     fields = body.scenario.model_dump()
-    try:
+    with parameters_of("scenario"):
         scenario = build_scenario(fields)
-    except ValueError as exc:
-        raise _scenario_error(str(exc), fields) from exc
     if body.replications > settings.max_replications:
-        raise _invalid(
+        raise invalid(
             ("body", "replications"),
             f"replications must be <= {settings.max_replications} (max_replications), "
             f"got {body.replications}",
-            body.replications,
+            value=body.replications,
         )
     spec = SimulationSpec.create(fields, body.buffer_packets, body.replications, body.seed)
     per_run = estimate_packets(scenario)
     packets = per_run * spec.replications * len(spec.buffer_packets)
     if packets > settings.max_packets_per_job:
-        raise _invalid(
+        raise invalid(
             ("body", "scenario", "duration_s"),
             f"the job would simulate about {packets:,} bottleneck packets ({per_run:,} per run x "
             f"{spec.replications} replications x {len(spec.buffer_packets)} buffer sizes); the "
             f"limit is {settings.max_packets_per_job:,} (max_packets_per_job): shorten "
             "duration_s, lower capacity_bps, or ask for fewer replications or buffer sizes",
-            fields["duration_s"],
+            value=fields["duration_s"],
         )
     try:
         job, reused = pool.submit(spec)

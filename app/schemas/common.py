@@ -182,7 +182,7 @@ class BufferSize(ResponseModel):
 
     buffer_packets: float = Field(ge=0.0, description="Buffer, in packets.")
     buffer_bytes: float = Field(ge=0.0, description="Buffer, in bytes.")
-    buffer_seconds: float = Field(
+    buffer_s: float = Field(
         ge=0.0, description="Buffer, in seconds of queueing when drained at the link capacity."
     )
 
@@ -190,12 +190,12 @@ class BufferSize(ResponseModel):
 def buffer_size_fields(
     buffer_packets: float, packet_bytes: float, capacity_bps: float
 ) -> dict[str, float]:
-    """``buffer_packets``, ``buffer_bytes`` and ``buffer_seconds`` of one buffer."""
+    """``buffer_packets``, ``buffer_bytes`` and ``buffer_s`` of one buffer."""
     buffer_bytes = float(buffer_packets) * packet_bytes
     return {
         "buffer_packets": float(buffer_packets),
         "buffer_bytes": buffer_bytes,
-        "buffer_seconds": 8.0 * buffer_bytes / capacity_bps,
+        "buffer_s": 8.0 * buffer_bytes / capacity_bps,
     }
 
 

@@ -29,7 +29,7 @@ class OpticalFifoRequest(RequestModel):
                     "buffer_packets": 63,
                     "tradeoff_k": 4,
                     "packet_bytes": "1500 B",
-                    "line_rate_bps": "40 Gbit/s",
+                    "capacity_bps": "40 Gbit/s",
                 },
             ]
         }
@@ -48,7 +48,7 @@ class OpticalFifoRequest(RequestModel):
         "uses more delay lines and less fibre.",
     )
     packet_bytes: PacketBytes = 1500.0
-    line_rate_bps: Annotated[
+    capacity_bps: Annotated[
         float,
         Field(
             ge=MIN_CAPACITY_BPS,
@@ -60,7 +60,32 @@ class OpticalFifoRequest(RequestModel):
     ] = 10e9
 
 
-class OpticalFifoResponse(ResponseModel):
+class OpticalDesignOut(ResponseModel):
+    """The delay-line design, field for field :class:`models.optical.OpticalFifoDesign`."""
+
+    n: int = Field(ge=1, description="log2 N, a count; the FIFO holds N−1 = 2^n − 1 packets.")
+    fifo_capacity_packets: int = Field(ge=1, description="N − 1, the FIFO's capacity in packets.")
+    tradeoff_k: int = Field(ge=1, description="K used, a count.")
+    delay_lines: int = Field(ge=1, description="Delay lines, FIFO and waiting line together.")
+    switches: int = Field(ge=1, description="2x2 optical switches.")
+    line_lengths_packets: list[int] = Field(description="Length of each delay line, in packets.")
+    fifo_line_lengths_packets: list[int] = Field(
+        description="Lengths of the lines that hold the queued packets (they add up to N − 1)."
+    )
+    waiting_line_lengths_packets: list[int] = Field(
+        description="Lengths of the lines of the waiting line (000 Thm 5), in packets."
+    )
+    max_line_length_packets: int = Field(ge=1, description="Longest line, N/(2K), in packets.")
+    total_length_packets: int = Field(ge=0, description="Sum of the line lengths, in packets.")
+    packet_time_s: float = Field(gt=0.0, description="One packet time at the line rate, in s.")
+    total_fiber_m: float = Field(ge=0.0, description="Fibre needed, in metres.")
+    linear_delay_lines: int = Field(
+        ge=1, description="Delay lines of the linear design holding the same buffer."
+    )
+    linear_switches: int = Field(ge=1, description="Switches of the linear design.")
+
+
+class OpticalFifoResponse(OpticalDesignOut):
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [
@@ -68,14 +93,17 @@ class OpticalFifoResponse(ResponseModel):
                     "n": 6,
                     "fifo_capacity_packets": 63,
                     "fifo_capacity_bytes": 94500.0,
-                    "fifo_capacity_seconds": 7.56e-5,
+                    "fifo_capacity_s": 7.56e-5,
                     "tradeoff_k": 1,
                     "delay_lines": 11,
                     "switches": 12,
                     "line_lengths_packets": [1, 2, 4, 8, 16, 32, 1, 2, 4, 8, 16],
+                    "fifo_line_lengths_packets": [1, 2, 4, 8, 16, 32],
+                    "waiting_line_lengths_packets": [1, 2, 4, 8, 16],
+                    "max_line_length_packets": 32,
                     "total_length_packets": 94,
                     "total_length_bytes": 141000.0,
-                    "total_length_seconds": 1.128e-4,
+                    "total_length_s": 1.128e-4,
                     "packet_time_s": 1.2e-6,
                     "total_fiber_m": 23011.2,
                     "linear_delay_lines": 63,
@@ -85,24 +113,11 @@ class OpticalFifoResponse(ResponseModel):
         }
     )
 
-    n: int = Field(ge=1, description="log2 N, a count; the FIFO holds N−1 = 2^n − 1 packets.")
-    fifo_capacity_packets: int = Field(ge=1, description="N − 1, the FIFO's capacity in packets.")
     fifo_capacity_bytes: float = Field(ge=0.0, description="The FIFO's capacity, in bytes.")
-    fifo_capacity_seconds: float = Field(
+    fifo_capacity_s: float = Field(
         ge=0.0, description="The FIFO's capacity, in seconds at the line rate."
     )
-    tradeoff_k: int = Field(ge=1, description="K used, a count.")
-    delay_lines: int = Field(ge=1, description="Delay lines, FIFO and waiting line together.")
-    switches: int = Field(ge=1, description="2x2 optical switches.")
-    line_lengths_packets: list[int] = Field(description="Length of each delay line, in packets.")
-    total_length_packets: int = Field(ge=0, description="Sum of the line lengths, in packets.")
     total_length_bytes: float = Field(ge=0.0, description="Sum of the line lengths, in bytes.")
-    total_length_seconds: float = Field(
+    total_length_s: float = Field(
         ge=0.0, description="Sum of the line lengths, in seconds of delay at the line rate."
     )
-    packet_time_s: float = Field(gt=0.0, description="One packet time at the line rate, in s.")
-    total_fiber_m: float = Field(ge=0.0, description="Fibre needed, in metres.")
-    linear_delay_lines: int = Field(
-        ge=1, description="Delay lines of the linear design holding the same buffer."
-    )
-    linear_switches: int = Field(ge=1, description="Switches of the linear design.")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import AliasChoices, ConfigDict, Field, model_validator
+from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 
 from app.schemas.common import (
     MAX_CAPACITY_BPS,
@@ -20,6 +21,7 @@ from app.schemas.common import (
     RttS,
     Unit,
 )
+from app.schemas.optical import OpticalDesignOut
 
 Status = Literal["holds", "fails", "unknown"]
 
@@ -29,8 +31,6 @@ OptionalRate = Annotated[
     Unit("rate"),
 ]
 
-# Seconds of queueing of a buffer, answered as ``buffer_seconds`` (the engine says buffer_s).
-_SECONDS = AliasChoices("buffer_seconds", "buffer_s")
 
 _THESIS_EXAMPLE: dict[str, Any] = {
     "scenario": {
@@ -163,6 +163,23 @@ class RecommendRequest(RequestModel):
     targets: TargetsIn = Field(default_factory=TargetsIn)
 
 
+# --- the answer ---------------------------------------------------------------------------------
+# Field for field the dataclasses of :mod:`models.recommend.result` (one result shape): the
+# router builds :class:`RecommendResponse` with ``model_validate(result, from_attributes=True)``
+# and tests/app/test_api_recommend_shape.py checks that every model here has exactly the fields
+# of its dataclass. What these add is the OpenAPI description and the bounds of each field.
+
+
+def _finite_or_none(value: Any) -> Any:
+    """Non-finite floats become null (JSON has no infinity); curves may reach them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+FiniteOrNone = Annotated[float | None, BeforeValidator(_finite_or_none)]
+
+
 class AssumptionOut(ResponseModel):
     text: str = Field(description="The condition the rule rests on.")
     status: Status
@@ -194,11 +211,8 @@ class RuleOut(ResponseModel):
     )
     buffer_packets_exact: float | None = Field(default=None, description="Unrounded, packets.")
     buffer_bytes: float | None = Field(default=None, ge=0.0, description="Buffer, in bytes.")
-    buffer_seconds: float | None = Field(
-        default=None,
-        ge=0.0,
-        validation_alias=_SECONDS,
-        description="Buffer, in seconds of queueing at line rate.",
+    buffer_s: float | None = Field(
+        default=None, ge=0.0, description="Buffer, in seconds of queueing at line rate."
     )
     assumptions: list[AssumptionOut]
     status: Status = Field(description="fails if any assumption fails, else unknown if any is.")
@@ -219,10 +233,8 @@ class RecommendedOut(ResponseModel):
     rule: str = Field(description="The rule that governs the recommended size.")
     buffer_packets: int = Field(ge=0, description="Recommended buffer, in packets.")
     buffer_bytes: float = Field(ge=0.0, description="Recommended buffer, in bytes.")
-    buffer_seconds: float = Field(
-        ge=0.0,
-        validation_alias=_SECONDS,
-        description="Recommended buffer, in seconds of queueing at line rate.",
+    buffer_s: float = Field(
+        ge=0.0, description="Recommended buffer, in seconds of queueing at line rate."
     )
     reason: str
     predicted: PredictionOut
@@ -240,10 +252,10 @@ class TradeOffOut(ResponseModel):
 
 class CurvesOut(ResponseModel):
     buffer_packets: list[float] = Field(description="Buffer sizes, packets (log-spaced).")
-    utilization: list[float | None]
-    normalized_utilization: list[float | None]
-    loss_probability: list[float | None]
-    queueing_delay_s: list[float | None] = Field(description="Seconds.")
+    utilization: list[FiniteOrNone]
+    normalized_utilization: list[FiniteOrNone]
+    loss_probability: list[FiniteOrNone]
+    queueing_delay_s: list[FiniteOrNone] = Field(description="Seconds.")
 
 
 class DerivedInputsOut(ResponseModel):
@@ -256,23 +268,9 @@ class DerivedInputsOut(ResponseModel):
     )
     bottlenecked_flows_used: int
     bottlenecked_flows_given: bool
-    lbp_capacity_fraction: float
+    bottlenecked_share: float
     loss_sync_q: float
     peak_rate_fraction: float | None = None
-
-
-class OpticalDesignOut(ResponseModel):
-    n: int = Field(description="log2 N; the FIFO holds N − 1 packets.")
-    fifo_capacity_packets: int
-    tradeoff_k: int
-    delay_lines: int
-    switches: int
-    line_lengths_packets: list[int]
-    total_length_packets: int
-    packet_time_s: float
-    total_fiber_m: float = Field(description="Fibre needed, metres.")
-    linear_delay_lines: int
-    linear_switches: int
 
 
 class RecommendResponse(ResponseModel):
@@ -289,3 +287,7 @@ class RecommendResponse(ResponseModel):
         default=None, description="The optical delay-line FIFO, for an optical buffer."
     )
     warnings: list[str]
+    software_versions: dict[str, str] = Field(
+        description="Versions of bufsize and of the numerical libraries (numpy, scipy, numba) "
+        "that produced this answer."
+    )

@@ -77,7 +77,7 @@ class BdpResponse(BufferSize):
                 {
                     "buffer_packets": 125000.0,
                     "buffer_bytes": 125000000.0,
-                    "buffer_seconds": 0.1,
+                    "buffer_s": 0.1,
                     "effective_rtt_s": 0.1,
                 }
             ]
@@ -118,7 +118,7 @@ class SqrtNResponse(BdpResponse):
                 {
                     "buffer_packets": 3952.8,
                     "buffer_bytes": 3952847.1,
-                    "buffer_seconds": 0.00316,
+                    "buffer_s": 0.00316,
                     "effective_rtt_s": 0.1,
                     "utilization_lower_bound": 0.99,
                 }
@@ -140,11 +140,11 @@ class TinyRequest(RequestModel):
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [
-                {"max_window_packets": 64, "load": 0.5, "target_utilization": 0.9},
+                {"max_window_packets": 64, "load": 0.5, "min_utilization": 0.9},
                 {
                     "max_window_packets": 64,
                     "load": 0.5,
-                    "target_utilization": 0.9,
+                    "min_utilization": 0.9,
                     "packet_bytes": "1500 B",
                     "capacity_bps": "10 Gbit/s",
                 },
@@ -157,7 +157,7 @@ class TinyRequest(RequestModel):
         description="ρ = N·W/(C·RTT), dimensionless: the load if every flow sent its maximum "
         "window each RTT; must be below 1."
     )
-    target_utilization: float = Field(
+    min_utilization: float = Field(
         gt=0.0,
         lt=1.0,
         description="θ, dimensionless: throughput wanted as a fraction of ρ·C, in (0, 1).",
@@ -178,7 +178,7 @@ class TinyResponse(ResponseModel):
                     "buffer_packets": 15,
                     "buffer_packets_exact": 14.29,
                     "buffer_bytes": 22500.0,
-                    "buffer_seconds": None,
+                    "buffer_s": None,
                 }
             ]
         }
@@ -189,7 +189,7 @@ class TinyResponse(ResponseModel):
         ge=0.0, description="The bound before rounding, in packets."
     )
     buffer_bytes: float = Field(ge=0.0, description="buffer_packets × packet_bytes, in bytes.")
-    buffer_seconds: float | None = Field(
+    buffer_s: float | None = Field(
         default=None,
         ge=0.0,
         description="Queueing time of a full buffer at capacity_bps, in seconds (null when "
@@ -205,11 +205,11 @@ class BsclRequest(RequestModel):
             "examples": [
                 {
                     "capacity_bps": "100 Mbit/s",
-                    "lbp_capacity_fraction": 0.9,
+                    "bottlenecked_share": 0.9,
                     "rtts_s": ["60 ms", "120 ms", "200 ms"],
                     "bottlenecked_flows": 50,
-                    "mss_bytes": "1500 B",
-                    "max_loss_rate": 0.01,
+                    "packet_bytes": "1500 B",
+                    "max_loss": 0.01,
                     "max_queueing_delay_s": "200 ms",
                 }
             ]
@@ -217,7 +217,7 @@ class BsclRequest(RequestModel):
     )
 
     capacity_bps: CapacityBps
-    lbp_capacity_fraction: float = Field(
+    bottlenecked_share: float = Field(
         default=1.0,
         gt=0.0,
         le=1.0,
@@ -235,7 +235,7 @@ class BsclRequest(RequestModel):
         le=MAX_FLOWS,
         description="N_b, a count: long-lived TCP flows whose bottleneck is this link.",
     )
-    mss_bytes: Annotated[
+    packet_bytes: Annotated[
         float,
         Field(
             ge=MIN_PACKET_BYTES,
@@ -244,7 +244,7 @@ class BsclRequest(RequestModel):
         ),
         Unit("size"),
     ] = 1500.0
-    max_loss_rate: float = Field(
+    max_loss: float = Field(
         default=0.01,
         gt=0.0,
         lt=1.0,
@@ -283,7 +283,7 @@ class BsclResponse(BufferSize):
                 {
                     "buffer_packets": 333.4,
                     "buffer_bytes": 500116.0,
-                    "buffer_seconds": 0.04,
+                    "buffer_s": 0.04,
                     "b_rho_bytes": 296780.2,
                     "b_p_bytes": 500116.0,
                     "governing_constraint": "loss",

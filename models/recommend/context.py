@@ -47,15 +47,10 @@ class Context:
     window_limited_load: float | None
     bottlenecked_flows: int
     bottlenecked_flows_given: bool
-    lbp_capacity_fraction: float
+    bottlenecked_share: float
     loss_sync_q: float
     peak_rate_fraction: float | None
     slowdown: float | None
-
-    @property
-    def long_lived_flows(self) -> int:
-        """N_b when given, else N: the flows the congestion-limited rules count."""
-        return self.bottlenecked_flows
 
     @property
     def slow_access_needed(self) -> float | None:
@@ -110,7 +105,7 @@ def derive(scenario: LinkScenario, targets: Targets) -> Context:
         window_limited_load=rho_w,
         bottlenecked_flows=n_b,
         bottlenecked_flows_given=given,
-        lbp_capacity_fraction=share,
+        bottlenecked_share=share,
         loss_sync_q=q,
         peak_rate_fraction=peak_fraction,
         slowdown=slowdown,

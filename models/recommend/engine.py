@@ -9,6 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from models.optical import optical_fifo_design
+from models.provenance import software_versions
 from models.recommend.context import (
     DESYNCHRONIZED_FLOWS,
     FEW_FLOWS,
@@ -71,7 +72,7 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
 
     Raises
     ------
-    ValueError
+    models.errors.ParameterError
         If a scenario or target value is out of range (raised when they are built).
 
     Notes
@@ -118,7 +119,7 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
         optical = optical_fifo_design(
             recommended.buffer_packets,
             packet_bytes=scenario.packet_bytes,
-            line_rate_bps=scenario.capacity_bps,
+            capacity_bps=scenario.capacity_bps,
         )
     warnings = _warnings(ctx, regime, governing)
     return Recommendation(
@@ -130,7 +131,7 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
             window_limited_load=ctx.window_limited_load,
             bottlenecked_flows_used=ctx.bottlenecked_flows,
             bottlenecked_flows_given=ctx.bottlenecked_flows_given,
-            lbp_capacity_fraction=ctx.lbp_capacity_fraction,
+            bottlenecked_share=ctx.bottlenecked_share,
             loss_sync_q=ctx.loss_sync_q,
             peak_rate_fraction=ctx.peak_rate_fraction,
         ),
@@ -142,6 +143,7 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
         curves=_curves(ctx, model, rules, recommended.buffer_packets),
         optical=optical,
         warnings=warnings,
+        software_versions=dict(software_versions()),
     )
 
 
@@ -222,7 +224,7 @@ def _choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
             "ρ^B <= ε sizes it (003 §4.2)"
         )
         return model, TRANSPARENT, why
-    n = ctx.long_lived_flows
+    n = ctx.bottlenecked_flows
     label = "N_b" if ctx.bottlenecked_flows_given else "N"
     model = TrafficModel(
         kind="congested_tcp",
@@ -232,7 +234,7 @@ def _choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
         flows=sc.flows,
         rtt_s=ctx.effective_rtt_s,
         bdp_packets=ctx.bdp_packets,
-        lbp_capacity_fraction=ctx.lbp_capacity_fraction,
+        bottlenecked_share=ctx.bottlenecked_share,
         bottlenecked_flows=n,
         md_beta=sc.md_beta,
         loss_sync_q=ctx.loss_sync_q,

@@ -189,7 +189,7 @@ class TrafficModel:
     flows: int = 1
     rtt_s: float = 0.1
     bdp_packets: float = 1.0
-    lbp_capacity_fraction: float = 1.0
+    bottlenecked_share: float = 1.0
     bottlenecked_flows: int = 1
     md_beta: float = 0.5
     loss_sync_q: float = 1.0
@@ -216,7 +216,7 @@ class TrafficModel:
         if self.kind == "open_loop":
             loss = np.asarray(mm1b_loss_probability(self.load, b), dtype=np.float64)
             return np.minimum(1.0, self.load * (1.0 - loss))
-        share = self.lbp_capacity_fraction
+        share = self.bottlenecked_share
         p_e = share * self.bdp_packets
         # The model's parameters were checked when it was built: the unchecked cores here
         # (same arithmetic as sawtooth_utilization and window_loss_rate).
@@ -236,7 +236,7 @@ class TrafficModel:
         """``C_e·T_e/√N_b`` in packets, for Appenzeller's bound."""
         return float(
             sqrt_n_buffer_packets(
-                self.lbp_capacity_fraction * self.capacity_bps,
+                self.bottlenecked_share * self.capacity_bps,
                 self.rtt_s,
                 self.bottlenecked_flows,
                 self.packet_bytes,
@@ -255,7 +255,7 @@ class TrafficModel:
             return loss
         if self.kind == "open_loop":
             return np.asarray(mm1b_loss_probability(self.load, b), dtype=np.float64)
-        p_e = self.lbp_capacity_fraction * self.bdp_packets
+        p_e = self.bottlenecked_share * self.bdp_packets
         return _window_loss(self._nonnegative(b), p_e, float(self.bottlenecked_flows))
 
     def queueing_delay_s(self, buffer_packets: Any) -> Array:

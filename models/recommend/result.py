@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from models.optical import OpticalFifoDesign
+
 Status = Literal["holds", "fails", "unknown"]
 
 
@@ -150,7 +152,7 @@ class DerivedInputs(_Serialisable):
     window_limited_load: float | None
     bottlenecked_flows_used: int
     bottlenecked_flows_given: bool
-    lbp_capacity_fraction: float
+    bottlenecked_share: float
     loss_sync_q: float
     peak_rate_fraction: float | None
 
@@ -166,5 +168,6 @@ class Recommendation(_Serialisable):
     feasible: bool
     trade_off: TradeOff | None
     curves: Curves
-    optical: Any | None
+    optical: OpticalFifoDesign | None
     warnings: tuple[str, ...]
+    software_versions: dict[str, str]

@@ -132,7 +132,7 @@ def congestion_limited(ctx: Context) -> Assumption:
 
 
 def _few_or_synchronized(ctx: Context) -> Assumption:
-    n = ctx.long_lived_flows
+    n = ctx.bottlenecked_flows
     label = "N_b" if ctx.bottlenecked_flows_given else "N"
     text = "a single long-lived flow or flows whose losses are synchronized"
     if n < FEW_FLOWS:
@@ -162,7 +162,7 @@ def _reno(ctx: Context) -> Assumption:
 
 
 def _many_desynchronized(ctx: Context) -> Assumption:
-    n = ctx.long_lived_flows
+    n = ctx.bottlenecked_flows
     label = "N_b" if ctx.bottlenecked_flows_given else "N"
     text = f"many (>= {DESYNCHRONIZED_FLOWS}) long-lived, desynchronized flows"
     if n >= DESYNCHRONIZED_FLOWS:
@@ -264,7 +264,7 @@ def md_beta_rule(ctx: Context) -> RuleResult:
 def sqrt_n_rule(ctx: Context) -> RuleResult:
     """B = C·T_e/sqrt(N) (000 §2.2.2 eq. 2.2), N_b in place of N when given."""
     sc = ctx.scenario
-    n = ctx.long_lived_flows
+    n = ctx.bottlenecked_flows
     exact = float(sqrt_n_buffer_packets(sc.capacity_bps, ctx.effective_rtt_s, n, sc.packet_bytes))
     label = "N_b" if ctx.bottlenecked_flows_given else "N"
     note = None
@@ -447,8 +447,8 @@ def bscl_rule(ctx: Context) -> RuleResult:
     t = ctx.targets
     result = bscl_buffer(
         sc.capacity_bps,
-        ctx.lbp_capacity_fraction,
-        ctx.long_lived_flows,
+        ctx.bottlenecked_share,
+        ctx.bottlenecked_flows,
         sc.packet_bytes,
         t.max_loss,
         effective_rtt_s=ctx.effective_rtt_s,
@@ -509,7 +509,7 @@ def bscl_rule(ctx: Context) -> RuleResult:
 
 def fpq_rule(ctx: Context) -> RuleResult:
     """Flow-proportional queueing: 6 packets per bottlenecked flow (004 §IV, Morris)."""
-    exact = float(fpq_buffer_packets(ctx.long_lived_flows))
+    exact = float(fpq_buffer_packets(ctx.bottlenecked_flows))
     n_b_known = Assumption(
         "N_b (flows bottlenecked here) is known",
         HOLDS if ctx.bottlenecked_flows_given else UNKNOWN,

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from models import checks
+from models.errors import ParameterError
 
 CongestionControl = Literal["reno", "cubic"]
 Medium = Literal["electronic", "optical"]
@@ -69,16 +70,20 @@ class LinkScenario:
     def __post_init__(self) -> None:
         checks.positive("capacity_bps", self.capacity_bps)
         if len(self.rtts_s) == 0:
-            raise ValueError("rtts_s must hold at least one round-trip time")
+            raise ParameterError(
+                "rtts_s", "non-empty", "rtts_s must hold at least one round-trip time"
+            )
         checks.positive("rtts_s", list(self.rtts_s))
         checks.integer_at_least("flows", self.flows, 1)
         checks.positive("packet_bytes", self.packet_bytes)
         if self.bottlenecked_flows is not None:
             checks.integer_at_least("bottlenecked_flows", self.bottlenecked_flows, 1)
             if self.bottlenecked_flows > self.flows:
-                raise ValueError(
+                raise ParameterError(
+                    "bottlenecked_flows",
+                    f"<= flows ({self.flows})",
                     f"bottlenecked_flows must be <= flows ({self.flows}), "
-                    f"got {self.bottlenecked_flows}"
+                    f"got {self.bottlenecked_flows}",
                 )
         if self.bottlenecked_share is not None:
             checks.in_range(
@@ -93,12 +98,14 @@ class LinkScenario:
         if self.load is not None:
             checks.positive("load", self.load)
         if self.congestion_control not in MD_BETA:
-            raise ValueError(
+            raise ParameterError(
+                "congestion_control",
+                f"one of {sorted(MD_BETA)}",
                 f"congestion_control must be one of {sorted(MD_BETA)}, "
-                f"got {self.congestion_control!r}"
+                f"got {self.congestion_control!r}",
             )
         if self.medium not in ("electronic", "optical"):
-            raise ValueError(f"medium must be 'electronic' or 'optical', got {self.medium!r}")
+            raise ParameterError.got("medium", "'electronic' or 'optical'", self.medium)
 
     @property
     def md_beta(self) -> float:
@@ -139,4 +146,4 @@ class Targets:
         if self.max_queueing_delay_s is not None:
             checks.positive("max_queueing_delay_s", self.max_queueing_delay_s)
         if self.priority not in ("throughput", "delay"):
-            raise ValueError(f"priority must be 'throughput' or 'delay', got {self.priority!r}")
+            raise ParameterError.got("priority", "'throughput' or 'delay'", self.priority)

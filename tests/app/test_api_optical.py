@@ -48,13 +48,13 @@ def test_buffer_rounded_up_to_power_of_two(client: TestClient) -> None:
 def test_lengths_in_bytes_seconds_and_fibre(client: TestClient) -> None:
     # One packet time at 10 Gb/s with 1500-byte packets is 1.2 µs; fibre carries light at
     # 2.04e8 m/s (DESIGN §2), so a line of one packet is 244.8 m. By hand: 94 · 244.8 m.
-    out = fifo(client, buffer_packets=63, packet_bytes="1500 B", line_rate_bps="10 Gbit/s")
+    out = fifo(client, buffer_packets=63, packet_bytes="1500 B", capacity_bps="10 Gbit/s")
     assert out["packet_time_s"] == pytest.approx(1.2e-6, rel=1e-12)
     assert out["total_fiber_m"] == pytest.approx(94 * 244.8, rel=1e-9)
     assert out["total_length_bytes"] == pytest.approx(94 * 1500, rel=1e-12)
-    assert out["total_length_seconds"] == pytest.approx(94 * 1.2e-6, rel=1e-12)
+    assert out["total_length_s"] == pytest.approx(94 * 1.2e-6, rel=1e-12)
     assert out["fifo_capacity_bytes"] == pytest.approx(63 * 1500, rel=1e-12)
-    assert out["fifo_capacity_seconds"] == pytest.approx(63 * 1.2e-6, rel=1e-12)
+    assert out["fifo_capacity_s"] == pytest.approx(63 * 1.2e-6, rel=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -63,7 +63,7 @@ def test_lengths_in_bytes_seconds_and_fibre(client: TestClient) -> None:
         ({"buffer_packets": 63, "tradeoff_k": 3}, "tradeoff_k", "power of two"),
         ({"buffer_packets": 63, "tradeoff_k": 64}, "tradeoff_k", "N/2 = 32"),
         ({"buffer_packets": 0}, "buffer_packets", "greater than or equal to 1"),
-        ({"buffer_packets": 63, "line_rate_bps": "10 GB"}, "line_rate_bps", "not a rate"),
+        ({"buffer_packets": 63, "capacity_bps": "10 GB"}, "capacity_bps", "not a rate"),
     ],
 )
 def test_invalid_design_names_field(

@@ -47,7 +47,7 @@ def test_thesis_example_every_rule(client: TestClient) -> None:
     bdp = rule(out, "rule_of_thumb")
     assert bdp["buffer_packets"] == 125_000
     assert bdp["buffer_bytes"] == pytest.approx(125e6, rel=1e-12)
-    assert bdp["buffer_seconds"] == pytest.approx(0.1, rel=1e-9)
+    assert bdp["buffer_s"] == pytest.approx(0.1, rel=1e-9)
     # "The 2T × C/√N rule suggests a buffer size of around 3950 packets": rounded to tens.
     assert abs(rule(out, "sqrt_n")["buffer_packets"] - 3950) <= 5
     # 000 §3.3: W = 64, ρ = 0.5, θ = 0.9 -> 15 packets. Here ρ = 64,000/125,000 = 0.512 and by
@@ -59,7 +59,7 @@ def test_thesis_example_every_rule(client: TestClient) -> None:
     assert out["feasible"] is True
     rec = out["recommended"]
     assert rec["buffer_bytes"] == pytest.approx(rec["buffer_packets"] * 1000, rel=1e-12)
-    assert rec["buffer_seconds"] == pytest.approx(rec["buffer_packets"] * 8e-7, rel=1e-9)
+    assert rec["buffer_s"] == pytest.approx(rec["buffer_packets"] * 8e-7, rel=1e-9)
 
 
 def test_every_rule_has_assumptions_and_sizes_in_three_units(client: TestClient) -> None:
@@ -68,7 +68,7 @@ def test_every_rule_has_assumptions_and_sizes_in_three_units(client: TestClient)
         assert r["assumptions"], r["rule"]
         assert all(a["status"] in ("holds", "fails", "unknown") for a in r["assumptions"])
         if r["buffer_packets"] is not None:
-            assert r["buffer_bytes"] is not None and r["buffer_seconds"] is not None
+            assert r["buffer_bytes"] is not None and r["buffer_s"] is not None
     curves = out["curves"]
     n = len(curves["buffer_packets"])
     assert n > 2

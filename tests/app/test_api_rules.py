@@ -52,7 +52,7 @@ def test_bdp_thesis_example_with_units(client: TestClient) -> None:
     assert out["buffer_packets"] == pytest.approx(125_000, rel=1e-12)
     assert out["buffer_bytes"] == pytest.approx(125e6, rel=1e-12)
     # A full BDP buffer drains in one RTT.
-    assert out["buffer_seconds"] == pytest.approx(0.1, rel=1e-12)
+    assert out["buffer_s"] == pytest.approx(0.1, rel=1e-12)
     assert out["effective_rtt_s"] == pytest.approx(0.1, rel=1e-12)
 
 
@@ -173,7 +173,7 @@ def test_sqrt_n_thesis_example(client: TestClient) -> None:
     )
     assert abs(out["buffer_packets"] - 3950) <= 5
     assert out["buffer_bytes"] == pytest.approx(out["buffer_packets"] * 1000, rel=1e-12)
-    assert out["buffer_seconds"] == pytest.approx(0.1 / math.sqrt(1000), rel=1e-12)
+    assert out["buffer_s"] == pytest.approx(0.1 / math.sqrt(1000), rel=1e-12)
     # DESIGN §2: "U(1x) ≈ 0.99" (Appenzeller et al.: erf(3√3/(2√2)) = 0.989); two decimals.
     assert abs(out["utilization_lower_bound"] - 0.99) <= 0.005
 
@@ -206,13 +206,13 @@ def test_tiny_buffers_thesis_example(client: TestClient) -> None:
     out = post(
         client,
         "/v1/rules/tiny",
-        {"max_window_packets": 64, "load": 0.5, "target_utilization": 0.9},
+        {"max_window_packets": 64, "load": 0.5, "min_utilization": 0.9},
     )
     assert out["buffer_packets"] == 15
     # By hand: log2(64² / (2 · 0.1)) = log2(20480) = 14.32.
     assert out["buffer_packets_exact"] == pytest.approx(math.log2(20480), rel=1e-12)
     assert out["buffer_bytes"] == 15 * 1500
-    assert out["buffer_seconds"] is None
+    assert out["buffer_s"] is None
 
 
 def test_tiny_buffers_in_seconds_when_capacity_given(client: TestClient) -> None:
@@ -222,26 +222,26 @@ def test_tiny_buffers_in_seconds_when_capacity_given(client: TestClient) -> None
         {
             "max_window_packets": 64,
             "load": 0.5,
-            "target_utilization": 0.9,
+            "min_utilization": 0.9,
             "capacity_bps": "10 Gbit/s",
             "packet_bytes": "1 kB",
         },
     )
-    assert out["buffer_seconds"] == pytest.approx(15 * 1000 * 8 / 10e9, rel=1e-12)
+    assert out["buffer_s"] == pytest.approx(15 * 1000 * 8 / 10e9, rel=1e-12)
 
 
 @pytest.mark.parametrize(
     ("body", "field", "bound"),
     [
-        ({"max_window_packets": 64, "load": 1.0, "target_utilization": 0.9}, "load", "less than 1"),
+        ({"max_window_packets": 64, "load": 1.0, "min_utilization": 0.9}, "load", "less than 1"),
         (
-            {"max_window_packets": 0.5, "load": 0.5, "target_utilization": 0.9},
+            {"max_window_packets": 0.5, "load": 0.5, "min_utilization": 0.9},
             "max_window_packets",
             "1",
         ),
         (
-            {"max_window_packets": 64, "load": 0.5, "target_utilization": 1},
-            "target_utilization",
+            {"max_window_packets": 64, "load": 0.5, "min_utilization": 1},
+            "min_utilization",
             "less than 1",
         ),
     ],
@@ -249,7 +249,7 @@ def test_tiny_buffers_in_seconds_when_capacity_given(client: TestClient) -> None
 def test_tiny_buffers_bounds(
     client: TestClient, body: dict[str, Any], field: str, bound: str
 ) -> None:
-    valid = {"max_window_packets": 64, "load": 0.5, "target_utilization": 0.9}
+    valid = {"max_window_packets": 64, "load": 0.5, "min_utilization": 0.9}
     detail = error(client, "/v1/rules/tiny", {**valid, **body})
     assert detail["loc"] == ["body", field]
     assert bound in detail["msg"]
@@ -267,8 +267,8 @@ def bscl(client: TestClient, **fields: Any) -> Any:
 def test_bscl_kp(client: TestClient) -> None:
     # 004 §IV.A: "K_p ≈ 9 packets for p̂=1%, and K_p ≈ 6 packets for p̂=2%", rounded to whole
     # packets: ±0.5.
-    assert abs(bscl(client, max_loss_rate=0.01)["kp_packets"] - 9) <= 0.5
-    assert abs(bscl(client, max_loss_rate=0.02)["kp_packets"] - 6) <= 0.5
+    assert abs(bscl(client, max_loss=0.01)["kp_packets"] - 9) <= 0.5
+    assert abs(bscl(client, max_loss=0.02)["kp_packets"] - 6) <= 0.5
 
 
 def test_bscl_loss_term_governs_many_flows(client: TestClient) -> None:
@@ -278,7 +278,7 @@ def test_bscl_loss_term_governs_many_flows(client: TestClient) -> None:
     assert out["governing_constraint"] == "loss"
     assert out["buffer_bytes"] == pytest.approx(4_595_000, rel=1e-9)
     assert out["buffer_packets"] == pytest.approx(4_595_000 / 1500, rel=1e-9)
-    assert out["buffer_seconds"] == pytest.approx(4_595_000 * 8 / 50e6, rel=1e-9)
+    assert out["buffer_s"] == pytest.approx(4_595_000 * 8 / 50e6, rel=1e-9)
     assert out["buffer_packets"] > out["crossover_flows"]  # sanity: well past Ñ_b
 
 
@@ -308,7 +308,7 @@ def test_bscl_delay_feasibility_and_rtts(client: TestClient) -> None:
     )
     assert out["effective_rtt_s"] == pytest.approx(2 / (1 / 0.06 + 1 / 0.12), rel=1e-12)
     assert out["delay_feasible"] is False
-    assert out["min_feasible_delay_s"] == pytest.approx(out["buffer_seconds"], rel=1e-12)
+    assert out["min_feasible_delay_s"] == pytest.approx(out["buffer_s"], rel=1e-12)
     assert bscl(client, max_queueing_delay_s="10 s")["delay_feasible"] is True
     assert bscl(client)["delay_feasible"] is None
 
@@ -323,9 +323,9 @@ def test_bscl_bounds(client: TestClient) -> None:
     detail = error(
         client,
         "/v1/rules/bscl",
-        {"capacity_bps": 1e9, "bottlenecked_flows": 10, "max_loss_rate": 1.5, "rtts_s": [0.1]},
+        {"capacity_bps": 1e9, "bottlenecked_flows": 10, "max_loss": 1.5, "rtts_s": [0.1]},
     )
-    assert detail["loc"] == ["body", "max_loss_rate"]
+    assert detail["loc"] == ["body", "max_loss"]
     assert "less than 1" in detail["msg"]
     neither = error(client, "/v1/rules/bscl", {"capacity_bps": 1e9, "bottlenecked_flows": 10})
     assert "effective_rtt_s" in neither["msg"] and "rtts_s" in neither["msg"]

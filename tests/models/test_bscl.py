@@ -415,10 +415,10 @@ def test_more_synchronization_needs_more_buffer(
 
 GOOD = {
     "capacity_bps": 50e6,
-    "lbp_capacity_fraction": 0.9,
+    "bottlenecked_share": 0.9,
     "bottlenecked_flows": 100,
-    "mss_bytes": 1500.0,
-    "max_loss_rate": 0.01,
+    "packet_bytes": 1500.0,
+    "max_loss": 0.01,
     "effective_rtt_s": 0.1,
 }
 
@@ -429,18 +429,18 @@ GOOD = {
         ("bottlenecked_flows", 0, "bottlenecked_flows must be >= 1"),
         ("bottlenecked_flows", -3, "bottlenecked_flows must be >= 1"),
         ("bottlenecked_flows", float("nan"), "bottlenecked_flows must be finite"),
-        ("max_loss_rate", 0.0, r"max_loss_rate must be in \(0, 1\)"),
-        ("max_loss_rate", 1.0, r"max_loss_rate must be in \(0, 1\)"),
-        ("max_loss_rate", -0.1, r"max_loss_rate must be in \(0, 1\)"),
-        ("max_loss_rate", float("inf"), "max_loss_rate must be finite"),
+        ("max_loss", 0.0, r"max_loss must be in \(0, 1\)"),
+        ("max_loss", 1.0, r"max_loss must be in \(0, 1\)"),
+        ("max_loss", -0.1, r"max_loss must be in \(0, 1\)"),
+        ("max_loss", float("inf"), "max_loss must be finite"),
         ("capacity_bps", 0.0, "capacity_bps must be > 0"),
         ("capacity_bps", -1e9, "capacity_bps must be > 0"),
         ("capacity_bps", float("nan"), "capacity_bps must be finite"),
         ("capacity_bps", float("inf"), "capacity_bps must be finite"),
-        ("lbp_capacity_fraction", 0.0, r"lbp_capacity_fraction must be in \(0, 1\]"),
-        ("lbp_capacity_fraction", 1.01, r"lbp_capacity_fraction must be in \(0, 1\]"),
-        ("lbp_capacity_fraction", float("nan"), "lbp_capacity_fraction must be finite"),
-        ("mss_bytes", 0.0, "mss_bytes must be > 0"),
+        ("bottlenecked_share", 0.0, r"bottlenecked_share must be in \(0, 1\]"),
+        ("bottlenecked_share", 1.01, r"bottlenecked_share must be in \(0, 1\]"),
+        ("bottlenecked_share", float("nan"), "bottlenecked_share must be finite"),
+        ("packet_bytes", 0.0, "packet_bytes must be > 0"),
         ("effective_rtt_s", 0.0, "effective_rtt_s must be > 0"),
         ("effective_rtt_s", float("inf"), "effective_rtt_s must be finite"),
         ("sync_factor", 0.0, "sync_factor must be > 0"),
@@ -471,19 +471,19 @@ def test_rtt_given_twice_or_not_at_all() -> None:
 @given(st.one_of(st.floats(-10.0, 0.0), st.floats(1.0, 10.0, exclude_min=True)))
 def test_any_fraction_outside_unit_interval_is_refused(fraction: float) -> None:
     kwargs = dict(GOOD)
-    kwargs["lbp_capacity_fraction"] = fraction
-    with pytest.raises(ValueError, match="lbp_capacity_fraction"):
+    kwargs["bottlenecked_share"] = fraction
+    with pytest.raises(ValueError, match="bottlenecked_share"):
         bscl_buffer(**kwargs)  # type: ignore[arg-type]
 
 
 def test_helpers_refuse_invalid_input() -> None:
     with pytest.raises(ValueError, match=r"loss_sync_q must be in \(0, 1\]"):
         utilization_buffer_bytes(0.0, 1e6, 0.1, 10, 1500.0)
-    with pytest.raises(ValueError, match="kp must be > 0"):
+    with pytest.raises(ValueError, match="kp_packets must be > 0"):
         loss_buffer_bytes(0.0, 1e6, 0.1, 10, 1500.0)
     with pytest.raises(ValueError, match="bottlenecked_flows must be >= 1"):
         loss_synchronization(0.5)
-    with pytest.raises(ValueError, match="max_loss_rate must be finite"):
+    with pytest.raises(ValueError, match="max_loss must be finite"):
         kp_packets(float("nan"))
 
 

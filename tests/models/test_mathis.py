@@ -123,7 +123,7 @@ def test_more_loss_less_throughput(p: float, dp: float) -> None:
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: mathis_throughput_bps(0.0, 0.1, 0.01), "mss_bytes must be > 0"),
+        (lambda: mathis_throughput_bps(0.0, 0.1, 0.01), "packet_bytes must be > 0"),
         (lambda: mathis_throughput_bps(1500.0, -0.1, 0.01), "rtt_s must be > 0"),
         (lambda: mathis_throughput_bps(1500.0, 0.1, 0.0), r"loss_rate must be in \(0, 1\)"),
         (lambda: mathis_throughput_bps(1500.0, 0.1, 1.0), r"loss_rate must be in \(0, 1\)"),
@@ -133,7 +133,7 @@ def test_more_loss_less_throughput(p: float, dp: float) -> None:
         (lambda: loss_rate_for_flows(10, math.inf, 0.1, 1500.0), "capacity_bps must be finite"),
         (
             lambda: max_flows_for_loss_rate(1.5, 1e9, 0.1, 1500.0),
-            r"max_loss_rate must be in \(0, 1\)",
+            r"max_loss must be in \(0, 1\)",
         ),
         (
             lambda: loss_limited_queueing_delay_s(10, 1e9, 0.0, 1500.0, 0.01),

@@ -77,7 +77,7 @@ def test_fibre_length_in_metres() -> None:
     # One 1500-byte packet at 10 Gb/s lasts 12000 bits / 1e10 bit/s = 1.2 us, i.e. 1.2e-6 s x
     # 2.04e8 m/s = 244.8 m of fibre; N = 64, K = 1 needs 94 packet lengths = 23011.2 m.
     # Tolerance: float rounding only.
-    design = optical_fifo_design(63, packet_bytes=1500.0, line_rate_bps=10e9)
+    design = optical_fifo_design(63, packet_bytes=1500.0, capacity_bps=10e9)
     assert design.packet_time_s == pytest.approx(1.2e-6, rel=1e-12)
     assert design.total_fiber_m == pytest.approx(23011.2, rel=1e-12)
 
@@ -141,8 +141,8 @@ def test_log_design_needs_no_more_switches_than_linear_beyond_tiny_buffers(
         ({"buffer_packets": 63, "tradeoff_k": 0}, "tradeoff_k must be >= 1"),
         ({"buffer_packets": 63, "tradeoff_k": 64}, "tradeoff_k must be <= N/2 = 32"),
         ({"buffer_packets": 63, "packet_bytes": 0.0}, "packet_bytes must be > 0"),
-        ({"buffer_packets": 63, "line_rate_bps": -1.0}, "line_rate_bps must be > 0"),
-        ({"buffer_packets": 63, "line_rate_bps": float("inf")}, "line_rate_bps must be finite"),
+        ({"buffer_packets": 63, "capacity_bps": -1.0}, "capacity_bps must be > 0"),
+        ({"buffer_packets": 63, "capacity_bps": float("inf")}, "capacity_bps must be finite"),
     ],
 )
 def test_invalid_input_names_parameter_and_bound(kwargs: dict[str, float], message: str) -> None:

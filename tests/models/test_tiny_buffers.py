@@ -110,7 +110,7 @@ def test_load_must_be_in_open_unit_interval(load: float) -> None:
 
 @pytest.mark.parametrize("theta", [1.0, -0.1, math.nan])
 def test_target_utilization_must_be_below_one(theta: float) -> None:
-    with pytest.raises(ValueError, match="target_utilization"):
+    with pytest.raises(ValueError, match="min_utilization"):
         tiny_buffer_packets(64, 0.5, theta)
 
 

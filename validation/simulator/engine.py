@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from models import checks
+from models.errors import ParameterError
 from validation.simulator import core as C
 from validation.simulator.measures import RawCounters, to_result
 from validation.simulator.parameters import (
@@ -151,9 +152,11 @@ class _State:
         if sc.discipline == "fq":
             fqcap = _pow2_at_least(qcap + 1)
             if (n + 1) * fqcap > MAX_FQ_SLOTS:
-                raise ValueError(
+                raise ParameterError(
+                    "buffer_packets",
+                    f"such that (flows + 1) x buffer slots <= {MAX_FQ_SLOTS:,}",
                     "fair queueing needs (flows + 1) x buffer packet slots; "
-                    f"{(n + 1) * fqcap:,} is more than {MAX_FQ_SLOTS:,}: lower flows or buffer"
+                    f"{(n + 1) * fqcap:,} is more than {MAX_FQ_SLOTS:,}: lower flows or buffer",
                 )
             self.fqq = np.zeros((n + 1, fqcap, 4))
         else:

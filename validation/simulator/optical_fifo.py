@@ -44,6 +44,7 @@ import numpy as np
 import numpy.typing as npt
 
 from models import checks
+from models.errors import ParameterError
 from models.optical import optical_fifo_design
 
 _FIFO = 0
@@ -137,9 +138,13 @@ class _Packet:
 def _requests(name: str, values: Sequence[bool] | npt.ArrayLike) -> npt.NDArray[np.bool_]:
     arr = np.asarray(values)
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be a one-dimensional sequence of booleans")
+        raise ParameterError(
+            name,
+            "a one-dimensional sequence of booleans",
+            f"{name} must be a one-dimensional sequence of booleans",
+        )
     if arr.size and not np.all((arr == 0) | (arr == 1)):
-        raise ValueError(f"{name} must hold only booleans (0 or 1)")
+        raise ParameterError(name, "booleans (0 or 1)", f"{name} must hold only booleans (0 or 1)")
     return arr.astype(bool)
 
 
@@ -165,7 +170,9 @@ def ideal_fifo(
     arr = _requests("arrivals", arrivals)
     dep = _requests("departures", departures)
     if arr.size != dep.size:
-        raise ValueError("arrivals and departures must have the same length")
+        raise ParameterError(
+            "departures", "as long as arrivals", "arrivals and departures must have the same length"
+        )
     capacity = checks.integer_at_least("capacity_packets", capacity_packets, 1)
     queue: deque[int] = deque()
     out: list[tuple[int, int]] = []
@@ -233,7 +240,9 @@ def emulate_optical_fifo(
     arr = _requests("arrivals", arrivals)
     dep = _requests("departures", departures)
     if arr.size != dep.size:
-        raise ValueError("arrivals and departures must have the same length")
+        raise ParameterError(
+            "departures", "as long as arrivals", "arrivals and departures must have the same length"
+        )
     design = optical_fifo_design(buffer_packets, tradeoff_k)
     capacity = int(buffer_packets)
     return _Emulator(design.fifo_line_lengths_packets, design.waiting_line_lengths_packets).run(

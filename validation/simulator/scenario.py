@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
 from models import checks
+from models.errors import ParameterError
 
 Traffic = Literal["persistent", "closed_loop", "poisson_flows", "open_loop"]
 Recovery = Literal["sack", "newreno"]
@@ -132,7 +133,8 @@ class Scenario:
         values = asdict(self)
         unknown = set(changes) - set(values)
         if unknown:
-            raise ValueError(f"unknown scenario fields: {sorted(unknown)}")
+            name = sorted(unknown)[0]
+            raise ParameterError(name, "absent", f"unknown scenario fields: {sorted(unknown)}")
         values.update(changes)
         new = Scenario(**values)
         new.validate()
@@ -148,13 +150,14 @@ class Scenario:
         names = {f.name for f in fields(cls)}
         unknown = set(values) - names
         if unknown:
-            raise ValueError(f"unknown scenario fields: {sorted(unknown)}")
+            name = sorted(unknown)[0]
+            raise ParameterError(name, "absent", f"unknown scenario fields: {sorted(unknown)}")
         scenario = cls(**values)
         scenario.validate()
         return scenario
 
     def validate(self, buffer_packets: int | None = None) -> None:
-        """Raise ``ValueError`` naming the field and the bound it breaks.
+        """Raise :class:`~models.errors.ParameterError` naming the field and the bound it breaks.
 
         Parameters
         ----------
@@ -165,8 +168,10 @@ class Scenario:
         checks.positive("rtt_s", self.rtt_s)
         checks.non_negative("rtt_jitter_s", self.rtt_jitter_s)
         if self.rtt_jitter_s >= self.rtt_s:
-            raise ValueError(
-                f"rtt_jitter_s must be < rtt_s ({self.rtt_s:g}), got {self.rtt_jitter_s!r}"
+            raise ParameterError(
+                "rtt_jitter_s",
+                f"< rtt_s ({self.rtt_s:g})",
+                f"rtt_jitter_s must be < rtt_s ({self.rtt_s:g}), got {self.rtt_jitter_s!r}",
             )
         checks.positive("access_bps", self.access_bps)
         _int_in("max_window_packets", self.max_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS)
@@ -191,8 +196,10 @@ class Scenario:
         checks.positive("duration_s", self.duration_s)
         checks.non_negative("warmup_s", self.warmup_s)
         if self.warmup_s >= self.duration_s:
-            raise ValueError(
-                f"warmup_s must be < duration_s ({self.duration_s:g}), got {self.warmup_s!r}"
+            raise ParameterError(
+                "warmup_s",
+                f"< duration_s ({self.duration_s:g})",
+                f"warmup_s must be < duration_s ({self.duration_s:g}), got {self.warmup_s!r}",
             )
         checks.positive("interval_s", self.interval_s)
         checks.positive("sample_interval_s", self.sample_interval_s)
@@ -206,19 +213,33 @@ class Scenario:
             checks.positive("flow_arrival_rate_per_s", self.flow_arrival_rate_per_s)
         bits = 8.0 * self.wire_bytes
         if (self.duration_s - self.warmup_s) / self.interval_s > 10_000_000:
-            raise ValueError("interval_s is too small: more than 10,000,000 intervals")
+            raise ParameterError(
+                "interval_s",
+                ">= (duration_s - warmup_s) / 10,000,000",
+                "interval_s is too small: more than 10,000,000 intervals",
+            )
         if self.duration_s / self.sample_interval_s > 100_000_000:
-            raise ValueError("sample_interval_s is too small: more than 100,000,000 samples")
+            raise ParameterError(
+                "sample_interval_s",
+                ">= duration_s / 100,000,000",
+                "sample_interval_s is too small: more than 100,000,000 samples",
+            )
         if bits / self.capacity_bps > self.duration_s:
-            raise ValueError("duration_s must be longer than one packet transmission time")
+            raise ParameterError(
+                "duration_s",
+                "longer than one packet transmission time",
+                "duration_s must be longer than one packet transmission time",
+            )
         if buffer_packets is not None:
             _int_in("buffer_packets", buffer_packets, 1, 10_000_000)
             estimate = estimate_packets(self)
             if estimate > self.packet_budget:
-                raise ValueError(
+                raise ParameterError(
+                    "packet_budget",
+                    f">= {estimate:,} (the packets the run would simulate)",
                     f"the run would simulate about {estimate:,} bottleneck packets, more than "
                     f"packet_budget ({self.packet_budget:,}); shorten duration_s or lower "
-                    "capacity_bps"
+                    "capacity_bps",
                 )
 
 
@@ -252,13 +273,17 @@ def estimate_packets(scenario: Scenario) -> int:
 
 def _int_in(name: str, value: Any, low: int, high: int) -> int:
     if isinstance(value, bool):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+        raise ParameterError.got(name, "an integer", value)
     number = checks.integer_at_least(name, value, low)
     if number > high:
-        raise ValueError(f"{name} must be <= {high}, got {value!r}")
+        raise ParameterError.got(name, f"<= {high}", value)
     return number
 
 
 def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+        raise ParameterError(
+            name,
+            f"one of {', '.join(allowed)}",
+            f"{name} must be one of {', '.join(allowed)}; got {value!r}",
+        )
