@@ -14,8 +14,10 @@ The cases (issue 14, item 7):
 - Reno and CUBIC: 100 Mb/s, 40 flows, RTTs uniform in 100 ms ± 20%, 1 Gb/s access links,
   buffers from 0.05 to 1 BDP.
 - BBR (v1): one flow, 100 Mb/s, 100 ms (ns-3's BBR is too slow with several flows).
-- DCTCP: the 40-flow dumbbell with a 1 BDP buffer that marks CE at K packets (ns-3: a RED
-  queue disc with QW = 1 and MinTh = MaxTh = K, see ``ns3_dumbbell.py``).
+- DCTCP: the 40-flow dumbbell with a 1 BDP buffer that marks CE when an arrival finds K
+  packets waiting in the disc (ns-3: a RED queue disc with QW = 1 and MinTh = MaxTh = K, see
+  ``ns3_dumbbell.py``); the port then holds K + 2 packets (device queue and transmission),
+  which is the threshold handed to bufsize. The table's K is ns-3's.
 
 Matched definitions (ns-3 -> bufsize):
 
@@ -206,7 +208,9 @@ def bufsize_scenario(case: Case) -> Scenario | None:
     if case.ecn_threshold_packets is not None:
         if "ecn_threshold_packets" not in names:
             return None
-        changes["ecn_threshold_packets"] = case.ecn_threshold_packets
+        # ns-3's RED compares the packets in the disc; the port also holds one packet in the
+        # device queue and one in transmission, which bufsize counts (as in buffer_packets).
+        changes["ecn_threshold_packets"] = case.ecn_threshold_packets + 2
     return case.scenario.replace(**changes) if changes else case.scenario
 
 
@@ -236,9 +240,9 @@ def fmt_row(case: Case, ns3: dict[str, Any] | None, ours: dict[str, Any] | None)
         str(case.buffer_packets),
         k,
     ]
-    for r in (ns3, ours):
+    for r, missing in ((ns3, "not run"), (ours, "not yet simulated")):
         if r is None:
-            cells += ["not yet simulated", "", "", ""]
+            cells += [missing, "", "", ""]
         else:
             cells += [
                 f"{r['utilization']:.3f}",
