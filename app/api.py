@@ -6,7 +6,18 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from app.routers import flow_level, optical, pacing, queues, recommend, rules, simulations
+from app.routers import (
+    device_config,
+    flow_level,
+    optical,
+    pacing,
+    queues,
+    recommend,
+    rules,
+    simulations,
+    traces,
+    verifications,
+)
 from app.schemas.common import ErrorMessage
 
 # Answers every operation may give besides its own (422 is documented by FastAPI itself).
@@ -21,4 +32,7 @@ api_router.include_router(flow_level.router)
 api_router.include_router(pacing.router)
 api_router.include_router(optical.router)
 api_router.include_router(recommend.router)
+api_router.include_router(device_config.router)
 api_router.include_router(simulations.router)
+api_router.include_router(verifications.router)
+api_router.include_router(traces.router)

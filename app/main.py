@@ -10,13 +10,17 @@ from app.api import api_router
 from app.errors import install_error_handlers
 from app.jobs.lifespan import jobs_lifespan
 from app.limits import install_body_limit
+from app.operation_ids import operation_id
+from app.web.routes import router as web_router
+from models.provenance import bufsize_version
 
 
 def create_app() -> FastAPI:
     application = FastAPI(
         title="bufsize",
-        version="0.1.0",
+        version=bufsize_version(),
         lifespan=jobs_lifespan,
+        generate_unique_id_function=operation_id,
         description=(
             "How much packet buffer does this link need? Every buffer-sizing rule from the "
             "literature, its assumptions checked, one recommendation. "
@@ -33,6 +37,7 @@ def create_app() -> FastAPI:
     install_error_handlers(application)
     install_body_limit(application)
     application.include_router(api_router)
+    application.include_router(web_router)
 
     @application.get(
         "/healthz",

@@ -57,6 +57,12 @@ class Settings(BaseSettings):
         le=1_073_741_824,
         description="Largest request body accepted, in bytes; a larger one gets 413.",
     )
+    max_trace_bytes: int = Field(
+        default=1_073_741_824,
+        ge=1_024,
+        le=68_719_476_736,
+        description="Largest trace upload to POST /v1/traces, in bytes; a larger one gets 413.",
+    )
     max_packets_per_job: int = Field(
         default=200_000_000,
         ge=1_000,

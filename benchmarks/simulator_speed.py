@@ -26,6 +26,9 @@ FIG_3_1 = Scenario(
     access_bps=1e9,
     max_window_packets=32,
     packet_bytes=1000,
+    header_bytes=0,
+    delayed_ack=1,
+    initial_window_packets=2,
 )
 # 000 §4.2.2: 1 Gb/s core, 15 Mb/s access links, 85-packet buffer; 1000 flows.
 GIGABIT = Scenario(
@@ -36,6 +39,9 @@ GIGABIT = Scenario(
     access_bps=15e6,
     max_window_packets=32,
     packet_bytes=1000,
+    header_bytes=0,
+    delayed_ack=1,
+    initial_window_packets=2,
 )
 CASES = [
     ("Fig. 3.1, unpaced, B=10", FIG_3_1, 10),

@@ -16,8 +16,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy.optimize import brentq
-from scipy.optimize.elementwise import find_root
 
 from models import checks
 from models.errors import ParameterError
@@ -277,6 +275,11 @@ def _crossover(
     def gap(flows: Any, x: Any, m: Any, k: Any, a: Any) -> npt.NDArray[np.float64]:
         q = _q(flows, a * flows)
         return _b_rho(q, x, flows, m) - _b_p(k, x, flows, m)
+
+    # SciPy's optimizers are imported here, on first use, not with the module: importing
+    # scipy.optimize is most of the start-up of a command that never solves for a crossover.
+    from scipy.optimize import brentq
+    from scipy.optimize.elementwise import find_root
 
     one = np.ones_like(in_flight_bytes)
     upper = 2.0 * in_flight_bytes / (kp * packet_bytes)

@@ -39,16 +39,19 @@ class PacedDropBound:
     Attributes
     ----------
     drop_probability : float
-        ``min(1, short_intervals + medium_intervals + long_intervals)``. Once the running sum
-        reaches 1 the summation stops, so the three parts are then partial sums. Interval
-        lengths beyond 32768 slots enter the parts through upper bounds on their bins (see
-        :func:`paced_drop_bound_slots`).
-    short_intervals : float
-        Sum of the Chernoff bounds over intervals ``l ≤ S`` (Lemma 7), not clipped.
-    medium_intervals : float
-        Sum over ``S < l < S·W_max`` (Lemma 8), not clipped.
-    long_intervals : float
-        Sum over ``l ≥ S·W_max`` (Lemma 9), not clipped.
+        ``min(1, one_packet_intervals + partial_window_intervals + whole_window_intervals)``.
+        Once the running sum reaches 1 the summation stops, so the three parts are then
+        partial sums. Interval lengths beyond 32768 slots enter the parts through upper
+        bounds on their bins (see :func:`paced_drop_bound_slots`).
+    one_packet_intervals : float
+        Sum of the Chernoff bounds over intervals ``l ≤ S``, in which a flow has at most
+        one packet (000 App. B: Lemma 7, ``l ≤ log W_max``, and the start of Lemma 8), not
+        clipped.
+    partial_window_intervals : float
+        Sum over ``S < l < S·W_max``, in which a flow has at most ``⌈l/S⌉`` packets (the rest
+        of Lemma 8, ``log W_max ≤ l ≤ S·W_max``), not clipped.
+    whole_window_intervals : float
+        Sum over ``l ≥ S·W_max``, which can hold a flow's whole window (Lemma 9), not clipped.
     load : float
         ``ρ = N·W_max/M``, dimensionless.
     slots_per_rtt : float
@@ -60,9 +63,9 @@ class PacedDropBound:
     """
 
     drop_probability: float
-    short_intervals: float
-    medium_intervals: float
-    long_intervals: float
+    one_packet_intervals: float
+    partial_window_intervals: float
+    whole_window_intervals: float
     load: float
     slots_per_rtt: float
     slowdown: float
@@ -82,10 +85,11 @@ def _log_sum(log_terms: npt.NDArray[np.float64]) -> float:
 def _log_sums_by_regime(
     log_terms: npt.NDArray[np.float64], first: npt.NDArray[np.float64], s: float, w: float
 ) -> npt.NDArray[np.float64]:
-    """Log sums of ``log_terms`` split into Lemmas 7-9 by the sorted lengths ``first``.
+    """Log sums of ``log_terms`` split by the sorted lengths ``first`` into the three classes.
 
-    An entry belongs to Lemma 7 when its length is ``<= S``, to Lemma 9 when it is
-    ``>= S·W_max``, else to Lemma 8 (bins never straddle these boundaries).
+    One packet per flow when the length is ``<= S``, the whole window when it is
+    ``>= S·W_max`` (000 Lemma 9), else ``⌈l/S⌉`` packets (bins never straddle these
+    boundaries).
     """
     short_end = int(np.searchsorted(first, s, side="right"))
     long_start = max(short_end, int(np.searchsorted(first, s * w, side="left")))
@@ -213,8 +217,9 @@ def _bin_log_sums(
     ends = _bin_edges(first, last, s, w, ratio, blocks)
     starts = np.concatenate(([first], ends[:-1] + 1.0))
     upper, lower = _bin_bounds(starts, ends, load, s, w, b)
-    # A bin is in Lemma 7 when its last length is <= S: classify by that end for Lemma 7
-    # and by the first length for Lemma 9 (the same bins, as none straddles a boundary).
+    # A bin is in the one-packet class when its last length is <= S: classify by that end
+    # for it and by the first length for the whole-window class (the same bins, as none
+    # straddles a boundary).
     short_end = int(np.searchsorted(ends, s, side="right"))
     long_start = max(short_end, int(np.searchsorted(starts, s * w, side="left")))
     parts = (slice(0, short_end), slice(short_end, long_start), slice(long_start, None))
@@ -344,9 +349,15 @@ def paced_drop_bound_slots(
     Chernoff bound ``Pr[X ≥ (1+δ)μ] < (e^δ/(1+δ)^(1+δ))^μ`` is applied to
     ``X = Σ Y_i/k`` with ``μ = ρ·l/k`` and ``(1+δ)μ = (l+B)/k``:
 
-    - ``l ≤ S`` (Lemma 7): ``k = 1``, one packet per flow at most;
-    - ``S < l < S·W_max`` (Lemma 8): ``k = ⌈l/S⌉``;
-    - ``l ≥ S·W_max`` (Lemma 9): ``k = W_max``.
+    - one packet per flow, ``l ≤ S``: ``k = 1``;
+    - part of a window, ``S < l < S·W_max``: ``k = ⌈l/S⌉``;
+    - the whole window, ``l ≥ S·W_max``: ``k = W_max``.
+
+    The thesis splits the lengths differently: Lemma 7 is ``l ≤ log W_max`` (one packet per
+    flow, as ``c_S ≥ 1`` makes ``log W_max ≤ S``), Lemma 8 is ``log W_max ≤ l ≤ S·W_max``
+    (its proof takes ``(k − 1)·S ≤ l ≤ k·S``, so ``k = ⌈l/S⌉``) and Lemma 9 is
+    ``l ≥ S·W_max`` (000 App. B). The first two classes here together cover Lemmas 7 and 8;
+    the third is Lemma 9.
 
     Differences from the text, all keeping the bound valid: the threshold is ``l + B`` (the
     lemmas weaken it to ``B`` or ``l``); Lemma 8 uses the per-flow mean ``W_max·l/M`` (the
@@ -397,9 +408,9 @@ def paced_drop_bound_slots(
     parts = np.exp(logs)
     return PacedDropBound(
         drop_probability=float(min(1.0, parts.sum())),
-        short_intervals=float(parts[0]),
-        medium_intervals=float(parts[1]),
-        long_intervals=float(parts[2]),
+        one_packet_intervals=float(parts[0]),
+        partial_window_intervals=float(parts[1]),
+        whole_window_intervals=float(parts[2]),
         load=load,
         slots_per_rtt=m,
         slowdown=s,
@@ -616,4 +627,7 @@ def paced_drop_bound_bracket(
     up, low = _binned_rows(ends, longest, load, s, w, b)
     if not same_grid:
         up = np.zeros(b.shape)
+    # The two sums round differently: where they meet, keep the lower end at the upper one
+    # (a 1-ulp excess was found by tests/models/test_pacing.py's random links).
+    low = np.minimum(low, up)
     return np.exp(np.minimum(low, 0.0)), np.exp(np.minimum(up, 0.0))

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize, special
+from scipy import special
 
 from models import checks
 from models.errors import ParameterError
@@ -615,6 +615,8 @@ def ps_transparency_limit_load(
         # So many flows fit under C (p/C below about 1e-24) that they keep the share up to
         # a load within 1e-12 of 1: report that load, a lower bound on the limit.
         return hi
+    from scipy import optimize  # on first use: importing it is slow
+
     return float(optimize.brentq(excess, lo, hi, xtol=1e-13, rtol=1e-12))
 
 

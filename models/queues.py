@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
+from scipy import special
 
 from models import checks
 from models.errors import ParameterError
@@ -92,6 +92,24 @@ def mm1b_loss_probability(load: Any, buffer_packets: Any) -> Any:
         out[above] = np.expm1(-la) / np.expm1(-(ba + 1.0) * la)
     out[at_one] = 1.0 / (b[at_one] + 1.0)
     return checks.float_or_array(out)
+
+
+def mm1b_loss_scalar(load: float, buffer_packets: float) -> float:
+    """:func:`mm1b_loss_probability` for one checked ``load > 0`` and ``buffer_packets >= 1``.
+
+    The same formula in plain floats, for callers that evaluate it many times in a scalar
+    root search (:func:`models.tcp_queue.tcp_mm1b_fixed_point`); no argument checks.
+    """
+    ell = math.log(load)
+    if ell < 0.0:
+        return (
+            math.expm1(ell)
+            * math.exp(buffer_packets * ell)
+            / math.expm1((buffer_packets + 1.0) * ell)
+        )
+    if ell > 0.0:
+        return math.expm1(-ell) / math.expm1(-(buffer_packets + 1.0) * ell)
+    return 1.0 / (buffer_packets + 1.0)
 
 
 def mm1b_loss_bound(load: Any, buffer_packets: Any) -> Any:
@@ -276,7 +294,9 @@ def _md1b_scalar(rho: float, k: int) -> tuple[float, float, float, FloatArray]:
     # transmission, far enough that the neglected terms are below the double-precision range.
     extra = math.ceil(rho + 40.0 * math.sqrt(rho) + 60.0)
     m = np.arange(k + 2 + extra, dtype=np.float64)
-    abar = stats.poisson.sf(m - 1.0, rho)
+    # P(A >= m) = P(A > m - 1): the Poisson survival function, scipy.stats.poisson.sf(m - 1, rho),
+    # which is special.pdtrc(floor(m - 1), rho); called directly to spare importing scipy.stats.
+    abar = special.pdtrc(m - 1.0, rho)
     abar[0] = 1.0
     a0 = math.exp(-rho)
     # R[m] = sum_{l >= m} abar[l], summed from the smallest terms.

@@ -17,9 +17,6 @@ TRANSPARENT = "transparent"
 ELASTIC = "elastic"
 OVERLOAD = "overload"
 
-#: Saturation probability above which a transparent verdict carries an extra warning.
-_SATURATION_NOTE = 0.1
-
 
 @dataclass(frozen=True)
 class RegimeAssessment:
@@ -97,6 +94,7 @@ def classify_regime(
     max_loss: float = 0.01,
     max_peak_fraction: float = 0.1,
     throughput_fraction: float = 0.5,
+    max_saturation_probability: float = 0.05,
 ) -> RegimeAssessment:
     """Classify a link as transparent, elastic or overloaded, with its sizing rule and warning.
 
@@ -122,6 +120,10 @@ def classify_regime(
         Transparent while the flows get at least this fraction of their peak rate on average
         (``γ >= throughput_fraction · p``), in ``(0, 1)``; default 0.5, which puts the limit
         near ``1 − p/C`` as 003 §3.3 reads Fig. 1.
+    max_saturation_probability : float, optional
+        Transparent only while the flows' peak rates add up to the residual capacity at most
+        this fraction of the time (PS model), in ``(0, 1]``; default 0.05, our reading of
+        "with high probability" (003 §4) and "rarely saturated" (003 §6 item 3).
 
     Returns
     -------
@@ -137,9 +139,16 @@ def classify_regime(
     2. Otherwise the potentially bottlenecked flows carry ``ρ_r = (ρ − ρ_b)/(1 − ρ_b)`` of the
        residual capacity with peak ``a_r = (p/C)/(1 − ρ_b)`` of it. If ``a_r >= 1`` a single
        flow can fill the residual capacity: elastic (003 §6 item 2).
-    3. If ``a_r <= max_peak_fraction`` and the PS model with ``φ(i) = min(i·a_r, 1)`` keeps
+    3. If ``a_r <= max_peak_fraction``, the PS model with ``φ(i) = min(i·a_r, 1)`` keeps
        ``γ >= throughput_fraction · a_r`` at ``ρ_r`` (the link is transparent to throughput,
-       003 §3.3 Fig. 1): transparent, sized by ``ρ^B < ε`` (003 §4.2). Otherwise elastic.
+       003 §3.3 Fig. 1) and the peak rates add up to the residual capacity with probability
+       at most ``max_saturation_probability`` ("the sum of flow peak rates is, with high
+       probability, less than link capacity", 003 §4): transparent, sized by ``ρ^B < ε``
+       (003 §4.2). Otherwise elastic; the reason gives the saturation probability. (At
+       ρ = 0.92 with p = 0.1·C the link is saturated 73% of the time: elastic.)
+
+    Peak rates and φ are fractions of the residual capacity ``C(1 − ρ_b)``, 003's unit: the
+    caller gives ``p/C`` and the function converts (``a_r = (p/C)/(1 − ρ_b)``).
 
     Assumptions:
 
@@ -163,6 +172,15 @@ def classify_regime(
         checks.in_range("max_peak_fraction", max_peak_fraction, 0.0, 1.0, low_inclusive=False)
     )
     frac = float(checks.probability("throughput_fraction", throughput_fraction))
+    max_sat = float(
+        checks.in_range(
+            "max_saturation_probability",
+            max_saturation_probability,
+            0.0,
+            1.0,
+            low_inclusive=False,
+        )
+    )
     if peak_rate_fraction is None:
         a = math.inf
     else:
@@ -204,7 +222,7 @@ def classify_regime(
         )
 
     limit = ps_transparency_limit_load(a_r, frac) if rho_r > 0.0 else 1.0
-    if a_r <= gate and rho_r <= limit:
+    if a_r <= gate and rho_r <= limit and sat <= max_sat:
         b = int(transparent_buffer_packets(rho, eps))
         warning = (
             "Valid only while flow peak rates stay a small fraction of the link rate and "
@@ -212,19 +230,15 @@ def classify_regime(
             "access rate make the link elastic, and then this small buffer leaves them well "
             "below their fair share (002 §IV.B)."
         )
-        if sat > _SATURATION_NOTE:
-            warning += (
-                f" The peak rates add up to the residual capacity {sat:.0%} of the time "
-                "(PS model): those flows are then bottlenecked and the M/M/1 loss estimate "
-                "is optimistic."
-            )
         return RegimeAssessment(
             regime=TRANSPARENT,
             reason=(
                 f"peak rate {peak_text} is {a_r:.3g} of the residual capacity (at most "
                 f"{gate:.3g}) and the flows keep {gamma_c / (a_r * residual):.0%} of it on "
                 f"average at load {rho:.3g} (transparent up to about "
-                f"{rho_b + limit * residual:.3g})"
+                f"{rho_b + limit * residual:.3g}); their peak rates add up to the residual "
+                f"capacity only {sat:.2%} of the time (probability {sat:.2g}, at most "
+                f"{max_sat:.0%})"
             ),
             sizing_rule=(
                 f"M/M/1 rule ρ^B < ε (003 §4.2): B = ⌈ln ε / ln ρ⌉ = {b} packets for "
@@ -237,7 +251,14 @@ def classify_regime(
             buffer_packets=b,
         )
 
-    if a_r > gate:
+    if a_r <= gate and rho_r <= limit:
+        why = (
+            f"peak rate {peak_text} is {a_r:.3g} of the residual capacity, but at load "
+            f"{rho:.3g} the flows' peak rates add up to the residual capacity {sat:.0%} of the "
+            f"time (PS model), more than {max_sat:.0%}: the link is not transparent (003 §4 "
+            "needs the sum of peak rates below C with high probability)"
+        )
+    elif a_r > gate:
         why = (
             f"flow peak rate {peak_text} is {a_r:.3g} of the residual capacity, above "
             f"{gate:.3g}: a few such flows together saturate the link"
@@ -250,7 +271,7 @@ def classify_regime(
         )
     return RegimeAssessment(
         regime=ELASTIC,
-        reason=why + f"; the link is saturated a fraction {sat:.2g} of the time",
+        reason=why + f"; the link is saturated {sat:.0%} of the time (probability {sat:.2g})",
         sizing_rule=_elastic_rule(residual),
         warning=_ELASTIC_WARNING + near_overload,
         throughput_ratio=gamma_c,

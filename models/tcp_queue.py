@@ -5,10 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy import optimize
-
 from models import checks
-from models.queues import mm1b_loss_probability
+from models.queues import mm1b_loss_scalar
 
 
 @dataclass(frozen=True)
@@ -108,7 +106,7 @@ def tcp_mm1b_fixed_point(
     peak_load = n * w / (capacity_pps * tau)
 
     def rate_pps(rho: float) -> tuple[float, float]:
-        p = float(mm1b_loss_probability(rho, b))
+        p = mm1b_loss_scalar(rho, b)
         if p <= 0.0:
             return w / tau, p
         return min(w / tau, math.sqrt(1.5 / p) / tau), p
@@ -120,6 +118,8 @@ def tcp_mm1b_fixed_point(
     if excess(peak_load) <= 0.0:
         rho = peak_load
     else:
+        from scipy import optimize  # on first use: importing it is slow
+
         rho = float(optimize.brentq(excess, lo, peak_load, xtol=lo, rtol=1e-13))
     rate, p = rate_pps(rho)
     return TcpQueueFixedPoint(

@@ -19,9 +19,10 @@
 # different RTTs need the *harmonic* mean of their RTTs. The same argument with a general
 # multiplicative decrease β (RFC 9438 for CUBIC) gives `B = C·RTT·(1−β)/β`.
 #
-# **Premises** (000 §2.1.2): one flow in congestion avoidance; `2T` is the round-trip time and
-# `C` the bottleneck capacity, so the pipe holds `2T·C` packets; the window when the buffer
-# overflows is `W = 2T·C + B`; a loss halves the window; the link must never go idle.
+# **Premises** (000 §2.1.2): one flow in congestion avoidance; $2T$ is the round-trip time and
+# $C$ the bottleneck capacity, so the pipe holds $2T \cdot C$ packets; the window when the
+# buffer overflows is $W = 2T \cdot C + B$; a loss halves the window; the link must never go
+# idle.
 
 # %%
 # %matplotlib inline

@@ -20,14 +20,14 @@
 #
 # **Premises**:
 #
-# 1. each flow's window is a Reno sawtooth between `W_max/2` and `W_max`, rising linearly, so
-#    at a random time it is uniform on that interval;
-# 2. the `N` flows are independent (random start times and RTTs), so by the central limit
-#    theorem their sum, the aggregate window `W`, is Gaussian;
-# 3. the flows together fill the pipe: the mean aggregate window is about `2T·C` (the buffer
-#    is small next to the pipe, so the `B/2` of queue in the mean is neglected, as the rule
-#    does);
-# 4. the link is busy and nothing is dropped while `W` stays within `B/2` of its mean: the
+# 1. each flow's window is a Reno sawtooth between $W_{\max}/2$ and $W_{\max}$, rising
+#    linearly, so at a random time it is uniform on that interval;
+# 2. the $N$ flows are independent (random start times and RTTs), so by the central limit
+#    theorem their sum, the aggregate window $W$, is Gaussian;
+# 3. the flows together fill the pipe: the mean aggregate window is about $2T \cdot C$ (the
+#    buffer is small next to the pipe, so the $B/2$ of queue in the mean is neglected, as the
+#    rule does);
+# 4. the link is busy and nothing is dropped while $W$ stays within $B/2$ of its mean: the
 #    queue then stays between empty and full.
 
 # %%

@@ -21,15 +21,18 @@
 #
 # **Premises** (App. A):
 #
-# 1. `N` flows, each sending as a Poisson process at rate `W_i(t)/RTT`, windows capped at
-#    `W_max`; the capacity is `C ≥ N·W_max/(ρ·RTT)` with `ρ < 1`;
-# 2. the aggregate is dominated by a Poisson process of rate `N·W_max/RTT`, and the dominating
-#    M/D/1 queue drops at most a fraction `ρ^B` of packets (Lemmas 5 and 6, via the LCFS-PR
-#    queue's geometric occupancy);
-# 3. each drop costs at most a triangle of `W_max²/2` packets of throughput (Fig. A.2, eq. A.7);
-# 4. over a long interval `Δ`, the sources would send `U_T ≈ Δ·N·W_max/RTT` packets
-#    without losses (A.6), and the drops cost `U_L ≤ ρ^B·Δ·N·W_max³/(2 RTT)` (A.8), up to a
-#    factor `1 ± ε`.
+# 1. $N$ flows, each sending as a Poisson process at rate $W_i(t)/\mathrm{RTT}$, windows
+#    capped at $W_{\max}$; the capacity is $C \ge N W_{\max}/(\rho \cdot \mathrm{RTT})$ with
+#    $\rho < 1$;
+# 2. the aggregate is dominated by a Poisson process of rate $N W_{\max}/\mathrm{RTT}$, and the
+#    dominating M/D/1 queue drops at most a fraction $\rho^B$ of packets (Lemmas 5 and 6, via
+#    the LCFS-PR queue's geometric occupancy);
+# 3. each drop costs at most a triangle of $W_{\max}^2/2$ packets of throughput (Fig. A.2,
+#    eq. A.7);
+# 4. over a long interval $\Delta$, the sources would send
+#    $U_T \approx \Delta N W_{\max}/\mathrm{RTT}$ packets without losses (A.6), and the drops
+#    cost $U_L \le \rho^B \Delta N W_{\max}^3/(2\,\mathrm{RTT})$ (A.8), up to a factor
+#    $1 \pm \varepsilon$.
 
 # %%
 # %matplotlib inline

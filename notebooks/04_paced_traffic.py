@@ -21,13 +21,13 @@
 #
 # **Premises** (App. B):
 #
-# 1. one RTT is `M = C·RTT` slots; `N` flows each send at most `W_max` packets in it, at least
-#    `S` slots apart; `ρ = N·W_max/M < 1`;
-# 2. flow start times are independent and uniform over the `M` slots (random jitter);
-# 3. a packet arriving in slot `t` is dropped only if some interval of `l` slots ending at `t`
-#    is *overpopulated*: it holds at least `l + B` other arrivals;
-# 4. the Chernoff bound for a sum `X` of independent variables in `[0, 1]` with mean `μ`:
-#    `Pr[X ≥ (1+δ)μ] < (e^δ/(1+δ)^(1+δ))^μ`.
+# 1. one RTT is $M = C \cdot \mathrm{RTT}$ slots; $N$ flows each send at most $W_{\max}$
+#    packets in it, at least $S$ slots apart; $\rho = N W_{\max}/M < 1$;
+# 2. flow start times are independent and uniform over the $M$ slots (random jitter);
+# 3. a packet arriving in slot $t$ is dropped only if some interval of $l$ slots ending at $t$
+#    is *overpopulated*: it holds at least $l + B$ other arrivals;
+# 4. the Chernoff bound for a sum $X$ of independent variables in $[0, 1]$ with mean $\mu$:
+#    $\Pr[X \ge (1+\delta)\mu] < \left(e^\delta/(1+\delta)^{1+\delta}\right)^\mu$.
 
 # %%
 # %matplotlib inline
@@ -58,7 +58,7 @@ textbook = mu * (delta - (1 + delta) * sp.log(1 + delta))  # ln of (e^δ/(1+δ)^
 assert sp.simplify(sp.expand_log(log_bound.subs(a, (1 + delta) * mu) - textbook, force=True)) == 0
 
 # %% [markdown]
-# ## The three interval regimes (Lemmas 7-9)
+# ## The three interval classes (and the thesis's Lemmas 7-9)
 #
 # In an interval of `l` slots one flow has at most `k(l) = min(⌈l/S⌉, W_max)` packets (one
 # every `S` slots, at most `W_max` per RTT), and on average `W_max·l/M` packets, so all flows
@@ -66,9 +66,14 @@ assert sp.simplify(sp.expand_log(log_bound.subs(a, (1 + delta) * mu) - textbook,
 # Chernoff bound with mean `ρl/k` and threshold `(l + B)/k` gives
 # `ln Pr[overpopulated] ≤ (a − μ − a·ln(a/μ))/k` with `a = l + B`, `μ = ρl`:
 #
-# - `l ≤ S` (Lemma 7): `k = 1`, at most one packet per flow;
-# - `S < l < S·W_max` (Lemma 8): `k = ⌈l/S⌉`;
-# - `l ≥ S·W_max` (Lemma 9): `k = W_max`, the whole window fits.
+# - one packet per flow, `l ≤ S`: `k = 1`;
+# - part of a window, `S < l < S·W_max`: `k = ⌈l/S⌉`;
+# - the whole window, `l ≥ S·W_max`: `k = W_max`.
+#
+# 000 App. B splits the lengths differently: Lemma 7 is `l ≤ log W_max` (one packet per flow,
+# since `c_S ≥ 1` makes `log W_max ≤ S`), Lemma 8 is `log W_max ≤ l ≤ S·W_max` (its proof
+# takes `(k − 1)S ≤ l ≤ kS`) and Lemma 9 is `l ≥ S·W_max`. The first two classes here cover
+# Lemmas 7 and 8 together; the third is Lemma 9.
 #
 # The union bound adds these over `l = 1, 2, ...`; intervals longer than one RTT, or needing
 # more than the `N·W_max` packets sent in an RTT, cannot be overpopulated. (The text weakens
@@ -107,8 +112,8 @@ def union_bound(flows, w_max, slots, slowdown, buffer):
 # 10 Gb/s, 100 ms, 1000-byte packets: `M = 125,000` slots; 1000 flows with `W_max = 64`, so
 # `ρ = 0.512`. The Poisson bound of Theorem 1 is `ρ^B`. A slow access link (large `S`) pushes
 # the paced bound far below it; as `S -> 1` (no pacing by the access link) the bound gives
-# nothing for small buffers, as the text warns. In between (`S = 100`) the medium intervals
-# of Lemma 8 set a floor that more buffer does not lower: there the bound needs `S` of order
+# nothing for small buffers, as the text warns. In between (`S = 100`) the partial-window
+# intervals (`S < l < S·W_max`, within Lemma 8's range) set a floor that more buffer does not lower: there the bound needs `S` of order
 # `log W_max` *times a large constant*, Assumption (2) of Theorem 2.
 
 # %%
@@ -123,7 +128,7 @@ ax.legend()
 plt.show()
 
 p15, parts15 = union_bound(Nf, Wm, M, 1000, 15)
-print(f"B = 15, S = 1000: bound {p15:.3g} (Lemma 7/8/9 parts {', '.join(f'{x:.2g}' for x in parts15)})")
+print(f"B = 15, S = 1000: bound {p15:.3g} (one-packet / partial-window / whole-window parts {', '.join(f'{x:.2g}' for x in parts15)})")
 print(f"ρ^B = {(Nf * Wm / M) ** 15:.3g}, ratio {(Nf * Wm / M) ** 15 / p15:.0f}")
 
 # %% [markdown]
@@ -149,8 +154,8 @@ for _ in range(40):
     model = paced_drop_bound_slots(flows, w_max, slots, slowdown, buffer)
     assert np.isclose(mine, model.drop_probability, rtol=1e-9, atol=1e-300), (mine, model)
     if mine < 1.0:
-        assert np.allclose(parts, (model.short_intervals, model.medium_intervals,
-                                   model.long_intervals), rtol=1e-9, atol=1e-300)
+        assert np.allclose(parts, (model.one_packet_intervals, model.partial_window_intervals,
+                                   model.whole_window_intervals), rtol=1e-9, atol=1e-300)
     checked += 1
 
 # and through the SI front end: capacity, RTT, access rate and packet size

@@ -18,12 +18,12 @@
 # - M/M/1/B (Ganjali's thesis, seed `000_9b46cc70677d86b3.txt`, eq. 3.3; Augé-Roberts seeds
 #   `002` §IV.A and `003` §4.2): Poisson arrivals, exponential packet sizes;
 # - M/D/1/B (000 App. A, Lemma 6): Poisson arrivals, fixed packet size; its loss is bounded by
-#   `ρ^B` through the LCFS-PR argument;
+#   $\rho^B$ through the LCFS-PR argument;
 # - the TCP equation closed over an M/M/1/B queue (000 §3.6, eqs. 3.2-3.3), which shows why
-#   the buffer must grow like `log W_max` under the scaling `C ∝ N·W_max`.
+#   the buffer must grow like $\log W_{\max}$ under the scaling $C \propto N W_{\max}$.
 #
-# `B` is the most packets the port holds, the one being transmitted included (the `K` of
-# M/M/1/K); `ρ` is the offered load.
+# **Premises**: $B$ is the most packets the port holds, the one being transmitted included
+# (the $K$ of M/M/1/K); $\rho$ is the offered load.
 
 # %%
 # %matplotlib inline

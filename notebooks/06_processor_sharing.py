@@ -21,11 +21,12 @@
 #
 # **Premises** (003 §3.1-3.2):
 #
-# 1. flows arrive as a Poisson process of sessions; the load `ρ` is arrival rate × mean flow
-#    size / `C`; by insensitivity only the mean size matters;
-# 2. with `i` flows in progress the link serves at total rate `φ(i)·C`, shared equally;
-# 3. `Φ(i) = φ(1)·φ(2)···φ(i)`;
-# 4. `γ` = mean flow size / mean flow duration, as a fraction of `C`.
+# 1. flows arrive as a Poisson process of sessions; the load $\rho$ is arrival rate × mean
+#    flow size / $C$; by insensitivity only the mean size matters;
+# 2. with $i$ flows in progress the link serves at total rate $\varphi(i) \cdot C$, shared
+#    equally;
+# 3. $\Phi(i) = \varphi(1)\,\varphi(2) \cdots \varphi(i)$;
+# 4. $\gamma$ = mean flow size / mean flow duration, as a fraction of $C$.
 
 # %%
 # %matplotlib inline

@@ -21,13 +21,14 @@
 #
 # **Premises** (004 §III.C, §IV):
 #
-# 1. a congestion event drops `L̄ ≈ α·N_b` packets (eq. 17), each from a flow chosen at
-#    random, so a fraction `q = 1 − (1 − 1/N_b)^L̄` of the flows sees a loss (eq. 13);
-# 2. those flows halve their window, the others grow it by one segment `M` (eq. 14);
-# 3. before the event the buffer is full, `N_b·W = C·T + B`; at the least buffer it just
-#    empties after the event, `N_b·W' = C·T`;
-# 4. a flow's throughput follows the square-root law `R = 0.87·M/(T√p)` (eq. 2);
-# 5. heterogeneous RTTs enter through their harmonic mean `T_e` (eq. 12); sizes are in bytes.
+# 1. a congestion event drops $\bar L \approx \alpha N_b$ packets (eq. 17), each from a flow
+#    chosen at random, so a fraction $q = 1 - (1 - 1/N_b)^{\bar L}$ of the flows sees a loss
+#    (eq. 13);
+# 2. those flows halve their window, the others grow it by one segment $M$ (eq. 14);
+# 3. before the event the buffer is full, $N_b W = C T + B$; at the least buffer it just
+#    empties after the event, $N_b W' = C T$;
+# 4. a flow's throughput follows the square-root law $R = 0.87\,M/(T\sqrt{p})$ (eq. 2);
+# 5. heterogeneous RTTs enter through their harmonic mean $T_e$ (eq. 12); sizes are in bytes.
 
 # %%
 # %matplotlib inline

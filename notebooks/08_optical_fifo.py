@@ -23,14 +23,14 @@
 #
 # **Premises** (000 §5.2.1-5.2.3):
 #
-# 1. time is slotted, packets have one size, a line of length `L` holds `L` packets back to
+# 1. time is slotted, packets have one size, a line of length $L$ holds $L$ packets back to
 #    back; at most one arrival and one departure request per slot;
-# 2. the FIFO lines are `D_i` of length `L_i = 2^(i−1)`, `i = 1..log N`;
-# 3. the waiting line `W` holds an arrival until its predecessor reaches a tail; its waiting
-#    time is below the longest line, `N/2`, and is realised by lines `D'_i` of lengths
-#    `1, 2, ..., 2^(log N − 2)`, one per bit of the waiting time (Thm 5);
-# 4. each delay line has its own 2×2 switch, and one more switch sits at the input/output
-#    ("the number of 2 × 2 switches in the proposed scheme is only 2 log N");
+# 2. the FIFO lines are $D_i$ of length $L_i = 2^{i-1}$, $i = 1, \dots, \log N$;
+# 3. the waiting line $W$ holds an arrival until its predecessor reaches a tail; its waiting
+#    time is below the longest line, $N/2$, and is realised by lines $D'_i$ of lengths
+#    $1, 2, \dots, 2^{\log N - 2}$, one per bit of the waiting time (Thm 5);
+# 4. each delay line has its own $2 \times 2$ switch, and one more switch sits at the
+#    input/output ("the number of 2 × 2 switches in the proposed scheme is only 2 log N");
 # 5. the linear design of Fig. 5.4(c) needs one line and one switch per packet.
 
 # %%

@@ -20,9 +20,13 @@ from nbconvert import HTMLExporter
 NOTEBOOK_DIR = Path(__file__).resolve().parent
 BUILD_DIR = NOTEBOOK_DIR / "_build"
 REPO_ROOT = NOTEBOOK_DIR.parent
-#: MathJax is copied from its installed package beside the HTML, so the pages render offline.
+#: MathJax 2.7 is copied from its installed package (jupyter-server-mathjax, Jupyter's own
+#: offline MathJax) beside the HTML, so the pages render offline. That copy ships one combined
+#: configuration, TeX input with HTML-CSS output and its STIX web fonts; nbconvert's default
+#: ``TeX-AMS_CHTML-full`` is not in it (a 404 left the LaTeX raw).
 MATHJAX_SOURCE = Path(jupyter_server_mathjax.__file__).resolve().parent / "static"
-MATHJAX_URL = "mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
+MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full"
+MATHJAX_URL = f"mathjax/MathJax.js?config={MATHJAX_CONFIG},Safe"
 #: Per-cell limit in seconds; every notebook runs in well under a minute.
 CELL_TIMEOUT_S = 300
 
@@ -53,26 +57,32 @@ def execute_notebook(path: Path) -> nbformat.NotebookNode:
     return notebook
 
 
-def export_html(notebook: nbformat.NotebookNode) -> str:
-    """HTML of an executed notebook, with MathJax from ``_build/mathjax`` (copied on first use)."""
+def export_html(notebook: nbformat.NotebookNode, build_dir: Path = BUILD_DIR) -> str:
+    """HTML of an executed notebook, with MathJax from ``build_dir/mathjax`` (copied on first
+    use)."""
     exporter = HTMLExporter(
         template_name="offline",
         extra_template_basedirs=[str(NOTEBOOK_DIR / "templates")],
         mathjax_url=MATHJAX_URL,
     )
     body, _ = exporter.from_notebook_node(notebook)
-    BUILD_DIR.mkdir(exist_ok=True)
-    if not (BUILD_DIR / "mathjax").exists():
-        shutil.copytree(MATHJAX_SOURCE, BUILD_DIR / "mathjax")
+    build_dir.mkdir(parents=True, exist_ok=True)
+    if not (build_dir / "mathjax").exists():
+        shutil.copytree(MATHJAX_SOURCE, build_dir / "mathjax")
     return str(body)
 
 
-def render(path: Path) -> Path:
-    """Execute one notebook and write ``_build/<name>.html``; return the HTML path."""
-    out = BUILD_DIR / f"{path.stem}.html"
-    html = export_html(execute_notebook(path))
+def write_html(notebook: nbformat.NotebookNode, name: str, build_dir: Path = BUILD_DIR) -> Path:
+    """Write an executed notebook as ``build_dir/<name>.html``; return the HTML path."""
+    out = build_dir / f"{name}.html"
+    html = export_html(notebook, build_dir)
     out.write_text(html, encoding="utf-8")
     return out
+
+
+def render(path: Path, build_dir: Path = BUILD_DIR) -> Path:
+    """Execute one notebook and write ``build_dir/<name>.html``; return the HTML path."""
+    return write_html(execute_notebook(path), path.stem, build_dir)
 
 
 def main(argv: list[str]) -> int:

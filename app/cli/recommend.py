@@ -21,7 +21,7 @@ from models.recommend import recommend as recommend_link
 _MARK = {"holds": "[green]✓[/green]", "fails": "[red]✗[/red]", "unknown": "[yellow]?[/yellow]"}
 
 
-def _rtts(text: str) -> tuple[float, ...]:
+def parse_rtts(text: str) -> tuple[float, ...]:
     parts = [p for p in (s.strip() for s in text.split(",")) if p]
     if not parts:
         raise ValueError("--rtt: give one round-trip time or a comma-separated list")
@@ -43,7 +43,8 @@ def _ms(seconds: float) -> str:
 def _predicted(p: Prediction | None) -> tuple[str, str]:
     if p is None:
         return "", ""
-    return f"{p.normalized_utilization:.1%}", f"{p.loss_probability:.2g}"
+    loss = "?" if p.loss_probability is None else f"{p.loss_probability:.2g}"
+    return f"{p.normalized_utilization:.1%}", loss
 
 
 def render(rec: Recommendation, console: Console) -> None:
@@ -97,6 +98,13 @@ def render(rec: Recommendation, console: Console) -> None:
         f"(governed by {best.rule})"
     )
     console.print(best.reason, markup=False, soft_wrap=True)
+    targets = ", ".join(f"{t.name} = {t.value:.3g} ({t.source})" for t in rec.targets)
+    console.print(f"Targets: {targets}", markup=False, soft_wrap=True)
+    for what_if in rec.what_if:
+        console.print(f"[bold]If[/bold] {what_if.assumption}: ", end="")
+        console.print(what_if.explanation, markup=False, soft_wrap=True)
+    if rec.cioq is not None:
+        console.print(f"[bold]CIOQ[/bold]: {rec.cioq.note}", soft_wrap=True)
     if rec.trade_off is not None:
         console.print(f"\n[bold red]Trade-off[/bold red]: {rec.trade_off.conflict}")
         console.print(rec.trade_off.explanation, markup=False, soft_wrap=True)
@@ -126,16 +134,30 @@ def render(rec: Recommendation, console: Console) -> None:
 )
 @click.option(
     "--cc",
-    type=click.Choice(["reno", "cubic"]),
+    type=click.Choice(["reno", "cubic", "bbr", "dctcp"]),
     default="cubic",
     show_default=True,
     help="Congestion control of the senders.",
 )
 @click.option("--load", type=float, help="Offered load (fraction of capacity).")
 @click.option("--optical", is_flag=True, help="All-optical buffer (a few dozen packets at most).")
-@click.option("--min-utilization", type=float, default=0.9, show_default=True)
-@click.option("--max-loss", type=float, default=0.01, show_default=True)
-@click.option("--max-delay", help="Largest queueing delay, e.g. 5ms.")
+@click.option(
+    "--aqm",
+    type=click.Choice(["none", "codel", "pie", "dualq"]),
+    default="none",
+    show_default=True,
+    help="Active queue management on the port (the buffer is its hard limit).",
+)
+@click.option("--incast-senders", type=int, help="Senders answering one request at once.")
+@click.option(
+    "--initial-window", type=float, default=10.0, show_default=True, help="Initial window."
+)
+@click.option("--input-queued", is_flag=True, help="CIOQ switch with virtual output queues.")
+@click.option("--speedup", type=float, help="Switch fabric speedup (CIOQ).")
+@click.option("--ports", type=int, help="Ports of the switch (CIOQ).")
+@click.option("--min-utilization", type=float, help="Default 0.9 (marked source: default).")
+@click.option("--max-loss", type=float, help="Default 0.01 (marked source: default).")
+@click.option("--max-delay", help="Largest queueing delay, e.g. 5ms; default one RTT.")
 @click.option(
     "--priority",
     type=click.Choice(["throughput", "delay"]),
@@ -143,25 +165,53 @@ def render(rec: Recommendation, console: Console) -> None:
     show_default=True,
     help="Which side wins when the delay bound conflicts with utilization and loss.",
 )
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Also simulate the recommended size, half and double it (validation/verify.py).",
+)
+@click.option(
+    "--replications",
+    type=click.IntRange(min=2, max=20),
+    default=5,
+    show_default=True,
+    help="Simulator runs per size with --verify.",
+)
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
 def recommend(**opts: Any) -> None:
     """Every buffer-sizing rule for a link, its assumptions checked, and one recommended size."""
     try:
-        rec = _run(opts)
+        scenario, targets = link_inputs(opts)
+        rec = recommend_link(scenario, targets)
     except ValueError as exc:  # UnitError is a ValueError too
         click.echo(f"Error: {exc}", err=True)
         raise SystemExit(2) from exc
+    verification = None
+    if opts["verify"]:
+        from app.cli.verify import run_verification
+
+        verification = run_verification(scenario, rec, targets, opts["replications"], opts["seed"])
     if opts["as_json"]:
-        click.echo(json.dumps(rec.to_dict(), indent=2, ensure_ascii=False))
+        out = rec.to_dict()
+        if verification is not None:
+            out["verification"] = verification.to_dict()
+        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
         return
-    render(rec, Console(width=max(120, Console().width), highlight=False))
+    console = Console(width=max(120, Console().width), highlight=False)
+    render(rec, console)
+    if verification is not None:
+        from app.cli.verify import render_verification
+
+        render_verification(verification, console)
 
 
-def _run(opts: dict[str, Any]) -> Recommendation:
+def link_inputs(opts: dict[str, Any]) -> tuple[LinkScenario, Targets]:
+    """The link and targets of ``bufsize recommend``'s options (``config`` takes the same)."""
     packet = parse_quantity("--packet", opts["packet"], "size")
     scenario = LinkScenario(
         capacity_bps=parse_quantity("--capacity", opts["capacity"], "rate"),
-        rtts_s=_rtts(opts["rtt"]),
+        rtts_s=parse_rtts(opts["rtt"]),
         flows=opts["flows"],
         packet_bytes=packet,
         bottlenecked_flows=opts["bottlenecked_flows"],
@@ -173,6 +223,12 @@ def _run(opts: dict[str, Any]) -> Recommendation:
         congestion_control=opts["cc"],
         load=opts["load"],
         medium="optical" if opts["optical"] else "electronic",
+        aqm=opts["aqm"],
+        incast_senders=opts["incast_senders"],
+        initial_window_packets=opts["initial_window"],
+        input_queued=opts["input_queued"],
+        speedup=opts["speedup"],
+        ports=opts["ports"],
     )
     targets = Targets(
         min_utilization=opts["min_utilization"],
@@ -180,4 +236,4 @@ def _run(opts: dict[str, Any]) -> Recommendation:
         max_queueing_delay_s=_optional("--max-delay", opts["max_delay"], "time"),
         priority=opts["priority"],
     )
-    return recommend_link(scenario, targets)
+    return scenario, targets

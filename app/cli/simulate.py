@@ -4,9 +4,10 @@ Quantities are typed with units as in ``bufsize recommend`` (``--capacity "100 M
 --rtt 100ms --packet 1448B``) and parsed by :mod:`app.units`; the engine is
 :mod:`validation.simulator`. The options are a contract that scripts rely on: rename none.
 
-Defaults not fixed by the scenario follow today's TCP stacks (Linux): SACK loss recovery,
-delayed ACKs every 2 segments, initial window 10 (RFC 6928), minimum RTO 200 ms, 1448-byte
-segments with 52 bytes of TCP/IP headers (1500-byte packets), a 3 MiB largest window.
+The defaults are the simulator's own (:class:`validation.simulator.Scenario`, the API's too),
+chosen for today's TCP stacks (Linux): RTTs spread by ±20 %, SACK loss recovery, delayed ACKs
+every 2 segments, initial window 10 (RFC 6928), minimum RTO 200 ms, 1448-byte segments with 52
+bytes of TCP/IP headers (1500-byte packets), a 3 MiB largest window.
 """
 
 from __future__ import annotations
@@ -35,9 +36,16 @@ from rich.table import Table
 
 from app.cli.formatting import human_bytes
 from app.units import parse_packets, parse_quantity
+from models.provenance import software_versions
 from validation.simulator import ReplicatedResult, RunResult, Scenario, replicate
 from validation.simulator import simulate as simulate_run
-from validation.simulator.scenario import DEFAULT_PACKET_BUDGET
+from validation.simulator.scenario import (
+    DEFAULT_MAX_WINDOW_PACKETS,
+    DEFAULT_RTT_JITTER_FRACTION,
+    SCENARIO_DEFAULTS,
+)
+
+DEFAULTS = SCENARIO_DEFAULTS
 
 #: Scenario field -> the option that sets it, for error messages.
 OPTION_OF = {
@@ -146,6 +154,11 @@ def _whole(name: str, value: float) -> int:
     return int(value)
 
 
+def _seconds_text(seconds: float) -> str:
+    """A default time as the option would be typed: ``200ms``, ``60s``."""
+    return f"{seconds:g}s" if seconds >= 1.0 else f"{seconds * 1e3:g}ms"
+
+
 def build_request(opts: dict[str, Any]) -> Request:
     """Parse the options into a validated :class:`Request` (``ValueError`` names the option)."""
     capacity_bps = parse_quantity("--capacity", opts["capacity"], "rate")
@@ -160,7 +173,7 @@ def build_request(opts: dict[str, Any]) -> Request:
         capacity_bps=capacity_bps,
         flows=opts["flows"],
         rtt_s=rtt_s,
-        rtt_jitter_s=_jitter_s(opts["rtt_jitter"], rtt_s),
+        rtt_jitter_s=None if opts["rtt_jitter"] is None else _jitter_s(opts["rtt_jitter"], rtt_s),
         access_bps=parse_quantity("--access-rate", opts["access_rate"], "rate"),
         max_window_packets=_window_packets(opts["max_window"], packet_bytes),
         packet_bytes=packet_bytes,
@@ -236,7 +249,7 @@ class ProgressBar:
         self,
         kind: type[BaseException] | None,
         value: BaseException | None,
-        tb: TracebackType | None,
+        _tb: TracebackType | None,
     ) -> None:
         if self._bar is not None:
             self._bar.stop()
@@ -300,7 +313,7 @@ def _write_trace(writer: Any, run: RunResult, lead: tuple[int, ...]) -> None:
 
 
 def to_json(req: Request, results: list[Result]) -> dict[str, Any]:
-    """The document ``--json`` prints: the scenario, the seed and one row per buffer size."""
+    """The document ``--json`` prints: scenario, seed, software versions, a row per buffer size."""
     rows = []
     for result in results:
         row = result.to_dict(traces=False)
@@ -310,7 +323,9 @@ def to_json(req: Request, results: list[Result]) -> dict[str, Any]:
         rows.append(row)
     return {
         "scenario": req.scenario.to_dict(),
+        "warnings": req.scenario.warnings(),
         "seed": req.seed,
+        "software_versions": software_versions(),
         "replications": req.replications,
         "buffer_packets": req.buffers,
         "results": rows,
@@ -339,7 +354,7 @@ def describe(scenario: Scenario) -> str:
     """One paragraph: the scenario in the units people use."""
     sc = scenario
     rtt = _time(sc.rtt_s)
-    if sc.rtt_jitter_s > 0:
+    if sc.rtt_jitter_s:
         rtt += f" ± {_time(sc.rtt_jitter_s)}"
     tcp = (
         f"{sc.recovery.upper() if sc.recovery == 'sack' else 'NewReno'} recovery, "
@@ -413,27 +428,33 @@ def render(req: Request, results: list[Result], console: Console) -> None:
 @click.option("--rtt", required=True, help="Mean two-way propagation delay, e.g. 100ms.")
 @click.option(
     "--rtt-jitter",
-    default="20%",
-    show_default=True,
-    help="RTTs are uniform in rtt ± jitter: a time (10ms) or a share of --rtt (20%).",
+    default=None,
+    show_default=f"{DEFAULT_RTT_JITTER_FRACTION:.0%} of --rtt",
+    help="RTTs are uniform in rtt ± jitter: a time (10ms) or a share of --rtt (20%). 0 is "
+    "allowed but warned about: flows with one RTT phase-lock.",
 )
 @click.option(
     "--access-rate",
-    default="1 Gbit/s",
+    default=_rate(DEFAULTS["access_bps"]),
     show_default=True,
     help="Rate of each sender's access link.",
 )
 @click.option(
     "--max-window",
-    default="3MiB",
+    default=str(DEFAULT_MAX_WINDOW_PACKETS),
     show_default=True,
-    help="Largest window: packets (64) or a size (3MiB, Linux's default largest receive "
-    "window), in whole segments.",
+    help="Largest window: packets (64) or a size (3MiB), in whole segments; the default is "
+    "3 MiB (Linux's default largest receive window) of 1448-byte segments.",
 )
-@click.option("--packet", default="1448B", show_default=True, help="Payload per packet (TCP MSS).")
+@click.option(
+    "--packet",
+    default=f"{DEFAULTS['packet_bytes']}B",
+    show_default=True,
+    help="Payload per packet (TCP MSS).",
+)
 @click.option(
     "--header",
-    default="52B",
+    default=f"{DEFAULTS['header_bytes']}B",
     show_default=True,
     help="TCP/IP headers per packet on the wire (with --packet: 1500 B packets).",
 )
@@ -445,21 +466,21 @@ def render(req: Request, results: list[Result], console: Console) -> None:
 )
 @click.option(
     "--pacing/--no-pacing",
-    default=False,
+    default=DEFAULTS["pacing"],
     show_default=True,
     help="Senders space packets srtt/cwnd apart.",
 )
 @click.option(
     "--recovery",
     type=click.Choice(["sack", "newreno"]),
-    default="sack",
+    default=DEFAULTS["recovery"],
     show_default=True,
     help="Loss recovery: SACK (RFC 6675) or NewReno without SACK (RFC 6582).",
 )
 @click.option(
     "--delayed-ack",
     type=int,
-    default=2,
+    default=DEFAULTS["delayed_ack"],
     show_default=True,
     metavar="N",
     help="In-order segments per ACK (1: no delayed ACKs).",
@@ -467,26 +488,36 @@ def render(req: Request, results: list[Result], console: Console) -> None:
 @click.option(
     "--initial-window",
     type=int,
-    default=10,
+    default=DEFAULTS["initial_window_packets"],
     show_default=True,
     metavar="N",
     help="Initial congestion window, packets (RFC 6928).",
 )
 @click.option(
     "--min-rto",
-    default="200ms",
+    default=_seconds_text(DEFAULTS["min_rto_s"]),
     show_default=True,
     help="Lower bound of the retransmission timeout (Linux: 200ms; RFC 6298: 1s).",
 )
 @click.option(
     "--background-load",
     type=float,
-    default=0.0,
+    default=DEFAULTS["background_load"],
     show_default=True,
     help="Poisson background packets, as a fraction of --capacity.",
 )
-@click.option("--duration", default="60s", show_default=True, help="Simulated time.")
-@click.option("--warmup", default="10s", show_default=True, help="Measures start after this time.")
+@click.option(
+    "--duration",
+    default=_seconds_text(DEFAULTS["duration_s"]),
+    show_default=True,
+    help="Simulated time.",
+)
+@click.option(
+    "--warmup",
+    default=_seconds_text(DEFAULTS["warmup_s"]),
+    show_default=True,
+    help="Measures start after this time.",
+)
 @click.option(
     "--replications",
     type=int,
@@ -504,7 +535,7 @@ def render(req: Request, results: list[Result], console: Console) -> None:
 @click.option(
     "--packet-budget",
     type=int,
-    default=DEFAULT_PACKET_BUDGET,
+    default=DEFAULTS["packet_budget"],
     show_default=True,
     help="Most bottleneck packets one run may simulate.",
 )
@@ -527,6 +558,8 @@ def simulate(**opts: Any) -> None:
     except ValueError as exc:  # UnitError is a ValueError too
         click.echo(f"Error: {option_message(str(exc))}", err=True)
         raise SystemExit(2) from exc
+    for warning in req.scenario.warnings():
+        click.echo(f"Warning: {option_message(warning)}", err=True)
     try:
         trace_file = (
             None if req.trace is None else req.trace.open("w", newline="", encoding="utf-8")

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, cast
+from typing import Any, cast
 
-from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi import FastAPI, HTTPException, Request
 from starlette.concurrency import run_in_threadpool
 
 from app.jobs.pool import JobPool
@@ -50,7 +50,3 @@ def get_job_pool(request: Request) -> JobPool:
     if pool is None:
         raise HTTPException(status_code=503, detail="the simulation job pool is not running")
     return cast(JobPool, pool)
-
-
-JobPoolDep = Annotated[JobPool, Depends(get_job_pool)]
-SettingsDep = Annotated[Settings, Depends(get_settings)]

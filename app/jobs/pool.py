@@ -44,7 +44,6 @@ class JobPool:
         self.settings = settings
         self.runner = runner
         self.store = JobStore(settings.database_url)
-        self.recovered: dict[str, int] = {}
         self._poll_s = poll_s
         self._executor: Executor | None = None
         self._client: Any = None  # distributed.Client when a Dask scheduler is configured
@@ -58,7 +57,7 @@ class JobPool:
 
     def start(self) -> None:
         """Recover the jobs a previous instance left running, then start dispatching."""
-        self.recovered = self._recover()
+        self._recover()
         self._executor = self._make_executor()
         self._thread = threading.Thread(target=self._loop, name="bufsize-jobs", daemon=True)
         self._thread.start()

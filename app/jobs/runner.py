@@ -5,21 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from app.jobs.worker import Progress
-from validation.simulator.scenario import Scenario, estimate_packets
-
-# Scenario fields the service decides, not the client: the per-run packet budget is replaced by
-# the per-job budget checked before a job is accepted.
-SERVICE_FIELDS = frozenset({"packet_budget"})
+from validation.simulator.scenario import Scenario
 
 
 def build_scenario(fields: dict[str, Any]) -> Scenario:
     """The simulator's scenario from its fields; ``ParameterError`` naming the field if invalid."""
     return Scenario.from_dict(fields)
-
-
-def packets_per_run(fields: dict[str, Any]) -> int:
-    """Bottleneck packets one run of the scenario would simulate (the simulator's estimate)."""
-    return estimate_packets(build_scenario(fields))
 
 
 def run_replications(

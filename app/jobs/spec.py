@@ -12,19 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Any
+
+from models.provenance import bufsize_version
 
 # Bumped when the stored result format or the way a run is set up changes, so that results
 # computed by older code are not reused.
 RESULT_FORMAT = 1
-
-
-def _code_revision() -> str:
-    try:
-        return metadata.version("bufsize")
-    except metadata.PackageNotFoundError:  # running from a source tree that is not installed
-        return "source"
 
 
 def _digest(payload: Any) -> str:
@@ -70,7 +64,7 @@ class SimulationSpec:
     @property
     def request_hash(self) -> str:
         """SHA-256 of the canonical request and the code revision that computes it."""
-        return _digest({"request": self.to_json(), "code": _code_revision(), "v": RESULT_FORMAT})
+        return _digest({"request": self.to_json(), "code": bufsize_version(), "v": RESULT_FORMAT})
 
     def run_key(self, buffer_packets: int) -> str:
         """SHA-256 naming the replicated runs of one buffer size."""
@@ -80,7 +74,7 @@ class SimulationSpec:
                 "buffer_packets": buffer_packets,
                 "replications": self.replications,
                 "seed": self.seed,
-                "code": _code_revision(),
+                "code": bufsize_version(),
                 "v": RESULT_FORMAT,
             }
         )

@@ -101,7 +101,7 @@ class JobView:
         )
 
 
-def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
+def _sqlite_pragmas(dbapi_connection: Any, _connection_record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
@@ -243,13 +243,6 @@ class JobStore:
                 job.updated_at = utcnow()
             session.flush()
             return JobView.of(job)
-
-    def pending_count(self) -> int:
-        with self.session() as session:
-            count = session.scalar(
-                select(func.count()).select_from(Job).where(Job.status.in_(ACTIVE))
-            )
-            return int(count or 0)
 
     def claim(self, limit: int) -> list[tuple[str, int]]:
         """Mark up to ``limit`` of the oldest queued jobs running; return (id, attempt) of each."""

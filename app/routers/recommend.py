@@ -37,6 +37,12 @@ async def recommend_buffer(body: RecommendRequest) -> Response:
     # Run on the event loop, not in the thread pool: one answer is ~2 ms of CPU, and twenty
     # threads sharing the GIL made the slowest answers wait three times longer than the queue
     # (benchmarks/api_load.py: distinct scenarios, p99 161 ms in threads, 41 ms here).
+    scenario, targets = link_and_targets(body)
+    return Response(recommendation_json(scenario, targets), media_type="application/json")
+
+
+def link_and_targets(body: RecommendRequest) -> tuple[LinkScenario, Targets]:
+    """The engine's scenario and targets from a request (also used by /v1/verifications)."""
     sc, tg = body.scenario, body.targets
     with parameters_of("scenario"):
         scenario = LinkScenario(
@@ -53,6 +59,12 @@ async def recommend_buffer(body: RecommendRequest) -> Response:
             congestion_control=sc.congestion_control,
             load=sc.load,
             medium=sc.medium,
+            aqm=sc.aqm,
+            incast_senders=sc.incast_senders,
+            initial_window_packets=sc.initial_window_packets,
+            input_queued=sc.input_queued,
+            speedup=sc.speedup,
+            ports=sc.ports,
         )
     with parameters_of("targets"):
         targets = Targets(
@@ -61,4 +73,4 @@ async def recommend_buffer(body: RecommendRequest) -> Response:
             max_queueing_delay_s=tg.max_queueing_delay_s,
             priority=tg.priority,
         )
-    return Response(recommendation_json(scenario, targets), media_type="application/json")
+    return scenario, targets

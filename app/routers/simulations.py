@@ -11,8 +11,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 
+from app.deps import JobPoolDep, SettingsDep
 from app.errors import invalid, parameters_of
-from app.jobs.lifespan import JobPoolDep, SettingsDep
 from app.jobs.runner import build_scenario
 from app.jobs.spec import SimulationSpec
 from app.jobs.store import JobStore, JobView, QueueFull
@@ -66,6 +66,7 @@ def create_simulation(
     fields = body.scenario.model_dump()
     with parameters_of("scenario"):
         scenario = build_scenario(fields)
+    fields["rtt_jitter_s"] = scenario.rtt_jitter_s  # canonical: the default filled in from rtt_s
     if body.replications > settings.max_replications:
         raise invalid(
             ("body", "replications"),
@@ -93,7 +94,11 @@ def create_simulation(
         ) from exc
     response.headers["Location"] = str(request.url_for("get_simulation", job_id=job.id))
     return SimulationAccepted(
-        id=job.id, status=job.status.value, reused=reused, estimated_packets=packets
+        id=job.id,
+        status=job.status.value,
+        reused=reused,
+        estimated_packets=packets,
+        warnings=scenario.warnings(),
     )
 
 
@@ -158,5 +163,6 @@ def _job_out(store: JobStore, job: JobView, *, runs: bool) -> SimulationJob:
         started_at=job.started_at,
         finished_at=job.finished_at,
         request=SimulationSpecOut(**job.spec.to_json()),
+        warnings=build_scenario(job.spec.scenario).warnings(),
         results=results,
     )

@@ -45,8 +45,9 @@ class PsRequest(RequestModel):
         default=None,
         min_length=1,
         max_length=MAX_PHI_TABLE,
-        description="Table φ(1), ..., φ(n), dimensionless in (0, 1]: the share of C served "
-        "with i flows in progress (e.g. measured by simulation, 003 §5.1); φ(n) beyond n.",
+        description="Table φ(1), ..., φ(n), dimensionless in (0, 1]: the share of the residual "
+        "capacity C(1 − ρ_b) served with i flows in progress, 003's unit (measured by "
+        "simulation, 003 §5.1); of C itself when background_load is 0; φ(n) beyond n.",
     )
     tail_flows: int | None = Field(
         default=None,
@@ -59,7 +60,8 @@ class PsRequest(RequestModel):
         ge=0.0,
         lt=1.0,
         description="ρ_b, dimensionless: part of the load from low-rate flows that are never "
-        "bottlenecked here (002 §III.C), at most load; used for the regime.",
+        "bottlenecked here (002 §III.C), at most load. The other flows share the residual "
+        "capacity C(1 − ρ_b) at load (ρ − ρ_b)/(1 − ρ_b) (003 §5.1).",
     )
     max_loss: float = Field(
         default=0.01,
@@ -101,13 +103,15 @@ class PsResponse(ResponseModel):
     gamma: float = Field(
         ge=0.0,
         le=1.0,
-        description="γ, dimensionless: mean flow throughput as a fraction of C (003 eq. 1); 0 "
-        "in overload, where flow throughput tends to zero.",
+        description="γ, dimensionless: mean throughput of a flow outside the background, as a "
+        "fraction of C (003 eq. 1 on the residual capacity, times 1 − ρ_b); 0 in overload, "
+        "where flow throughput tends to zero.",
     )
     mean_flows: float | None = Field(
         default=None,
         ge=0.0,
-        description="Mean number of flows in progress, a count; null in overload (unbounded).",
+        description="Mean number of flows in progress outside the background, a count; null "
+        "in overload (unbounded).",
     )
     tail_probability: float | None = Field(
         default=None,

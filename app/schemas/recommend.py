@@ -98,9 +98,10 @@ class ScenarioIn(RequestModel):
         description="Largest congestion window a flow may use, in packets.",
     )
     paced: bool = Field(default=False, description="Whether senders pace over the RTT.")
-    congestion_control: Literal["reno", "cubic"] = Field(
+    congestion_control: Literal["reno", "cubic", "bbr", "dctcp"] = Field(
         default="cubic",
-        description="Senders' congestion control; sets the multiplicative decrease β.",
+        description="Senders' congestion control; sets the multiplicative decrease β and the "
+        "rules that apply (DCTCP's marking threshold, BBR's probing queue).",
     )
     load: float | None = Field(
         default=None,
@@ -111,6 +112,36 @@ class ScenarioIn(RequestModel):
     medium: Literal["electronic", "optical"] = Field(
         default="electronic",
         description="Buffer technology; an all-optical buffer holds a few dozen packets.",
+    )
+    aqm: Literal["none", "codel", "pie", "dualq"] = Field(
+        default="none",
+        description="Active queue management on the port: CoDel (RFC 8289), PIE (RFC 8033) or "
+        "the L4S DualQ Coupled AQM (RFC 9332). The AQM sets the standing queue; the buffer is "
+        "the hard limit above it.",
+    )
+    incast_senders: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_FLOWS,
+        description="Senders answering one request at once (datacenter fan-in), a count: "
+        "their initial windows arrive as one burst.",
+    )
+    initial_window_packets: float = Field(
+        default=10.0,
+        ge=1.0,
+        le=MAX_WINDOW_PACKETS,
+        description="Senders' initial window, in packets (10, RFC 6928).",
+    )
+    input_queued: bool = Field(
+        default=False,
+        description="Whether the switch is input-queued with virtual output queues (CIOQ, "
+        "000 §5.1).",
+    )
+    speedup: float | None = Field(
+        default=None, ge=1.0, le=64.0, description="Switch fabric speedup, dimensionless (CIOQ)."
+    )
+    ports: int | None = Field(
+        default=None, ge=2, le=1_000_000, description="Ports of the switch, a count (CIOQ)."
     )
 
     @model_validator(mode="after")
@@ -128,15 +159,18 @@ class ScenarioIn(RequestModel):
 class TargetsIn(RequestModel):
     """What the operator wants from the port."""
 
-    min_utilization: float = Field(
-        default=0.9,
+    min_utilization: float | None = Field(
+        default=None,
         gt=0.0,
         lt=1.0,
         description="Throughput wanted, dimensionless, as a fraction of what the traffic can "
-        "carry through the port.",
+        "carry through the port; 0.9 when not given (source: default).",
     )
-    max_loss: float = Field(
-        default=0.01, gt=0.0, lt=1.0, description="Largest packet loss probability."
+    max_loss: float | None = Field(
+        default=None,
+        gt=0.0,
+        lt=1.0,
+        description="Largest packet loss probability; 0.01 when not given (source: default).",
     )
     max_queueing_delay_s: (
         Annotated[
@@ -144,7 +178,8 @@ class TargetsIn(RequestModel):
             Field(
                 gt=0.0,
                 le=MAX_RTT_S,
-                description="Largest queueing delay B/C, in seconds (or e.g. '5 ms').",
+                description="Largest queueing delay B/C, in seconds (or e.g. '5 ms'); one "
+                "effective RTT when not given (source: default).",
             ),
             Unit("time"),
         ]
@@ -192,13 +227,27 @@ class PredictionOut(ResponseModel):
     normalized_utilization: float = Field(
         ge=0.0, le=1.0, description="Fraction of what the traffic can carry (vs. the target)."
     )
-    loss_probability: float = Field(ge=0.0, le=1.0)
+    loss_probability: float | None = Field(
+        ge=0.0, le=1.0, description="Null when the inputs do not decide it (N_b not given)."
+    )
     queueing_delay_s: float = Field(
         ge=0.0, description="Largest queueing delay, a full buffer at line rate, in seconds."
     )
     meets_utilization: bool
-    meets_loss: bool
+    meets_loss: bool | None
     meets_delay: bool
+
+
+class TargetOut(ResponseModel):
+    name: str = Field(description="min_utilization, max_loss or max_queueing_delay_s.")
+    value: float
+    source: Literal["default", "user"] = Field(description="Whether the user gave it.")
+
+
+class TargetCheckOut(ResponseModel):
+    name: str
+    source: Literal["default", "user"]
+    met: bool | None = Field(description="Null when the inputs do not decide it.")
 
 
 class RuleOut(ResponseModel):
@@ -218,15 +267,27 @@ class RuleOut(ResponseModel):
     status: Status = Field(description="fails if any assumption fails, else unknown if any is.")
     predicted: PredictionOut | None = None
     note: str | None = None
+    targets_met: list[TargetCheckOut] = Field(
+        description="Each target at this size: met or not, and whether the user gave it."
+    )
 
 
 class RegimeOut(ResponseModel):
-    regime: Literal["transparent", "elastic", "overload"]
+    regime: Literal["transparent", "elastic", "overload", "unknown"]
     reason: str
     sizing_rule: str
     warning: str | None = None
     source: str = Field(description="What decided the regime.")
     traffic_model: str = Field(description="The model used to predict performance.")
+    deciding_inputs: list[str] = Field(
+        description="When the regime is unknown: the inputs that would decide it."
+    )
+    saturation_probability: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="Probability that the flows' peak rates add up to the capacity (003 §4).",
+    )
 
 
 class RecommendedOut(ResponseModel):
@@ -242,12 +303,20 @@ class RecommendedOut(ResponseModel):
         default=None,
         description="Smallest buffer, in packets, at which utilization and loss targets are met.",
     )
+    targets_met: list[TargetCheckOut]
 
 
 class TradeOffOut(ResponseModel):
     conflict: str
     explanation: str
     alternatives: list[PredictionOut]
+    max_queueing_delay_s: float | None = Field(
+        default=None, description="The delay target, in seconds."
+    )
+    min_feasible_delay_s: float | None = Field(
+        default=None,
+        description="The smallest delay bound the other targets allow, in seconds (004 eq. 25).",
+    )
 
 
 class CurvesOut(ResponseModel):
@@ -271,6 +340,28 @@ class DerivedInputsOut(ResponseModel):
     bottlenecked_share: float
     loss_sync_q: float
     peak_rate_fraction: float | None = None
+    slowdown: float | None = Field(
+        default=None,
+        description="S: fewest slots between two packets of a flow, C/access or M/W_max when "
+        "paced (000 App. B), dimensionless.",
+    )
+
+
+class WhatIfOut(ResponseModel):
+    input: str = Field(description="The input that would change the answer.")
+    assumption: str
+    rule: str
+    buffer_packets: int | None = None
+    buffer_s: float | None = None
+    explanation: str
+
+
+class CIOQOut(ResponseModel):
+    emulates_output_queueing: bool
+    output_buffer_packets: float
+    voq_packets_per_input: float
+    note: str
+    input_buffer_packets: float
 
 
 class RecommendResponse(ResponseModel):
@@ -290,4 +381,13 @@ class RecommendResponse(ResponseModel):
     software_versions: dict[str, str] = Field(
         description="Versions of bufsize and of the numerical libraries (numpy, scipy, numba) "
         "that produced this answer."
+    )
+    targets: list[TargetOut] = Field(
+        description="The targets sized for, each with its value and source (default or user)."
+    )
+    what_if: list[WhatIfOut] = Field(
+        description="How the answer changes if an assumption is confirmed or an input given."
+    )
+    cioq: CIOQOut | None = Field(
+        default=None, description="Input and output buffers of an input-queued switch."
     )

@@ -14,11 +14,18 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field
 
 from app.schemas.common import BufferPacketsIn, RequestModel, ResponseModel, Unit
-from validation.simulator.scenario import MAX_FLOWS, MAX_WINDOW_LIMIT_PACKETS
+from validation.simulator.scenario import (
+    DEFAULT_RTT_JITTER_FRACTION,
+    MAX_FLOWS,
+    MAX_WINDOW_LIMIT_PACKETS,
+    SCENARIO_DEFAULTS,
+)
 
 MAX_BUFFER_SIZES = 64
 MAX_REPLICATIONS = 10_000  # hard ceiling; the service's max_replications is usually lower
 MAX_DURATION_S = 1e6
+#: The simulator's defaults (validation.simulator.Scenario), which the command line uses too.
+DEFAULTS = SCENARIO_DEFAULTS
 
 Rate = Annotated[float, Field(ge=1e3, le=1e15), Unit("rate")]
 Seconds = Annotated[float, Field(gt=0.0, le=MAX_DURATION_S), Unit("time")]
@@ -29,119 +36,153 @@ class SimulationScenarioIn(RequestModel):
     """The dumbbell to simulate: N sources behind their own access links, one bottleneck."""
 
     capacity_bps: Rate = Field(
-        default=100e6, description="Bottleneck rate, in bit/s (or e.g. '100 Mbit/s')."
+        default=DEFAULTS["capacity_bps"],
+        description="Bottleneck rate, in bit/s (or e.g. '100 Mbit/s').",
     )
     flows: int = Field(
-        default=40,
+        default=DEFAULTS["flows"],
         ge=1,
         le=MAX_FLOWS,
         description="Persistent flows, closed-loop users, or the most concurrent Poisson flows.",
     )
     rtt_s: Seconds = Field(
-        default=0.1,
+        default=DEFAULTS["rtt_s"],
         le=60.0,
         description="Mean two-way propagation delay, in seconds (or e.g. '100 ms').",
     )
-    rtt_jitter_s: SecondsOrZero = Field(
-        default=0.0,
+    rtt_jitter_s: SecondsOrZero | None = Field(
+        default=None,
         le=60.0,
-        description="Half-width of the uniform spread of the flows' RTTs, in s (< rtt_s).",
+        description="Half-width of the uniform spread of the flows' RTTs, in s (< rtt_s); by "
+        f"default {DEFAULT_RTT_JITTER_FRACTION:.0%} of rtt_s. 0 is allowed but warned about: "
+        "flows with one RTT phase-lock.",
     )
     access_bps: Rate = Field(
-        default=1e9, description="Rate of each source's access link, in bit/s (or '1 Gbit/s')."
+        default=DEFAULTS["access_bps"],
+        description="Rate of each source's access link, in bit/s (or '1 Gbit/s').",
     )
     max_window_packets: int = Field(
-        default=32,
+        default=DEFAULTS["max_window_packets"],
         ge=1,
         le=MAX_WINDOW_LIMIT_PACKETS,
         description="Maximum (advertised) window, in packets.",
     )
     packet_bytes: Annotated[int, Field(ge=1, le=1_000_000), Unit("size")] = Field(
-        default=1000, description="Payload per data packet (MSS), in bytes (or e.g. '1000 B')."
+        default=DEFAULTS["packet_bytes"],
+        description="Payload per data packet (MSS), in bytes (or e.g. '1000 B').",
     )
     header_bytes: Annotated[int, Field(ge=0, le=1_000_000), Unit("size")] = Field(
-        default=0, description="Extra bytes on the wire per data packet, in bytes."
+        default=DEFAULTS["header_bytes"],
+        description="Extra bytes on the wire per data packet, in bytes.",
     )
-    pacing: bool = Field(default=False, description="Space each flow's packets srtt/cwnd apart.")
+    pacing: bool = Field(
+        default=DEFAULTS["pacing"], description="Space each flow's packets srtt/cwnd apart."
+    )
     recovery: Literal["sack", "newreno"] = Field(
-        default="sack", description="Loss recovery: SACK (RFC 6675) or NewReno (RFC 6582)."
+        default=DEFAULTS["recovery"],
+        description="Loss recovery: SACK (RFC 6675) or NewReno (RFC 6582).",
     )
     delayed_ack: int = Field(
-        default=1, ge=1, le=64, description="In-order segments per ACK (1: no delayed ACKs)."
+        default=DEFAULTS["delayed_ack"],
+        ge=1,
+        le=64,
+        description="In-order segments per ACK (1: no delayed ACKs).",
     )
     delayed_ack_timeout_s: Seconds = Field(
-        default=0.2, description="Longest an acknowledgement is held, in seconds."
+        default=DEFAULTS["delayed_ack_timeout_s"],
+        description="Longest an acknowledgement is held, in seconds.",
     )
     initial_window_packets: int = Field(
-        default=2,
+        default=DEFAULTS["initial_window_packets"],
         ge=1,
         le=MAX_WINDOW_LIMIT_PACKETS,
         description="Initial congestion window, in packets.",
     )
     min_rto_s: Seconds = Field(
-        default=0.2, description="Lower bound of the retransmission timeout, in seconds."
+        default=DEFAULTS["min_rto_s"],
+        description="Lower bound of the retransmission timeout, in seconds.",
     )
     initial_rto_s: Seconds = Field(
-        default=1.0, description="Retransmission timeout before the first RTT sample, in s."
+        default=DEFAULTS["initial_rto_s"],
+        description="Retransmission timeout before the first RTT sample, in s.",
     )
     start_spread_s: SecondsOrZero = Field(
-        default=1.0, description="Flows start at times uniform in [0, start_spread_s), in s."
+        default=DEFAULTS["start_spread_s"],
+        description="Flows start at times uniform in [0, start_spread_s), in s.",
     )
     background_load: float = Field(
-        default=0.0,
+        default=DEFAULTS["background_load"],
         ge=0.0,
         lt=1.0,
         description="Load of Poisson background packets, dimensionless (fraction of capacity).",
     )
     traffic: Literal["persistent", "closed_loop", "poisson_flows", "open_loop"] = Field(
-        default="persistent",
+        default=DEFAULTS["traffic"],
         description="Persistent flows, closed-loop users, Poisson flow arrivals, or open-loop "
         "packets (no TCP).",
     )
     flow_size_distribution: Literal["fixed", "uniform", "pareto"] = Field(
-        default="fixed", description="Distribution of finite flow sizes."
+        default=DEFAULTS["flow_size_distribution"], description="Distribution of finite flow sizes."
     )
     flow_size_packets: float = Field(
-        default=1000.0, ge=1.0, le=1e12, description="Mean finite flow size, in packets."
+        default=DEFAULTS["flow_size_packets"],
+        ge=1.0,
+        le=1e12,
+        description="Mean finite flow size, in packets.",
     )
     pareto_shape: float = Field(
-        default=1.5, gt=1.0, le=100.0, description="Shape of Pareto flow sizes, dimensionless."
+        default=DEFAULTS["pareto_shape"],
+        gt=1.0,
+        le=100.0,
+        description="Shape of Pareto flow sizes, dimensionless.",
     )
     flow_arrival_rate_per_s: float = Field(
-        default=0.0, ge=0.0, le=1e9, description="Rate of Poisson flow arrivals, per second."
+        default=DEFAULTS["flow_arrival_rate_per_s"],
+        ge=0.0,
+        le=1e9,
+        description="Rate of Poisson flow arrivals, per second.",
     )
     open_loop_load: float = Field(
-        default=0.8,
+        default=DEFAULTS["open_loop_load"],
         gt=0.0,
         le=10.0,
         description="Offered load of open-loop packets, dimensionless (fraction of capacity).",
     )
     open_loop_arrivals: Literal["poisson", "periodic"] = Field(
-        default="poisson", description="Open-loop packet arrivals."
+        default=DEFAULTS["open_loop_arrivals"], description="Open-loop packet arrivals."
     )
     open_loop_sizes: Literal["fixed", "exponential"] = Field(
-        default="fixed", description="Open-loop packet sizes (mean packet_bytes + header_bytes)."
+        default=DEFAULTS["open_loop_sizes"],
+        description="Open-loop packet sizes (mean packet_bytes + header_bytes).",
     )
     discipline: Literal["droptail", "fq"] = Field(
-        default="droptail",
+        default=DEFAULTS["discipline"],
         description="Drop-tail FIFO, or per-flow fair queueing dropping from the longest queue.",
     )
     byte_mode: bool = Field(
-        default=False,
+        default=DEFAULTS["byte_mode"],
         description="The buffer holds buffer_packets x (packet_bytes + header_bytes) bytes.",
     )
-    duration_s: Seconds = Field(default=60.0, description="Simulated time, in seconds.")
+    duration_s: Seconds = Field(
+        default=DEFAULTS["duration_s"], description="Simulated time, in seconds."
+    )
     warmup_s: SecondsOrZero = Field(
-        default=10.0, description="Measures start after warmup_s, in seconds (< duration_s)."
+        default=DEFAULTS["warmup_s"],
+        description="Measures start after warmup_s, in seconds (< duration_s).",
     )
     interval_s: Seconds = Field(
-        default=1.0, description="Length of the per-interval throughput bins, in seconds."
+        default=DEFAULTS["interval_s"],
+        description="Length of the per-interval throughput bins, in seconds.",
     )
     sample_interval_s: Seconds = Field(
-        default=0.01, description="Period of the queue and cwnd traces, in seconds."
+        default=DEFAULTS["sample_interval_s"],
+        description="Period of the queue and cwnd traces, in seconds.",
     )
     traced_flows: int = Field(
-        default=4, ge=0, le=1024, description="Flows (the first ones) whose cwnd is traced."
+        default=DEFAULTS["traced_flows"],
+        ge=0,
+        le=1024,
+        description="Flows (the first ones) whose cwnd is traced.",
     )
 
 
@@ -200,6 +241,10 @@ class SimulationAccepted(ResponseModel):
     estimated_packets: int = Field(
         ge=0, description="Bottleneck packets the job simulates (simulator's estimate)."
     )
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="What the scenario allows but probably does not mean (a zero RTT jitter).",
+    )
 
 
 class SimulationSpecOut(ResponseModel):
@@ -250,6 +295,10 @@ class SimulationJob(ResponseModel):
     started_at: datetime | None
     finished_at: datetime | None
     request: SimulationSpecOut
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="What the scenario allows but probably does not mean (a zero RTT jitter).",
+    )
     results: list[BufferResult] = Field(
         description="One entry per finished buffer size, in increasing buffer size."
     )

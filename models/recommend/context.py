@@ -6,7 +6,13 @@ import math
 from dataclasses import dataclass
 
 from models.bscl import FEW_FLOWS_THRESHOLD, loss_synchronization
-from models.recommend.scenario import LinkScenario, Targets
+from models.recommend.scenario import (
+    DEFAULT_MAX_LOSS,
+    DEFAULT_MIN_UTILIZATION,
+    LinkScenario,
+    Targets,
+    TargetSource,
+)
 from models.rule_of_thumb import bdp_packets, harmonic_mean_rtt_s
 from models.tiny_buffers import tiny_buffers_load
 
@@ -35,12 +41,69 @@ OPTICAL_MAX_PACKETS = 50
 SLOWDOWN_PER_LOG2_W = 4.0
 
 
+#: Largest saturation probability (the flows' peak rates add up to the capacity) at which a
+#: link still counts as transparent. 003 §4: "the sum of flow peak rates is, with high
+#: probability, less than link capacity"; §6 item 3: "the link is rarely saturated". 5% is our
+#: reading of "rarely" (the 003 §5.2 example, peak 0.08 of the residual capacity at ρ_b = 0.5,
+#: is saturated 0.005% of the time).
+MAX_TRANSPARENT_SATURATION = 0.05
+
+
+@dataclass(frozen=True)
+class TargetValues:
+    """The targets with their defaults filled in, and where each came from."""
+
+    min_utilization: float
+    max_loss: float
+    max_queueing_delay_s: float
+    priority: str
+    sources: dict[str, TargetSource]
+
+    def source(self, name: str) -> TargetSource:
+        """``"user"`` or ``"default"`` for one target."""
+        return self.sources[name]
+
+    def user(self, name: str) -> bool:
+        """Whether the user gave this target."""
+        return self.sources[name] == "user"
+
+
+def resolve_targets(targets: Targets, effective_rtt_s: float) -> TargetValues:
+    """Fill each target the user left out with its documented default."""
+    sources: dict[str, TargetSource] = {
+        "min_utilization": "default" if targets.min_utilization is None else "user",
+        "max_loss": "default" if targets.max_loss is None else "user",
+        "max_queueing_delay_s": "default" if targets.max_queueing_delay_s is None else "user",
+    }
+    return TargetValues(
+        min_utilization=(
+            DEFAULT_MIN_UTILIZATION
+            if targets.min_utilization is None
+            else float(targets.min_utilization)
+        ),
+        max_loss=DEFAULT_MAX_LOSS if targets.max_loss is None else float(targets.max_loss),
+        max_queueing_delay_s=(
+            effective_rtt_s
+            if targets.max_queueing_delay_s is None
+            else float(targets.max_queueing_delay_s)
+        ),
+        priority=targets.priority,
+        sources=sources,
+    )
+
+
 @dataclass(frozen=True)
 class Context:
-    """The scenario, the targets and what follows from them (internal to the engine)."""
+    """The scenario, the targets and what follows from them (internal to the engine).
+
+    ``bottlenecked_flows`` is N_b when the user gave it, else N: the count the
+    congestion-limited rules use, labelled so (``bottlenecked_flows_given``). The loss
+    constraint is applied only when N_b is given; with N_b unknown it is shown as the worst
+    case (all N flows bottlenecked here) beside the recommendation.
+    """
 
     scenario: LinkScenario
-    targets: Targets
+    targets: TargetValues
     effective_rtt_s: float
     bdp_packets: float
     packet_time_s: float
@@ -61,16 +124,34 @@ class Context:
         return SLOWDOWN_PER_LOG2_W * max(1.0, math.log2(w))
 
     @property
-    def max_delay_packets(self) -> int | None:
-        """Largest whole buffer meeting the delay bound (at least 1), or None without one."""
+    def max_delay_packets(self) -> int:
+        """Largest whole buffer meeting the delay target (at least 1)."""
         d = self.targets.max_queueing_delay_s
-        if d is None:
-            return None
         return max(1, math.floor(d / self.packet_time_s * (1.0 + 1e-12)))
+
+    @property
+    def label(self) -> str:
+        """``"N_b"`` when the user gave N_b, else ``"N"``."""
+        return "N_b" if self.bottlenecked_flows_given else "N"
+
+
+def slowdown(scenario: LinkScenario, bdp_packets: float) -> float | None:
+    """S, the fewest packet slots between two packets of one flow (000 §3.4, App. B).
+
+    ``C/access`` when the access rate is known; when hosts pace, ``M/W_max`` with
+    ``M = C·RTT`` slots per RTT (a paced window of W_max packets is spread over the RTT); the
+    larger of the two when both apply. None when neither is known.
+    """
+    candidates = []
+    if scenario.access_bps is not None:
+        candidates.append(scenario.capacity_bps / scenario.access_bps)
+    if scenario.paced and scenario.max_window_packets is not None:
+        candidates.append(bdp_packets / scenario.max_window_packets)
+    return max(candidates) if candidates else None
 
 
 def derive(scenario: LinkScenario, targets: Targets) -> Context:
-    """Compute the effective RTT, BDP, window-limited load, N_b, q and rate ratios."""
+    """Compute the effective RTT, BDP, window-limited load, N_b, q, rate ratios and targets."""
     t_e = harmonic_mean_rtt_s(list(scenario.rtts_s))
     bdp = float(bdp_packets(scenario.capacity_bps, t_e, scenario.packet_bytes))
     packet_time = 8.0 * scenario.packet_bytes / scenario.capacity_bps
@@ -93,12 +174,9 @@ def derive(scenario: LinkScenario, targets: Targets) -> Context:
             candidates.append(w * 8.0 * scenario.packet_bytes / t_e)
         peak = min(candidates) if candidates else None
     peak_fraction = None if peak is None else min(1.0, peak / scenario.capacity_bps)
-    slowdown = None
-    if scenario.access_bps is not None:
-        slowdown = scenario.capacity_bps / scenario.access_bps
     return Context(
         scenario=scenario,
-        targets=targets,
+        targets=resolve_targets(targets, t_e),
         effective_rtt_s=t_e,
         bdp_packets=bdp,
         packet_time_s=packet_time,
@@ -108,5 +186,5 @@ def derive(scenario: LinkScenario, targets: Targets) -> Context:
         bottlenecked_share=share,
         loss_sync_q=q,
         peak_rate_fraction=peak_fraction,
-        slowdown=slowdown,
+        slowdown=slowdown(scenario, bdp),
     )

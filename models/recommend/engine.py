@@ -8,13 +8,17 @@ from dataclasses import replace
 
 import numpy as np
 
+from models.bscl import bscl_buffer
+from models.cioq import cioq_advice
 from models.optical import optical_fifo_design
 from models.provenance import software_versions
 from models.recommend.context import (
     DESYNCHRONIZED_FLOWS,
     FEW_FLOWS,
+    MAX_TRANSPARENT_SATURATION,
     OPTICAL_MAX_PACKETS,
     Context,
+    TargetValues,
     derive,
 )
 from models.recommend.performance import TrafficModel
@@ -26,11 +30,17 @@ from models.recommend.result import (
     RecommendedSize,
     RegimeInfo,
     RuleResult,
+    Target,
+    TargetCheck,
     TradeOff,
+    WhatIf,
 )
 from models.recommend.rules import (
+    BBR,
     BSCL,
+    DCTCP,
     MD_BETA,
+    PACED,
     RULE_OF_THUMB,
     SQRT_N,
     TINY,
@@ -59,16 +69,18 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
     scenario : LinkScenario
         The port and its traffic (SI units).
     targets : Targets, optional
-        Minimum utilization, maximum loss and maximum queueing delay; defaults of
-        :class:`Targets` when omitted.
+        Minimum utilization, maximum loss and maximum queueing delay; a target not given takes
+        its documented default and is marked ``source: default`` in the result.
 
     Returns
     -------
     Recommendation
         Each rule's buffer in packets, bytes and seconds with its assumptions marked holds,
-        fails or unknown and the predicted utilization, loss and delay at that size; the regime;
-        the recommended size, the rule that governs it and why; a trade-off when no size meets
-        every target; curves for plotting. ``to_dict()`` gives JSON-ready values.
+        fails or unknown, the predicted utilization, loss and delay at that size and which
+        targets it meets (and whether the user gave them); the regime and the inputs that
+        would decide it; the recommended size, the rule that governs it and why; what the
+        answer would be if the user confirmed an assumption or gave a missing input
+        (``what_if``); a trade-off when no size meets every target; curves for plotting.
 
     Raises
     ------
@@ -79,18 +91,25 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
     -----
     The engine picks one traffic model (:mod:`models.recommend.performance`):
 
-    1. window-limited flows (ρ = N·W/(C·RTT) < 1): the tiny-buffers theorem governs;
-    2. a transparent regime (load < 1, small peak rates; :func:`models.regimes.classify_regime`):
-       ρ^B <= ε governs;
-    3. otherwise long-lived flows congest the port: fewer than 5 of them, the rule of thumb
-       (with β for CUBIC); N_b given, BSCL; N_b unknown and N >= 100, sqrt(N); else BSCL with
-       N_b = N.
+    1. window-limited flows (ρ = N·W/(C·RTT) < 1): the tiny-buffers theorem governs, and
+       the paced-traffic bound (000 Thm 2) where pacing or slow access links make it apply;
+    2. a transparent regime (load < 1, small peak rates, the peak rates summing below C with
+       high probability; :func:`models.regimes.classify_regime`): ρ^B <= ε governs;
+    3. otherwise long-lived flows congest the port: fewer than 5 of them, the single-flow rule
+       (C·T_e·(1−β)/β); N_b given, BSCL; DCTCP, its marking threshold plus the incast burst;
+       BBR with few flows, its probing queue; many flows, sqrt(N).
 
-    The governing rule's size is rounded up to whole packets and raised to the smallest size at
-    which the model predicts the utilization and loss targets are met. The delay bound (and the
-    optical limit) caps it; when the cap is below what utilization and loss need, the engine
-    reports the trade-off and, as 004 §V does, keeps utilization and loss unless
-    ``targets.priority`` is ``"delay"``. The optical limit always caps.
+    Unknowns stay unknown: without N_b the loss of long-lived flows is not predicted (N_b = N
+    is never assumed for the loss constraint); the BSCL size for the worst case, all N flows
+    bottlenecked here, is shown in ``what_if``. Without a load the regime is ``unknown`` and
+    ``deciding_inputs`` names what would decide it.
+
+    Targets the user did not give never push the buffer past C·T_e: the default delay target
+    is one effective RTT. A size above it is recommended only when a target the user gave
+    requires it, and the reason says which and what it costs in queueing delay. A delay bound
+    the user gave caps the size; when it is below what the user's utilization and loss
+    targets (or BSCL's size, 004 eq. 25) need, the result is ``feasible: false`` with both
+    delays, and ``targets.priority`` chooses the side (004 §V keeps utilization and loss).
 
     Assumptions:
 
@@ -100,9 +119,14 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
 
     References
     ----------
-    .. [1] Y. Ganjali, PhD thesis (seed ``000_9b46cc70677d86b3.txt``), ch. 2-3, App. A-B.
+    .. [1] Y. Ganjali, PhD thesis (seed ``000_9b46cc70677d86b3.txt``), ch. 2-3, §5.1, App. A-B.
     .. [2] J. Augé, J. Roberts (seeds ``002_e29b74a3ab8ed403.txt``, ``003_04878e78c5c6bb91.txt``).
     .. [3] A. Dhamdhere, H. Jiang, C. Dovrolis (seed ``004_cb0749363e88d206.txt``), §II, §V.
+    .. [4] M. Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010, §3.4; RFC 8257.
+    .. [5] N. Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM Queue 14(5),
+       2016; IETF draft-cardwell-iccrg-bbr-congestion-control.
+    .. [6] B. Spang, S. Arslan, N. McKeown, "Updating the theory of buffer sizing",
+       Performance Evaluation 2021.
     """
     targets = targets if targets is not None else Targets()
     ctx = derive(scenario, targets)
@@ -112,6 +136,21 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
     classified = regime.regime if regime.source == "models.regimes" else None
     rules = _with_predictions(all_rules(ctx, classified), model, ctx)
     governing = next(r for r in rules if r.rule == governing_id)
+    paced = next((r for r in rules if r.rule == PACED), None)
+    if (
+        governing.rule == TINY
+        and paced is not None
+        and paced.buffer_packets is not None
+        and governing.buffer_packets is not None
+        and paced.buffer_packets < governing.buffer_packets
+        and paced.assumptions[1].status == "holds"
+    ):
+        # Paced senders or slow access links: 000 Thm 2's bound is the tighter of the two.
+        governing = paced
+        why += (
+            f"; the paced-traffic bound needs only {paced.buffer_packets:,} packets against "
+            f"the Poisson bound's {next(r for r in rules if r.rule == TINY).buffer_packets:,}"
+        )
     assert governing.buffer_packets is not None
     recommended, trade_off = _size(ctx, model, governing, why)
     optical = None
@@ -120,6 +159,13 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
             recommended.buffer_packets,
             packet_bytes=scenario.packet_bytes,
             capacity_bps=scenario.capacity_bps,
+        )
+    cioq = None
+    if scenario.input_queued and scenario.ports is not None:
+        cioq = cioq_advice(
+            recommended.buffer_packets,
+            scenario.ports,
+            scenario.speedup if scenario.speedup is not None else 2.0,
         )
     warnings = _warnings(ctx, regime, governing)
     return Recommendation(
@@ -134,6 +180,7 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
             bottlenecked_share=ctx.bottlenecked_share,
             loss_sync_q=ctx.loss_sync_q,
             peak_rate_fraction=ctx.peak_rate_fraction,
+            slowdown=ctx.slowdown,
         ),
         rules=rules,
         regime=regime,
@@ -144,6 +191,12 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
         optical=optical,
         warnings=warnings,
         software_versions=dict(software_versions()),
+        targets=tuple(
+            Target(name=name, value=getattr(ctx.targets, name), source=ctx.targets.source(name))
+            for name in ("min_utilization", "max_loss", "max_queueing_delay_s")
+        ),
+        what_if=_what_if(ctx, regime, model),
+        cioq=cioq,
     )
 
 
@@ -162,23 +215,51 @@ def _regime(ctx: Context) -> RegimeInfo:
     load = sc.load
     if load is None and rho_w is not None and rho_w < 1.0:
         load = rho_w
-    if load is None:
-        reason = (
-            "no load given: long-lived flows are taken to saturate the port"
-            if rho_w is None
-            else f"no load given; at their largest windows the flows offer {rho_w:.3g}× C"
-        )
+    if load is None and ctx.bottlenecked_flows_given:
         return RegimeInfo(
             regime="elastic",
-            reason=reason,
-            sizing_rule="size for the flows bottlenecked here (rule of thumb, sqrt(N), BSCL)",
+            reason=(
+                f"N_b = {ctx.bottlenecked_flows} flows are bottlenecked here (given): "
+                "congestion control shares the capacity among them (002 §III.C, 003 §3.3)"
+            ),
+            sizing_rule="size for the flows bottlenecked here (BSCL, 004 Fig. 4)",
             warning=None,
-            source="assumed",
+            source="bottlenecked_flows",
             traffic_model="",
+            deciding_inputs=(),
+        )
+    if load is None:
+        deciding = ["load"]
+        if sc.peak_rate_bps is None and sc.access_bps is None:
+            deciding.append("peak_rate_bps")
+        if sc.max_window_packets is None:
+            deciding.append("max_window_packets")
+        reason = (
+            "the inputs do not decide it: without the offered load the link may be transparent "
+            "(peak rates summing below C with high probability, 003 §4), elastic (flows "
+            "bottlenecked here) or overloaded"
+        )
+        if rho_w is not None:
+            reason += f"; at their largest windows the flows could offer {rho_w:.3g}× C"
+        return RegimeInfo(
+            regime="unknown",
+            reason=reason + ". Give " + ", ".join(deciding) + " to decide it.",
+            sizing_rule=(
+                "sized for long-lived flows congested here (the regime needing the most buffer "
+                "short of overload); the utilization rules apply, the loss constraint needs N_b"
+            ),
+            warning=None,
+            source="unknown",
+            traffic_model="",
+            deciding_inputs=tuple(deciding),
         )
     assessment = classify_regime(
-        load, peak_rate_fraction=ctx.peak_rate_fraction, max_loss=ctx.targets.max_loss
+        load,
+        peak_rate_fraction=ctx.peak_rate_fraction,
+        max_loss=ctx.targets.max_loss,
+        max_saturation_probability=MAX_TRANSPARENT_SATURATION,
     )
+    sat = assessment.saturation_probability
     return RegimeInfo(
         regime=str(assessment.regime),
         reason=str(assessment.reason),
@@ -186,6 +267,8 @@ def _regime(ctx: Context) -> RegimeInfo:
         warning=None if assessment.warning is None else str(assessment.warning),
         source="models.regimes",
         traffic_model="",
+        deciding_inputs=(),
+        saturation_probability=None if sat is None else float(sat),
     )
 
 
@@ -203,12 +286,18 @@ def _choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
             max_window_packets=w,
             flows=sc.flows,
             rtt_s=ctx.effective_rtt_s,
+            slowdown=ctx.slowdown,
         )
         why = (
             f"The {sc.flows} flows are window-limited: at their largest window "
             f"(W = {w:g} packets) they offer ρ = N·W/(C·RTT) = {rho_w:.3g} of the port, so none "
             "is bottlenecked here and the tiny-buffers theorem (000 Thm 1) applies"
         )
+        if ctx.slowdown is not None:
+            why += (
+                f"; with slowdown S = {ctx.slowdown:.3g} the paced-traffic bound (000 Thm 2, "
+                "App. B) is used where it is the better of the two"
+            )
         return model, TINY, why
     if regime.regime == "transparent" and sc.load is not None and sc.load < 1.0:
         model = TrafficModel(
@@ -220,12 +309,13 @@ def _choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
         )
         why = (
             f"Transparent regime at load ρ = {sc.load:.3g}: the flows' peak rates are small "
-            "against the capacity, so the buffer only absorbs packet-scale coincidences and "
-            "ρ^B <= ε sizes it (003 §4.2)"
+            "against the capacity and add up to it only "
+            f"{_share(regime.saturation_probability or 0.0)} of the time, so the buffer only "
+            "absorbs packet-scale coincidences and ρ^B <= ε sizes it (003 §4.2)"
         )
         return model, TRANSPARENT, why
     n = ctx.bottlenecked_flows
-    label = "N_b" if ctx.bottlenecked_flows_given else "N"
+    label = ctx.label
     model = TrafficModel(
         kind="congested_tcp",
         capacity_bps=sc.capacity_bps,
@@ -239,7 +329,15 @@ def _choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
         md_beta=sc.md_beta,
         loss_sync_q=ctx.loss_sync_q,
         desynchronized=n >= DESYNCHRONIZED_FLOWS,
+        loss_known=ctx.bottlenecked_flows_given,
     )
+    if sc.congestion_control == "dctcp":
+        why = (
+            "DCTCP senders with ECN marking at this port: the marking threshold K > C·RTT/7 "
+            "keeps the link busy with a small standing queue (Alizadeh et al. SIGCOMM 2010 "
+            "§3.4; RFC 8257), and the buffer above K absorbs synchronized fan-in bursts"
+        )
+        return model, DCTCP, why
     if n < FEW_FLOWS:
         rule = RULE_OF_THUMB if sc.congestion_control == "reno" else MD_BETA
         why = (
@@ -250,7 +348,7 @@ def _choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
         if rule == MD_BETA:
             why += (
                 f", with {sc.congestion_control}'s decrease β = {sc.md_beta:g} "
-                "(RFC 9438: B = C·RTT·(1−β)/β)"
+                "(B = C·RTT·(1−β)/β; RFC 9438 §4.6; Spang, Arslan, McKeown 2021)"
             )
         return model, rule, why
     if ctx.bottlenecked_flows_given:
@@ -260,29 +358,51 @@ def _choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
             "ignores the loss rate (004 §I)"
         )
         return model, BSCL, why
+    if sc.congestion_control == "bbr" and n < DESYNCHRONIZED_FLOWS:
+        why = (
+            f"N = {n} BBR flows: BBR paces at its bottleneck-bandwidth estimate and its "
+            "ProbeBW phase sends 1.25× that rate for one round trip, a queue of 0.25·C·T_e "
+            "(Cardwell et al. 2016); N_b is not given, so the loss constraint is not sized"
+        )
+        return model, BBR, why
     if n >= DESYNCHRONIZED_FLOWS:
         why = (
             f"N = {n} long-lived flows (>= {DESYNCHRONIZED_FLOWS}) desynchronize, so the "
-            "aggregate window varies like √N and the sqrt(N) rule applies (000 §2.2.2)"
+            "aggregate window varies like √N and the sqrt(N) rule applies (000 §2.2.2; for "
+            "CUBIC and BBR too, Spang, Arslan, McKeown 2021). N_b is not given: the flows are "
+            "counted as long-lived for utilization only, and the loss constraint is shown as "
+            "the worst case (what_if), not applied"
         )
         return model, SQRT_N, why
+    rule = RULE_OF_THUMB if sc.congestion_control == "reno" else MD_BETA
     why = (
-        f"N = {n} flows: too many for the single-flow rule, too few to ignore loss "
-        "synchronization (004 §I); BSCL models partial synchronization (with N_b = N)"
+        f"N = {n} flows and N_b not given: too many to be sure of synchronized losses, too "
+        "few to rely on desynchronization (004 §I), so the single-flow rule, which needs no "
+        "synchronization assumption, sizes for utilization; give N_b for BSCL (004 Fig. 4)"
     )
-    return model, BSCL, why
+    return model, rule, why
 
 
 # --- predictions ------------------------------------------------------------------------------
 
 
-def predict(model: TrafficModel, targets: Targets, buffer_packets: float) -> Prediction:
+def predict(
+    model: TrafficModel, targets: Targets | TargetValues, buffer_packets: float
+) -> Prediction:
     """The model's utilization, loss and delay at one buffer size, checked against targets."""
-    return _predict_many(model, targets, [float(buffer_packets)])[0]
+    return _predict_many(model, _values(model, targets), [float(buffer_packets)])[0]
+
+
+def _values(model: TrafficModel, targets: Targets | TargetValues) -> TargetValues:
+    if isinstance(targets, TargetValues):
+        return targets
+    from models.recommend.context import resolve_targets
+
+    return resolve_targets(targets, model.rtt_s)
 
 
 def _predict_many(
-    model: TrafficModel, targets: Targets, sizes: Sequence[float]
+    model: TrafficModel, targets: TargetValues, sizes: Sequence[float]
 ) -> list[Prediction]:
     """:func:`predict` at several sizes with one evaluation of the model (same numbers).
 
@@ -295,19 +415,34 @@ def _predict_many(
     loss = model.loss_probability(b)
     delay = model.queueing_delay_s(b)
     d_max = targets.max_queueing_delay_s
-    return [
-        Prediction(
-            buffer_packets=float(size),
-            utilization=float(u[i]),
-            normalized_utilization=float(nu[i]),
-            loss_probability=float(loss[i]),
-            queueing_delay_s=float(delay[i]),
-            meets_utilization=float(nu[i]) >= targets.min_utilization * (1.0 - _TOLERANCE),
-            meets_loss=float(loss[i]) <= targets.max_loss * (1.0 + _TOLERANCE),
-            meets_delay=d_max is None or float(delay[i]) <= d_max * (1.0 + _TOLERANCE),
+    out = []
+    for i, size in enumerate(sizes):
+        loss_i = float(loss[i])
+        known = math.isfinite(loss_i)
+        out.append(
+            Prediction(
+                buffer_packets=float(size),
+                utilization=float(u[i]),
+                normalized_utilization=float(nu[i]),
+                loss_probability=loss_i if known else None,
+                queueing_delay_s=float(delay[i]),
+                meets_utilization=float(nu[i]) >= targets.min_utilization * (1.0 - _TOLERANCE),
+                meets_loss=(loss_i <= targets.max_loss * (1.0 + _TOLERANCE)) if known else None,
+                meets_delay=float(delay[i]) <= d_max * (1.0 + _TOLERANCE),
+            )
         )
-        for i, size in enumerate(sizes)
-    ]
+    return out
+
+
+def _checks(p: Prediction | None, t: TargetValues) -> tuple[TargetCheck, ...]:
+    """Which targets a prediction meets, each with its source."""
+    if p is None:
+        return ()
+    return (
+        TargetCheck("min_utilization", t.source("min_utilization"), p.meets_utilization),
+        TargetCheck("max_loss", t.source("max_loss"), p.meets_loss),
+        TargetCheck("max_queueing_delay_s", t.source("max_queueing_delay_s"), p.meets_delay),
+    )
 
 
 def _with_predictions(
@@ -318,36 +453,103 @@ def _with_predictions(
     predictions = iter(
         _predict_many(model, ctx.targets, [float(r.buffer_packets or 0) for r in sized])
     )
-    return tuple(
-        r if r.buffer_packets is None else replace(r, predicted=next(predictions)) for r in rules
-    )
+    out = []
+    for r in rules:
+        if r.buffer_packets is None:
+            out.append(r)
+            continue
+        p = next(predictions)
+        out.append(replace(r, predicted=p, targets_met=_checks(p, ctx.targets)))
+    return tuple(out)
 
 
-def _throughput_verdicts(model: TrafficModel, targets: Targets) -> Callable[[Sizes], Verdicts]:
-    """Whether utilization and loss targets are met, at many sizes at once (never open)."""
+def _throughput_verdicts(
+    model: TrafficModel, targets: TargetValues, utilization: bool = True, loss: bool = True
+) -> Callable[[Sizes], Verdicts]:
+    """Whether the utilization and (when decided) loss targets are met, at many sizes."""
 
     def decide(sizes: Sizes) -> Verdicts:
-        u = model.utilization(sizes)
-        nu = np.minimum(1.0, u / model.max_utilization)
-        loss = model.loss_probability(sizes)
-        ok = (nu >= targets.min_utilization * (1.0 - _TOLERANCE)) & (
-            loss <= targets.max_loss * (1.0 + _TOLERANCE)
-        )
+        ok = np.ones(sizes.shape, dtype=bool)
+        if utilization:
+            u = model.utilization(sizes)
+            nu = np.minimum(1.0, u / model.max_utilization)
+            ok &= nu >= targets.min_utilization * (1.0 - _TOLERANCE)
+        if loss and model.loss_known:
+            ok &= model.loss_probability(sizes) <= targets.max_loss * (1.0 + _TOLERANCE)
         out: Verdicts = np.where(ok, TRUE, FALSE).astype(np.int8)
         return out
 
     return decide
 
 
+def _smallest(
+    model: TrafficModel, t: TargetValues, utilization: bool = True, loss: bool = True
+) -> int | None:
+    # The traffic models cost about the same for one size or a hundred: one batch for all
+    # the doubling steps, six bisection steps per batch.
+    return smallest_integer_batched(
+        _throughput_verdicts(model, t, utilization, loss),
+        SEARCH_MAX_PACKETS,
+        depth=6,
+        doublings=64,
+    )
+
+
 # --- the recommended size ---------------------------------------------------------------------
 
 
 def _describe(p: Prediction) -> str:
+    loss = "unknown (N_b not given)" if p.loss_probability is None else f"{p.loss_probability:.2g}"
     return (
         f"{p.buffer_packets:,.0f} packets: utilization {p.utilization:.1%} of C "
         f"({p.normalized_utilization:.1%} of what the traffic can carry), loss "
-        f"{p.loss_probability:.2g}, queueing delay up to {p.queueing_delay_s * 1e3:.3g} ms"
+        f"{loss}, queueing delay up to {p.queueing_delay_s * 1e3:.3g} ms"
     )
+
+
+def _share(probability: float) -> str:
+    """A probability as a percentage, in scientific notation when below 0.01%."""
+    return f"{probability:.2%}" if probability >= 1e-4 else f"{probability * 100:.1e}%"
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3g} ms"
+
+
+def _user_required(ctx: Context, model: TrafficModel, governing: RuleResult) -> tuple[int, str]:
+    """The size the targets the user gave require, and which they are ('' when none).
+
+    The model's smallest size meeting the user's utilization and loss targets; when BSCL
+    governs (the user gave N_b), also BSCL's own size when its utilization term governs or
+    the user gave the loss target its loss term is sized for (004 eq. 25).
+    """
+    t = ctx.targets
+    user_u, user_l = t.user("min_utilization"), t.user("max_loss")
+    required, names = 0, []
+    if user_u or (user_l and model.loss_known):
+        found = _smallest(model, t, utilization=user_u, loss=user_l)
+        if found is not None:
+            required = found
+        if user_u:
+            names.append(f"utilization >= {t.min_utilization:.0%}")
+        if user_l and model.loss_known:
+            names.append(f"loss <= {t.max_loss:.2g}")
+    sc = ctx.scenario
+    if governing.rule == DCTCP and sc.incast_senders is not None:
+        assert governing.buffer_packets is not None
+        if governing.buffer_packets > required:
+            required = governing.buffer_packets
+            names.append(
+                f"absorbing the fan-in burst you gave ({sc.incast_senders} senders × "
+                f"{sc.initial_window_packets:g} packets) above DCTCP's marking threshold"
+            )
+    if governing.rule == BSCL and governing.buffer_packets is not None:
+        loss_term = "loss governs" in (governing.note or "")
+        if not loss_term or user_l:
+            if governing.buffer_packets > required:
+                required = governing.buffer_packets
+                names.append(f"BSCL's size for {t.max_loss:.2g} loss at ~100% utilization")
+    return required, " and ".join(names)
 
 
 def _size(
@@ -357,32 +559,34 @@ def _size(
     sc = ctx.scenario
     rule_b = governing.buffer_packets
     assert rule_b is not None
-    # The traffic models cost about the same for one size or a hundred: one batch for all
-    # the doubling steps, six bisection steps per batch.
-    need = smallest_integer_batched(
-        _throughput_verdicts(model, t), SEARCH_MAX_PACKETS, depth=6, doublings=64
-    )
+    need = _smallest(model, t)
+    delay_user = t.user("max_queueing_delay_s")
     delay_cap = ctx.max_delay_packets
+    if not delay_user:
+        # The default delay target is one RTT: C·T_e rounded up to whole packets, the rule of
+        # thumb's own size.
+        delay_cap = max(delay_cap, math.ceil(ctx.bdp_packets * (1.0 - 1e-12)))
     optical_cap = OPTICAL_MAX_PACKETS if sc.medium == "optical" else None
     parts = [why + "."]
     parts.append(f"{governing.name} gives {rule_b:,} packets ({governing.equation}).")
     trade_off: TradeOff | None = None
+    required, required_by = _user_required(ctx, model, governing)
 
     if need is None:
-        chosen = rule_b
+        chosen = min(rule_b, delay_cap) if not delay_user else rule_b
         top = predict(model, t, SEARCH_MAX_PACKETS)
         missing = []
         if not top.meets_utilization:
             missing.append(
-                f"utilization {t.min_utilization:.0%} (at most "
+                f"utilization {t.min_utilization:.0%} ({t.source('min_utilization')}; at most "
                 f"{top.normalized_utilization:.1%} at any size)"
             )
-        if not top.meets_loss:
+        if top.meets_loss is False:
             missing.append(
-                f"loss {t.max_loss:.2g} (never below {top.loss_probability:.2g} at any size)"
+                f"loss {t.max_loss:.2g} ({t.source('max_loss')}; never below "
+                f"{top.loss_probability:.2g} at any size)"
             )
-        if delay_cap is not None:
-            chosen = min(chosen, delay_cap)
+        chosen = min(chosen, delay_cap)
         if optical_cap is not None:
             chosen = min(chosen, optical_cap)
         trade_off = TradeOff(
@@ -396,42 +600,70 @@ def _size(
         )
         parts.append("The targets cannot all be met at any size: see the trade-off.")
     else:
-        chosen = max(rule_b, need)
+        base = max(rule_b, need)
         if need > rule_b:
             parts.append(
                 f"Raised to {need:,} packets, the smallest size at which the model predicts "
-                f"utilization >= {t.min_utilization:.0%} and loss <= {t.max_loss:.2g}."
+                f"utilization >= {t.min_utilization:.0%}"
+                + (f" and loss <= {t.max_loss:.2g}" if model.loss_known else "")
+                + "."
             )
-        caps = [(c, label) for c, label in ((delay_cap, "delay"), (optical_cap, "optical")) if c]
-        for cap, label in caps:
-            if chosen <= cap:
-                continue
-            if need <= cap:
-                chosen = cap
-                what = (
-                    f"the {(t.max_queueing_delay_s or 0.0) * 1e3:.3g} ms delay bound"
-                    if label == "delay"
-                    else f"the {OPTICAL_MAX_PACKETS}-packet optical limit"
-                )
+        if not delay_user:
+            ceiling = max(delay_cap, required)
+            chosen = min(base, ceiling)
+            if chosen < base:
                 parts.append(
-                    f"Capped at {cap:,} packets by {what}; the model still predicts the "
-                    "utilization and loss targets are met there."
+                    f"Capped at {chosen:,} packets ({_ms(chosen * ctx.packet_time_s)}, one RTT "
+                    "of queueing: the default delay target); the default targets alone would "
+                    f"take {base:,} packets ({_ms(base * ctx.packet_time_s)}). Targets you did "
+                    "not give never push the buffer past the bandwidth-delay product; set "
+                    "max_loss or min_utilization to size for them."
                 )
-                continue
-            trade_off = _conflict(ctx, model, need, cap, label)
-            if label == "optical" or t.priority == "delay":
-                chosen = cap
+            if chosen > delay_cap:
+                cost = chosen * ctx.packet_time_s
                 parts.append(
-                    f"Capped at {cap:,} packets by the {label} limit, below the {need:,} "
-                    "that utilization and loss need: see the trade-off."
+                    f"Above the bandwidth-delay product because your target ({required_by}) "
+                    f"requires it: {chosen:,} packets cost up to {_ms(cost)} of queueing, "
+                    f"{cost / ctx.effective_rtt_s:.3g}× the RTT."
+                )
+        elif base <= delay_cap:
+            chosen = base
+        elif required <= delay_cap:
+            chosen = delay_cap
+            parts.append(
+                f"Capped at {delay_cap:,} packets by your {_ms(t.max_queueing_delay_s)} delay "
+                f"bound; the defaults alone would take {base:,} packets."
+            )
+        else:
+            trade_off = _conflict(ctx, model, required, delay_cap, "delay", required_by)
+            if t.priority == "delay":
+                chosen = delay_cap
+                parts.append(
+                    f"Capped at {delay_cap:,} packets by your delay bound, below the "
+                    f"{required:,} that {required_by} need: infeasible, see the trade-off."
                 )
             else:
-                chosen = need
+                chosen = max(required, min(base, delay_cap))
                 parts.append(
-                    f"This exceeds the delay bound ({cap:,} packets); utilization and loss are "
-                    "kept first as in 004 §V: see the trade-off."
+                    f"This exceeds your delay bound ({delay_cap:,} packets, "
+                    f"{_ms(t.max_queueing_delay_s)}): infeasible by "
+                    f"{_ms(chosen * ctx.packet_time_s - t.max_queueing_delay_s)}; "
+                    f"{required_by} are kept first as in 004 §V: see the trade-off."
                 )
+        if optical_cap is not None and chosen > optical_cap:
+            if base > optical_cap:
+                trade_off = _conflict(ctx, model, base, optical_cap, "optical", required_by)
+            chosen = optical_cap
+            parts.append(
+                f"Capped at {optical_cap:,} packets by the optical limit: see the trade-off."
+            )
     predicted = predict(model, t, chosen)
+    if delay_user and not predicted.meets_delay and trade_off is None:
+        # A delay bound below one packet's transmission time: no buffer meets it.
+        trade_off = _conflict(
+            ctx, model, chosen, delay_cap, "delay", required_by or "holding one packet"
+        )
+        parts.append("Your delay bound is below one packet time at line rate: see the trade-off.")
     parts.append("Predicted at " + _describe(predicted) + ".")
     unknown = [a.text for a in governing.assumptions if a.status == "unknown"]
     failing = [a.text for a in governing.assumptions if a.status == "fails"]
@@ -439,6 +671,18 @@ def _size(
         parts.append("Assumptions that fail: " + "; ".join(failing) + ".")
     if unknown:
         parts.append("Not verified from the inputs: " + "; ".join(unknown) + ".")
+    defaults = [n for n in ("min_utilization", "max_loss", "max_queueing_delay_s") if not t.user(n)]
+    if defaults:
+        parts.append(
+            "Default targets (not given): "
+            + ", ".join(f"{n} = {getattr(t, n):.3g}" for n in defaults)
+            + "."
+        )
+    if sc.aqm != "none":
+        parts.append(
+            "This is the hard limit of the buffer; the AQM keeps the standing queue near its "
+            "own target (see its rule), well below it."
+        )
     recommended = RecommendedSize(
         rule=governing.rule,
         buffer_packets=int(chosen),
@@ -447,21 +691,25 @@ def _size(
         reason=" ".join(parts),
         predicted=predicted,
         minimum_meeting_targets_packets=need,
+        targets_met=_checks(predicted, t),
     )
     return recommended, trade_off
 
 
-def _conflict(ctx: Context, model: TrafficModel, need: int, cap: int, label: str) -> TradeOff:
+def _conflict(
+    ctx: Context, model: TrafficModel, need: int, cap: int, label: str, required_by: str
+) -> TradeOff:
     t = ctx.targets
     at_need = predict(model, t, need)
     at_cap = predict(model, t, cap)
+    wanted = required_by or f"utilization >= {t.min_utilization:.0%}"
     if label == "delay":
         conflict = "utilization and loss vs delay"
         head = (
-            f"The {(t.max_queueing_delay_s or 0.0) * 1e3:.3g} ms delay bound allows at most "
-            f"{cap:,} packets, but utilization >= {t.min_utilization:.0%} and loss <= "
-            f"{t.max_loss:.2g} need {need:,} (004 §V eq. 25: the smallest delay bound that "
-            f"can be met is {at_need.queueing_delay_s * 1e3:.3g} ms)."
+            f"Infeasible: your {_ms(t.max_queueing_delay_s)} delay bound allows at most "
+            f"{cap:,} packets, but {wanted} need {need:,}, so the smallest delay bound that "
+            f"can be met is {_ms(at_need.queueing_delay_s)} (004 eqs. 24-25), "
+            f"{_ms(at_need.queueing_delay_s - t.max_queueing_delay_s)} more than the target."
         )
     else:
         conflict = "optical buffer size vs utilization and loss"
@@ -474,7 +722,66 @@ def _conflict(ctx: Context, model: TrafficModel, need: int, cap: int, label: str
         f"loss with {_describe(at_need)}. Other ways out: more capacity, fewer persistent "
         "flows (admission control), or paced senders (004 §V; 000 ch. 3)."
     )
-    return TradeOff(conflict=conflict, explanation=explanation, alternatives=(at_cap, at_need))
+    return TradeOff(
+        conflict=conflict,
+        explanation=explanation,
+        alternatives=(at_cap, at_need),
+        max_queueing_delay_s=t.max_queueing_delay_s,
+        min_feasible_delay_s=at_need.queueing_delay_s,
+    )
+
+
+def _what_if(ctx: Context, regime: RegimeInfo, model: TrafficModel) -> tuple[WhatIf, ...]:
+    """How the answer changes if the user confirms the worst case or gives a missing input."""
+    sc = ctx.scenario
+    t = ctx.targets
+    out: list[WhatIf] = []
+    if model.kind == "congested_tcp" and not ctx.bottlenecked_flows_given:
+        worst = bscl_buffer(
+            sc.capacity_bps,
+            ctx.bottlenecked_share,
+            sc.flows,
+            sc.packet_bytes,
+            t.max_loss,
+            effective_rtt_s=ctx.effective_rtt_s,
+        )
+        packets = max(1, math.ceil(float(worst.buffer_packets) * (1.0 - 1e-12)))
+        seconds = packets * ctx.packet_time_s
+        out.append(
+            WhatIf(
+                input="bottlenecked_flows",
+                assumption=f"all N = {sc.flows:,} flows are long-lived and bottlenecked here",
+                rule=BSCL,
+                buffer_packets=packets,
+                buffer_s=seconds,
+                explanation=(
+                    f"If all N = {sc.flows:,} flows are bottlenecked here, BSCL needs "
+                    f"{packets:,} packets ({_ms(seconds)} of queueing, "
+                    f"{seconds / ctx.effective_rtt_s:.3g}× the RTT) for loss <= "
+                    f"{t.max_loss:.2g} ({worst.governing_constraint} term governs; 004 Fig. "
+                    "4). N_b decides whether the loss target constrains the buffer: give "
+                    "bottlenecked_flows (and max_loss) to size for it; bufsize's trace "
+                    "estimator or 004 §VI estimate it from a packet trace."
+                ),
+            )
+        )
+    if regime.regime == "unknown":
+        out.append(
+            WhatIf(
+                input="load",
+                assumption="the offered load and the flows' peak rate are known",
+                rule=TRANSPARENT,
+                buffer_packets=None,
+                buffer_s=None,
+                explanation=(
+                    "With the load and a peak rate well below C the link may be transparent "
+                    "(peak rates summing below C with high probability, 003 §4): then ρ^B <= ε "
+                    "sizes the buffer, e.g. 20 packets keep loss below 1% up to 79% load "
+                    "(003 §4.2)."
+                ),
+            )
+        )
+    return tuple(out)
 
 
 # --- curves and warnings ----------------------------------------------------------------------
@@ -491,7 +798,9 @@ def _curves(
         buffer_packets=tuple(grid.tolist()),
         utilization=tuple(utilization.tolist()),
         normalized_utilization=tuple(np.minimum(1.0, utilization / model.max_utilization).tolist()),
-        loss_probability=tuple(model.loss_probability(grid).tolist()),
+        loss_probability=tuple(
+            None if math.isnan(x) else x for x in model.loss_probability(grid).tolist()
+        ),
         queueing_delay_s=tuple(model.queueing_delay_s(grid).tolist()),
     )
 
@@ -506,6 +815,11 @@ def _warnings(ctx: Context, regime: RegimeInfo, governing: RuleResult) -> tuple[
             "restores their throughput (003 §6)."
         )
     sc = ctx.scenario
+    if sc.input_queued and sc.ports is None:
+        out.append(
+            "Input-queued switch: give ports (and speedup) for the VOQ buffers of the CIOQ "
+            "advice (000 §5.1)."
+        )
     if governing.rule == TINY and not sc.paced and sc.access_bps is None:
         out.append(
             "Tiny buffers assume paced senders or slow access links; give the access rate or "

@@ -5,14 +5,16 @@ rule and on the curves, so that the recommendation and the curves come from the 
 
 - ``window_limited``: flows capped by their window so that ρ = N·W/(C·RTT) < 1 (000 ch. 3);
   utilization ρ·θ with the tiny-buffers bound θ ≥ 1 − ρ^B·W²/2 (000 App. A eq. A.13), loss ρ^B.
-  Paced senders are predicted with the same Poisson bounds: "the performance of paced TCP
-  closely mirrors our analytical bound of O(log W_max) for Poisson sources" (000 §3.2). The
-  paced-traffic union bound (000 Thm 2) is listed as its own rule, not used for the curves.
+  Paced senders or slow access links (slowdown S known) also get the paced-traffic union bound
+  (000 Thm 2, App. B), whichever of the two bounds is better: "the performance of paced TCP
+  closely mirrors our analytical bound of O(log W_max) for Poisson sources" (000 §3.2).
 - ``open_loop``: flows too slow to fill the port, offered load ρ (003 §4.2): M/M/1/B loss.
 - ``congested_tcp``: N_b long-lived flows limited by congestion here (004): the window sawtooth
   with partial loss synchronization (004 eqs. 13-16, :func:`sawtooth_utilization`), the
   Gaussian bound of desynchronized flows (Appenzeller, 000 §2.2.2) when flows are many, and
-  the Mathis loss rate at the flows' mean window (004 eqs. 18-22, :func:`window_loss_rate`).
+  the Mathis loss rate at the flows' mean window (004 eqs. 18-22, :func:`window_loss_rate`)
+  when N_b is known; with N_b unknown the loss is left undecided (NaN), never guessed with
+  N_b = N.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from models import checks
+from models.pacing import paced_drop_bound_bracket
 from models.queues import mm1b_loss_bound, mm1b_loss_probability
 from models.sqrt_n import appenzeller_utilization_bound, sqrt_n_buffer_packets
 from models.tiny_buffers import tiny_buffers_utilization_bound
@@ -194,6 +197,8 @@ class TrafficModel:
     md_beta: float = 0.5
     loss_sync_q: float = 1.0
     desynchronized: bool = False
+    loss_known: bool = True
+    slowdown: float | None = None
 
     @property
     def packet_time_s(self) -> float:
@@ -212,6 +217,8 @@ class TrafficModel:
                 0.0,
                 1.0,
             )
+            if self.slowdown is not None:
+                theta = np.maximum(theta, 1.0 - self._paced_drop_upper(b) * self._w2_half)
             return self.load * theta
         if self.kind == "open_loop":
             loss = np.asarray(mm1b_loss_probability(self.load, b), dtype=np.float64)
@@ -243,6 +250,18 @@ class TrafficModel:
             )
         )
 
+    @property
+    def _w2_half(self) -> float:
+        return self.max_window_packets**2 / 2.0
+
+    def _paced_drop_upper(self, b: Array) -> Array:
+        """Upper end of the paced drop bound's bracket at each size (000 Thm 2, App. B)."""
+        slots = self.capacity_bps * self.rtt_s / (8.0 * self.packet_bytes)
+        _, high = paced_drop_bound_bracket(
+            self.flows, self.max_window_packets, slots, float(self.slowdown or 1.0), b
+        )
+        return np.minimum(1.0, np.asarray(high, dtype=np.float64))
+
     @staticmethod
     def _nonnegative(b: Array) -> Array:
         return np.asarray(checks.non_negative("buffer_packets", b), dtype=np.float64)
@@ -252,9 +271,13 @@ class TrafficModel:
         b = np.atleast_1d(np.asarray(buffer_packets, dtype=np.float64))
         if self.kind == "window_limited":
             loss = np.asarray(mm1b_loss_bound(self.load, b), dtype=np.float64)
+            if self.slowdown is not None:
+                loss = np.minimum(loss, self._paced_drop_upper(b))
             return loss
         if self.kind == "open_loop":
             return np.asarray(mm1b_loss_probability(self.load, b), dtype=np.float64)
+        if not self.loss_known:
+            return np.full(b.shape, np.nan)
         p_e = self.bottlenecked_share * self.bdp_packets
         return _window_loss(self._nonnegative(b), p_e, float(self.bottlenecked_flows))
 

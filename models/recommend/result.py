@@ -9,9 +9,11 @@ from typing import Any, Literal
 
 import numpy as np
 
+from models.cioq import CIOQAdvice
 from models.optical import OpticalFifoDesign
 
 Status = Literal["holds", "fails", "unknown"]
+Source = Literal["default", "user"]
 
 
 def plain(value: Any) -> Any:
@@ -61,16 +63,36 @@ class Prediction(_Serialisable):
     ``utilization`` is a fraction of the capacity; ``normalized_utilization`` is a fraction of
     the most the traffic can carry (what :class:`Targets.min_utilization` is compared with);
     ``queueing_delay_s`` is the largest queueing delay, a full buffer at line rate (004 eq. 24).
+    ``loss_probability`` and ``meets_loss`` are ``None`` when the inputs do not decide the loss
+    (long-lived flows whose number N_b at this port is not given).
     """
 
     buffer_packets: float
     utilization: float
     normalized_utilization: float
-    loss_probability: float
+    loss_probability: float | None
     queueing_delay_s: float
     meets_utilization: bool
-    meets_loss: bool
+    meets_loss: bool | None
     meets_delay: bool
+
+
+@dataclass(frozen=True)
+class Target(_Serialisable):
+    """One target the engine sized for, its value and whether the user gave it."""
+
+    name: str
+    value: float
+    source: Source
+
+
+@dataclass(frozen=True)
+class TargetCheck(_Serialisable):
+    """Whether a size meets one target (``met`` None: the inputs do not decide it)."""
+
+    name: str
+    source: Source
+    met: bool | None
 
 
 @dataclass(frozen=True)
@@ -94,6 +116,7 @@ class RuleResult(_Serialisable):
     status: Status
     predicted: Prediction | None
     note: str | None = None
+    targets_met: tuple[TargetCheck, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -106,6 +129,8 @@ class RegimeInfo(_Serialisable):
     warning: str | None
     source: str
     traffic_model: str
+    deciding_inputs: tuple[str, ...] = ()
+    saturation_probability: float | None = None
 
 
 @dataclass(frozen=True)
@@ -119,6 +144,7 @@ class RecommendedSize(_Serialisable):
     reason: str
     predicted: Prediction
     minimum_meeting_targets_packets: int | None
+    targets_met: tuple[TargetCheck, ...]
 
 
 @dataclass(frozen=True)
@@ -128,6 +154,8 @@ class TradeOff(_Serialisable):
     conflict: str
     explanation: str
     alternatives: tuple[Prediction, ...]
+    max_queueing_delay_s: float | None = None
+    min_feasible_delay_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -137,7 +165,7 @@ class Curves(_Serialisable):
     buffer_packets: tuple[float, ...]
     utilization: tuple[float, ...]
     normalized_utilization: tuple[float, ...]
-    loss_probability: tuple[float, ...]
+    loss_probability: tuple[float | None, ...]
     queueing_delay_s: tuple[float, ...]
 
 
@@ -155,6 +183,19 @@ class DerivedInputs(_Serialisable):
     bottlenecked_share: float
     loss_sync_q: float
     peak_rate_fraction: float | None
+    slowdown: float | None
+
+
+@dataclass(frozen=True)
+class WhatIf(_Serialisable):
+    """How the answer changes if the user confirms an assumption or gives a missing input."""
+
+    input: str
+    assumption: str
+    rule: str
+    buffer_packets: int | None
+    buffer_s: float | None
+    explanation: str
 
 
 @dataclass(frozen=True)
@@ -171,3 +212,6 @@ class Recommendation(_Serialisable):
     optical: OpticalFifoDesign | None
     warnings: tuple[str, ...]
     software_versions: dict[str, str]
+    targets: tuple[Target, ...]
+    what_if: tuple[WhatIf, ...]
+    cioq: CIOQAdvice | None

@@ -27,6 +27,7 @@ from models.recommend.result import Assumption, RuleResult, Status
 from models.recommend.search import FALSE, OPEN, TRUE, Sizes, Verdicts, smallest_integer_batched
 from models.rule_of_thumb import bdp_buffer_packets, md_beta_buffer_packets
 from models.sqrt_n import sqrt_n_buffer_packets
+from models.tcp_queue import TcpQueueFixedPoint, tcp_mm1b_fixed_point
 from models.tiny_buffers import tiny_buffer_packets
 
 HOLDS: Status = "holds"
@@ -42,12 +43,44 @@ PACED = "paced"
 TRANSPARENT = "transparent"
 BSCL = "bscl"
 FPQ = "fpq"
+DCTCP = "dctcp"
+TCP_QUEUE = "tcp_mm1b"
+INCAST = "incast"
+BBR = "bbr"
+AQM = "aqm"
+
+#: DCTCP's marking threshold must exceed C·RTT/7 for full throughput (Alizadeh et al.,
+#: "Data Center TCP (DCTCP)", SIGCOMM 2010, §3.4, "Guidelines for choosing parameters").
+DCTCP_K_DIVISOR = 7.0
+
+#: BBR's ProbeBW gain cycle sends at 1.25× the estimated bottleneck bandwidth for one round
+#: trip (Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM Queue 14(5), 2016;
+#: IETF draft-cardwell-iccrg-bbr-congestion-control, ProbeBW_UP pacing_gain 1.25): a queue of
+#: 0.25·C·T_e builds unless the buffer drops it. Its cwnd_gain of 2 caps in-flight data at
+#: 2·C·T_e, so it never queues more than one BDP.
+BBR_PROBE_GAIN = 1.25
+BBR_CWND_GAIN = 2.0
+
+#: AQM target delays (the standing queue they aim for): CoDel TARGET 5 ms with INTERVAL
+#: 100 ms (RFC 8289 §4.3-4.4); PIE QDELAY_REF 15 ms (RFC 8033 §4.2 and §5.1); DualQ Coupled
+#: AQM: the L4S queue's step marking threshold 1 ms and the Classic queue's PI2 target 15 ms
+#: (RFC 9332 Appendix A.1, Figure 2 defaults).
+AQM_TARGET_S = {"codel": 0.005, "pie": 0.015, "dualq": 0.015}
+AQM_REFERENCE = {
+    "codel": "RFC 8289 §4.3-4.4 (TARGET 5 ms, INTERVAL 100 ms)",
+    "pie": "RFC 8033 §4.2 (QDELAY_REF 15 ms)",
+    "dualq": "RFC 9332 Appendix A.1 (Classic target 15 ms, L4S step threshold 1 ms)",
+}
+DUALQ_L4S_THRESHOLD_S = 0.001
 
 #: Largest buffer the paced-traffic rule searches, packets (the bound is for log-sized buffers).
 _PACED_SEARCH_MAX = 1 << 16
 
 #: Bisection steps per batch of the paced search: its bounds cost in proportion to the sizes.
 _PACED_SEARCH_DEPTH = 4
+
+#: Largest buffer the TCP + M/M/1/B fixed-point rule searches, packets.
+_TCP_QUEUE_SEARCH_MAX = 1 << 20
 
 #: Relative margin on the cheap bounds of the paced drop probability within which the full
 #: bound decides a search step (the bounds are computed differently, so rounding differs).
@@ -190,7 +223,10 @@ def _paced_or_slow(ctx: Context) -> Assumption:
     text = "senders are paced or their access links are much slower than the port"
     sc = ctx.scenario
     if sc.paced:
-        return Assumption(text, HOLDS, "senders pace their packets")
+        detail = "senders pace their packets"
+        if ctx.slowdown is not None:
+            detail += f" (S = {ctx.slowdown:.3g} slots between a flow's packets)"
+        return Assumption(text, HOLDS, detail)
     needed = ctx.slow_access_needed
     if ctx.slowdown is None or needed is None:
         return Assumption(
@@ -341,7 +377,8 @@ def paced_rule(ctx: Context) -> RuleResult | None:
     if w is None or rho is None or rho >= 1.0:
         note = "needs the maximum window and ρ < 1"
     else:
-        access = sc.access_bps if sc.access_bps is not None else sc.capacity_bps
+        # S = max(C/access, M/W_max) (000 §3.4, App. B), passed as the access rate C/S.
+        access = sc.capacity_bps / max(1.0, ctx.slowdown or 1.0)
 
         def theta_at(b: int) -> float:
             return float(
@@ -364,7 +401,8 @@ def paced_rule(ctx: Context) -> RuleResult | None:
         ctx,
         PACED,
         "Paced-traffic bound",
-        "smallest B with 1 − p(B)·W²/2 >= θ, p by Chernoff over Lemmas 7-9",
+        "smallest B with 1 − p(B)·W²/2 >= θ, p by Chernoff over Lemmas 7-9, "
+        "S = max(C/access, M/W_max)",
         "000 §3.4 Thm 2, App. B",
         exact,
         assumptions,
@@ -495,6 +533,24 @@ def bscl_rule(ctx: Context) -> RuleResult:
     )
     if bool(result.few_flows_correction):
         note += f"; N_b < {FEW_FLOWS}: B_ρ replaced by C·T_e"
+    if not ctx.bottlenecked_flows_given:
+        note += (
+            f"; N_b not given: this is the worst case, all N = {sc.flows} flows bottlenecked "
+            "here, not a recommendation"
+        )
+    if t.user("max_queueing_delay_s"):
+        min_delay = float(result.min_feasible_delay_s)
+        if bool(result.delay_feasible):
+            note += (
+                f"; delay feasible: B/C = {min_delay * 1e3:.3g} ms <= "
+                f"{t.max_queueing_delay_s * 1e3:.3g} ms (004 eq. 24)"
+            )
+        else:
+            note += (
+                f"; delay infeasible: B/C = {min_delay * 1e3:.3g} ms > "
+                f"{t.max_queueing_delay_s * 1e3:.3g} ms target, by "
+                f"{(min_delay - t.max_queueing_delay_s) * 1e3:.3g} ms (004 eq. 25)"
+            )
     return _rule(
         ctx,
         BSCL,
@@ -529,6 +585,217 @@ def fpq_rule(ctx: Context) -> RuleResult:
     )
 
 
+def tcp_queue_rule(ctx: Context) -> RuleResult | None:
+    """Smallest B at which the TCP + M/M/1/B fixed point carries θ of the traffic (000 §3.6).
+
+    Listed when the maximum window is known: the fixed point needs W_max. It predicts the
+    utilization and loss of window-limited flows and of many flows (000 §3.6 eqs. 3.2-3.3),
+    a cross-check on the tiny-buffers and sqrt(N) sizes.
+    """
+    sc = ctx.scenario
+    w = sc.max_window_packets
+    if w is None:
+        return None
+    theta = ctx.targets.min_utilization
+
+    def point(b: int) -> TcpQueueFixedPoint:
+        return tcp_mm1b_fixed_point(
+            sc.flows, w, sc.capacity_bps, ctx.effective_rtt_s, float(b), sc.packet_bytes
+        )
+
+    def ok(b: int) -> bool:
+        fp = point(b)
+        return fp.load >= theta * min(1.0, fp.peak_load) * (1.0 - 1e-9)
+
+    found = smallest_integer(ok, _TCP_QUEUE_SEARCH_MAX)
+    assumptions = [
+        Assumption(
+            "the queue behaves as M/M/1/B at the load the flows offer (Poisson arrivals)",
+            HOLDS if sc.paced or (ctx.slowdown or 0.0) > 1.0 else UNKNOWN,
+            "paced or slower access links smooth the arrivals"
+            if sc.paced or (ctx.slowdown or 0.0) > 1.0
+            else "bursty line-rate senders make the M/M/1/B loss optimistic (000 §3.4)",
+        ),
+        Assumption(
+            "flows in congestion avoidance with equal RTTs (TCP equation, no timeouts)",
+            UNKNOWN,
+            "RTTs and timeouts are not known from the scenario",
+        ),
+    ]
+    note = f"smallest B with the fixed point's utilization >= θ = {theta:g} of its peak"
+    exact: float | None = None
+    if found is None:
+        note = f"the fixed point stays below θ = {theta:g} up to {_TCP_QUEUE_SEARCH_MAX} packets"
+    else:
+        fp = point(found)
+        exact = float(found)
+        note += (
+            f"; there ρ = {fp.load:.3g} (peak {fp.peak_load:.3g}), loss {fp.loss_probability:.2g}"
+            f", {'window' if fp.window_limited else 'loss'}-limited flows"
+        )
+    return _rule(
+        ctx,
+        TCP_QUEUE,
+        "TCP + M/M/1/B fixed point",
+        "R = min(W/τ, √(3/(2p))/τ), p = M/M/1/B loss at ρ = N·R/C",
+        "000 §3.6 eqs. 3.2-3.3",
+        exact,
+        assumptions,
+        note,
+    )
+
+
+def dctcp_rule(ctx: Context) -> RuleResult | None:
+    """DCTCP: ECN marking threshold K > C·RTT/7, buffer K plus the incast burst.
+
+    Listed when the senders run DCTCP. 004's and 000's models assume drop-tail loss-based
+    senders; DCTCP keeps the queue near K by ECN marks, so the buffer needs K of standing
+    queue plus room for a synchronized fan-in burst (Alizadeh et al. SIGCOMM 2010 §3.4,
+    §2.3.2; RFC 8257 §3.1).
+    """
+    sc = ctx.scenario
+    if sc.congestion_control != "dctcp":
+        return None
+    k = ctx.bdp_packets / DCTCP_K_DIVISOR
+    burst = 0.0
+    if sc.incast_senders is not None:
+        burst = sc.incast_senders * sc.initial_window_packets
+    ecn = Assumption(
+        "the port marks ECN (CE) above K packets instead of dropping",
+        UNKNOWN,
+        f"configure the marking threshold K >= {math.ceil(k):,} packets "
+        f"({ctx.bdp_packets / DCTCP_K_DIVISOR * ctx.packet_time_s * 1e6:.3g} µs)",
+    )
+    incast = Assumption(
+        "the buffer absorbs synchronized fan-in (incast) bursts above K",
+        HOLDS if sc.incast_senders is not None else UNKNOWN,
+        f"burst = {sc.incast_senders} senders × {sc.initial_window_packets:g} packets"
+        if sc.incast_senders is not None
+        else "incast_senders not given: give the fan-in to size the burst headroom",
+    )
+    shared = Assumption(
+        "the port's share of a shared switch buffer holds this much when the burst arrives",
+        UNKNOWN,
+        "a shared-buffer switch gives one port only its dynamic-threshold share of the pool; "
+        "check it against this size",
+    )
+    note = f"K = C·RTT/7 = {k:.4g} packets is the ECN marking threshold (the standing queue)"
+    if burst:
+        note += f"; incast burst {burst:g} packets on top"
+    return _rule(
+        ctx,
+        DCTCP,
+        "DCTCP marking threshold plus incast burst",
+        "B = C·RTT/7 + senders × IW",
+        "Alizadeh et al. SIGCOMM 2010 §3.4, §2.3.2; RFC 8257 §3.1",
+        k + burst,
+        [ecn, incast, shared],
+        note,
+    )
+
+
+def incast_rule(ctx: Context) -> RuleResult | None:
+    """Synchronized fan-in burst: senders × initial window (listed when the fan-in is given)."""
+    sc = ctx.scenario
+    if sc.incast_senders is None:
+        return None
+    burst = sc.incast_senders * sc.initial_window_packets
+    return _rule(
+        ctx,
+        INCAST,
+        "Incast burst (synchronized fan-in)",
+        "B = senders × IW",
+        "Alizadeh et al. SIGCOMM 2010 §2.3.2 (partition/aggregate incast); RFC 6928 (IW 10)",
+        burst,
+        [
+            Assumption(
+                "the senders answer one request at once with their initial windows",
+                HOLDS,
+                f"{sc.incast_senders} senders × IW {sc.initial_window_packets:g} packets",
+            )
+        ],
+        "a drop in this burst costs a retransmission timeout (200 ms min RTO) to the query",
+    )
+
+
+def bbr_rule(ctx: Context) -> RuleResult | None:
+    """BBR: the queue of its 1.25× ProbeBW phase, 0.25·C·T_e (listed for BBR senders)."""
+    sc = ctx.scenario
+    if sc.congestion_control != "bbr":
+        return None
+    exact = (BBR_PROBE_GAIN - 1.0) * ctx.bdp_packets
+    assumptions = [
+        Assumption(
+            "BBR's bandwidth and min-RTT estimates are accurate (a steady bottleneck)",
+            UNKNOWN,
+            "not visible from the scenario",
+        ),
+        Assumption(
+            "the flows through the port all run BBR",
+            UNKNOWN,
+            "mixed with CUBIC, BBR takes more than its share in buffers below about one BDP "
+            "and CUBIC more in deep buffers (Ware et al. IMC 2019; Hock et al. ICNP 2017)",
+        ),
+        congestion_limited(ctx),
+    ]
+    note = (
+        "below this, ProbeBW's extra 25% is dropped: BBR keeps the link busy but the loss "
+        "rate rises (BBR v1 ignores loss); BBR's cwnd cap of 2·C·T_e bounds its queue by one "
+        "BDP, so C·T_e is loss-free for BBR"
+    )
+    return _rule(
+        ctx,
+        BBR,
+        "BBR probing queue",
+        "B = (1.25 − 1)·C·T_e",
+        "Cardwell et al. ACM Queue 2016 (ProbeBW gain 1.25, cwnd_gain 2); IETF "
+        "draft-cardwell-iccrg-bbr-congestion-control; Spang, Arslan, McKeown 2021",
+        exact,
+        assumptions,
+        note,
+    )
+
+
+def aqm_rule(ctx: Context) -> RuleResult | None:
+    """The AQM's target delay as a standing queue, packets (listed when the port runs one).
+
+    The AQM keeps the queue near its target; the buffer is the hard limit above it, sized by
+    the other rules (RFC 8289 §4.5: CoDel needs a buffer well above its target to absorb
+    bursts; RFC 7567 §4.3: AQM is not a substitute for adequate buffering).
+    """
+    sc = ctx.scenario
+    if sc.aqm == "none":
+        return None
+    target = AQM_TARGET_S[sc.aqm]
+    note = (
+        f"standing queue {target * 1e3:g} ms = {target / ctx.packet_time_s:.4g} packets; the "
+        "buffer (hard limit) is sized separately and must stay above it"
+    )
+    if sc.aqm == "dualq":
+        note += (
+            f"; the L4S queue marks above {DUALQ_L4S_THRESHOLD_S * 1e3:g} ms "
+            f"({DUALQ_L4S_THRESHOLD_S / ctx.packet_time_s:.3g} packets)"
+        )
+    if sc.aqm == "codel":
+        note += "; INTERVAL 100 ms should be about the worst-case RTT of the flows"
+    return _rule(
+        ctx,
+        AQM,
+        f"AQM target queue ({sc.aqm})",
+        "B_AQM = target delay × C",
+        AQM_REFERENCE[sc.aqm],
+        target / ctx.packet_time_s,
+        [
+            Assumption(
+                "the AQM drops or marks to keep the queueing delay near its target",
+                HOLDS,
+                f"aqm = {sc.aqm}",
+            )
+        ],
+        note,
+    )
+
+
 def all_rules(ctx: Context, regime: str | None) -> tuple[RuleResult, ...]:
     """Every rule, in the order the table shows them; the paced rule only when it applies."""
     rules: list[RuleResult | None] = [rule_of_thumb(ctx)]
@@ -541,6 +808,11 @@ def all_rules(ctx: Context, regime: str | None) -> tuple[RuleResult, ...]:
         transparent_rule(ctx, regime),
         bscl_rule(ctx),
         fpq_rule(ctx),
+        tcp_queue_rule(ctx),
+        dctcp_rule(ctx),
+        incast_rule(ctx),
+        bbr_rule(ctx),
+        aqm_rule(ctx),
     ]
     return tuple(r for r in rules if r is not None)
 

@@ -8,13 +8,29 @@ from typing import Literal
 from models import checks
 from models.errors import ParameterError
 
-CongestionControl = Literal["reno", "cubic"]
+CongestionControl = Literal["reno", "cubic", "bbr", "dctcp"]
+Aqm = Literal["none", "codel", "pie", "dualq"]
 Medium = Literal["electronic", "optical"]
 Priority = Literal["throughput", "delay"]
+TargetSource = Literal["default", "user"]
 
-#: Multiplicative-decrease factor β of each congestion control: the window after a loss is
-#: β times the window before it. Reno halves (000 §2.1); CUBIC keeps 0.7 (RFC 9438 §4.6).
-MD_BETA: dict[str, float] = {"reno": 0.5, "cubic": 0.7}
+#: Multiplicative-decrease factor β of each congestion control on a packet loss: the window
+#: after a loss is β times the window before it. Reno halves (000 §2.1); CUBIC keeps 0.7
+#: (RFC 9438 §4.6, β_cubic); BBR (v2 and later) keeps BBR.beta = 0.7 of its in-flight bound
+#: on loss (IETF draft-cardwell-iccrg-bbr-congestion-control, "BBR.beta"); DCTCP reacts to a
+#: loss as Reno does (RFC 8257 §3.5), its gentler α/2 cut applies to ECN marks only.
+MD_BETA: dict[str, float] = {"reno": 0.5, "cubic": 0.7, "bbr": 0.7, "dctcp": 0.5}
+
+#: Initial window of today's hosts, packets (RFC 6928).
+INITIAL_WINDOW_PACKETS = 10.0
+
+#: Default targets (documented; ``source: default`` in the result). Utilization: "links behave
+#: as if they run at 80-90% of their nominal rates" is the trade the small-buffer rules make
+#: (000 ch. 1). Loss: "typically 1-2% for a saturated link" (004 §II). Delay: one effective RTT
+#: of queueing, the most the rule of thumb itself adds (000 §2.1), applied unless the user sets
+#: another bound.
+DEFAULT_MIN_UTILIZATION = 0.9
+DEFAULT_MAX_LOSS = 0.01
 
 
 @dataclass(frozen=True)
@@ -45,12 +61,29 @@ class LinkScenario:
         Largest congestion window a flow may use, packets (>= 1).
     paced : bool
         Whether senders pace packets over the RTT (000 §3.4).
-    congestion_control : {"reno", "cubic"}
-        Congestion control of the senders; sets the multiplicative decrease ``md_beta``.
+    congestion_control : {"reno", "cubic", "bbr", "dctcp"}
+        Congestion control of the senders; sets the multiplicative decrease ``md_beta`` and
+        the rules that apply (DCTCP's marking threshold, BBR's probing queue).
     load : float, optional
         Offered load ρ (dimensionless, fraction of capacity) in the flow-level sense of 003.
     medium : {"electronic", "optical"}
         Buffer technology; an all-optical buffer holds only a few dozen packets (000 §3.1).
+    aqm : {"none", "codel", "pie", "dualq"}
+        Active queue management on the port: CoDel (RFC 8289), PIE (RFC 8033) or the L4S
+        DualQ Coupled AQM (RFC 9332). The AQM sets the standing queue; the buffer is the hard
+        limit above it.
+    incast_senders : int, optional
+        Senders that answer one request at the same moment (datacenter partition/aggregate
+        fan-in): their initial windows arrive as one burst.
+    initial_window_packets : float
+        Initial window of the senders, packets; 10 by default (RFC 6928).
+    input_queued : bool
+        Whether the switch is combined input-output queued with virtual output queues (CIOQ,
+        000 §5.1) rather than output queued.
+    speedup : float, optional
+        Speedup of the switch fabric over the line rate (CIOQ); 2 assumed when not given.
+    ports : int, optional
+        Ports of the switch (CIOQ: one VOQ per output at each input).
     """
 
     capacity_bps: float
@@ -66,6 +99,12 @@ class LinkScenario:
     congestion_control: CongestionControl = "cubic"
     load: float | None = None
     medium: Medium = "electronic"
+    aqm: Aqm = "none"
+    incast_senders: int | None = None
+    initial_window_packets: float = INITIAL_WINDOW_PACKETS
+    input_queued: bool = False
+    speedup: float | None = None
+    ports: int | None = None
 
     def __post_init__(self) -> None:
         checks.positive("capacity_bps", self.capacity_bps)
@@ -106,6 +145,15 @@ class LinkScenario:
             )
         if self.medium not in ("electronic", "optical"):
             raise ParameterError.got("medium", "'electronic' or 'optical'", self.medium)
+        if self.aqm not in ("none", "codel", "pie", "dualq"):
+            raise ParameterError.got("aqm", "one of none, codel, pie, dualq", self.aqm)
+        if self.incast_senders is not None:
+            checks.integer_at_least("incast_senders", self.incast_senders, 1)
+        checks.at_least("initial_window_packets", self.initial_window_packets, 1.0)
+        if self.speedup is not None:
+            checks.at_least("speedup", self.speedup, 1.0)
+        if self.ports is not None:
+            checks.integer_at_least("ports", self.ports, 2)
 
     @property
     def md_beta(self) -> float:
@@ -115,34 +163,37 @@ class LinkScenario:
 
 @dataclass(frozen=True)
 class Targets:
-    """What the operator wants from the port.
+    """What the operator wants from the port; a target left ``None`` takes its default.
 
     Parameters
     ----------
-    min_utilization : float
+    min_utilization : float, optional
         Throughput as a fraction (dimensionless) of the most the traffic can carry through this
         port: of the capacity when the flows can saturate it, of the window-limited peak ρ·C
-        otherwise (θ of 000 Thm 1). 0.9 by default: "links behave as if they run at 80-90% of
-        their nominal rates" (000 ch. 1) is the trade the small-buffer rules make; 004 uses 0.98.
-    max_loss : float
-        Largest acceptable packet loss probability; 1% by default ("typically 1-2% for a
-        saturated link", 004 §II).
+        otherwise (θ of 000 Thm 1). Default 0.9 (:data:`DEFAULT_MIN_UTILIZATION`).
+    max_loss : float, optional
+        Largest acceptable packet loss probability. Default 1% (:data:`DEFAULT_MAX_LOSS`).
     max_queueing_delay_s : float, optional
-        Largest queueing delay B/C the port may add, seconds (004 eq. 24); no bound by default.
+        Largest queueing delay B/C the port may add, seconds (004 eq. 24). Default: one
+        effective RTT, so that targets the user did not give never push the buffer past the
+        bandwidth-delay product.
     priority : {"throughput", "delay"}
-        Which side to favour when the delay bound conflicts with the utilization and loss
-        targets. ``"throughput"`` follows 004 §V ("we assume that the utilization and loss rate
-        requirements are more important than the maximum delay requirement").
+        Which side to favour when a delay bound the user gave conflicts with utilization and
+        loss targets the user gave. ``"throughput"`` follows 004 §V ("we assume that the
+        utilization and loss rate requirements are more important than the maximum delay
+        requirement").
     """
 
-    min_utilization: float = 0.9
-    max_loss: float = 0.01
+    min_utilization: float | None = None
+    max_loss: float | None = None
     max_queueing_delay_s: float | None = None
     priority: Priority = "throughput"
 
     def __post_init__(self) -> None:
-        checks.probability("min_utilization", self.min_utilization)
-        checks.probability("max_loss", self.max_loss)
+        if self.min_utilization is not None:
+            checks.probability("min_utilization", self.min_utilization)
+        if self.max_loss is not None:
+            checks.probability("max_loss", self.max_loss)
         if self.max_queueing_delay_s is not None:
             checks.positive("max_queueing_delay_s", self.max_queueing_delay_s)
         if self.priority not in ("throughput", "delay"):

@@ -116,7 +116,7 @@ SC, TG = ["body", "scenario"], ["body", "targets"]
         ({**THESIS, "rtts_s": [0.1]}, {}, SC, "exactly one of rtt_s or rtts_s"),
         (THESIS, {"max_loss": 0}, [*TG, "max_loss"], "greater than 0"),
         (THESIS, {"max_queueing_delay_s": "5 Mbit/s"}, [*TG, "max_queueing_delay_s"], "not a time"),
-        ({**THESIS, "congestion_control": "bbr"}, {}, [*SC, "congestion_control"], "reno"),
+        ({**THESIS, "congestion_control": "vegas"}, {}, [*SC, "congestion_control"], "reno"),
     ],
 )
 def test_invalid_input_names_field(
@@ -131,8 +131,9 @@ def test_invalid_input_names_field(
 
 def test_large_paced_window_limited_link_is_answered(client: TestClient) -> None:
     # 2e7 packets per RTT, window-limited (ρ = 0.5), paced: the paced rule's search does
-    # bounded work, so the engine answers; the flows are window-limited, so tiny buffers
-    # governs (000 Thm 1) with a buffer far below the bandwidth-delay product.
+    # bounded work, so the engine answers; the flows are window-limited and paced with
+    # S = M/W_max = 4e7/1000 = 40,000 slots between a flow's packets, so the paced-traffic
+    # bound (000 Thm 2, App. B) governs with a buffer far below the bandwidth-delay product.
     scenario = {
         "capacity_bps": "1 Tbit/s",
         "rtt_s": 2e7 / 0.5 * 8 * 1500 / 1e12,
@@ -143,5 +144,6 @@ def test_large_paced_window_limited_link_is_answered(client: TestClient) -> None
     response = client.post("/v1/recommend", json={"scenario": scenario})
     assert response.status_code == 200, response.text
     best = response.json()["recommended"]
-    assert best["rule"] == "tiny_buffers"
+    assert best["rule"] == "paced"
+    assert response.json()["inputs"]["slowdown"] == pytest.approx(4e4, rel=1e-9)
     assert 1 <= best["buffer_packets"] < 4e7 / 1000

@@ -67,7 +67,7 @@ def test_cli_json_and_api_answer_have_the_same_names() -> None:
             "packet_bytes": 1000.0,
             "max_window_packets": 64.0,
         },
-        "targets": {"max_queueing_delay_s": 1e-5},
+        "targets": {"max_queueing_delay_s": 1e-5, "min_utilization": 0.9},
     }
     with TestClient(app) as client:
         response = client.post("/v1/recommend", json=body)
@@ -76,7 +76,7 @@ def test_cli_json_and_api_answer_have_the_same_names() -> None:
     run = CliRunner().invoke(
         cli,
         "recommend --capacity 10Gbit/s --rtt 100ms --flows 1000 --packet 1000B "
-        "--max-window 64 --max-delay 0.01ms --json".split(),
+        "--max-window 64 --max-delay 0.01ms --min-utilization 0.9 --json".split(),
     )
     assert run.exit_code == 0, run.output
     cli_json = json.loads(run.output)

@@ -188,6 +188,7 @@ def test_queue_full_gets_429_with_retry_after(tmp_path: Path) -> None:
             "status": again.json()["status"],
             "reused": True,
             "estimated_packets": 0,
+            "warnings": [],
         }
         # Room again once a job is cancelled.
         client.delete(f"/v1/simulations/{ids[1]}")

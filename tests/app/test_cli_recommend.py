@@ -91,10 +91,13 @@ def test_window_as_a_size() -> None:
 
 def test_trade_off_is_printed() -> None:
     args = ["recommend", "--capacity", "100 Mbit/s", "--rtt", "100ms", "--flows", "500"]
+    # The user gives N_b, the loss target and a delay bound BSCL cannot meet (004 eq. 25).
     args += ["--bottlenecked-flows", "500", "--cc", "reno", "--max-delay", "10ms"]
+    args += ["--max-loss", "0.01"]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert "Trade-off: utilization and loss vs delay" in result.stdout
+    assert "Infeasible" in result.stdout
 
 
 @pytest.mark.parametrize(

@@ -68,7 +68,8 @@ def test_swagger_ui_runs_the_recommend_example(
     expect(block.locator(".live-responses-table .microlight").first).to_contain_text(
         '"recommended"'
     )
-    screenshot(page, "docs-recommend-executed")
+    status.scroll_into_view_if_needed()
+    screenshot(page, "docs-recommend-executed", full_page=False)
     page_log.assert_clean()
 
 

@@ -53,7 +53,7 @@ def test_single_interval_by_hand() -> None:
     assert result.longest_interval_slots == 1
     assert result.drop_probability == pytest.approx(math.sqrt(math.exp(5) / 6**6), rel=1e-12)
     assert result.drop_probability == pytest.approx(0.0564, abs=5e-5)
-    assert result.medium_intervals == result.long_intervals == 0.0
+    assert result.partial_window_intervals == result.whole_window_intervals == 0.0
 
 
 @pytest.mark.parametrize(
@@ -76,10 +76,14 @@ def test_matches_plain_loop(n: float, w: float, m: float, s: float, b: float) ->
 
 def test_regime_parts_add_up() -> None:
     result = paced_drop_bound_slots(40, 16, 2000, 4.0, 6.0)
-    parts = result.short_intervals + result.medium_intervals + result.long_intervals
+    parts = (
+        result.one_packet_intervals
+        + result.partial_window_intervals
+        + result.whole_window_intervals
+    )
     assert result.drop_probability == pytest.approx(min(1.0, parts), rel=1e-12)
-    assert result.short_intervals > 0 and result.medium_intervals > 0
-    assert result.long_intervals > 0
+    assert result.one_packet_intervals > 0 and result.partial_window_intervals > 0
+    assert result.whole_window_intervals > 0
 
 
 def test_slow_access_links_far_below_poisson_bound() -> None:
@@ -347,7 +351,11 @@ def test_no_floating_point_warning_and_a_probability(
         warnings.simplefilter("error")
         result = paced_drop_bound_slots(flows, window, slots, slowdown, b)
     assert 0.0 <= result.drop_probability <= 1.0
-    parts = (result.short_intervals, result.medium_intervals, result.long_intervals)
+    parts = (
+        result.one_packet_intervals,
+        result.partial_window_intervals,
+        result.whole_window_intervals,
+    )
     assert all(math.isfinite(x) and x >= 0.0 for x in parts)
 
 

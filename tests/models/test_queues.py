@@ -18,6 +18,7 @@ from models.queues import (
     md1b_queue,
     mm1b_loss_bound,
     mm1b_loss_probability,
+    mm1b_loss_scalar,
     transparent_admissible_load,
     transparent_buffer_packets,
 )
@@ -346,3 +347,13 @@ def test_md1b_broadcasts() -> None:
 def test_invalid_input_names_parameter_and_bound(call: object, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         call()  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("load", [0.05, 0.5, 0.999, 1.0, 1.001, 3.0])
+@pytest.mark.parametrize("buffer_packets", [1.0, 7.5, 100.0, 2000.0])
+def test_scalar_mm1b_is_the_array_formula(load: float, buffer_packets: float) -> None:
+    # The scalar core used by the TCP fixed point is the same expression in plain floats:
+    # equal to the array function within two ulps (different libm paths for exp/expm1).
+    scalar = mm1b_loss_scalar(load, buffer_packets)
+    array = float(mm1b_loss_probability(load, buffer_packets))
+    assert scalar == pytest.approx(array, rel=4e-16, abs=1e-300)

@@ -7,12 +7,16 @@ points (``assert np.allclose``), so a failing assertion there fails this test to
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from notebooks.render import execute_notebook, notebook_paths
+from notebooks.render import notebook_paths
+from tests.conftest import RenderedNotebooks
 
 NOTEBOOKS = notebook_paths()
+# With the browser tests, which open these notebooks' HTML: one process executes each once.
+pytestmark = pytest.mark.xdist_group("browser")
 
 
 def test_there_are_notebooks() -> None:
@@ -20,8 +24,8 @@ def test_there_are_notebooks() -> None:
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_executes(path: Path) -> None:
-    notebook = execute_notebook(path)
+def test_notebook_executes(path: Path, rendered_notebooks: RenderedNotebooks) -> None:
+    notebook: Any = rendered_notebooks.notebook(path)
     code_cells = [c for c in notebook.cells if c.cell_type == "code"]
     assert code_cells, f"{path.name} has no code"
     for cell in code_cells:
@@ -29,15 +33,20 @@ def test_notebook_executes(path: Path) -> None:
         assert not errors, f"{path.name}: {errors[0].get('ename')}: {errors[0].get('evalue')}"
 
 
-def test_rendered_html_loads_mathjax_and_scripts_locally() -> None:
-    """The HTML pages work offline: MathJax from the local copy, no require.js from a CDN."""
+def test_rendered_html_loads_mathjax_and_scripts_locally(tmp_path: Path) -> None:
+    """The HTML pages work offline: MathJax from the local copy, no require.js from a CDN.
+
+    Whether the equations are then typeset is checked in a browser (tests/e2e).
+    """
     import nbformat
 
-    from notebooks.render import BUILD_DIR, MATHJAX_URL, export_html
+    from notebooks.render import MATHJAX_CONFIG, MATHJAX_URL, export_html
 
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("$B = C T$")])
-    html = export_html(notebook)
+    html = export_html(notebook, tmp_path)
     assert MATHJAX_URL in html
     assert "require.min.js" not in html
     assert "mathjax/2.7" not in html  # nbconvert's default CDN MathJax
-    assert (BUILD_DIR / "mathjax" / "MathJax.js").is_file()
+    assert (tmp_path / "mathjax" / "MathJax.js").is_file()
+    # The configuration the page asks for is in the copy (a missing one leaves raw LaTeX).
+    assert (tmp_path / "mathjax" / "config" / f"{MATHJAX_CONFIG}.js").is_file()

@@ -14,10 +14,11 @@ import math
 import numpy as np
 import pytest
 
-from validation.simulator import RunResult, Scenario, engine, simulate
+from tests.validation.hosts import classic_scenario
+from validation.simulator import RunResult, engine, simulate
 from validation.simulator.reference import simulate_reference
 
-BASE = Scenario(
+BASE = classic_scenario(
     capacity_bps=20e6,
     flows=8,
     rtt_s=0.05,
@@ -47,7 +48,7 @@ CASES = {
         flow_size_distribution="uniform",
         flow_size_packets=40,
     ),
-    "open loop exponential": Scenario(
+    "open loop exponential": classic_scenario(
         traffic="open_loop",
         capacity_bps=10e6,
         open_loop_load=0.9,
@@ -146,7 +147,9 @@ def test_result_carries_seed_and_scenario_and_trace_is_ordered() -> None:
 def test_more_buffer_never_means_more_loss_open_loop() -> None:
     # Metamorphic: with the same Poisson arrivals (same seed), a larger drop-tail buffer drops
     # no more packets (the occupancy of the larger buffer dominates sample path by sample path).
-    sc = Scenario(traffic="open_loop", capacity_bps=10e6, open_loop_load=0.95, duration_s=20.0)
+    sc = classic_scenario(
+        traffic="open_loop", capacity_bps=10e6, open_loop_load=0.95, duration_s=20.0
+    )
     losses = [simulate(sc, b, seed=2).loss_rate for b in (1, 2, 4, 8, 16, 32)]
     assert all(x >= y for x, y in itertools.pairwise(losses))
 

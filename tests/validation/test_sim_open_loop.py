@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from models.queues import md1b_queue, mm1b_loss_probability
-from validation.simulator import Scenario, replicate
+from tests.validation.hosts import classic_scenario
+from validation.simulator import replicate
 
 # Loads 0.5-1.1 and several B; pairs where the loss is below ~1e-3 are left out because a
 # run of 50,000 packets would see only a handful of drops (the CI would be too coarse).
@@ -32,7 +33,7 @@ POINTS = [
 
 def _run(load: float, buffer_packets: int, sizes: str, seed: int) -> tuple[float, float, float]:
     # 10 Mb/s of 1000-byte packets: 1250 packets/s; 40 s is ~50,000 arrivals per replication.
-    sc = Scenario(
+    sc = classic_scenario(
         traffic="open_loop",
         capacity_bps=10e6,
         open_loop_load=load,
@@ -61,7 +62,7 @@ def test_poisson_exponential_sizes_match_mm1b(load: float, buffer_packets: int) 
 
 def test_periodic_arrivals_below_capacity_never_drop() -> None:
     # D/D/1: packets arriving every 1/ρ transmission times, ρ < 1, never find the port busy.
-    sc = Scenario(
+    sc = classic_scenario(
         traffic="open_loop",
         open_loop_arrivals="periodic",
         open_loop_load=0.9,

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from tests.validation.hosts import classic_scenario
 from validation.simulator import Scenario, simulate
 
 # 000 §3.4: "The capacity of the bottleneck link is 100Mb/s, there are 40 flows in the system,
 # and the average RTT is 100ms ... the maximum congestion window size is set to 32 packets, and
 # the size of packets is 1,000 bytes" (Fig. 3.1); RTTs spread by access-link jitter.
-FIG_3_1 = Scenario(
+FIG_3_1 = classic_scenario(
     capacity_bps=100e6,
     flows=40,
     rtt_s=0.1,

@@ -29,10 +29,11 @@ import itertools
 
 import pytest
 
-from validation.simulator import Scenario, simulate
+from tests.validation.hosts import classic_scenario
+from validation.simulator import simulate
 
 # The reported scenario; 10 Mb/s of 1000-byte packets and 80 ms: C·RTT = 100 packets.
-REPORTED = Scenario(
+REPORTED = classic_scenario(
     capacity_bps=10e6,
     rtt_s=0.08,
     duration_s=60.0,

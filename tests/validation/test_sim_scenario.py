@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.validation.hosts import classic_scenario
 from validation.simulator import Scenario, estimate_packets, simulate
 
 
@@ -41,7 +42,7 @@ def test_buffer_below_one_packet_is_refused(buffer_packets: float) -> None:
 
 def test_packet_budget_is_enforced_before_running() -> None:
     # 10 Gb/s of 1000-byte packets for an hour is ~4.5e9 packets, over a 1e8 budget.
-    big = Scenario(capacity_bps=10e9, flows=10_000, duration_s=3600.0, packet_budget=10**8)
+    big = classic_scenario(capacity_bps=10e9, flows=10_000, duration_s=3600.0, packet_budget=10**8)
     assert estimate_packets(big) > 10**8
     with pytest.raises(ValueError, match="packet_budget"):
         simulate(big, 100, 1)
@@ -49,7 +50,7 @@ def test_packet_budget_is_enforced_before_running() -> None:
 
 def test_estimate_is_capped_by_the_line_rate() -> None:
     # 100 Mb/s of 1000-byte packets is 12,500 packets/s; the estimate allows 10 % for drops.
-    sc = Scenario(capacity_bps=100e6, flows=1000, max_window_packets=64, duration_s=10.0)
+    sc = classic_scenario(capacity_bps=100e6, flows=1000, max_window_packets=64, duration_s=10.0)
     assert 125_000 <= estimate_packets(sc) <= 137_501  # rounded up
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from validation.simulator import Scenario, simulate
+from tests.validation.hosts import classic_scenario
+from validation.simulator import simulate
 
 # 10 Mb/s, 1000-byte packets, 80 ms RTT: C·RTT = 10e6 · 0.08 / 8000 = 100 packets.
-SINGLE = Scenario(
+SINGLE = classic_scenario(
     capacity_bps=10e6,
     flows=1,
     rtt_s=0.08,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.validation.hosts import classic_scenario
 from validation.simulator import (
     DEFAULT_PACKET_BUDGET,
     Scenario,
@@ -14,7 +15,7 @@ from validation.simulator import (
 )
 from validation.simulator.scenario import DEFAULT_PACKET_BUDGET as BUDGET_IN_SCENARIO
 
-SMALL = Scenario(
+SMALL = classic_scenario(
     capacity_bps=10e6,
     flows=3,
     rtt_s=0.04,
@@ -30,7 +31,7 @@ SMALL = Scenario(
 def test_departure_time_is_the_end_of_transmission() -> None:
     # Periodic open-loop packets at load 0.5 never queue: packet k arrives at k·2·tx and its
     # last bit leaves tx later (tx = 8 · 1000 B / 10 Mb/s = 0.8 ms); nothing is dropped.
-    sc = Scenario(
+    sc = classic_scenario(
         traffic="open_loop",
         capacity_bps=10e6,
         open_loop_arrivals="periodic",

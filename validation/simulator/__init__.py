@@ -10,8 +10,9 @@ The public entry points:
 - :func:`estimate_packets`: bottleneck packets a run would simulate (for budgets), and
   ``DEFAULT_PACKET_BUDGET``, the budget a scenario has unless it says otherwise.
 
-The event loop is compiled with numba (``core.py``); ``reference.py`` is a short pure-Python
-implementation of the same model that the compiled core is checked against.
+The event loop is compiled with numba (the package ``core``; every array layout and code it
+shares with the driver is declared once in ``layout.py``); ``reference.py`` is a short
+pure-Python implementation of the same model that the compiled core is checked against.
 """
 
 from validation.simulator.engine import replicate, replication_seeds, simulate

@@ -11,15 +11,29 @@ import numpy.typing as npt
 
 from models import checks
 from models.errors import ParameterError
-from validation.simulator import core as C
-from validation.simulator.measures import RawCounters, to_result
-from validation.simulator.parameters import (
-    BURST_BINS,
+from validation.simulator import core
+from validation.simulator.layout import (
+    FLOW_FLOATS,
+    FLOW_INTS,
     SIZE_CODES,
     TRAFFIC_CODES,
-    RunParameters,
-    make_parameters,
+    Arrays,
+    EventList,
+    FlowFloat,
+    FlowInt,
+    FqFloat,
+    FqInt,
+    FqPacket,
+    GlobalFloat,
+    GlobalInt,
+    NodeField,
+    QueueField,
+    Status,
+    TraceInt,
+    Traffic,
 )
+from validation.simulator.measures import RawCounters, to_result
+from validation.simulator.parameters import BURST_BINS, RunParameters, make_parameters
 from validation.simulator.results import (
     PacketTrace,
     ReplicatedResult,
@@ -85,7 +99,7 @@ def _pow2_at_least(n: int) -> int:
 
 def initial_heap_entries(flows: int) -> int:
     """Initial capacity of the event heap: about two packet events and two timers a flow."""
-    return _pow2_at_least(4 * flows + 2 * C.HEAP_MARGIN)
+    return _pow2_at_least(4 * flows + 2 * core.HEAP_MARGIN)
 
 
 def initial_list_nodes(flows: int, window_slots: int) -> int:
@@ -93,146 +107,170 @@ def initial_list_nodes(flows: int, window_slots: int) -> int:
     return _pow2_at_least(4 * window_slots + 64 + 2 * flows)
 
 
+def _globals(p: RunParameters, trace: bool, window_slots: int, queue_slots: int) -> Any:
+    """The run's parameters in ``g`` (GlobalFloat) and ``gi`` (GlobalInt); state at zero."""
+    sc = p.scenario
+    g = np.zeros(len(GlobalFloat))
+    g[GlobalFloat.CAPACITY_BPS] = sc.capacity_bps
+    g[GlobalFloat.WARMUP_S] = sc.warmup_s
+    g[GlobalFloat.END_S] = sc.duration_s
+    g[GlobalFloat.ACCESS_TX_S] = p.access_tx_s
+    g[GlobalFloat.WIRE_BYTES] = p.wire_bits / 8.0
+    g[GlobalFloat.LIMIT_BYTES] = p.limit_bytes
+    g[GlobalFloat.OPEN_RATE_PER_S] = p.open_rate_per_s
+    g[GlobalFloat.DELACK_TIMEOUT_S] = sc.delayed_ack_timeout_s
+    g[GlobalFloat.MIN_RTO_S] = sc.min_rto_s
+    g[GlobalFloat.INITIAL_RTO_S] = sc.initial_rto_s
+    g[GlobalFloat.INTERVAL_S] = sc.interval_s
+    g[GlobalFloat.SAMPLE_INTERVAL_S] = sc.sample_interval_s
+    g[GlobalFloat.DELAY_BIN_S] = p.delay_bin_s
+    g[GlobalFloat.FLOW_RATE_PER_S] = sc.flow_arrival_rate_per_s
+    g[GlobalFloat.FLOW_MEAN_PACKETS] = sc.flow_size_packets
+    g[GlobalFloat.PARETO_SHAPE] = sc.pareto_shape
+    g[GlobalFloat.INITIAL_CWND_PACKETS] = float(sc.initial_window_packets)
+    gi = np.zeros(len(GlobalInt), dtype=np.int64)
+    gi[GlobalInt.FLOWS] = p.flows
+    gi[GlobalInt.BUFFER_PACKETS] = p.buffer_packets
+    gi[GlobalInt.MAX_WINDOW_PACKETS] = sc.max_window_packets
+    gi[GlobalInt.WINDOW_MASK] = window_slots - 1
+    gi[GlobalInt.SACK] = int(sc.recovery == "sack")
+    gi[GlobalInt.DELAYED_ACK] = sc.delayed_ack
+    gi[GlobalInt.PACING] = int(sc.pacing)
+    gi[GlobalInt.TRAFFIC] = TRAFFIC_CODES.get(sc.traffic, Traffic.PERSISTENT)
+    gi[GlobalInt.SIZE_DISTRIBUTION] = SIZE_CODES[sc.flow_size_distribution]
+    gi[GlobalInt.OPEN_PERIODIC] = int(p.open_periodic)
+    gi[GlobalInt.OPEN_EXPONENTIAL] = int(p.open_exponential)
+    gi[GlobalInt.FAIR_QUEUEING] = int(sc.discipline == "fq")
+    gi[GlobalInt.BYTE_MODE] = int(sc.byte_mode)
+    gi[GlobalInt.TRACE] = int(trace)
+    gi[GlobalInt.TRACED_FLOWS] = min(sc.traced_flows, p.flows)
+    gi[GlobalInt.OCCUPANCY_BINS] = p.occupancy_bins
+    gi[GlobalInt.DELAY_BINS] = p.delay_bins
+    gi[GlobalInt.INTERVALS] = p.intervals
+    gi[GlobalInt.QUEUE_MASK] = queue_slots - 1
+    gi[GlobalInt.FREE_NODE] = -1
+    return g, gi
+
+
+def allocate(p: RunParameters, trace: bool) -> Arrays:
+    """Every array of a compiled run, in the layouts of ``layout.py``, the flows not started."""
+    sc = p.scenario
+    n = p.flows
+    rows = max(n, 1)
+    window = _pow2_at_least(sc.max_window_packets + 1)
+    qcap = _pow2_at_least(4 * p.buffer_packets + 1024 if sc.byte_mode else p.buffer_packets + 1)
+    g, gi = _globals(p, trace, window, qcap)
+    ff = np.zeros((rows, FLOW_FLOATS))
+    ff[:n, FlowFloat.RTT_S] = p.rtt_s
+    fi = np.zeros((rows, FLOW_INTS), dtype=np.int64)
+    for lists in (FlowInt.DELIVER_LIST, FlowInt.ARRIVAL_LIST):  # the event lists start empty
+        fi[:, lists + EventList.HEAD] = -1
+        fi[:, lists + EventList.TAIL] = -1
+    if sc.discipline == "fq":
+        fqcap = _pow2_at_least(qcap + 1)
+        if (n + 1) * fqcap > MAX_FQ_SLOTS:
+            raise ParameterError(
+                "buffer_packets",
+                f"such that (flows + 1) x buffer slots <= {MAX_FQ_SLOTS:,}",
+                "fair queueing needs (flows + 1) x buffer packet slots; "
+                f"{(n + 1) * fqcap:,} is more than {MAX_FQ_SLOTS:,}: lower flows or buffer",
+            )
+        fqq = np.zeros((n + 1, fqcap, len(FqPacket)))
+    else:
+        fqcap = 1
+        fqq = np.zeros((1, 1, len(FqPacket)))
+    gi[GlobalInt.FQ_MASK] = fqcap - 1
+    # The heap holds each flow's next arrival and next delivery and a few timers per flow;
+    # the flows' other scheduled packets wait in lists of nodes. Both start small and double
+    # when the next event could overflow them, so memory follows what the run needs.
+    heap_cap = initial_heap_entries(n)
+    tcap = max(TRACE_BLOCK, 4 * (qcap + 16)) if trace else 1
+    scap = SAMPLE_BLOCK if trace else 1
+    arrays = Arrays(
+        ff=ff,
+        fi=fi,
+        rg=np.zeros((rows, window), dtype=np.uint8),
+        g=g,
+        gi=gi,
+        ht=np.zeros(heap_cap),
+        hk=np.zeros(heap_cap, dtype=np.int64),
+        hp=np.zeros(heap_cap, dtype=np.int64),
+        nt=np.zeros(0),
+        nx=np.zeros((0, len(NodeField)), dtype=np.int64),
+        rand=p.generator.random(RANDOM_BLOCK),
+        qf=np.zeros((qcap, len(QueueField))),
+        fqq=fqq,
+        fqi=np.zeros((n + 1, len(FqInt)), dtype=np.int64),
+        fqf=np.zeros((n + 1, len(FqFloat))),
+        fqa=np.zeros(n + 1, dtype=np.int64),
+        occ=np.zeros(p.occupancy_bins),
+        dhist=np.zeros(p.delay_bins),
+        bhist=np.zeros(BURST_BINS, dtype=np.int64),
+        ibits=np.zeros(p.intervals),
+        deliv=np.zeros(rows, dtype=np.int64),
+        trt=np.zeros(tcap),
+        tri=np.zeros((tcap, len(TraceInt)), dtype=np.int64),
+        st=np.zeros(scap),
+        sq=np.zeros(scap, dtype=np.int64),
+        scw=np.zeros((scap, int(gi[GlobalInt.TRACED_FLOWS]))),
+    )
+    return _grow_nodes(arrays, initial_list_nodes(n, window))
+
+
+def _grow_nodes(a: Arrays, cap: int | None = None) -> Arrays:
+    old = a.nt.size
+    cap = 2 * old if cap is None else cap
+    nt = np.zeros(cap)
+    nx = np.zeros((cap, len(NodeField)), dtype=np.int64)
+    nt[:old] = a.nt
+    nx[:old] = a.nx
+    nx[old : cap - 1, NodeField.NEXT] = np.arange(old + 1, cap)  # chain the new nodes ...
+    nx[cap - 1, NodeField.NEXT] = a.gi[GlobalInt.FREE_NODE]  # ... in front of the free list
+    a.gi[GlobalInt.FREE_NODE] = old
+    a.gi[GlobalInt.FREE_NODES] += cap - old
+    return a._replace(nt=nt, nx=nx)
+
+
+def _grow_heap(a: Arrays) -> Arrays:
+    cap = 2 * a.ht.size
+    grown = {}
+    for name in ("ht", "hk", "hp"):
+        old = getattr(a, name)
+        new = np.zeros(cap, dtype=old.dtype)
+        new[: old.size] = old
+        grown[name] = new
+    return a._replace(**grown)
+
+
 class _State:
     """The arrays of one compiled run and the chunked driver around ``core.run_chunk``."""
 
     def __init__(self, p: RunParameters, trace: bool) -> None:
-        sc = p.scenario
         self.p = p
         self.trace = trace
-        n = p.flows
-        rows = max(n, 1)
-        window = _pow2_at_least(sc.max_window_packets + 1)
-        self.ff = np.zeros((rows, C.NF))
-        self.fi = np.zeros((rows, C.NI), dtype=np.int64)
-        for lists in (C.I_LISTS, C.I_LISTS + 3):  # each flow's event lists start empty
-            self.fi[:, lists + C.L_HEAD] = -1
-            self.fi[:, lists + C.L_TAIL] = -1
-        self.rg = np.zeros((rows, window), dtype=np.uint8)
-        self.ff[:n, C.F_RTT] = p.rtt_s
-        g = np.zeros(C.NG)
-        g[C.G_C] = sc.capacity_bps
-        g[C.G_WARM] = sc.warmup_s
-        g[C.G_END] = sc.duration_s
-        g[C.G_ACC_TX] = p.access_tx_s
-        g[C.G_WIRE_BYTES] = p.wire_bits / 8.0
-        g[C.G_LIMIT_BYTES] = p.limit_bytes
-        g[C.G_OPEN_RATE] = p.open_rate_per_s
-        g[C.G_DELACK_TO] = sc.delayed_ack_timeout_s
-        g[C.G_MIN_RTO] = sc.min_rto_s
-        g[C.G_INIT_RTO] = sc.initial_rto_s
-        g[C.G_INTERVAL] = sc.interval_s
-        g[C.G_SAMPLE_INT] = sc.sample_interval_s
-        g[C.G_DELAY_BIN] = p.delay_bin_s
-        g[C.G_FLOW_RATE] = sc.flow_arrival_rate_per_s
-        g[C.G_FLOW_MEAN] = sc.flow_size_packets
-        g[C.G_PARETO] = sc.pareto_shape
-        g[C.G_INIT_CWND] = float(sc.initial_window_packets)
-        gi = np.zeros(C.NGI, dtype=np.int64)
-        gi[C.GI_N] = n
-        gi[C.GI_B] = p.buffer_packets
-        gi[C.GI_WMAX] = sc.max_window_packets
-        gi[C.GI_WMASK] = window - 1
-        gi[C.GI_SACK] = int(sc.recovery == "sack")
-        gi[C.GI_DACK] = sc.delayed_ack
-        gi[C.GI_PACING] = int(sc.pacing)
-        gi[C.GI_TRAFFIC] = TRAFFIC_CODES.get(sc.traffic, 0)
-        gi[C.GI_SIZEDIST] = SIZE_CODES[sc.flow_size_distribution]
-        gi[C.GI_OPEN_PERIODIC] = int(p.open_periodic)
-        gi[C.GI_OPEN_EXP] = int(p.open_exponential)
-        gi[C.GI_FQ] = int(sc.discipline == "fq")
-        gi[C.GI_BYTEMODE] = int(sc.byte_mode)
-        gi[C.GI_TRACE] = int(trace)
-        gi[C.GI_OCC_BINS] = p.occupancy_bins
-        gi[C.GI_DELAY_BINS] = p.delay_bins
-        gi[C.GI_INTERVALS] = p.intervals
-        qcap = _pow2_at_least(4 * p.buffer_packets + 1024 if sc.byte_mode else p.buffer_packets + 1)
-        gi[C.GI_QMASK] = qcap - 1
-        self.qf = np.zeros((qcap, C.QF))
-        if sc.discipline == "fq":
-            fqcap = _pow2_at_least(qcap + 1)
-            if (n + 1) * fqcap > MAX_FQ_SLOTS:
-                raise ParameterError(
-                    "buffer_packets",
-                    f"such that (flows + 1) x buffer slots <= {MAX_FQ_SLOTS:,}",
-                    "fair queueing needs (flows + 1) x buffer packet slots; "
-                    f"{(n + 1) * fqcap:,} is more than {MAX_FQ_SLOTS:,}: lower flows or buffer",
-                )
-            self.fqq = np.zeros((n + 1, fqcap, 4))
-        else:
-            fqcap = 1
-            self.fqq = np.zeros((1, 1, 4))
-        gi[C.GI_FQMASK] = fqcap - 1
-        self.fqi = np.zeros((n + 1, 3), dtype=np.int64)
-        self.fqf = np.zeros((n + 1, 2))
-        self.fqa = np.zeros(n + 1, dtype=np.int64)
-        self.g = g
-        self.gi = gi
-        # The heap holds each flow's next arrival and next delivery and a few timers per flow;
-        # the flows' other scheduled packets wait in lists of nodes. Both start small and
-        # double when the next event could overflow them, so memory follows what the run needs.
-        heap_cap = initial_heap_entries(n)
-        self.ht = np.zeros(heap_cap)
-        self.hk = np.zeros(heap_cap, dtype=np.int64)
-        self.hp = np.zeros(heap_cap, dtype=np.int64)
-        self.nt = np.zeros(0)
-        self.nx = np.zeros((0, 3), dtype=np.int64)
-        gi[C.GI_FREE] = -1
-        self._grow_nodes(initial_list_nodes(n, window))
-        self.rand = p.generator.random(RANDOM_BLOCK)
-        self.occ = np.zeros(p.occupancy_bins)
-        self.dhist = np.zeros(p.delay_bins)
-        self.bhist = np.zeros(BURST_BINS, dtype=np.int64)
-        self.ibits = np.zeros(p.intervals)
-        self.deliv = np.zeros(max(n, 1), dtype=np.int64)
-        tcap = max(TRACE_BLOCK, 4 * (qcap + 16)) if trace else 1
-        self.trt = np.zeros(tcap)
-        self.tri = np.zeros((tcap, 3), dtype=np.int64)
-        traced = min(sc.traced_flows, n)
-        gi[C.GI_TRACED] = traced
-        scap = SAMPLE_BLOCK if trace else 1
-        self.st = np.zeros(scap)
-        self.sq = np.zeros(scap, dtype=np.int64)
-        self.scw = np.zeros((scap, traced))
+        self.a = allocate(p, trace)
         self.trace_parts: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]] = []
         self.sample_parts: list[tuple[Any, Any, Any]] = []
-        C.init_events(self.ff, g, gi, self.ht, self.hk, self.hp, self.rand, p.start_s.copy())
+        core.init_events(self.a, p.start_s.copy())
 
     def _refill(self) -> None:
-        pos = int(self.gi[C.GI_RPOS])
-        self.rand = np.concatenate((self.rand[pos:], self.p.generator.random(RANDOM_BLOCK)))
-        self.gi[C.GI_RPOS] = 0
-
-    def _grow_heap(self) -> None:
-        cap = 2 * self.ht.size
-        for name in ("ht", "hk", "hp"):
-            old = getattr(self, name)
-            new = np.zeros(cap, dtype=old.dtype)
-            new[: old.size] = old
-            setattr(self, name, new)
-
-    def _grow_nodes(self, cap: int | None = None) -> None:
-        old = self.nt.size
-        cap = 2 * old if cap is None else cap
-        nt = np.zeros(cap)
-        nx = np.zeros((cap, 3), dtype=np.int64)
-        nt[:old] = self.nt
-        nx[:old] = self.nx
-        nx[old : cap - 1, C.N_NEXT] = np.arange(old + 1, cap)  # chain the new nodes ...
-        nx[cap - 1, C.N_NEXT] = self.gi[C.GI_FREE]  # ... in front of the free list
-        self.gi[C.GI_FREE] = old
-        self.gi[C.GI_NFREE] += cap - old
-        self.nt, self.nx = nt, nx
+        a = self.a
+        pos = int(a.gi[GlobalInt.RANDOM_POSITION])
+        rand = np.concatenate((a.rand[pos:], self.p.generator.random(RANDOM_BLOCK)))
+        a.gi[GlobalInt.RANDOM_POSITION] = 0
+        self.a = a._replace(rand=rand)
 
     def _flush_trace(self) -> None:
-        k = int(self.gi[C.GI_TRN])
-        self.trace_parts.append((self.trt[:k].copy(), self.tri[:k].copy()))
-        self.gi[C.GI_TRN] = 0
+        a = self.a
+        k = int(a.gi[GlobalInt.TRACE_ROWS])
+        self.trace_parts.append((a.trt[:k].copy(), a.tri[:k].copy()))
+        a.gi[GlobalInt.TRACE_ROWS] = 0
 
     def _flush_samples(self) -> None:
-        k = int(self.gi[C.GI_SN])
-        self.sample_parts.append((self.st[:k].copy(), self.sq[:k].copy(), self.scw[:k].copy()))
-        self.gi[C.GI_SN] = 0
+        a = self.a
+        k = int(a.gi[GlobalInt.SAMPLE_ROWS])
+        self.sample_parts.append((a.st[:k].copy(), a.sq[:k].copy(), a.scw[:k].copy()))
+        a.gi[GlobalInt.SAMPLE_ROWS] = 0
 
     def run(self, progress: ProgressCallback | None) -> RawCounters:
         end = self.p.scenario.duration_s
@@ -242,23 +280,18 @@ class _State:
         while True:
             wall0 = time.perf_counter()
             t_stop = min(t_done + chunk_s, end)
-            status = C.run_chunk(
-                t_stop, self.ff, self.fi, self.rg, self.g, self.gi, self.ht, self.hk, self.hp,
-                self.nt, self.nx, self.rand, self.qf, self.fqq, self.fqi, self.fqf, self.fqa,
-                self.occ, self.dhist, self.bhist, self.ibits, self.deliv, self.trt, self.tri,
-                self.st, self.sq, self.scw,
-            )  # fmt: skip
-            if status == C.S_NEED_RANDOM:
+            status = core.run_chunk(t_stop, self.a)
+            if status == Status.NEED_RANDOM:
                 self._refill()
-            elif status == C.S_HEAP_FULL:
-                self._grow_heap()
-            elif status == C.S_NODES_FULL:
-                self._grow_nodes()
-            elif status == C.S_TRACE_FULL:
+            elif status == Status.HEAP_FULL:
+                self.a = _grow_heap(self.a)
+            elif status == Status.NODES_FULL:
+                self.a = _grow_nodes(self.a)
+            elif status == Status.TRACE_FULL:
                 self._flush_trace()
-            elif status == C.S_SAMPLES_FULL:
+            elif status == Status.SAMPLES_FULL:
                 self._flush_samples()
-            elif status == C.S_STOPPED:
+            elif status == Status.STOPPED:
                 wall = time.perf_counter() - wall0
                 t_done = t_stop
                 if wall > 0:
@@ -269,36 +302,34 @@ class _State:
             if progress is not None and now - last_report >= CHUNK_WALL_S:
                 last_report = now
                 progress(min(t_done / end, 1.0))
-        C.finish(
-            self.g, self.gi, self.fi, self.qf, self.fqi, self.occ, self.dhist, self.ibits,
-            self.trt, self.tri,
-        )  # fmt: skip
+        core.finish(self.a)
         if progress is not None:
             progress(1.0)
         return self._raw()
 
     def _raw(self) -> RawCounters:
-        gi, g, n = self.gi, self.g, self.p.flows
+        a, n = self.a, self.p.flows
+        gi, g = a.gi, a.g
         raw = RawCounters(
-            busy_s=float(g[C.G_BUSY]),
-            arrivals=int(gi[C.GI_ARR]),
-            drops=int(gi[C.GI_DROPS]),
-            arrivals_total=int(gi[C.GI_ARR_TOTAL]),
-            timeouts=int(gi[C.GI_TIMEOUTS]),
-            delay_count=int(gi[C.GI_DCOUNT]),
-            delay_sum_s=float(g[C.G_DSUM]),
-            delay_sumsq_s2=float(g[C.G_DSUMSQ]),
-            delay_hist=self.dhist,
-            occupancy_s=self.occ,
-            burst_hist=self.bhist,
-            interval_bits=self.ibits,
-            delivered_payload_packets=self.deliv[:n].copy(),
-            sent=int(gi[C.GI_SENT]),
-            delivered=int(gi[C.GI_DELIVERED]),
-            dropped_tcp=int(gi[C.GI_DROPPED_TCP]),
-            in_flight=int(gi[C.GI_IN_FLIGHT]),
-            flows_completed=int(gi[C.GI_COMPLETED]),
-            flows_blocked=int(gi[C.GI_BLOCKED]),
+            busy_s=float(g[GlobalFloat.BUSY_S]),
+            arrivals=int(gi[GlobalInt.ARRIVALS]),
+            drops=int(gi[GlobalInt.DROPS]),
+            arrivals_total=int(gi[GlobalInt.ARRIVALS_TOTAL]),
+            timeouts=int(gi[GlobalInt.TIMEOUTS]),
+            delay_count=int(gi[GlobalInt.DELAY_COUNT]),
+            delay_sum_s=float(g[GlobalFloat.DELAY_SUM_S]),
+            delay_sumsq_s2=float(g[GlobalFloat.DELAY_SUMSQ_S2]),
+            delay_hist=a.dhist,
+            occupancy_s=a.occ,
+            burst_hist=a.bhist,
+            interval_bits=a.ibits,
+            delivered_payload_packets=a.deliv[:n].copy(),
+            sent=int(gi[GlobalInt.SENT]),
+            delivered=int(gi[GlobalInt.DELIVERED]),
+            dropped_tcp=int(gi[GlobalInt.DROPPED_TCP]),
+            in_flight=int(gi[GlobalInt.IN_FLIGHT]),
+            flows_completed=int(gi[GlobalInt.COMPLETED]),
+            flows_blocked=int(gi[GlobalInt.BLOCKED]),
         )
         if self.trace:
             self._flush_trace()
@@ -307,9 +338,9 @@ class _State:
             ints = np.concatenate([part[1] for part in self.trace_parts])
             raw.packet_trace = PacketTrace(
                 time_s=times,
-                flow=ints[:, 0].copy(),
-                size_bytes=ints[:, 1].copy(),
-                dropped=ints[:, 2].astype(np.bool_),
+                flow=ints[:, TraceInt.FLOW].copy(),
+                size_bytes=ints[:, TraceInt.BYTES].copy(),
+                dropped=ints[:, TraceInt.DROPPED].astype(np.bool_),
             )
             raw.samples = SampledTrace(
                 time_s=np.concatenate([part[0] for part in self.sample_parts]),

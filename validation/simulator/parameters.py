@@ -16,31 +16,10 @@ from validation.simulator.scenario import Scenario
 
 FloatArray = npt.NDArray[np.float64]
 
-# Event kinds; at equal times events run in this order, then in the order they were scheduled.
-K_DEPART = 0
-K_DELIVER = 1
-K_ARRIVAL = 2
-K_RTO = 3
-K_DELACK = 4
-K_PACE = 5
-K_OPEN = 6
-K_FLOW = 7
-K_SAMPLE = 8
-
-# Traffic codes
-T_PERSISTENT = 0
-T_CLOSED = 1
-T_POISSON = 2
-T_OPEN = 3
-TRAFFIC_CODES = {"persistent": T_PERSISTENT, "closed_loop": T_CLOSED, "poisson_flows": T_POISSON}
-SIZE_CODES = {"fixed": 0, "uniform": 1, "pareto": 2}
-
 #: Number of run-length bins of the loss-burst histogram (the last one counts longer runs).
 BURST_BINS = 64
 #: Largest number of bins of the queueing-delay histogram.
 MAX_DELAY_BINS = 1 << 20
-#: Restarts of a flow slot are told apart modulo this (stale packets of an earlier transfer).
-EPOCHS = 256
 #: Upper bound of the retransmission timeout, s (RFC 6298 (2.5) allows 60 s).
 MAX_RTO_S = 60.0
 #: Initial slow-start threshold, packets (in effect unbounded).
@@ -78,7 +57,8 @@ def make_parameters(scenario: Scenario, buffer_packets: int, seed: int) -> RunPa
     generator = np.random.default_rng(seed)
     flows = scenario.tcp_flows
     spread = generator.random(flows)
-    rtt_s = scenario.rtt_s + scenario.rtt_jitter_s * (2.0 * spread - 1.0)
+    jitter_s = scenario.rtt_jitter_s or 0.0  # a number once validated
+    rtt_s = scenario.rtt_s + jitter_s * (2.0 * spread - 1.0)
     start_s = scenario.start_spread_s * generator.random(flows)
     wire_bits = 8.0 * scenario.wire_bytes
     tx_s = wire_bits / scenario.capacity_bps

@@ -2,7 +2,7 @@
 
 One heap of ``(time, kind, sequence number, flow, epoch, seq)`` events in the style of SimPy:
 ties break by event kind and then by the order events were scheduled. Every packet's
-departure from the bottleneck is an explicit event. The compiled core (``core.py``) implements
+departure from the bottleneck is an explicit event. The compiled core (``core/``) implements
 the same model with arrays; small scenarios must give the same sample path in both.
 
 The model, in one place:
@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from validation.simulator import parameters as P
+from validation.simulator.layout import EPOCHS, Event, RecoveryState
 from validation.simulator.measures import RawCounters, to_result
 from validation.simulator.results import PacketTrace, RunResult, SampledTrace
 from validation.simulator.scenario import Scenario
@@ -75,7 +76,7 @@ class Flow:
     cwnd: float = 0.0  # until the flow starts
     ssthresh: float = P.INITIAL_SSTHRESH
     dupacks: int = 0
-    recovery: int = 0  # 0 none, 1 fast recovery, 2 after a timeout (SACK)
+    recovery: int = RecoveryState.NONE
     recover: int = -1
     rto_recover: int = -1
     lost_limit: int = 0
@@ -142,36 +143,36 @@ class ReferenceSimulator:
         sc, p = self.sc, self.p
         if p.flows and sc.traffic != "poisson_flows":
             for i in range(p.flows):
-                self.push(float(p.start_s[i]), P.K_FLOW, i)
+                self.push(float(p.start_s[i]), Event.FLOW, i)
         if sc.traffic == "poisson_flows":
-            self.push(self.exp(1.0 / sc.flow_arrival_rate_per_s), P.K_FLOW, -1)
+            self.push(self.exp(1.0 / sc.flow_arrival_rate_per_s), Event.FLOW, -1)
         if p.open_rate_per_s > 0:
             first = 0.0 if p.open_periodic else self.exp(1.0 / p.open_rate_per_s)
-            self.push(first, P.K_OPEN, p.flows)
+            self.push(first, Event.OPEN, p.flows)
         if self.trace:
-            self.push(0.0, P.K_SAMPLE, 0)
+            self.push(0.0, Event.SAMPLE, 0)
         while self.heap and self.heap[0][0] <= self.end:
             t, kind, _, f, epoch, seq = heapq.heappop(self.heap)
-            if kind == P.K_DEPART:
+            if kind == Event.DEPART:
                 self.depart(t)
-            elif kind == P.K_DELIVER:
+            elif kind == Event.DELIVER:
                 self.deliver(t, f, epoch, seq)
-            elif kind == P.K_ARRIVAL:
+            elif kind == Event.ARRIVAL:
                 self.arrive(t, f, epoch, seq, p.wire_bits / 8.0)
-            elif kind == P.K_RTO:
+            elif kind == Event.RTO:
                 self.rto_fire(t, f)
-            elif kind == P.K_DELACK:
+            elif kind == Event.DELACK:
                 fl = self.flows[f]
                 if seq == fl.delack_gen and fl.delack_count > 0:
                     self.send_ack(t, f, -1)
-            elif kind == P.K_PACE:
+            elif kind == Event.PACE:
                 self.flows[f].pace_pending = False
                 self.try_send(t, f)
-            elif kind == P.K_OPEN:
+            elif kind == Event.OPEN:
                 self.open_arrival(t)
-            elif kind == P.K_FLOW:
+            elif kind == Event.FLOW:
                 self.flow_event(t, f)
-            elif kind == P.K_SAMPLE:
+            elif kind == Event.SAMPLE:
                 self.sample(t)
         self.finish()
         return self.raw
@@ -234,7 +235,7 @@ class ReferenceSimulator:
     def start_service(self, t: float, pkt: tuple[int, int, int, float, float]) -> None:
         self.busy = True
         self.in_service = pkt
-        self.push(t + pkt[3] * 8.0 / self.sc.capacity_bps, P.K_DEPART, pkt[0])
+        self.push(t + pkt[3] * 8.0 / self.sc.capacity_bps, Event.DEPART, pkt[0])
 
     def depart(self, t: float) -> None:
         p = self.p
@@ -249,7 +250,7 @@ class ReferenceSimulator:
         if self.trace:
             self.trace_rows.append((t, f, round(size), False))
         if f < p.flows:
-            self.push(t + 0.5 * self.flows[f].rtt_s, P.K_DELIVER, f, epoch, seq)
+            self.push(t + 0.5 * self.flows[f].rtt_s, Event.DELIVER, f, epoch, seq)
         self.busy = False
         self.in_service = None
         nxt = self.fq_next() if self.sc.discipline == "fq" else self.fifo_next()
@@ -341,7 +342,7 @@ class ReferenceSimulator:
         else:
             gap = self.exp(1.0 / p.open_rate_per_s)
         self.arrive(t, p.flows, 0, 0, p.wire_bits / 8.0)
-        self.push(t + gap, P.K_OPEN, p.flows)
+        self.push(t + gap, Event.OPEN, p.flows)
 
     # -------------------------------------------------------------- flows
     def flow_event(self, t: float, f: int) -> None:
@@ -349,7 +350,7 @@ class ReferenceSimulator:
             self.start_flow(t, f)
             return
         # Poisson flow arrival
-        self.push(t + self.exp(1.0 / self.sc.flow_arrival_rate_per_s), P.K_FLOW, -1)
+        self.push(t + self.exp(1.0 / self.sc.flow_arrival_rate_per_s), Event.FLOW, -1)
         for g, fl in enumerate(self.flows):
             if not fl.active:
                 self.start_flow(t, g)
@@ -372,7 +373,7 @@ class ReferenceSimulator:
     def start_flow(self, t: float, f: int) -> None:
         old = self.flows[f]
         fl = Flow(rtt_s=old.rtt_s)
-        fl.epoch = (old.epoch + 1) % P.EPOCHS
+        fl.epoch = (old.epoch + 1) % EPOCHS
         fl.delack_gen = old.delack_gen + 1
         fl.rto_event = old.rto_event
         fl.pace_pending = old.pace_pending
@@ -410,7 +411,7 @@ class ReferenceSimulator:
         fl = self.flows[f]
         while fl.active:
             seg = -1
-            if self.sack and fl.recovery > 0:
+            if self.sack and fl.recovery != RecoveryState.NONE:
                 if self.pipe(fl) >= fl.cwnd:
                     return
                 seg = self.next_hole(fl)
@@ -423,7 +424,7 @@ class ReferenceSimulator:
             if self.sc.pacing and t < fl.next_send:
                 if not fl.pace_pending:
                     fl.pace_pending = True
-                    self.push(fl.next_send, P.K_PACE, f)
+                    self.push(fl.next_send, Event.PACE, f)
                 return
             self.transmit(t, f, seg)
 
@@ -441,7 +442,7 @@ class ReferenceSimulator:
             fl.snd_nxt += 1
         self.raw.sent += 1
         fl.access_free = max(t, fl.access_free) + p.access_tx_s
-        self.push(fl.access_free + 0.5 * fl.rtt_s, P.K_ARRIVAL, f, fl.epoch, seg)
+        self.push(fl.access_free + 0.5 * fl.rtt_s, Event.ARRIVAL, f, fl.epoch, seg)
         if fl.rto_expiry == INF:
             self.arm_rto(t, f)
         if self.sc.pacing:
@@ -453,7 +454,7 @@ class ReferenceSimulator:
         fl.rto_expiry = t + fl.rto
         if fl.rto_expiry < fl.rto_event:
             fl.rto_event = fl.rto_expiry
-            self.push(fl.rto_expiry, P.K_RTO, f)
+            self.push(fl.rto_expiry, Event.RTO, f)
 
     def rto_fire(self, t: float, f: int) -> None:
         fl = self.flows[f]
@@ -464,7 +465,7 @@ class ReferenceSimulator:
             return
         if t < fl.rto_expiry:
             fl.rto_event = fl.rto_expiry
-            self.push(fl.rto_expiry, P.K_RTO, f)
+            self.push(fl.rto_expiry, Event.RTO, f)
             return
         fl.rto_expiry = INF
         if not fl.active or fl.snd_una >= fl.high_tx:
@@ -481,10 +482,10 @@ class ReferenceSimulator:
         fl.rexmitted.clear()
         fl.rexmit_ptr = fl.snd_una
         if self.sack:
-            fl.recovery = 2
+            fl.recovery = RecoveryState.AFTER_TIMEOUT
             fl.lost_limit = fl.high_tx
         else:
-            fl.recovery = 0
+            fl.recovery = RecoveryState.NONE
             fl.snd_nxt = fl.snd_una
         fl.next_send = t
         self.try_send(t, f)
@@ -512,7 +513,7 @@ class ReferenceSimulator:
             if fl.delack_count >= self.sc.delayed_ack:
                 self.send_ack(t, f, -1)
             elif fl.delack_count == 1:
-                self.push(t + self.sc.delayed_ack_timeout_s, P.K_DELACK, f, 0, fl.delack_gen)
+                self.push(t + self.sc.delayed_ack_timeout_s, Event.DELACK, f, 0, fl.delack_gen)
         elif seq > fl.rcv_nxt:
             fl.ooo.add(seq)
             self.send_ack(t, f, seq)
@@ -543,12 +544,12 @@ class ReferenceSimulator:
                 self.rtt_sample(fl, t - fl.rtt_time)
                 fl.rtt_seq = -1
             exited = False
-            if fl.recovery > 0 and cum > fl.recover:
-                if fl.recovery == 1:
+            if fl.recovery != RecoveryState.NONE and cum > fl.recover:
+                if fl.recovery == RecoveryState.FAST:
                     fl.cwnd = fl.ssthresh
-                fl.recovery = 0
+                fl.recovery = RecoveryState.NONE
                 exited = True
-            if fl.recovery == 1:
+            if fl.recovery == RecoveryState.FAST:
                 if not self.sack:
                     fl.cwnd = max(fl.cwnd - newly + 1.0, 1.0)
                     self.transmit(t, f, fl.snd_una)
@@ -566,10 +567,10 @@ class ReferenceSimulator:
                 fl.rto_expiry = INF
         elif cum == fl.snd_una and fl.snd_una < fl.high_tx and (sack_seq >= 0 or not self.sack):
             fl.dupacks += 1
-            if fl.recovery == 0 and fl.dupacks == 3 and cum > fl.rto_recover:
+            if fl.recovery == RecoveryState.NONE and fl.dupacks == 3 and cum > fl.rto_recover:
                 fl.ssthresh = max((fl.high_tx - fl.snd_una) / 2.0, 2.0)
                 fl.recover = fl.high_tx - 1
-                fl.recovery = 1
+                fl.recovery = RecoveryState.FAST
                 fl.rtt_seq = -1
                 if self.sack:
                     fl.cwnd = fl.ssthresh
@@ -580,9 +581,9 @@ class ReferenceSimulator:
                 # the first missing packet goes out at once, whatever the pipe (RFC 6675
                 # step 4.3; RFC 6582 step 2); later ones wait for pipe < cwnd with SACK
                 self.transmit(t, f, fl.snd_una)
-            elif fl.recovery == 1 and not self.sack:
+            elif fl.recovery == RecoveryState.FAST and not self.sack:
                 fl.cwnd += 1.0
-        if self.sack and fl.recovery == 1:
+        if self.sack and fl.recovery == RecoveryState.FAST:
             fl.lost_limit = max(fl.lost_limit, fl.high_sacked)
         self.try_send(t, f)
 
@@ -608,7 +609,7 @@ class ReferenceSimulator:
     def sample(self, t: float) -> None:
         cw = [fl.cwnd for fl in self.flows[: self.sc.traced_flows]]
         self.sample_rows.append((t, self.q_packets, cw))
-        self.push(t + self.sc.sample_interval_s, P.K_SAMPLE, 0)
+        self.push(t + self.sc.sample_interval_s, Event.SAMPLE, 0)
 
     def finish(self) -> None:
         raw = self.raw
@@ -617,12 +618,12 @@ class ReferenceSimulator:
             pkt = self.in_service
             tx = pkt[3] * 8.0 / self.sc.capacity_bps
             for event in self.heap:
-                if event[1] == P.K_DEPART:
+                if event[1] == Event.DEPART:
                     lo = max(event[0] - tx, self.warm)
                     if self.end > lo:
                         raw.busy_s += self.end - lo
         in_flight = sum(
-            1 for e in self.heap if e[1] in (P.K_ARRIVAL, P.K_DELIVER) and e[3] < self.p.flows
+            1 for e in self.heap if e[1] in (Event.ARRIVAL, Event.DELIVER) and e[3] < self.p.flows
         )
         queued = [self.in_service] if self.in_service is not None else []
         queued += list(self.fifo)

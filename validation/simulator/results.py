@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
+from models.provenance import software_versions
 from validation.simulator.scenario import Scenario
 
 FloatArray = npt.NDArray[np.float64]
@@ -103,6 +103,7 @@ class RunResult:
     interval_throughput_bps : bottleneck departures per interval of ``interval_s``, bit/s.
     packets_sent, packets_delivered, packets_dropped, packets_in_flight : TCP data packets
         over the whole run; sent = delivered + dropped + in flight at the end.
+    software_versions : the versions of bufsize, numpy, scipy and numba that computed it.
     """
 
     buffer_packets: int
@@ -132,6 +133,7 @@ class RunResult:
     samples: SampledTrace | None = None
     packet_trace: PacketTrace | None = None
     engine: str = "compiled"
+    software_versions: dict[str, str] = field(default_factory=software_versions)
 
     @property
     def goodput_fraction(self) -> float:
@@ -166,6 +168,7 @@ class RunResult:
             "flows_blocked": self.flows_blocked,
             "wall_s": self.wall_s,
             "scenario": self.scenario.to_dict(),
+            "software_versions": dict(self.software_versions),
         }
         if traces:
             out["samples"] = None if self.samples is None else self.samples.to_dict()
@@ -201,6 +204,7 @@ class ReplicatedResult:
     scenario: Scenario
     runs: list[RunResult]
     estimates: dict[str, Estimate] = field(default_factory=dict)
+    software_versions: dict[str, str] = field(default_factory=software_versions)
 
     def __getitem__(self, measure: str) -> Estimate:
         return self.estimates[measure]
@@ -212,6 +216,7 @@ class ReplicatedResult:
             "seed": self.seed,
             "replications": len(self.runs),
             "scenario": self.scenario.to_dict(),
+            "software_versions": dict(self.software_versions),
         }
         for name, est in self.estimates.items():
             out[name] = est.mean
@@ -240,6 +245,8 @@ def confidence_interval(values: Any, level: float = 0.99) -> Estimate:
     mean = float(np.mean(data))
     if data.size < 2:
         return Estimate(mean, math.nan)
+    from scipy import stats  # on first use: importing it is most of a short run's start-up
+
     sem = float(np.std(data, ddof=1)) / math.sqrt(data.size)
     return Estimate(mean, float(stats.t.ppf(0.5 + level / 2.0, data.size - 1)) * sem)
 

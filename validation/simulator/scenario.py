@@ -30,6 +30,19 @@ MAX_WINDOW_LIMIT_PACKETS = 65_536
 MAX_FLOWS = 200_000
 #: Default budget of bottleneck packets one run may simulate.
 DEFAULT_PACKET_BUDGET = 2_000_000_000
+#: Default half-width of the spread of the flows' RTTs, as a fraction of the mean RTT.
+DEFAULT_RTT_JITTER_FRACTION = 0.2
+#: Default MSS: 1500-byte Ethernet packets less 52 bytes of TCP/IP headers (timestamps on).
+DEFAULT_PACKET_BYTES = 1448
+#: Default largest window: 3 MiB (Linux's default largest receive window) in whole segments.
+DEFAULT_MAX_WINDOW_PACKETS = 3 * 2**20 // DEFAULT_PACKET_BYTES
+
+#: Why a zero RTT jitter is worth a warning (the figures are this simulator's, seed 1).
+ZERO_JITTER_WARNING = (
+    "rtt_jitter_s is 0: every flow has the same round-trip time, so unpaced flows phase-lock and "
+    "utilization at small buffers is far above what real traffic gets (the default 40 flows "
+    "on 100 Mbit/s with a 10-packet buffer: 89.6% with no jitter, 42.7% with the default 20%)"
+)
 
 
 @dataclass(frozen=True)
@@ -42,12 +55,19 @@ class Scenario:
     uncongested path in another ``rtt_i / 2``. The two-way propagation delays ``rtt_i`` are
     uniform in ``rtt_s ± rtt_jitter_s``.
 
+    The defaults are the one set of defaults of every interface (the command line and the API
+    take theirs from here), chosen for today's hosts (Linux): RTTs spread by ±20 %, SACK loss
+    recovery, delayed ACKs every 2 segments, initial window 10 (RFC 6928), minimum RTO 200 ms,
+    1448-byte segments with 52 bytes of TCP/IP headers (1500-byte packets), a 3 MiB largest
+    window. A zero ``rtt_jitter_s`` is allowed but reported by :meth:`warnings`.
+
     Attributes
     ----------
     capacity_bps : bottleneck rate, bit/s.
     flows : persistent flows, closed-loop users, or the most concurrent Poisson flows.
     rtt_s : mean two-way propagation delay, s.
-    rtt_jitter_s : half-width of the uniform spread of the flows' RTTs, s (< rtt_s).
+    rtt_jitter_s : half-width of the uniform spread of the flows' RTTs, s (< rtt_s); None
+        (the default) is DEFAULT_RTT_JITTER_FRACTION (20 %) of rtt_s.
     access_bps : rate of each source's access link, bit/s.
     max_window_packets : maximum (advertised) window, packets.
     packet_bytes : payload per data packet (MSS), bytes.
@@ -87,16 +107,16 @@ class Scenario:
     capacity_bps: float = 100e6
     flows: int = 40
     rtt_s: float = 0.1
-    rtt_jitter_s: float = 0.0
+    rtt_jitter_s: float | None = None
     access_bps: float = 1e9
-    max_window_packets: int = 32
-    packet_bytes: int = 1000
-    header_bytes: int = 0
+    max_window_packets: int = DEFAULT_MAX_WINDOW_PACKETS
+    packet_bytes: int = DEFAULT_PACKET_BYTES
+    header_bytes: int = 52
     pacing: bool = False
     recovery: Recovery = "sack"
-    delayed_ack: int = 1
+    delayed_ack: int = 2
     delayed_ack_timeout_s: float = 0.2
-    initial_window_packets: int = 2
+    initial_window_packets: int = 10
     min_rto_s: float = 0.2
     initial_rto_s: float = 1.0
     start_spread_s: float = 1.0
@@ -117,6 +137,17 @@ class Scenario:
     sample_interval_s: float = 0.01
     traced_flows: int = 4
     packet_budget: int = DEFAULT_PACKET_BUDGET
+
+    def __post_init__(self) -> None:
+        if self.rtt_jitter_s is None and isinstance(self.rtt_s, int | float):
+            jitter_s = DEFAULT_RTT_JITTER_FRACTION * float(self.rtt_s)
+            object.__setattr__(self, "rtt_jitter_s", jitter_s)
+
+    def warnings(self) -> list[str]:
+        """What is allowed but probably not meant: a zero RTT jitter among several TCP flows."""
+        if self.tcp_flows > 1 and self.rtt_jitter_s == 0.0:
+            return [ZERO_JITTER_WARNING]
+        return []
 
     @property
     def wire_bytes(self) -> int:
@@ -166,8 +197,7 @@ class Scenario:
         """
         checks.positive("capacity_bps", self.capacity_bps)
         checks.positive("rtt_s", self.rtt_s)
-        checks.non_negative("rtt_jitter_s", self.rtt_jitter_s)
-        if self.rtt_jitter_s >= self.rtt_s:
+        if checks.non_negative("rtt_jitter_s", self.rtt_jitter_s) >= self.rtt_s:
             raise ParameterError(
                 "rtt_jitter_s",
                 f"< rtt_s ({self.rtt_s:g})",
@@ -241,6 +271,10 @@ class Scenario:
                     f"packet_budget ({self.packet_budget:,}); shorten duration_s or lower "
                     "capacity_bps",
                 )
+
+
+#: Every field's default, read by the interfaces (command line, API) that take theirs from here.
+SCENARIO_DEFAULTS: dict[str, Any] = {field.name: field.default for field in fields(Scenario)}
 
 
 def estimate_packets(scenario: Scenario) -> int:

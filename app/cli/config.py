@@ -1,0 +1,170 @@
+"""``bufsize config``: a buffer size as device configuration (tc, SONiC, Junos, IOS XR, EOS).
+
+The size is either given (``--buffer 834`` packets or ``--buffer 1.25MB``, with the port's line
+rate as ``--capacity``) or recommended for a scenario with the options of ``bufsize
+recommend``. The snippet is :func:`models.device.device_config`'s; with ``--json`` the numbers it
+used come too.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any
+
+import click
+from click.core import ParameterSource
+
+from app.cli.recommend import link_inputs, parse_rtts
+from app.cli.recommend import recommend as recommend_command
+from app.device_snippet import config_answer, recommendation_snippet
+from app.units import parse_quantity
+from models.device import TC_QDISCS, VENDORS, DeviceConfig, device_config
+from models.recommend import recommend as recommend_link
+
+#: Model parameter -> the option that sets it, for error messages.
+OPTION_OF = {
+    "buffer_bytes": "--buffer",
+    "capacity_bps": "--capacity",
+    "packet_bytes": "--packet",
+    "chip_buffer_bytes": "--chip-buffer",
+    "congested_queues": "--congested-queues",
+    "cell_bytes": "--cell-bytes",
+    "interface": "--interface",
+    "rtt_s": "--rtt",
+}
+_FIELD = re.compile(r"\b(" + "|".join(OPTION_OF) + r")\b")
+#: Options of ``bufsize recommend`` needed to recommend a size (``--buffer`` replaces them).
+_RECOMMEND_REQUIRED = ("capacity", "rtt", "flows")
+#: Options of ``bufsize recommend`` that also serve a given ``--buffer``: the line rate, the
+#: packet size (for packets), the RTT (CoDel's interval) and ``--json``.
+_WITH_BUFFER = ("capacity", "packet", "rtt", "as_json")
+
+
+def _option_message(message: str) -> str:
+    return _FIELD.sub(lambda m: OPTION_OF[m.group(1)], message)
+
+
+def _size_bytes(text: str, packet_bytes: float) -> float:
+    """``--buffer``: a bare number is packets, a size (``1.25MB``) is bytes."""
+    try:
+        return float(text) * packet_bytes
+    except ValueError:
+        return parse_quantity("--buffer", text, "size")
+
+
+def _typed(name: str | None) -> bool:
+    """Whether the option ``name`` was given on the command line (not left at its default)."""
+    source = click.get_current_context().get_parameter_source(str(name))
+    return source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+
+
+def _recommend_options() -> list[click.Parameter]:
+    """``bufsize recommend``'s options, none required here (``--buffer`` may stand for them)."""
+    params = []
+    for param in recommend_command.params:
+        clone = copy.copy(param)
+        clone.required = False
+        params.append(clone)
+    return params
+
+
+def _make(opts: dict[str, Any]) -> tuple[DeviceConfig, dict[str, Any] | None]:
+    vendor = opts["vendor"]
+    options: dict[str, Any] = {
+        "cell_bytes": opts["cell_bytes"],
+        "interface": opts["interface"],
+        "queue": str(opts["queue"]),
+        "chip_buffer_bytes": None
+        if opts["chip_buffer"] is None
+        else parse_quantity("--chip-buffer", opts["chip_buffer"], "size"),
+        "congested_queues": opts["congested_queues"],
+        "qdisc": opts["qdisc"],
+    }
+    packet = parse_quantity("--packet", opts["packet"], "size")
+    if opts["buffer"] is not None:
+        ignored = [
+            param.opts[0]
+            for param in recommend_command.params
+            if param.name not in _WITH_BUFFER and _typed(param.name)
+        ]
+        if ignored:
+            raise ValueError(
+                f"{', '.join(ignored)}: recommend options, not used with --buffer (which gives "
+                "the size); give either --buffer or the scenario"
+            )
+        if opts["capacity"] is None:
+            raise ValueError("--capacity (the port's line rate) is required with --buffer")
+        rtt = None
+        if opts["rtt"] is not None:
+            rtts = parse_rtts(opts["rtt"])
+            rtt = len(rtts) / sum(1.0 / r for r in rtts)  # harmonic mean, as the engine's T_e
+        result = device_config(
+            vendor,
+            _size_bytes(opts["buffer"], packet),
+            parse_quantity("--capacity", opts["capacity"], "rate"),
+            packet_bytes=packet,
+            rtt_s=rtt,
+            **options,
+        )
+        return result, None
+    missing = [f"--{name}" for name in _RECOMMEND_REQUIRED if opts[name] is None]
+    if missing:
+        raise ValueError(
+            f"give --buffer SIZE, or {', '.join(missing)} to recommend one (see bufsize "
+            "recommend --help)"
+        )
+    scenario, targets = link_inputs(opts)
+    rec = recommend_link(scenario, targets)
+    best = rec.recommended
+    used = {
+        "rule": best.rule,
+        "buffer_packets": best.buffer_packets,
+        "buffer_bytes": best.buffer_bytes,
+    }
+    return recommendation_snippet(rec, scenario, vendor, **options), used
+
+
+@click.command(params=_recommend_options())
+@click.option("--vendor", required=True, type=click.Choice(VENDORS), help="Device family.")
+@click.option("--buffer", help="Per-queue buffer: packets (834) or a size (1.25MB).")
+@click.option(
+    "--chip-buffer", help="Shared memory of the switch chip, e.g. 64MiB (sonic: required)."
+)
+@click.option(
+    "--congested-queues",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="Queues congested at once sharing --chip-buffer.",
+)
+@click.option(
+    "--cell-bytes", type=click.IntRange(min=1), help="Memory cell, bytes (vendor default)."
+)
+@click.option("--interface", help="Port name (a placeholder in the vendor's naming by default).")
+@click.option(
+    "--queue", type=click.IntRange(0, 15), default=0, show_default=True, help="Egress queue."
+)
+@click.option(
+    "--qdisc",
+    type=click.Choice(TC_QDISCS),
+    default="pfifo",
+    show_default=True,
+    help="tc: the qdisc of the active command.",
+)
+def config(**opts: Any) -> None:
+    """The recommended (or given) buffer as device configuration, rounded to the memory cell."""
+    try:
+        result, used = _make(opts)
+    except ValueError as exc:  # UnitError is a ValueError too
+        click.echo(f"Error: {_option_message(str(exc))}", err=True)
+        raise SystemExit(2) from exc
+    if opts["as_json"]:
+        answer = config_answer(result)
+        answer["recommended"] = used
+        click.echo(json.dumps(answer, indent=2, ensure_ascii=False))
+        return
+    click.echo(result.text, nl=False)
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)

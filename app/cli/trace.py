@@ -1,0 +1,187 @@
+"""``bufsize trace FILE``: estimate N_b, T_e, C_e and α from a packet trace (004 §VI) and size.
+
+The file is a pcap or pcapng capture taken at the link, or the CSV ``bufsize simulate
+--trace`` writes; the reader is chosen by the file's content. A progress bar shows on stderr
+for long files; ``--json`` prints one document on stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from app.cli.simulate import ProgressBar
+from app.units import parse_packets, parse_quantity
+from validation.traces import TraceEstimates, TraceFormatError, estimate_trace, open_trace
+from validation.traces.estimate import Interval
+from validation.traces.sizing import size_from_estimates, verify_size
+
+
+def _loss(text: str) -> float:
+    stripped = text.strip()
+    try:
+        value = float(stripped[:-1]) / 100.0 if stripped.endswith("%") else float(stripped)
+    except ValueError as exc:
+        raise ValueError(f"--max-loss: cannot read {text!r}; try '1%' or 0.01") from exc
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"--max-loss must be in (0, 1) (0% .. 100%), got {text!r}")
+    return value
+
+
+def run_trace(
+    path: Path,
+    *,
+    capacity_bps: float | None,
+    buffer_bytes: float | None,
+    warmup_s: float,
+    max_loss: float,
+    verify: bool,
+    seed: int,
+    with_flows: bool = False,
+    progress: Any = None,
+    filename: str | None = None,
+) -> tuple[dict[str, Any], TraceEstimates]:
+    """Estimates, the BSCL size and (with ``verify``) its simulation check: a JSON-able dict."""
+    reader = open_trace(path)
+    est = estimate_trace(
+        reader,
+        capacity_bps=capacity_bps,
+        warmup_s=warmup_s,
+        buffer_bytes=buffer_bytes,
+        progress=progress,
+    )
+    out: dict[str, Any] = {
+        "file": filename or str(path),
+        "estimates": est.to_dict(flows=with_flows),
+    }
+    try:
+        sizing = size_from_estimates(est, max_loss)
+    except ValueError as exc:
+        out["bscl"] = None
+        out["bscl_error"] = str(exc)
+        return out, est
+    out["bscl"] = sizing.to_dict()
+    if verify:
+        out["verification"] = verify_size(est, math.ceil(sizing.buffer_packets), seed=seed)
+    return out, est
+
+
+def _interval(value: Interval, scale: float = 1.0, fmt: str = ".3g") -> str:
+    def show(x: float) -> str:
+        return format(x * scale, fmt) if math.isfinite(x) else "-"
+
+    return f"{show(value.value)}  [{show(value.low)}, {show(value.high)}]"
+
+
+def render(doc: dict[str, Any], est: TraceEstimates, console: Console) -> None:
+    """Print the estimates with their 95 % intervals and the BSCL buffer."""
+    console.print(
+        f"{doc['file']}: {est.kind}, {est.packets:,} packets, {est.flows:,} flows, "
+        f"{est.end_s - est.start_s:.4g} s ({est.warmup_s:g} s warm-up left out).",
+        markup=False,
+    )
+    counts = ", ".join(f"{name.replace('_', '-')} {n}" for name, n in est.class_counts.items())
+    console.print(f"Flows: {counts}.", markup=False)
+    table = Table(title="Estimates (004 §VI), value [95% interval]", title_justify="left")
+    table.add_column("Parameter")
+    table.add_column("Estimate", justify="right")
+    table.add_row("N_b (LBP flows)", _interval(est.bottlenecked_flows, fmt=".0f"))
+    table.add_row("T_e (ms)", _interval(est.effective_rtt_s, 1e3))
+    table.add_row("C_e / C", _interval(est.bottlenecked_share, 100.0, ".3g") + " %")
+    table.add_row("Loss rate (%)", _interval(est.loss_rate, 100.0))
+    table.add_row("Mean loss burst L̄ (packets)", _interval(est.loss_burst_mean_packets))
+    table.add_row("Median loss burst (packets)", _interval(est.loss_burst_median_packets))
+    table.add_row("α = L̄/N_b", _interval(est.sync_factor))
+    table.add_row("C (Mbit/s)", f"{est.capacity_bps / 1e6:.4g} ({est.capacity_source})")
+    console.print(table)
+    for note in est.notes:
+        console.print(f"Note: {note}.", markup=False)
+    bscl = doc.get("bscl")
+    if bscl is None:
+        console.print(f"No BSCL size: {doc.get('bscl_error')}", markup=False)
+        return
+    low, high = bscl["buffer_packets_range"]
+    console.print(
+        f"BSCL buffer: {bscl['buffer_packets']:,.0f} packets ({bscl['buffer_bytes']:,.0f} B), "
+        f"set by the {bscl['governing_constraint']} constraint; {low:,.0f}-{high:,.0f} "
+        "packets over the N_b interval.",
+        markup=False,
+    )
+    check = doc.get("verification")
+    if check is not None:
+        console.print(
+            f"Simulated at {check['buffer_packets']:,} packets (seed {check['seed']}): loss "
+            f"{check['loss_rate']:.2%}, utilization {check['utilization']:.1%}.",
+            markup=False,
+        )
+
+
+@click.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--capacity", default=None, help='Link rate, e.g. "50 Mbit/s" (else estimated).')
+@click.option(
+    "--buffer",
+    "buffer_",
+    default=None,
+    help="The link's buffer while the trace was taken: packets of the trace's largest size "
+    "(750) or a size (1MB); corrects the RTT samples for the queue at this link.",
+)
+@click.option("--warmup", default="0s", show_default=True, help="Left out at the start.")
+@click.option("--max-loss", default="1%", show_default=True, help="BSCL's loss target p̂.")
+@click.option("--verify", is_flag=True, help="Simulate the BSCL size on the estimated link.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of --verify's run.")
+@click.option("--flows", "with_flows", is_flag=True, help="With --json: the per-flow table.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON on stdout.")
+def trace(**opts: Any) -> None:
+    """Estimate BSCL's parameters from a packet trace (pcap, pcapng or CSV) and size the buffer."""
+    path: Path = opts["file"]
+    try:
+        capacity_bps = (
+            None
+            if opts["capacity"] is None
+            else parse_quantity("--capacity", opts["capacity"], "rate")
+        )
+        warmup_s = parse_quantity("--warmup", opts["warmup"], "time")
+        max_loss = _loss(opts["max_loss"])
+        buffer_bytes = None
+        if opts["buffer_"] is not None:
+            if capacity_bps is None:
+                raise ValueError("--buffer needs --capacity (the queue's delay is buffer/C)")
+            buffer_bytes = parse_packets("--buffer", opts["buffer_"], 1500) * 1500
+        if warmup_s < 0:
+            raise ValueError(f"--warmup must be >= 0, got {opts['warmup']!r}")
+    except ValueError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        raise SystemExit(2) from exc
+    if not path.is_file():
+        click.echo(f"Error: FILE: {str(path)!r} does not exist or is not a file", err=True)
+        raise SystemExit(2)
+    with ProgressBar(steps=1) as bar:
+        try:
+            doc, est = run_trace(
+                path,
+                capacity_bps=capacity_bps,
+                buffer_bytes=buffer_bytes,
+                warmup_s=warmup_s,
+                max_loss=max_loss,
+                verify=opts["verify"],
+                seed=opts["seed"],
+                with_flows=opts["with_flows"],
+                progress=lambda f: bar.report(0, f, "reading"),
+            )
+        except TraceFormatError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            raise SystemExit(1) from exc
+        except ValueError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            raise SystemExit(1) from exc
+    if opts["as_json"]:
+        click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+        return
+    render(doc, est, Console(width=max(120, Console().width), highlight=False))

@@ -1,0 +1,77 @@
+"""``bufsize recommend --verify``: the recommendation checked by simulation (thin wrapper).
+
+The logic (scaling rule, sizes, verdicts) is :func:`validation.verify.verify`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from rich.console import Console
+from rich.table import Table
+
+from app.cli.simulate import ProgressBar
+from models.recommend import LinkScenario, Recommendation, Targets
+from validation.verify import Verification, verify
+
+
+def run_verification(
+    link: LinkScenario, rec: Recommendation, targets: Targets, replications: int, seed: int
+) -> Verification:
+    """Run the verification with a progress bar on stderr."""
+    bar: list[ProgressBar] = []
+
+    def progress(done: int, total: int) -> None:
+        if not bar:
+            bar.append(ProgressBar(steps=total, started_s=0.0))
+        bar[0].report(done, 0.0, f"verifying: {done}/{total} runs")
+
+    try:
+        return verify(link, rec, targets, replications=replications, seed=seed, progress=progress)
+    finally:
+        if bar:
+            bar[0].__exit__(None, None, None)
+
+
+def _pct(value: float, ci: float) -> str:
+    text = f"{value:.1%}"
+    return text if not math.isfinite(ci) else f"{text} ± {ci:.1%}"
+
+
+def _loss(probability: float | None) -> str:
+    """A predicted loss, or "unknown" where the inputs do not decide it (N_b not given)."""
+    return "unknown" if probability is None else f"{probability:.2g}"
+
+
+def render_verification(v: Verification, console: Console) -> None:
+    """Predicted and simulated figures side by side, one row per size, and the verdict."""
+    console.print()
+    if not v.sizes:
+        console.print(f"[bold]Check by simulation[/bold]: not reproducible here: {v.reason}")
+        return
+    s = v.scaling
+    console.print(
+        f"[bold]Check by simulation[/bold] ({v.replications} runs per size, seed {v.seed}): "
+        f"simulated at {s.capacity_bps / 1e6:.4g} Mb/s with {s.flows} flows "
+        f"(C and N × {s.factor:.3g}; buffers × {s.factor:.3g}^{s.buffer_exponent:g})"
+    )
+    table = Table(title_justify="left")
+    for column in ("Size", "Packets (sim.)", "Utilization", "Loss", "Delay ms", "Verdict"):
+        table.add_column(column, justify="left" if column in ("Size", "Verdict") else "right")
+    table.add_row("", "", "predicted / simulated", "predicted / simulated", "max / mean, p99", "")
+    for c in v.sizes:
+        colour = "green" if c.verdict == "agrees" else "red"
+        table.add_row(
+            c.label,
+            f"{c.buffer_packets:,} ({c.simulated_buffer_packets:,})",
+            f"{c.predicted.utilization:.1%} / {_pct(c.utilization, c.utilization_ci99)}",
+            f"{_loss(c.predicted.loss_probability)} / {c.loss_rate:.2g}",
+            f"{c.predicted.queueing_delay_s * 1e3:.3g} / "
+            f"{c.queue_delay_mean_s * 1e3:.3g}, {c.queue_delay_p99_s * 1e3:.3g}",
+            f"[{colour}]{c.verdict}[/{colour}]",
+        )
+    console.print(table)
+    for c in v.sizes:
+        if c.verdict != "agrees":
+            console.print(f"  {c.label}: {c.reason}", markup=False, soft_wrap=True)
+    console.print(f"Verdict: {v.verdict}: {v.reason}", markup=False, soft_wrap=True)

@@ -1,0 +1,95 @@
+"""``/v1/config``: a buffer size as device configuration (tc, SONiC, Junos, IOS XR, EOS)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from app.device_snippet import config_answer, recommendation_snippet
+from app.errors import parameters_of
+from app.schemas.device_config import ConfigRequest, ConfigResponse
+from app.schemas.recommend import ScenarioIn, TargetsIn
+from models.device import device_config
+from models.recommend import LinkScenario, Targets, recommend
+
+router = APIRouter(tags=["config"])
+
+
+def _scenario(sc: ScenarioIn) -> LinkScenario:
+    with parameters_of("scenario"):
+        return LinkScenario(
+            capacity_bps=sc.capacity_bps,
+            rtts_s=sc.rtts,
+            flows=sc.flows,
+            packet_bytes=sc.packet_bytes,
+            bottlenecked_flows=sc.bottlenecked_flows,
+            bottlenecked_share=sc.bottlenecked_share,
+            access_bps=sc.access_bps,
+            peak_rate_bps=sc.peak_rate_bps,
+            max_window_packets=sc.max_window_packets,
+            paced=sc.paced,
+            congestion_control=sc.congestion_control,
+            load=sc.load,
+            medium=sc.medium,
+        )
+
+
+def _targets(tg: TargetsIn | None) -> Targets:
+    tg = tg or TargetsIn()
+    with parameters_of("targets"):
+        return Targets(
+            min_utilization=tg.min_utilization,
+            max_loss=tg.max_loss,
+            max_queueing_delay_s=tg.max_queueing_delay_s,
+            priority=tg.priority,
+        )
+
+
+@router.post(
+    "/config",
+    response_model=ConfigResponse,
+    summary="Device configuration for a buffer size",
+    description="The per-queue buffer (given, or recommended for a scenario as by "
+    "/v1/recommend) as configuration for Linux tc, SONiC CONFIG_DB, Junos, IOS XR or Arista "
+    "EOS, rounded up to the device's memory cell and converted at the line rate; with a chip's "
+    "shared memory, the dynamic-threshold α (Choudhury and Hahne 1998) that gives the queue "
+    "that size with n queues congested. Returns the text and every number it used.",
+)
+async def config(body: ConfigRequest) -> dict[str, Any]:
+    options: dict[str, Any] = {
+        "cell_bytes": body.cell_bytes,
+        "interface": body.interface,
+        "queue": str(body.queue),
+        "chip_buffer_bytes": body.chip_buffer_bytes,
+        "congested_queues": body.congested_queues,
+        "qdisc": body.qdisc,
+    }
+    if body.scenario is not None:
+        scenario = _scenario(body.scenario)
+        rec = recommend(scenario, _targets(body.targets))
+        if body.rtt_s is not None:
+            options["rtt_s"] = body.rtt_s
+        answer = config_answer(recommendation_snippet(rec, scenario, body.vendor, **options))
+        best = rec.recommended
+        answer["recommended"] = {
+            "rule": best.rule,
+            "buffer_packets": best.buffer_packets,
+            "buffer_bytes": best.buffer_bytes,
+        }
+        return answer
+    packet_bytes = 1500.0 if body.packet_bytes is None else body.packet_bytes
+    if body.buffer_packets is not None:
+        buffer_bytes = body.buffer_packets * packet_bytes
+    else:
+        buffer_bytes = float(body.buffer_bytes or 0.0)
+    line_rate = float(body.capacity_bps or 0.0)  # required by the schema without a scenario
+    result = device_config(
+        body.vendor,
+        buffer_bytes,
+        line_rate,
+        packet_bytes=packet_bytes,
+        rtt_s=body.rtt_s,
+        **options,
+    )
+    return config_answer(result)

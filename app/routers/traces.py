@@ -1,0 +1,210 @@
+"""``/v1/traces``: upload a packet trace, estimate BSCL's parameters from it (004 §VI), size.
+
+``POST`` takes ``multipart/form-data`` with the trace in the ``file`` part (pcap, pcapng, or
+the CSV ``bufsize simulate --trace`` writes) and optional text fields ``capacity``,
+``buffer``, ``warmup``, ``max_loss`` and ``verify``, as the ``bufsize trace`` options. The
+body is streamed to disk as it arrives (never held in memory whole); a body over
+``max_trace_bytes`` gets 413 as soon as its declared length, or the bytes read so far, pass
+the limit. The trace is then read in a background job: 202 with the job's id at once, then
+``GET /v1/traces/{id}`` for status, progress (the share of the file read) and the result. A
+file that cannot be read makes the job fail with a message that says what is wrong and where
+(line or byte offset); the service is not affected.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from fastapi import Path as PathParam
+from fastapi.exceptions import RequestValidationError
+from python_multipart.exceptions import FormParserError
+from python_multipart.multipart import File, FormParser, create_form_parser
+
+from app.cli.trace import _loss
+from app.deps import SettingsDep
+from app.trace_jobs import TraceJob, TraceJobs, TracePending
+from app.units import parse_packets, parse_quantity
+
+router = APIRouter(prefix="/traces", tags=["traces"])
+
+#: Form fields besides ``file``.
+TEXT_FIELDS = ("capacity", "buffer", "warmup", "max_loss", "verify", "seed")
+#: Bytes a form part may hold in memory before it is written to disk.
+IN_MEMORY_BYTES = 1 << 20
+
+JobId = Annotated[
+    str,
+    PathParam(pattern=r"^[0-9a-f]{32}$", description="Job id returned by POST /v1/traces."),
+]
+
+
+def trace_jobs(request: Request, settings: SettingsDep) -> TraceJobs:
+    """The application's trace jobs (made at the first request)."""
+    state = request.app.state
+    jobs = getattr(state, "trace_jobs", None)
+    if jobs is None:
+        jobs = TraceJobs(settings.max_pending_jobs)
+        state.trace_jobs = jobs
+    return jobs
+
+
+TraceJobsDep = Annotated[TraceJobs, Depends(trace_jobs)]
+
+
+def _invalid(name: str, message: str, value: Any) -> RequestValidationError:
+    return RequestValidationError(
+        [{"type": "value_error", "loc": ("body", name), "msg": message, "input": value}]
+    )
+
+
+def _options(fields: dict[str, str], filename: str) -> dict[str, Any]:
+    """The ``bufsize trace`` options from the form's text fields (422 naming the field)."""
+    out: dict[str, Any] = {"filename": filename, "verify": False, "seed": 1}
+    try:
+        capacity = fields.get("capacity")
+        out["capacity_bps"] = (
+            None if capacity is None else parse_quantity("capacity", capacity, "rate")
+        )
+    except ValueError as exc:
+        raise _invalid("capacity", str(exc), fields.get("capacity")) from exc
+    try:
+        out["warmup_s"] = parse_quantity("warmup", fields.get("warmup", "0s"), "time")
+        if not out["warmup_s"] >= 0:
+            raise ValueError(f"warmup must be >= 0, got {fields.get('warmup')!r}")
+    except ValueError as exc:
+        raise _invalid("warmup", str(exc), fields.get("warmup")) from exc
+    try:
+        out["max_loss"] = _loss(fields.get("max_loss", "1%"))
+    except ValueError as exc:
+        raise _invalid("max_loss", str(exc).replace("--max-loss", "max_loss"), None) from exc
+    out["buffer_bytes"] = None
+    if "buffer" in fields:
+        if out["capacity_bps"] is None:
+            raise _invalid("buffer", "buffer needs capacity (the queue's delay is buffer/C)", None)
+        try:
+            packets = parse_packets("buffer", fields["buffer"], 1500)
+            if not packets > 0:
+                raise ValueError(f"buffer must be > 0, got {fields['buffer']!r}")
+        except ValueError as exc:
+            raise _invalid("buffer", str(exc), fields["buffer"]) from exc
+        out["buffer_bytes"] = packets * 1500
+    verify = fields.get("verify", "false").strip().lower()
+    if verify not in ("true", "false", "1", "0"):
+        raise _invalid("verify", "verify must be true or false", fields.get("verify"))
+    out["verify"] = verify in ("true", "1")
+    try:
+        out["seed"] = int(fields.get("seed", "1"))
+        if out["seed"] < 0:
+            raise ValueError
+    except ValueError as exc:
+        raise _invalid("seed", "seed must be a whole number >= 0", fields.get("seed")) from exc
+    return out
+
+
+@router.post(
+    "",
+    status_code=202,
+    summary="Upload a packet trace and estimate BSCL's parameters from it",
+    description="multipart/form-data: the trace in the `file` part (pcap, pcapng or the CSV of "
+    '`bufsize simulate --trace`), and optional fields `capacity` (\\"50 Mbit/s\\"), `buffer` '
+    '(the buffer while the trace was taken: packets or a size), `warmup` (\\"10s\\"), `max_loss` '
+    '(\\"1%\\"), `verify` (true: simulate the BSCL size) and `seed`. Answers 202 with the job\'s '
+    "id; poll GET /v1/traces/{id}. 413 when the body passes max_trace_bytes (checked as it "
+    "arrives); 415 for a body that is not multipart/form-data; 422 naming the field; 429 when "
+    "too many trace jobs are pending.",
+    responses={
+        413: {"description": "Body over max_trace_bytes."},
+        415: {"description": "Not multipart/form-data."},
+        429: {"description": "Too many trace jobs waiting or running."},
+    },
+)
+async def create_trace(request: Request, response: Response, jobs: TraceJobsDep) -> dict[str, Any]:
+    content_type = request.headers.get("content-type", "")
+    if not content_type.lower().startswith("multipart/form-data"):
+        raise HTTPException(
+            status_code=415,
+            detail="send the trace as multipart/form-data with the file in the 'file' part",
+        )
+    fields: dict[str, str] = {}
+    files: dict[str, File] = {}
+    upload_dir = tempfile.mkdtemp(prefix="bufsize-trace-")
+
+    def on_field(field: Any) -> None:
+        name = (field.field_name or b"").decode("utf-8", "replace")
+        if name in TEXT_FIELDS:
+            fields[name] = (field.value or b"").decode("utf-8", "replace")
+
+    def on_file(file: File) -> None:
+        name = (file.field_name or b"").decode("utf-8", "replace")
+        files[name] = file
+
+    parser: FormParser
+    try:
+        parser = create_form_parser(
+            {"Content-Type": content_type.encode("latin-1")},
+            on_field,
+            on_file,
+            config={
+                "UPLOAD_DIR": upload_dir,
+                "MAX_MEMORY_FILE_SIZE": IN_MEMORY_BYTES,
+                "UPLOAD_DELETE_TMP": False,
+            },
+        )
+        async for chunk in request.stream():  # the body limit stops this with 413
+            parser.write(chunk)
+        parser.finalize()
+    except FormParserError as exc:  # a malformed body: the client's
+        raise HTTPException(
+            status_code=400, detail=f"the multipart body could not be read: {exc}"
+        ) from exc
+    upload = files.get("file")
+    if upload is None:
+        raise _invalid("file", "the trace must be sent in a form part named 'file'", None)
+    filename = (upload.file_name or b"trace").decode("utf-8", "replace")
+    options = _options(fields, filename)
+    upload.flush_to_disk()
+    upload.file_object.close()
+    path = Path(
+        upload.actual_file_name.decode()
+        if isinstance(upload.actual_file_name, bytes)
+        else str(upload.actual_file_name)
+    )
+    try:
+        job = jobs.submit(path, options)
+    except TracePending as exc:
+        path.unlink(missing_ok=True)
+        raise HTTPException(status_code=429, detail=str(exc)) from exc
+    response.headers["Location"] = str(request.url_for("get_trace", job_id=job.id))
+    return {"id": job.id, "status": job.status, "bytes": upload.size}
+
+
+def _job_out(job: TraceJob) -> dict[str, Any]:
+    return {
+        "id": job.id,
+        "status": job.status,
+        "progress": job.progress if math.isfinite(job.progress) else 0.0,
+        "message": job.message,
+        "created_at": job.created_at.isoformat(),
+        "finished_at": None if job.finished_at is None else job.finished_at.isoformat(),
+        "result": job.result,
+    }
+
+
+@router.get(
+    "/{job_id}",
+    summary="Status, progress and result of a trace job",
+    description="Status (queued, running, succeeded, failed), progress (the share of the file "
+    "read), and when done the estimates with their 95% intervals, the BSCL buffer, and the "
+    "simulation check when verify was asked. A failed job's message says what is wrong with "
+    "the file and where.",
+    responses={404: {"description": "No trace job with this id."}},
+)
+def get_trace(job_id: JobId, jobs: TraceJobsDep) -> dict[str, Any]:
+    job = jobs.get(job_id)
+    if job is None:
+        raise HTTPException(status_code=404, detail=f"no trace job {job_id}")
+    return _job_out(job)

@@ -1,0 +1,183 @@
+// bufsize operators' page: draws the three charts and runs "Check by simulation".
+// Reads only the page's own data (#chart-data, built by app/web/view.py); the one call to the
+// simulation API is startSimulation().
+"use strict";
+
+(function () {
+  const dataNode = document.getElementById("chart-data");
+  const results = document.getElementById("results");
+  if (!dataNode) return;
+  const data = JSON.parse(dataNode.textContent);
+  // After a submission, keyboard and screen-reader users continue at the answer; on a narrow
+  // screen (one column, form first) the answer is scrolled to the top.
+  if (results && window.location.search) {
+    results.focus({ preventScroll: true });
+    if (window.innerWidth <= 900) results.scrollIntoView({ block: "start" });
+  }
+
+  const CHARTS = [
+    { id: "chart-utilization", key: "utilization", title: "Utilization (of what the traffic can carry)",
+      axis: { tickformat: ".0%", rangemode: "tozero" }, scale: 1,
+      sim: "utilization", simLabel: "simulated utilization" },
+    { id: "chart-loss", key: "loss", title: "Loss probability", axis: { type: "log", tickformat: ".0e", dtick: "D2" },
+      scale: 1, sim: "loss_rate", simLabel: "simulated loss" },
+    { id: "chart-delay", key: "delay_s", title: "Queueing delay of a full buffer (ms)", axis: { rangemode: "tozero" },
+      scale: 1000, sim: "queue_delay_p99_s", simLabel: "simulated p99 delay" },
+  ];
+  const CONFIG = { responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"] };
+
+  function value(v, chart) {
+    if (v === null || v === undefined || !isFinite(v)) return null;
+    if (chart.axis.type === "log" && v <= 0) return null;
+    return v * chart.scale;
+  }
+
+  function drawChart(chart) {
+    const curve = data.curve;
+    const rec = data.recommended;
+    const traces = [
+      { x: curve.buffer_packets, y: curve[chart.key].map((v) => value(v, chart)), mode: "lines",
+        name: "predicted", line: { color: "#0b5cad", width: 2 },
+        hovertemplate: "%{x:,.0f} packets<br>%{y:.3g}<extra>predicted</extra>" },
+      { x: data.rules.map((r) => r.buffer_packets), y: data.rules.map((r) => value(r[chart.key], chart)),
+        text: data.rules.map((r) => r.name), mode: "markers", name: "each rule's size",
+        marker: { size: 9, color: "#57606a", symbol: "circle-open", line: { width: 2 } },
+        hovertemplate: "%{text}<br>%{x:,.0f} packets<br>%{y:.3g}<extra></extra>" },
+      { x: [rec.buffer_packets], y: [value(rec[chart.key], chart)], text: [rec.name], mode: "markers",
+        name: "recommended", marker: { size: 18, color: "#e36209", symbol: "star", line: { width: 1, color: "#7a2e00" } },
+        hovertemplate: "recommended (%{text})<br>%{x:,.0f} packets<br>%{y:.3g}<extra></extra>" },
+    ];
+    const layout = {
+      title: { text: chart.title, font: { size: 14 } },
+      margin: { l: 60, r: 12, t: 40, b: 48 },
+      xaxis: { type: "log", title: { text: "buffer (packets)" }, exponentformat: "power" },
+      yaxis: chart.axis,
+      legend: { orientation: "h", y: -0.3, font: { size: 11 } },
+      shapes: [{ type: "line", xref: "x", yref: "paper", x0: rec.buffer_packets, x1: rec.buffer_packets,
+        y0: 0, y1: 1, line: { color: "#e36209", width: 1, dash: "dot" } }],
+      font: { size: 12 },
+    };
+    return Plotly.newPlot(chart.id, traces, layout, CONFIG);
+  }
+
+  CHARTS.forEach(drawChart);
+
+  // ----- check by simulation -------------------------------------------------------------------
+  const plan = data.simulation;
+  const startButton = document.getElementById("simulate");
+  const cancelButton = document.getElementById("cancel");
+  const bar = document.getElementById("sim-progress");
+  const status = document.getElementById("sim-status");
+  let jobId = null;
+  let timer = null;
+
+  function say(text, failed) {
+    status.textContent = text;
+    status.classList.toggle("failed", Boolean(failed));
+  }
+
+  function finish() {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    jobId = null;
+    startButton.disabled = false;
+    cancelButton.hidden = true;
+  }
+
+  function overlay(job) {
+    const points = job.results;
+    CHARTS.forEach((chart) => {
+      const ys = points.map((p) => value(p[chart.sim], chart));
+      const errs = points.map((p) => {
+        const half = p[chart.sim + "_ci99"];
+        return half === null || half === undefined ? 0 : half * chart.scale;
+      });
+      Plotly.addTraces(chart.id, {
+        x: points.map((p) => p.buffer_packets / plan.scale), y: ys, mode: "markers",
+        name: chart.simLabel + " (99% CI)", error_y: { type: "data", array: errs, visible: true, color: "#1a7f37" },
+        marker: { size: 8, color: "#1a7f37", symbol: "diamond" },
+        customdata: points.map((p) => p.buffer_packets),
+        hovertemplate: "%{customdata} packets simulated (drawn at %{x:,.0f})<br>%{y:.3g}<extra>simulation</extra>",
+      });
+    });
+  }
+
+  async function poll() {
+    const id = jobId;
+    if (!id) return;
+    let job;
+    try {
+      const answer = await fetch("/v1/simulations/" + id);
+      job = await answer.json();
+      if (!answer.ok) throw new Error(job.detail || answer.statusText);
+    } catch (err) {
+      say("Could not read the simulation's progress: " + err.message, true);
+      finish();
+      return;
+    }
+    if (id !== jobId) return;
+    bar.value = job.progress;
+    const done = job.results.length;
+    const sizes = job.request.buffer_packets.length;
+    if (job.status === "succeeded") {
+      bar.value = 1;
+      overlay(job);
+      say("Simulation done: " + sizes + " buffer sizes, " + job.request.replications +
+          " runs each; the green diamonds on the charts are its results.");
+      finish();
+    } else if (job.status === "failed") {
+      say("The simulation failed: " + (job.message || "no reason given"), true);
+      finish();
+    } else if (job.status === "cancelled") {
+      say("Simulation cancelled.");
+      finish();
+    } else {
+      say((job.status === "queued" ? "Waiting for a worker" : "Simulating") + ": " +
+          Math.round(job.progress * 100) + " % (" + done + " of " + sizes + " buffer sizes done)");
+      timer = setTimeout(poll, 1000);
+    }
+  }
+
+  // The one call that starts a simulation job.
+  async function startSimulation() {
+    startButton.disabled = true;
+    bar.hidden = false;
+    bar.value = 0;
+    say("Starting the simulation…");
+    let answer, body;
+    try {
+      answer = await fetch("/v1/simulations", {
+        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(plan.request),
+      });
+      body = await answer.json();
+    } catch (err) {
+      say("Could not start the simulation: " + err.message, true);
+      finish();
+      return;
+    }
+    if (!answer.ok) {
+      const detail = Array.isArray(body.detail) ? body.detail.map((d) => d.msg).join("; ") : body.detail;
+      say("Could not start the simulation: " + detail, true);
+      finish();
+      return;
+    }
+    jobId = body.id;
+    cancelButton.hidden = false;
+    poll();
+  }
+
+  async function cancelSimulation() {
+    if (!jobId) return;
+    cancelButton.disabled = true;
+    say("Cancelling…");
+    try {
+      await fetch("/v1/simulations/" + jobId, { method: "DELETE" });
+    } finally {
+      cancelButton.disabled = false;
+    }
+  }
+
+  startButton.addEventListener("click", startSimulation);
+  cancelButton.addEventListener("click", cancelSimulation);
+  startButton.disabled = false; // enabled once this script can run it
+})();

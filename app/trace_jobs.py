@@ -1,0 +1,96 @@
+"""Trace jobs: an uploaded trace read in the background, with progress, results kept in memory.
+
+Reading a trace is one pass over a file already on this machine, so a trace job runs in a
+thread of this process (one at a time) rather than in the simulation job pool; its status,
+progress and result live in memory until the service restarts, and the uploaded file is
+deleted when the job ends. At most ``max_pending_jobs`` trace jobs wait or run at once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from validation.traces import TraceFormatError
+
+
+@dataclass
+class TraceJob:
+    """One uploaded trace: what to do with it, and how far it got."""
+
+    id: str
+    path: Path
+    options: dict[str, Any]
+    status: str = "queued"
+    progress: float = 0.0
+    message: str = ""
+    result: dict[str, Any] | None = None
+    created_at: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
+    finished_at: dt.datetime | None = None
+
+
+class TracePending(Exception):
+    """Too many trace jobs waiting or running."""
+
+
+class TraceJobs:
+    """The trace jobs of this process and the thread that runs them."""
+
+    def __init__(self, max_pending: int) -> None:
+        self.max_pending = max_pending
+        self.jobs: dict[str, TraceJob] = {}
+        self._lock = threading.Lock()
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="trace")
+
+    def submit(self, path: Path, options: dict[str, Any]) -> TraceJob:
+        with self._lock:
+            pending = sum(job.status in ("queued", "running") for job in self.jobs.values())
+            if pending >= self.max_pending:
+                raise TracePending(
+                    f"{pending} trace jobs are waiting or running; the limit is "
+                    f"{self.max_pending} (max_pending_jobs)"
+                )
+            job = TraceJob(id=uuid.uuid4().hex, path=path, options=options)
+            self.jobs[job.id] = job
+        self._executor.submit(self._run, job)
+        return job
+
+    def get(self, job_id: str) -> TraceJob | None:
+        return self.jobs.get(job_id)
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    def _run(self, job: TraceJob) -> None:
+        from app.cli.trace import run_trace
+
+        job.status = "running"
+
+        def progress(fraction: float) -> None:
+            job.progress = min(max(fraction, 0.0), 1.0)
+
+        try:
+            doc, _ = run_trace(job.path, progress=progress, **job.options)
+            doc["file"] = job.options.get("filename") or doc["file"]
+            job.result = doc
+            job.status = "succeeded"
+            job.progress = 1.0
+        except (TraceFormatError, ValueError) as exc:
+            # The trace, not the service: say what is wrong with it (and where).
+            job.status = "failed"
+            job.message = str(exc).replace(str(job.path), job.options.get("filename") or "trace")
+        except Exception as exc:  # a bug: report it as ours, not as the user's input
+            job.status = "failed"
+            job.message = f"internal error while reading the trace ({type(exc).__name__})"
+        finally:
+            job.finished_at = dt.datetime.now(dt.UTC)
+            try:
+                os.unlink(job.path)
+            except OSError:
+                pass

@@ -1,0 +1,1 @@
+"""The operators' web page at ``/``: a form, the recommendation, charts and a simulation check."""

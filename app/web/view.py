@@ -1,0 +1,219 @@
+"""What the page shows, built from the ``/v1/recommend`` answer (read through ``fields.RESULT``).
+
+The template and the page's script read only the structures built here, so a change of the
+API's result names touches :data:`app.web.fields.RESULT` alone.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from app.cli.formatting import human_bytes
+from app.web.fields import RESULT
+from app.web.simulation import simulation_plan
+
+
+def _get(mapping: dict[str, Any], key: str) -> Any:
+    return mapping.get(RESULT[key])
+
+
+def packets_text(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.0f}"
+
+
+def bytes_text(value: float | None) -> str:
+    return "—" if value is None else human_bytes(value)
+
+
+def ms_text(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    ms = seconds * 1e3
+    if ms == 0:
+        return "0 ms"
+    digits = max(0, 2 - math.floor(math.log10(abs(ms))))
+    return f"{ms:,.{min(digits, 4)}f} ms"
+
+
+def percent_text(fraction: float | None) -> str:
+    if fraction is None:
+        return "—"
+    return f"{fraction * 100:.3g} %"
+
+
+def probability_text(value: float | None) -> str:
+    if value is None:
+        return "—"
+    if value == 0:
+        return "0"
+    return f"{value:.2g}"
+
+
+@dataclass(frozen=True)
+class RuleRow:
+    rule: str
+    name: str
+    equation: str
+    reference: str
+    status: str
+    packets: str
+    bytes: str
+    ms: str
+    buffer_packets: float | None
+    assumptions: list[dict[str, str]]
+    note: str | None
+
+
+@dataclass(frozen=True)
+class ResultView:
+    sentence_packets: str
+    sentence_bytes: str
+    sentence_ms: str
+    governing_rule: str
+    reason: str
+    feasible: bool
+    trade_off: str | None
+    regime: str
+    regime_reason: str
+    regime_warning: str | None
+    warnings: list[str]
+    rows: list[RuleRow]
+    predicted: dict[str, str]
+    chart_data: dict[str, Any]
+
+
+def _rule_name(rules: list[dict[str, Any]], rule_id: str) -> str:
+    for rule in rules:
+        if rule.get("rule") == rule_id:
+            return str(rule.get("name", rule_id))
+    return rule_id
+
+
+def build_view(answer: dict[str, Any], scenario: dict[str, Any]) -> ResultView:
+    """The page's view of one recommendation; ``scenario`` is the request's, in SI units."""
+    rec = _get(answer, "recommended")
+    rules: list[dict[str, Any]] = _get(answer, "rules")
+    regime = _get(answer, "regime")
+    curves = _get(answer, "curves")
+    trade = _get(answer, "trade_off")
+    pred = _get(rec, "predicted")
+    rows = []
+    markers = []
+    for rule in rules:
+        packets = _get(rule, "buffer_packets")
+        rows.append(
+            RuleRow(
+                rule=str(rule.get("rule")),
+                name=str(rule.get("name")),
+                equation=str(rule.get("equation", "")),
+                reference=str(rule.get("reference", "")),
+                status=str(rule.get("status")),
+                packets=packets_text(packets),
+                bytes=bytes_text(_get(rule, "buffer_bytes")),
+                ms=ms_text(_get(rule, "buffer_seconds")),
+                buffer_packets=packets,
+                assumptions=[
+                    {"text": a["text"], "status": a["status"], "reason": a["reason"]}
+                    for a in rule.get("assumptions", [])
+                ],
+                note=rule.get("note"),
+            )
+        )
+        rule_pred = _get(rule, "predicted")
+        if packets is not None and packets > 0 and rule_pred is not None:
+            markers.append(
+                {
+                    "name": str(rule.get("name")),
+                    "buffer_packets": packets,
+                    "utilization": _get(rule_pred, "normalized_utilization"),
+                    "loss": _get(rule_pred, "loss"),
+                    "delay_s": _get(rule_pred, "delay_s"),
+                }
+            )
+    governing = _rule_name(rules, str(rec.get("rule")))
+    targets_met = {
+        "utilization": percent_text(_get(pred, "normalized_utilization")),
+        "loss": probability_text(_get(pred, "loss")),
+        "delay": ms_text(_get(pred, "delay_s")),
+    }
+    chart_data = {
+        "curve": {
+            "buffer_packets": curves[RESULT["buffer_packets"]],
+            "utilization": curves[RESULT["normalized_utilization"]],
+            "loss": curves[RESULT["loss"]],
+            "delay_s": curves[RESULT["delay_s"]],
+        },
+        "rules": markers,
+        "recommended": {
+            "name": governing,
+            "buffer_packets": _get(rec, "buffer_packets"),
+            "utilization": _get(pred, "normalized_utilization"),
+            "loss": _get(pred, "loss"),
+            "delay_s": _get(pred, "delay_s"),
+        },
+        "simulation": simulation_plan(answer, scenario),
+    }
+    return ResultView(
+        sentence_packets=packets_text(_get(rec, "buffer_packets")),
+        sentence_bytes=bytes_text(_get(rec, "buffer_bytes")),
+        sentence_ms=ms_text(_get(rec, "buffer_seconds")),
+        governing_rule=governing,
+        reason=str(rec.get("reason", "")),
+        feasible=bool(_get(answer, "feasible")),
+        trade_off=None if not trade else str(trade.get("explanation", "")),
+        regime=str(regime.get("regime")),
+        regime_reason=str(regime.get("reason", "")),
+        regime_warning=regime.get("warning"),
+        warnings=[str(w) for w in _get(answer, "warnings") or []],
+        rows=rows,
+        predicted=targets_met,
+        chart_data=chart_data,
+    )
+
+
+CSV_COLUMNS = (
+    "rule",
+    "name",
+    "status",
+    "buffer_packets",
+    "buffer_bytes",
+    "buffer_s",
+    "predicted_utilization",
+    "predicted_loss",
+    "predicted_queueing_delay_s",
+    "governs",
+    "assumptions",
+    "reference",
+)
+
+
+def recommendation_csv(answer: dict[str, Any]) -> str:
+    """One row per rule, the one governing the recommendation marked; assumptions joined as
+    'status: text'."""
+    rec = _get(answer, "recommended")
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for rule in _get(answer, "rules"):
+        pred = _get(rule, "predicted") or {}
+        writer.writerow(
+            [
+                rule.get("rule"),
+                rule.get("name"),
+                rule.get("status"),
+                _get(rule, "buffer_packets"),
+                _get(rule, "buffer_bytes"),
+                _get(rule, "buffer_seconds"),
+                _get(pred, "normalized_utilization"),
+                _get(pred, "loss"),
+                _get(pred, "delay_s"),
+                "yes" if rule.get("rule") == rec.get("rule") else "",
+                "; ".join(f"{a['status']}: {a['text']}" for a in rule.get("assumptions", [])),
+                rule.get("reference"),
+            ]
+        )
+    return out.getvalue()

@@ -1,0 +1,116 @@
+"""Speed of the trace readers: packets parsed per second for CSV and pcap.
+
+Run with ``.venv/bin/python benchmarks/trace_read_speed.py [--packets 2000000] [--repeats 3]``.
+It writes a CSV trace (the format of ``bufsize simulate --trace``) and a pcap capture of
+Ethernet/IPv4/TCP packets (the payload cut off, as with a short snap length) to a temporary
+directory, then times, with ``time.perf_counter``, (a) the reader alone (every batch built)
+and (b) the reader plus the estimators' per-flow pass (``estimate_trace``). It prints the
+median of ``--repeats`` runs. The CSV and pcap packets are 400 flows sending in turn, with
+1 % of the CSV rows drops.
+
+Targets (issue 13): at least 1 M packets per second for CSV and 300 k for pcap on two cores.
+The machine is shared: quote medians, and ratios between runs taken together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import statistics
+import struct
+import tempfile
+import time
+from pathlib import Path
+
+import dpkt
+import numpy as np
+
+from validation.traces import estimate_trace, open_trace
+
+FLOWS = 400
+
+
+def write_csv(path: Path, packets: int, rng: np.random.Generator) -> None:
+    time_s = np.cumsum(rng.exponential(1.0 / 83_000.0, packets))
+    flow = rng.integers(0, FLOWS, packets)
+    dropped = rng.random(packets) < 0.01
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(("time_s", "flow", "size_bytes", "dropped"))
+        writer.writerows(
+            zip(
+                time_s.tolist(),
+                flow.tolist(),
+                [1500] * packets,
+                dropped.astype(int).tolist(),
+                strict=False,
+            )
+        )
+
+
+def write_pcap(path: Path, packets: int, rng: np.random.Generator) -> None:
+    templates = []
+    for f in range(FLOWS):
+        tcp = dpkt.tcp.TCP(sport=40000 + f, dport=80, flags=dpkt.tcp.TH_ACK, seq=0)
+        ip = dpkt.ip.IP(src=bytes((10, 1, f // 250, f % 250 + 1)), dst=b"\x0a\x02\x00\x01", p=6)
+        ip.data = tcp
+        eth = dpkt.ethernet.Ethernet(
+            src=b"\x02" * 6, dst=b"\x04" * 6, type=dpkt.ethernet.ETH_TYPE_IP, data=ip
+        )
+        raw = bytes(eth)
+        templates.append(raw[:16] + struct.pack("!H", 1500) + raw[18:])
+    flow = rng.integers(0, FLOWS, packets).tolist()
+    seq = [0] * FLOWS
+    time_s = np.cumsum(rng.exponential(1.0 / 83_000.0, packets)).tolist()
+    with open(path, "wb") as handle:
+        writer = dpkt.pcap.Writer(handle, nano=True)
+        for t, f in zip(time_s, flow, strict=True):
+            raw = templates[f]
+            writer.writepkt(raw[:38] + struct.pack("!I", seq[f] & 0xFFFFFFFF) + raw[42:], ts=t)
+            seq[f] += 1460
+
+
+def read_only(path: Path) -> int:
+    return sum(len(batch) for batch in open_trace(path).batches())
+
+
+def read_and_estimate(path: Path) -> int:
+    return estimate_trace(open_trace(path), capacity_bps=1e9).packets
+
+
+def timed(fn: object, path: Path, repeats: int) -> tuple[int, float]:
+    times = []
+    count = 0
+    for _ in range(repeats):
+        start = time.perf_counter()
+        count = fn(path)  # type: ignore[operator]
+        times.append(time.perf_counter() - start)
+    return count, statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--packets", type=int, default=2_000_000, help="CSV rows")
+    parser.add_argument("--pcap-packets", type=int, default=500_000, help="pcap packets")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    rng = np.random.default_rng(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        csv_path = Path(tmp) / "trace.csv"
+        pcap_path = Path(tmp) / "trace.pcap"
+        write_csv(csv_path, args.packets, rng)
+        write_pcap(pcap_path, args.pcap_packets, rng)
+        read_and_estimate(csv_path)  # compile the numba kernel once, outside the timing
+        for label, path in (("CSV", csv_path), ("pcap", pcap_path)):
+            size_mb = path.stat().st_size / 1e6
+            for what, fn in (("read", read_only), ("read + estimate", read_and_estimate)):
+                count, seconds = timed(fn, path, args.repeats)
+                print(
+                    f"{label:4s} {what:16s} {count:>10,} packets ({size_mb:,.0f} MB) in "
+                    f"{seconds:6.3f} s: {count / seconds / 1e3:8,.0f} k packets/s "
+                    f"(median of {args.repeats})"
+                )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,580 @@
+"""A buffer size as device configuration: Linux tc, SONiC, Junos, IOS-XR, Arista EOS.
+
+Pure text generation: nothing here touches a device or a file. A size is rounded up to the
+device's memory cell (``cell_bytes``) and converted to packets and to time at the port's line
+rate; each template follows one vendor document, cited in a comment of the text it emits, and
+says which release that document describes.
+
+References
+----------
+.. [1] tc-pfifo(8) / tc-bfifo(8) (iproute2): ``pfifo limit`` in packets, ``bfifo limit`` in
+   bytes. tc-fq_codel(8) (iproute2 6.1): ``limit PACKETS``, ``target TIME``, ``interval TIME``.
+.. [2] K. Nichols, V. Jacobson, A. McGregor, J. Iyengar, "Controlled Delay Active Queue
+   Management", RFC 8289, §4.3 (interval on the order of the worst-case RTT) and §4.4 (target
+   5-10 % of interval).
+.. [3] SONiC YANG models, sonic-net/sonic-buildimage ``src/sonic-yang-models/yang-models/``
+   sonic-buffer-pool.yang, sonic-buffer-profile.yang, sonic-buffer-queue.yang (revision
+   2021-07-01); memory cells in ``platform/*/asic_table.j2``. SAI ``inc/saibuffer.h``,
+   ``SAI_BUFFER_PROFILE_ATTR_SHARED_DYNAMIC_TH``: "The threshold is set to the 2^n of available
+   buffer of the pool", so ``dynamic_th`` is ``log2 α``.
+.. [4] Juniper, Junos OS "buffer-size (Schedulers)", ``[edit class-of-service schedulers
+   scheduler-name]``, Junos OS 13.2 documentation.
+.. [5] Cisco, "queue-limit", Modular QoS Command Reference for Cisco NCS 5500 Series and Cisco
+   NCS 540 Series Routers (IOS XR Release 6.x).
+.. [6] Arista, Transfer of Information (TOI) pages "Temporal Tail Drop Thresholds" and
+   "Configurable Voq Tail Drop Thresholds".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from models import checks
+from models.errors import ParameterError
+from models.shared_buffer import SONIC_DYNAMIC_TH_RANGE, ThresholdChoice, choose_alpha
+
+VENDORS = ("tc", "sonic", "junos", "iosxr", "eos")
+TC_QDISCS = ("pfifo", "bfifo", "fq_codel")
+
+#: Memory cell per vendor family, bytes, and where the number comes from.
+DEFAULT_CELL_BYTES: dict[str, int] = {"tc": 1, "sonic": 256, "junos": 1, "iosxr": 1, "eos": 1}
+CELL_SOURCE: dict[str, str] = {
+    "tc": "Linux counts bytes (tc-bfifo(8): limit in bytes): no cell",
+    "sonic": "sonic-buildimage platform/*/asic_table.j2 cell_size: Spectrum 96, Spectrum-2/3 144, "
+    "Tofino-2 176, Spectrum-4/5 192, Spectrum-6 256 bytes; 256, the largest, by default",
+    "junos": "the cited Junos document gives no memory cell: none unless --cell-bytes is given",
+    "iosxr": "the cited IOS XR document gives no memory cell (its 'packets' unit is 256 B): "
+    "none unless --cell-bytes is given",
+    "eos": "the cited Arista documents give no memory cell: none unless --cell-bytes is given",
+}
+DEFAULT_INTERFACE: dict[str, str] = {
+    "tc": "eth0",
+    "sonic": "Ethernet0",
+    "junos": "et-0/0/0",
+    "iosxr": "HundredGigE0/0/0/0",
+    "eos": "Ethernet1",
+}
+#: The bound a chip memory breaks when no dynamic threshold gives the queues their size.
+_ENOUGH_MEMORY = "large enough that an α in 2^-8..2^7 gives each congested queue the size"
+#: Bytes of one packet in IOS XR's ``packets`` unit ("packets are assumed to be 256 bytes").
+IOSXR_PACKET_UNIT_BYTES = 256
+#: CoDel's interval when no RTT is known (tc-codel(8) default, 100 ms) and target's share of it.
+CODEL_DEFAULT_INTERVAL_S = 0.1
+CODEL_TARGET_FRACTION = 0.05
+
+
+@dataclass(frozen=True)
+class QueueLimit:
+    """One queue limit in the units devices take.
+
+    Attributes
+    ----------
+    requested_bytes : float
+        The size asked for, bytes.
+    cell_bytes : int
+        The device's memory cell, bytes.
+    limit_bytes : int
+        ``requested_bytes`` rounded up to a whole number of cells, bytes.
+    limit_packets : int
+        ``limit_bytes`` in packets of ``packet_bytes``, rounded up.
+    limit_s : float
+        ``limit_bytes`` drained at the line rate, seconds.
+    limit_us : int
+        ``limit_s`` in microseconds, rounded up (time-based limits hold at least the bytes).
+    packet_bytes : float
+        Packet size used for the packet count, bytes.
+    capacity_bps : float
+        The port's line rate, bit/s.
+    """
+
+    requested_bytes: float
+    cell_bytes: int
+    limit_bytes: int
+    limit_packets: int
+    limit_s: float
+    limit_us: int
+    packet_bytes: float
+    capacity_bps: float
+
+
+def _ceil_div(value: float, unit: float) -> int:
+    """``ceil(value / unit)`` that does not round 1250000.0000000002 / 1 up to 1250001."""
+    ratio = value / unit
+    nearest = round(ratio)
+    return (
+        int(nearest)
+        if math.isclose(ratio, nearest, rel_tol=1e-12, abs_tol=1e-9)
+        else math.ceil(ratio)
+    )
+
+
+def queue_limit(
+    buffer_bytes: float, capacity_bps: float, packet_bytes: float = 1500.0, cell_bytes: int = 1
+) -> QueueLimit:
+    """Round ``buffer_bytes`` up to the memory cell and express it in bytes, packets and time.
+
+    Parameters
+    ----------
+    buffer_bytes : float
+        The recommended buffer, bytes (> 0).
+    capacity_bps : float
+        The port's line rate, bit/s (> 0).
+    packet_bytes : float
+        Packet size for the packet count, bytes (> 0).
+    cell_bytes : int
+        The device's memory cell, bytes (integer >= 1).
+
+    Returns
+    -------
+    QueueLimit
+    """
+    checks.positive("buffer_bytes", buffer_bytes)
+    checks.positive("capacity_bps", capacity_bps)
+    checks.positive("packet_bytes", packet_bytes)
+    cell = checks.integer_at_least("cell_bytes", cell_bytes, 1)
+    limit_bytes = _ceil_div(float(buffer_bytes), cell) * cell
+    limit_s = 8.0 * limit_bytes / float(capacity_bps)
+    return QueueLimit(
+        requested_bytes=float(buffer_bytes),
+        cell_bytes=cell,
+        limit_bytes=limit_bytes,
+        limit_packets=_ceil_div(limit_bytes, float(packet_bytes)),
+        limit_s=limit_s,
+        limit_us=_ceil_div(limit_s * 1e6, 1.0),
+        packet_bytes=float(packet_bytes),
+        capacity_bps=float(capacity_bps),
+    )
+
+
+@dataclass(frozen=True)
+class DeviceConfig:
+    """A configuration snippet and the numbers it was made from.
+
+    Attributes
+    ----------
+    vendor : str
+        One of :data:`VENDORS`.
+    text : str
+        The snippet, comments citing its document included, ready to paste.
+    limit : QueueLimit
+        The queue limit it enforces.
+    interface : str
+        The port it names.
+    shared : ThresholdChoice or None
+        The dynamic-threshold α when a shared memory was given (always for SONiC).
+    release : str
+        The software release the template follows.
+    references : tuple of str
+        The documents the template follows.
+    notes : tuple of str
+        What the operator should know (rounding, ranges, what was not emitted and why).
+    config_db : dict or None
+        SONiC only: the CONFIG_DB document the text carries.
+    """
+
+    vendor: str
+    text: str
+    limit: QueueLimit
+    interface: str
+    shared: ThresholdChoice | None
+    release: str
+    references: tuple[str, ...]
+    notes: tuple[str, ...]
+    config_db: dict[str, Any] | None = field(default=None, compare=False)
+
+
+def _rate_text(rate_bps: float) -> str:
+    for factor, unit in ((1e12, "Tbit/s"), (1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s")):
+        if rate_bps >= factor:
+            return f"{rate_bps / factor:g} {unit}"
+    return f"{rate_bps:g} bit/s"
+
+
+def _summary(limit: QueueLimit) -> str:
+    return (
+        f"queue limit {limit.limit_bytes} B = {limit.limit_packets} packets of "
+        f"{limit.packet_bytes:g} B = {limit.limit_us} us at {_rate_text(limit.capacity_bps)}"
+        f" (asked {limit.requested_bytes:.0f} B, cell {limit.cell_bytes} B)"
+    )
+
+
+def _header(mark: str, limit: QueueLimit, release: str, references: tuple[str, ...]) -> list[str]:
+    """The comment lines every snippet starts with: the numbers, the release, the documents."""
+    lines = [f"{mark} bufsize: {_summary(limit)}", f"{mark} follows {release}:"]
+    return lines + [f"{mark}   {reference}" for reference in references]
+
+
+# --- Linux tc ---------------------------------------------------------------------------------
+
+TC_REFERENCES = (
+    "tc-pfifo(8)/tc-bfifo(8): 'limit' is packets for pfifo, bytes for bfifo",
+    "tc-fq_codel(8): limit PACKETS, target TIME, interval TIME",
+    "RFC 8289 §4.3 (interval ~ worst-case RTT), §4.4 (target 5-10 % of interval)",
+)
+TC_RELEASE = "iproute2 6.1 (Debian 12)"
+
+
+def codel_times_us(rtt_s: float | None, limit: QueueLimit) -> tuple[int, int]:
+    """CoDel's (target, interval) in microseconds for a port with this limit.
+
+    ``interval`` is the round-trip time when known, else tc-codel(8)'s 100 ms (RFC 8289 §4.3:
+    "on the order of a worst-case RTT"); ``target`` is 5 % of it (RFC 8289 §4.4: 5-10 % of
+    interval), raised to one packet time at line rate so that a single packet in service never
+    counts as a standing queue.
+    """
+    interval_s = (
+        CODEL_DEFAULT_INTERVAL_S if rtt_s is None else float(checks.positive("rtt_s", rtt_s))
+    )
+    packet_time_s = 8.0 * limit.packet_bytes / limit.capacity_bps
+    target_s = max(CODEL_TARGET_FRACTION * interval_s, packet_time_s)
+    return _ceil_div(target_s * 1e6, 1.0), _ceil_div(interval_s * 1e6, 1.0)
+
+
+def tc_commands(limit: QueueLimit, interface: str, rtt_s: float | None = None) -> dict[str, str]:
+    """The ``tc qdisc replace`` command of each qdisc, keyed by qdisc name (no comments)."""
+    target_us, interval_us = codel_times_us(rtt_s, limit)
+    root = f"tc qdisc replace dev {interface} root"
+    return {
+        "pfifo": f"{root} pfifo limit {limit.limit_packets}",
+        "bfifo": f"{root} bfifo limit {limit.limit_bytes}",
+        "fq_codel": f"{root} fq_codel limit {limit.limit_packets} "
+        f"target {target_us}us interval {interval_us}us",
+    }
+
+
+def tc_config(
+    limit: QueueLimit, interface: str, qdisc: str = "pfifo", rtt_s: float | None = None
+) -> str:
+    """Linux ``tc`` commands: the chosen qdisc, and the other two as commented alternatives."""
+    if qdisc not in TC_QDISCS:
+        raise ParameterError.got("qdisc", f"one of {', '.join(TC_QDISCS)}", qdisc)
+    commands = tc_commands(limit, interface, rtt_s)
+    target_us, interval_us = codel_times_us(rtt_s, limit)
+    comment = {
+        "pfifo": "drop-tail FIFO, limit in packets (tc-pfifo(8))",
+        "bfifo": "drop-tail FIFO, limit in bytes (tc-bfifo(8))",
+        "fq_codel": f"FQ-CoDel, hard limit in packets; interval {interval_us} us ~ RTT "
+        f"(RFC 8289 §4.3), target {target_us} us = 5 % of it (§4.4) (tc-fq_codel(8))",
+    }
+    lines = [
+        *_header("#", limit, f"Linux tc, {TC_RELEASE}", TC_REFERENCES),
+        f"# {comment[qdisc]}",
+        commands[qdisc],
+    ]
+    for other in TC_QDISCS:
+        if other != qdisc:
+            lines += [f"# or {comment[other]}:", f"# {commands[other]}"]
+    return "\n".join(lines) + "\n"
+
+
+# --- SONiC ------------------------------------------------------------------------------------
+
+SONIC_REFERENCES = (
+    "sonic-buffer-pool.yang (BUFFER_POOL_LIST: type ingress|egress|both, mode static|dynamic, "
+    "size uint64 bytes)",
+    "sonic-buffer-profile.yang (BUFFER_PROFILE_LIST: pool leafref, size uint64 bytes reserved, "
+    'dynamic_th int32 range "-8..7")',
+    "sonic-buffer-queue.yang (BUFFER_QUEUE_LIST key 'port qindex', profile leafref)",
+    "SAI saibuffer.h, SAI_BUFFER_PROFILE_ATTR_SHARED_DYNAMIC_TH: 'The threshold is set to the "
+    "2^n of available buffer of the pool' (dynamic_th = n = log2 α)",
+)
+SONIC_RELEASE = "sonic-buildimage master, YANG revision 2021-07-01"
+
+
+def sonic_config_db(
+    limit: QueueLimit,
+    shared: ThresholdChoice,
+    interface: str,
+    queue: str,
+    pool_bytes: int,
+    reserved_bytes: int,
+    name: str = "bufsize",
+) -> dict[str, Any]:
+    """CONFIG_DB tables BUFFER_POOL, BUFFER_PROFILE and BUFFER_QUEUE (every value a string)."""
+    if shared.alpha_log2 is None:
+        raise ParameterError(
+            "chip_buffer_bytes", _ENOUGH_MEMORY, f"chip_buffer_bytes: {shared.reason}"
+        )
+    pool = f"{name}_egress_pool"
+    profile = f"{name}_egress_profile"
+    return {
+        "BUFFER_POOL": {pool: {"type": "egress", "mode": "dynamic", "size": str(pool_bytes)}},
+        "BUFFER_PROFILE": {
+            profile: {
+                "pool": pool,
+                "size": str(reserved_bytes),
+                "dynamic_th": str(shared.alpha_log2),
+            }
+        },
+        "BUFFER_QUEUE": {f"{interface}|{queue}": {"profile": profile}},
+    }
+
+
+def _sonic(
+    limit: QueueLimit,
+    interface: str,
+    queue: str,
+    chip_buffer_bytes: float | None,
+    congested_queues: int,
+) -> tuple[str, ThresholdChoice, dict[str, Any], list[str]]:
+    if chip_buffer_bytes is None:
+        raise ParameterError(
+            "chip_buffer_bytes",
+            "given for sonic",
+            "chip_buffer_bytes is required for sonic: the shared pool the dynamic threshold "
+            "(dynamic_th = log2 α) divides",
+        )
+    checks.positive("chip_buffer_bytes", chip_buffer_bytes)
+    cell = limit.cell_bytes
+    pool_bytes = int(float(chip_buffer_bytes) // cell) * cell
+    if pool_bytes <= 0:
+        raise ParameterError.got("chip_buffer_bytes", f">= one {cell} B cell", chip_buffer_bytes)
+    reserved = _ceil_div(limit.packet_bytes, cell) * cell
+    shared = choose_alpha(limit.limit_bytes, pool_bytes, congested_queues, SONIC_DYNAMIC_TH_RANGE)
+    if not shared.alpha_suffices:
+        raise ParameterError(
+            "chip_buffer_bytes", _ENOUGH_MEMORY, f"chip_buffer_bytes: {shared.reason}"
+        )
+    document = sonic_config_db(limit, shared, interface, queue, pool_bytes, reserved)
+    alpha = float(shared.alpha or 0.0)
+    notes = [
+        f"dynamic_th = {shared.alpha_log2} (α = 2^{shared.alpha_log2}): with {congested_queues} "
+        f"congested queues each settles at α·B/(1 + n·α) = {shared.steady_queue_bytes:.0f} B "
+        f">= {limit.limit_bytes} B (Choudhury and Hahne 1998); a queue alone may take "
+        f"α·B/(1 + α) = {alpha * pool_bytes / (1 + alpha):.0f} B",
+        f"profile size {reserved} B is the reserved (guaranteed) part, one packet rounded to the "
+        "cell, as in SONiC's sample egress_lossy_profile (1518); the shared part comes on top",
+        f"pool size {pool_bytes} B: the chip buffer rounded down to the {cell} B cell",
+        f"BUFFER_QUEUE's port is a leafref to the device's PORT table: {interface} must exist "
+        "there",
+    ]
+    header = [
+        *_header("#", limit, f"SONiC CONFIG_DB, {SONIC_RELEASE}", SONIC_REFERENCES),
+        "# " + notes[0],
+        "# Save the JSON below (without these comment lines) and load it with 'config load'.",
+    ]
+    text = "\n".join(header) + "\n" + json.dumps(document, indent=4) + "\n"
+    return text, shared, document, notes
+
+
+# --- Junos ------------------------------------------------------------------------------------
+
+JUNOS_REFERENCES = (
+    "'buffer-size (Schedulers)', [edit class-of-service schedulers scheduler-name]:",
+    "buffer-size (percent percentage | remainder | temporal microseconds);",
+    "temporal: 'This maximum is computed by multiplying the logical interface speed by the",
+    "configured temporal value'; its range varies by platform (Buffer Size Temporal Value",
+    "Ranges by Router Type)",
+)
+JUNOS_RELEASE = "Junos OS 13.2 documentation (the statement exists since before Junos OS 7.4)"
+
+
+def junos_config(
+    limit: QueueLimit,
+    interface: str,
+    chip_buffer_bytes: float | None = None,
+    forwarding_class: str = "best-effort",
+    name: str = "bufsize",
+) -> str:
+    """A Junos scheduler with ``buffer-size temporal <µs>`` (and ``percent`` as an alternative)."""
+    scheduler, scheduler_map = f"{name}-sched", f"{name}-map"
+    lines = [
+        *_header("#", limit, JUNOS_RELEASE, JUNOS_REFERENCES),
+        f"set class-of-service schedulers {scheduler} buffer-size temporal {limit.limit_us}",
+        f"set class-of-service scheduler-maps {scheduler_map} forwarding-class {forwarding_class} "
+        f"scheduler {scheduler}",
+        f"set class-of-service interfaces {interface} scheduler-map {scheduler_map}",
+    ]
+    if chip_buffer_bytes is not None:
+        checks.positive("chip_buffer_bytes", chip_buffer_bytes)
+        percent = _ceil_div(100.0 * limit.limit_bytes, float(chip_buffer_bytes))
+        if percent <= 100:
+            lines += [
+                f"# or as a share of a {float(chip_buffer_bytes):.0f} B delay buffer "
+                "('percent percentage', Range: 0 through 100):",
+                f"# set class-of-service schedulers {scheduler} buffer-size percent {percent}",
+            ]
+    return "\n".join(lines) + "\n"
+
+
+# --- IOS XR -----------------------------------------------------------------------------------
+
+IOSXR_REFERENCES = (
+    "'queue-limit value [unit]' in policy map class configuration; value 1 to 4294967295;",
+    "unit bytes, kbytes, mbytes, ms, packets (default; 'packets are assumed to be 256 bytes",
+    "in size') or us",
+)
+IOSXR_RELEASE = (
+    "Cisco IOS XR Release 6.x, Modular QoS Command Reference for Cisco NCS 5500 Series and "
+    "NCS 540 Series Routers"
+)
+IOSXR_MAX_VALUE = 4_294_967_295
+
+
+def iosxr_config(limit: QueueLimit, interface: str, name: str = "bufsize") -> str:
+    """An IOS XR policy map whose class-default has ``queue-limit <bytes> bytes``."""
+    if limit.limit_bytes > IOSXR_MAX_VALUE:
+        raise ParameterError(
+            "buffer_bytes",
+            f"<= {IOSXR_MAX_VALUE} once rounded to the cell",
+            f"buffer_bytes: {limit.limit_bytes} B is above IOS XR's queue-limit range "
+            f"1 to {IOSXR_MAX_VALUE}",
+        )
+    policy = f"{name}-egress"
+    lines = [
+        *_header("!", limit, IOSXR_RELEASE, IOSXR_REFERENCES),
+        f"! the same limit in time: queue-limit {limit.limit_us} us ('the guaranteed service "
+        "rate of the",
+        "! class is used to calculate the queue limit in bytes': the line rate only when "
+        "class-default is alone)",
+        f"policy-map {policy}",
+        " class class-default",
+        f"  queue-limit {limit.limit_bytes} bytes",
+        " !",
+        " end-policy-map",
+        "!",
+        f"interface {interface}",
+        f" service-policy output {policy}",
+        "!",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# --- Arista EOS -------------------------------------------------------------------------------
+
+EOS_REFERENCES = (
+    "TOI 'Temporal Tail Drop Thresholds': 'configuration of interface TX queue tail drops",
+    "thresholds in units of time'",
+    "TOI 'Configurable Voq Tail Drop Thresholds'",
+)
+EOS_RELEASE = "Arista EOS Transfer of Information pages (release not stated there)"
+
+
+def eos_config(limit: QueueLimit, interface: str, queue: str) -> str:
+    """What Arista's documentation supports: the numbers to enter, no invented command.
+
+    The Arista pages found describe per-transmit-queue tail-drop thresholds (in time, and for
+    VOQs) without giving their command syntax, so this emits comments only.
+    """
+    lines = [
+        *_header("!", limit, EOS_RELEASE, EOS_REFERENCES),
+        "! Those pages describe a per-queue tail-drop limit but do not give its command syntax,",
+        "! so bufsize emits no command. Enter these values with your EOS release's syntax:",
+        f"!   interface {interface}, tx-queue {queue}: tail-drop threshold {limit.limit_bytes} "
+        f"bytes = {limit.limit_us} us at {_rate_text(limit.capacity_bps)}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# --- all vendors ------------------------------------------------------------------------------
+
+
+def device_config(
+    vendor: str,
+    buffer_bytes: float,
+    capacity_bps: float,
+    *,
+    packet_bytes: float = 1500.0,
+    cell_bytes: int | None = None,
+    interface: str | None = None,
+    queue: str = "0",
+    chip_buffer_bytes: float | None = None,
+    congested_queues: int = 8,
+    rtt_s: float | None = None,
+    qdisc: str = "pfifo",
+) -> DeviceConfig:
+    """The configuration that enforces a per-queue buffer of ``buffer_bytes`` on ``vendor``.
+
+    Parameters
+    ----------
+    vendor : str
+        ``tc``, ``sonic``, ``junos``, ``iosxr`` or ``eos``.
+    buffer_bytes : float
+        The recommended buffer, bytes (> 0).
+    capacity_bps : float
+        The port's line rate, bit/s (> 0): converts bytes to time.
+    packet_bytes : float
+        Packet size, bytes: converts bytes to packets.
+    cell_bytes : int or None
+        The memory cell the size is rounded up to, bytes; None for the vendor's default
+        (:data:`DEFAULT_CELL_BYTES`).
+    interface : str or None
+        Port name; None for a placeholder in the vendor's naming.
+    queue : str
+        Egress queue index (SONiC ``qindex``, EOS ``tx-queue``).
+    chip_buffer_bytes : float or None
+        Shared memory ``B`` of the chip, bytes: sets SONiC's ``dynamic_th``; for other vendors
+        it adds the dynamic-threshold α to the notes (and Junos's ``percent``).
+    congested_queues : int
+        ``n``, queues congested at once sharing ``chip_buffer_bytes`` (integer >= 1).
+    rtt_s : float or None
+        Round-trip time, seconds: CoDel's interval for tc ``fq_codel``.
+    qdisc : str
+        tc only: ``pfifo``, ``bfifo`` or ``fq_codel`` as the active command.
+
+    Returns
+    -------
+    DeviceConfig
+    """
+    if vendor not in VENDORS:
+        raise ParameterError.got("vendor", f"one of {', '.join(VENDORS)}", vendor)
+    checks.integer_at_least("congested_queues", congested_queues, 1)
+    if not isinstance(queue, str) or not queue.isdigit() or int(queue) > 15:
+        raise ParameterError.got("queue", "an egress queue index 0 to 15", queue)
+    cell = DEFAULT_CELL_BYTES[vendor] if cell_bytes is None else cell_bytes
+    limit = queue_limit(buffer_bytes, capacity_bps, packet_bytes, cell)
+    port = DEFAULT_INTERFACE[vendor] if interface is None else _interface_name(interface)
+    notes = [f"cell: {CELL_SOURCE[vendor]}" if cell_bytes is None else f"cell: {cell} B as given"]
+    shared: ThresholdChoice | None = None
+    document: dict[str, Any] | None = None
+    references: tuple[str, ...]
+    if vendor == "sonic":
+        text, shared, document, sonic_notes = _sonic(
+            limit, port, queue, chip_buffer_bytes, congested_queues
+        )
+        notes += sonic_notes
+        references, release = SONIC_REFERENCES, SONIC_RELEASE
+    else:
+        if chip_buffer_bytes is not None:
+            checks.positive("chip_buffer_bytes", chip_buffer_bytes)
+            shared = choose_alpha(limit.limit_bytes, chip_buffer_bytes, congested_queues)
+            notes.append(f"shared memory: {shared.reason}")
+        if vendor == "tc":
+            text = tc_config(limit, port, qdisc, rtt_s)
+            references, release = TC_REFERENCES, TC_RELEASE
+        elif vendor == "junos":
+            text = junos_config(limit, port, chip_buffer_bytes)
+            references, release = JUNOS_REFERENCES, JUNOS_RELEASE
+        elif vendor == "iosxr":
+            text = iosxr_config(limit, port)
+            references, release = IOSXR_REFERENCES, IOSXR_RELEASE
+        else:
+            text = eos_config(limit, port, queue)
+            references, release = EOS_REFERENCES, EOS_RELEASE
+            notes.append("no EOS command emitted: the documentation found gives no syntax")
+    return DeviceConfig(
+        vendor=vendor,
+        text=text,
+        limit=limit,
+        interface=port,
+        shared=shared,
+        release=release,
+        references=tuple(references),
+        notes=tuple(notes),
+        config_db=document,
+    )
+
+
+def _interface_name(interface: str) -> str:
+    """Refuse names that would break the snippet (spaces, quotes, line breaks, shell syntax)."""
+    allowed = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._:-")
+    if not interface or len(interface) > 64 or not set(interface) <= allowed:
+        raise ParameterError.got(
+            "interface",
+            "1 to 64 letters, digits or '/._:-' (a port name such as Ethernet0)",
+            interface,
+        )
+    return interface

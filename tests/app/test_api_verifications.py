@@ -1,0 +1,87 @@
+"""/v1/verifications: a recommendation checked by simulation through the service's job pool."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.settings import Settings, get_settings
+from models.recommend import LinkScenario, recommend
+from validation.verify import verify
+
+DEADLINE_S = 300.0
+# A 2 Mb/s link with 4 Reno flows: small enough to simulate in a few seconds.
+LINK: dict[str, Any] = {
+    "capacity_bps": "2 Mbit/s",
+    "rtts_s": ["100 ms"],
+    "flows": 4,
+    "packet_bytes": "1000 B",
+    "congestion_control": "reno",
+}
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path / 'jobs.db'}",
+        workers=1,
+        max_pending_jobs=2,
+        max_packets_per_job=10**10,
+        dask_scheduler=None,
+    )
+    app = create_app()
+    app.dependency_overrides[get_settings] = lambda: settings
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+@pytest.mark.slow
+def test_verification_is_queued_then_answered_with_the_cli_figures(client: TestClient) -> None:
+    body = {"scenario": LINK, "replications": 2, "seed": 5}
+    first = client.post("/v1/verifications", json=body)
+    assert first.status_code == 202, first.text
+    job_id = first.json()["id"]
+    assert first.headers["location"].endswith(f"/v1/simulations/{job_id}")
+    deadline = time.monotonic() + DEADLINE_S
+    while True:
+        answer = client.post("/v1/verifications", json=body)  # the same body polls
+        assert answer.json()["id"] == job_id
+        if answer.status_code == 200:
+            break
+        assert answer.status_code == 202 and time.monotonic() < deadline
+        time.sleep(0.2)
+    out = answer.json()["verification"]
+    assert [s["label"] for s in out["sizes"]] == ["half", "recommended", "double"]
+    # The service's job runs the same seeds as the library: the same figures.
+    link = LinkScenario(
+        capacity_bps=2e6, rtts_s=(0.1,), flows=4, packet_bytes=1000, congestion_control="reno"
+    )
+    local = verify(link, recommend(link), replications=2, seed=5, workers=1).to_dict()
+    for mine, theirs in zip(out["sizes"], local["sizes"], strict=True):
+        assert mine["utilization"] == pytest.approx(theirs["utilization"], rel=1e-12)
+        assert mine["loss_rate"] == pytest.approx(theirs["loss_rate"], rel=1e-12, abs=1e-15)
+        assert mine["verdict"] == theirs["verdict"]
+    assert out["verdict"] == local["verdict"]
+
+
+def test_unscalable_link_is_answered_at_once_with_the_reason(client: TestClient) -> None:
+    # 100 flows at 100 Gb/s: scaling to 50,000 packets/s would leave a single flow.
+    body = {"scenario": {"capacity_bps": "100 Gbit/s", "rtts_s": ["50 ms"], "flows": 100}}
+    answer = client.post("/v1/verifications", json=body)
+    assert answer.status_code == 200, answer.text
+    data = answer.json()
+    assert data["id"] is None and data["status"] == "done"
+    assert data["verification"]["verdict"] == "not reproducible here"
+    assert "cannot be scaled faithfully" in data["verification"]["reason"]
+
+
+def test_bad_replications_name_the_field(client: TestClient) -> None:
+    answer = client.post("/v1/verifications", json={"scenario": LINK, "replications": 1})
+    assert answer.status_code == 422
+    assert "replications" in answer.text

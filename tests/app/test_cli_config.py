@@ -1,0 +1,141 @@
+"""Tests of ``bufsize config`` through click's CliRunner."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from app.cli import main
+
+# The thesis example of 000 §3.2 ("1000 flows share a link of capacity 10 Gb/s ... an RTT of
+# 100ms, a maximum window size of 64 KB, and a packet size of 1 KB"): bufsize recommends 15
+# packets (tiny buffers), as `bufsize recommend` prints.
+THESIS = ["--capacity", "10 Gbit/s", "--rtt", "100ms", "--packet", "1000B", "--flows", "1000"]
+THESIS += ["--max-window", "64"]
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["config", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_given_buffer_in_packets_for_tc() -> None:
+    code, out, _ = run("--vendor", "tc", "--buffer", "834", "--capacity", "10 Gbit/s")
+    assert code == 0
+    assert "tc qdisc replace dev eth0 root pfifo limit 834\n" in out
+    # 834 packets of 1500 B = 1,251,000 B, 1000.8 us -> 1001 us at 10 Gbit/s.
+    assert "# bufsize: queue limit 1251000 B = 834 packets of 1500 B = 1001 us" in out
+
+
+def test_given_buffer_as_a_size_for_iosxr() -> None:
+    code, out, _ = run(
+        "--vendor",
+        "iosxr",
+        "--buffer",
+        "1.25MB",
+        "--capacity",
+        "10Gbps",
+        "--interface",
+        "Te0/0/0/1",
+    )
+    assert code == 0
+    assert "  queue-limit 1250000 bytes\n" in out
+    assert "interface Te0/0/0/1\n service-policy output bufsize-egress\n" in out
+
+
+def test_sonic_with_the_chip_options_of_the_issue() -> None:
+    code, out, err = run(
+        "--vendor",
+        "sonic",
+        "--buffer",
+        "1MB",
+        "--capacity",
+        "100 Gbit/s",
+        "--chip-buffer",
+        "64MiB",
+        "--congested-queues",
+        "8",
+        "--cell-bytes",
+        "256",
+    )
+    assert code == 0
+    document = json.loads("\n".join(x for x in out.splitlines() if not x.startswith("#")))
+    # By hand: 1,000,192 B (256 B cells) needs α ≥ 0.01692 with 8 of 64 MiB -> 2^-5.
+    assert document["BUFFER_PROFILE"]["bufsize_egress_profile"]["dynamic_th"] == "-5"
+    assert document["BUFFER_POOL"]["bufsize_egress_pool"]["size"] == str(64 * 2**20)
+    assert "note: dynamic_th = -5" in err
+
+
+def test_recommended_size_from_the_recommend_options() -> None:
+    code, out, _ = run("--vendor", "junos", *THESIS)
+    assert code == 0
+    # 15 packets of 1000 B = 15,000 B = 12 us at 10 Gbit/s.
+    assert "set class-of-service schedulers bufsize-sched buffer-size temporal 12\n" in out
+
+
+def test_json_carries_the_numbers_and_the_recommendation() -> None:
+    code, out, _ = run("--vendor", "tc", "--qdisc", "bfifo", "--json", *THESIS)
+    assert code == 0
+    answer = json.loads(out)
+    assert answer["recommended"] == {
+        "rule": "tiny_buffers",
+        "buffer_packets": 15,
+        "buffer_bytes": 15000.0,
+    }
+    assert answer["limit"]["limit_bytes"] == 15_000
+    assert "tc qdisc replace dev eth0 root bfifo limit 15000\n" in answer["text"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--vendor", "tc", "--buffer", "834"], "--capacity (the port's line rate) is required"),
+        (
+            ["--vendor", "tc", "--capacity", "1Gbps", "--flows", "10"],
+            "give --buffer SIZE, or --rtt",
+        ),
+        (["--vendor", "tc", "--buffer", "3 parsecs", "--capacity", "1Gbps"], "--buffer"),
+        (
+            ["--vendor", "sonic", "--buffer", "1MB", "--capacity", "1Gbps"],
+            "--chip-buffer is required for sonic",
+        ),
+        (
+            [
+                "--vendor",
+                "sonic",
+                "--buffer",
+                "10MB",
+                "--capacity",
+                "1Gbps",
+                "--chip-buffer",
+                "64MiB",
+                "--congested-queues",
+                "8",
+            ],
+            "--chip-buffer: no α suffices",
+        ),
+        (["--vendor", "tc", "--buffer", "-5", "--capacity", "1Gbps"], "--buffer must be > 0"),
+        (
+            ["--vendor", "tc", "--buffer", "10", "--capacity", "1Gbps", "--flows", "5", "--paced"],
+            "--flows, --pacing: recommend options, not used with --buffer",
+        ),
+        (
+            ["--vendor", "tc", "--buffer", "10", "--capacity", "1Gbps", "--interface", "a b"],
+            "--interface must be",
+        ),
+    ],
+)
+def test_errors_exit_2_naming_the_option(args: list[str], message: str) -> None:
+    code, out, err = run(*args)
+    assert code == 2
+    assert out == ""
+    assert err.startswith("Error: ")
+    assert message in err
+
+
+def test_unknown_vendor_is_refused_by_click() -> None:
+    code, _, err = run("--vendor", "nxos", "--buffer", "10", "--capacity", "1Gbps")
+    assert code == 2
+    assert "--vendor" in err

@@ -1,0 +1,66 @@
+"""Checking a recommendation by simulation: the scaling rule and an end-to-end verification."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from models.recommend import LinkScenario, Targets, recommend
+from validation.verify import MAX_SIMULATED_PPS, MIN_SCALED_FLOWS, scale_link, verify
+
+
+def test_scaling_keeps_the_per_flow_rate_and_the_load() -> None:
+    # README example: 10 Gb/s, 1000 B packets = 1.25 M packets/s -> k = 50,000 / 1.25 M = 0.04.
+    link = LinkScenario(capacity_bps=10e9, rtts_s=(0.1,), flows=1000, packet_bytes=1000)
+    s = scale_link(link, "sqrt_n")
+    assert s.factor == pytest.approx(MAX_SIMULATED_PPS / 1.25e6)
+    assert s.flows == 40 and s.capacity_bps == pytest.approx(400e6)
+    assert s.capacity_bps / s.flows == pytest.approx(link.capacity_bps / link.flows)
+    assert s.buffer_exponent == 0.5 and s.faithful
+    # A link small enough is simulated as it is.
+    small = LinkScenario(capacity_bps=100e6, rtts_s=(0.1,), flows=40, packet_bytes=1000)
+    assert scale_link(small, "rule_of_thumb").factor == 1.0
+
+
+def test_scaling_refuses_what_it_cannot_keep() -> None:
+    # 100 flows at 100 Gb/s: k = 50,000 / 8.3 M = 0.006 leaves 1 flow < 20.
+    link = LinkScenario(capacity_bps=100e9, rtts_s=(0.05,), flows=100)
+    s = scale_link(link, "bscl")
+    assert not s.faithful and f"fewer than {MIN_SCALED_FLOWS}" in s.reason
+    # Access-paced traffic under a rule that rests on the spacing C/access.
+    paced = LinkScenario(capacity_bps=10e9, rtts_s=(0.1,), flows=5000, access_bps=10e6)
+    s = scale_link(paced, "paced")
+    assert not s.faithful and "spacing" in s.reason
+    rec = recommend(link)
+    out = verify(link, rec)
+    assert out.verdict == "not reproducible here" and not out.sizes
+    assert out.reason.startswith("cannot be scaled faithfully")
+
+
+@pytest.mark.slow
+def test_verification_of_a_small_link_reports_each_size() -> None:
+    # A 10 Mb/s link with 10 Reno flows (000 Fig. 3.1's per-flow rate at a tenth of the scale).
+    link = LinkScenario(
+        capacity_bps=10e6, rtts_s=(0.1,), flows=10, packet_bytes=1000, congestion_control="reno"
+    )
+    targets = Targets()
+    rec = recommend(link, targets)
+    out = verify(link, rec, targets, replications=2, seed=3, workers=2)
+    assert [c.label for c in out.sizes] == ["half", "recommended", "double"]
+    half, main, double = out.sizes
+    assert main.buffer_packets == rec.recommended.buffer_packets
+    assert half.buffer_packets == max(main.buffer_packets // 2, 1)
+    assert double.buffer_packets == 2 * main.buffer_packets
+    assert out.scaling.factor == 1.0 and main.simulated_buffer_packets == main.buffer_packets
+    for c in out.sizes:
+        assert 0.0 < c.utilization <= 1.0 and 0.0 <= c.loss_rate < 1.0
+        # The queueing delay can never exceed a full buffer at line rate (plus one packet).
+        assert c.queue_delay_p99_s <= c.buffer_packets * 8000 / 10e6 + 8000 / 10e6
+        assert c.verdict in ("agrees", "disagrees") and c.reason
+    # Metamorphic: double the buffer loses no more than half of it (same seeds).
+    assert double.loss_rate <= half.loss_rate
+    assert out.verdict == main.verdict
+    data = out.to_dict()
+    assert data["sizes"][1]["predicted"]["buffer_packets"] == main.buffer_packets
+    assert not any(isinstance(v, float) and math.isnan(v) for v in data["sizes"][0].values())

@@ -1,0 +1,98 @@
+"""Checks of the thesis' chapter-3 simulation claims (000 §3.4-3.6, Figs. 3.1-3.8)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from models.pacing import paced_utilization_bound
+from models.tcp_queue import tcp_mm1b_fixed_point
+from validation.datasets import Row
+from validation.harness.plan import Check, Suite, difference, single
+from validation.simulator import Scenario
+
+#: Rows the quick suite runs (those at 100 Mb/s or less of simulated capacity).
+QUICK = {
+    "f31_reno_b100",
+    "f31_reno_b10",
+    "f31_paced_b10",
+    "f32_reno_n20_b50",
+    "f32_paced_n20_b10",
+    "f34_paced_n10",
+    "f34_reno_n10",
+    "f35_paced_n100_b10",
+    "f35_paced_n40_b50",
+    "f38_w10_b5",
+}
+#: Simulated time and warm-up of the full suite, s (the paper: 1000 s, the first 200 s ignored).
+FULL_DURATION_S = 100.0
+FULL_WARMUP_S = 20.0
+PACKET_BYTES = 1000
+TCP_MODEL = "TCP equation + M/M/1/B fixed point, carried load (000 §3.6 eqs. 3.2-3.3)"
+
+
+def scenario_of(row: Row, suite: Suite, capacity_mbps: float | None = None) -> Scenario:
+    """The row's scenario (000 ch. 3 ns-2 set-up; RTT jitter ± 20 ms assumed)."""
+    full = suite.full_scale
+    return Scenario(
+        capacity_bps=(capacity_mbps or row.number("capacity_mbps")) * 1e6,
+        flows=int(row.number("flows")),
+        rtt_s=row.number("rtt_ms") / 1e3,
+        rtt_jitter_s=0.02,
+        access_bps=row.number("access_mbps") * 1e6,
+        max_window_packets=int(row.number("max_window_packets")),
+        packet_bytes=PACKET_BYTES,
+        pacing=row.flag("pacing"),
+        start_spread_s=5.0,
+        duration_s=FULL_DURATION_S if full else suite.duration_s,
+        warmup_s=FULL_WARMUP_S if full else suite.warmup_s,
+    )
+
+
+def _model(row: Row) -> tuple[float, str]:
+    flows, window = int(row.number("flows")), int(row.number("max_window_packets"))
+    capacity_bps, rtt_s = row.number("capacity_mbps") * 1e6, row.number("rtt_ms") / 1e3
+    buffer_packets = int(row.number("buffer_packets"))
+    peak_load = flows * window * 8 * PACKET_BYTES / (capacity_bps * rtt_s)
+    paced = row.flag("pacing") or row.number("access_mbps") * 1e6 < capacity_bps
+    if paced and peak_load < 1.0:  # Theorem 2 holds for an over-provisioned link only
+        access_bps = row.number("access_mbps") * 1e6
+        bound = paced_utilization_bound(
+            flows, window, capacity_bps, rtt_s, access_bps, PACKET_BYTES, buffer_packets
+        )
+        return float(bound), "paced-traffic utilization bound (000 Thm 2, App. B)"
+    point = tcp_mm1b_fixed_point(flows, window, capacity_bps, rtt_s, buffer_packets, PACKET_BYTES)
+    return float(
+        point.load * (1 - point.loss_probability)
+    ), "TCP equation + M/M/1/B fixed point (000 §3.6 eqs. 3.2-3.3)"
+
+
+def chapter3(rows: Sequence[Row], suite: Suite) -> list[Check]:
+    """One check per claim; Fig. 3.6's row is the gain from offered load 1.0 to 1.5."""
+    checks = []
+    for row in rows:
+        if not suite.full_scale and row.row not in QUICK:
+            continue
+        buffer_packets = int(row.number("buffer_packets"))
+        note = "" if suite.full_scale else "Quick suite: 30 s runs (8 s warm-up)."
+        if row.quantity == "utilization_gain":
+            access_total_mbps = row.number("flows") * row.number("access_mbps")
+            variants = {
+                "load 1.5": (scenario_of(row, suite), buffer_packets),
+                "load 1.0": (scenario_of(row, suite, access_total_mbps), buffer_packets),
+            }
+            measure = difference("load 1.5", "load 1.0", "utilization")
+            checks.append(Check(row, variants, measure, note=note))
+            continue
+        model, model_name = _model(row)
+        checks.append(
+            Check(
+                row,
+                {"run": (scenario_of(row, suite), buffer_packets)},
+                single("run", "utilization"),
+                model=model if math.isfinite(model) else math.nan,
+                model_name=model_name,
+                note=note,
+            )
+        )
+    return checks

@@ -1,0 +1,84 @@
+"""What the bottleneck counts: occupancy, departures, drops, the packet trace."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from validation.simulator.core.jit import jit
+from validation.simulator.layout import GlobalFloat, GlobalInt, TraceInt
+from validation.simulator.parameters import BURST_BINS
+
+TRACE = len(TraceInt)
+
+
+@jit
+def account_occupancy(sp, t):  # type: ignore[no-untyped-def]
+    """Add the time since the last change to the bin of the current queue length."""
+    s = sp[0]
+    g, gi = s.g, s.gi
+    lo = max(g[GlobalFloat.LAST_CHANGE_S], g[GlobalFloat.WARMUP_S])
+    hi = min(t, g[GlobalFloat.END_S])
+    if hi > lo:
+        k = min(gi[GlobalInt.QUEUE_PACKETS], gi[GlobalInt.OCCUPANCY_BINS] - 1)
+        s.occ[k] += hi - lo
+    g[GlobalFloat.LAST_CHANGE_S] = t
+
+
+@jit
+def account_departure(sp, t, tx, size, t_arr):  # type: ignore[no-untyped-def]
+    """Count a departure at t of ``size`` bytes sent in ``tx`` s that arrived at ``t_arr``."""
+    s = sp[0]
+    g, gi = s.g, s.gi
+    warm = g[GlobalFloat.WARMUP_S]
+    lo = max(t - tx, warm)
+    hi = min(t, g[GlobalFloat.END_S])
+    if hi > lo:
+        g[GlobalFloat.BUSY_S] += hi - lo
+    if warm <= t < g[GlobalFloat.END_S]:
+        k = min(int((t - warm) / g[GlobalFloat.INTERVAL_S]), gi[GlobalInt.INTERVALS] - 1)
+        s.ibits[k] += size * 8.0
+    if t_arr >= warm:
+        wait = t - tx - t_arr
+        gi[GlobalInt.DELAY_COUNT] += 1
+        g[GlobalFloat.DELAY_SUM_S] += wait
+        g[GlobalFloat.DELAY_SUMSQ_S2] += wait * wait
+        bin_ = min(int(wait / g[GlobalFloat.DELAY_BIN_S] + 1e-6), gi[GlobalInt.DELAY_BINS] - 1)
+        s.dhist[bin_] += 1.0
+
+
+@jit
+def record(sp, t, flow, size, dropped):  # type: ignore[no-untyped-def]
+    """Append a row to the packet trace."""
+    s = sp[0]
+    k = s.gi[GlobalInt.TRACE_ROWS]
+    s.trt[k] = t
+    s.tri[TRACE * k + TraceInt.FLOW] = flow
+    s.tri[TRACE * k + TraceInt.BYTES] = np.int64(np.round(size))
+    s.tri[TRACE * k + TraceInt.DROPPED] = dropped
+    s.gi[GlobalInt.TRACE_ROWS] = k + 1
+
+
+@jit
+def accepted(sp, t):  # type: ignore[no-untyped-def]
+    """A packet was accepted: close the run of drops before it."""
+    s = sp[0]
+    gi = s.gi
+    run = gi[GlobalInt.DROP_RUN]
+    if run > 0:
+        if t >= s.g[GlobalFloat.WARMUP_S]:
+            s.bhist[min(run, BURST_BINS) - 1] += 1
+        gi[GlobalInt.DROP_RUN] = 0
+
+
+@jit
+def drop(sp, t, flow, size):  # type: ignore[no-untyped-def]
+    """Count a packet of ``flow`` dropped at t."""
+    s = sp[0]
+    gi = s.gi
+    if t >= s.g[GlobalFloat.WARMUP_S]:
+        gi[GlobalInt.DROPS] += 1
+    if flow < gi[GlobalInt.FLOWS]:
+        gi[GlobalInt.DROPPED_TCP] += 1
+    gi[GlobalInt.DROP_RUN] += 1
+    if gi[GlobalInt.TRACE] != 0:
+        record(sp, t, flow, size, 1)

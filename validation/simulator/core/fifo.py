@@ -1,0 +1,81 @@
+"""The drop-tail FIFO at the bottleneck.
+
+A packet's departure time is known when it is accepted, so departures are not heap events:
+they are taken from a ring of accepted packets (``qf``) when the clock passes them, before any
+event at the same time (as the reference's departure events are).
+"""
+
+from __future__ import annotations
+
+from validation.simulator.core.counters import (
+    accepted,
+    account_departure,
+    account_occupancy,
+    drop,
+    record,
+)
+from validation.simulator.core.heap import push_packet
+from validation.simulator.core.jit import jit
+from validation.simulator.layout import (
+    FLOW_FLOATS,
+    Event,
+    FlowFloat,
+    GlobalFloat,
+    GlobalInt,
+    QueueField,
+)
+
+QUEUE = len(QueueField)
+
+
+@jit
+def fifo_advance(sp, t):  # type: ignore[no-untyped-def]
+    """Take from the FIFO every packet whose departure time is <= t."""
+    s = sp[0]
+    g, gi, qf = s.g, s.gi, s.qf
+    qmask = gi[GlobalInt.QUEUE_MASK]
+    while gi[GlobalInt.QUEUE_PACKETS] > 0:
+        h = gi[GlobalInt.QUEUE_HEAD]
+        q = QUEUE * h
+        dep = qf[q + QueueField.DEPARTURE_S]
+        if dep > t:
+            break
+        account_occupancy(sp, dep)
+        gi[GlobalInt.QUEUE_PACKETS] -= 1
+        size = qf[q + QueueField.BYTES]
+        g[GlobalFloat.QUEUE_BYTES] -= size
+        account_departure(sp, dep, qf[q + QueueField.TX_S], size, qf[q + QueueField.ARRIVAL_S])
+        if gi[GlobalInt.TRACE] != 0:
+            record(sp, dep, int(qf[q + QueueField.FLOW]), size, 0)
+        gi[GlobalInt.QUEUE_HEAD] = (h + 1) & qmask
+
+
+@jit
+def fifo_arrive(sp, t, f, epoch, seq, size):  # type: ignore[no-untyped-def]
+    """Accept the packet (and schedule its delivery) or drop it at the full buffer."""
+    s = sp[0]
+    g, gi, qf = s.g, s.gi, s.qf
+    qmask = gi[GlobalInt.QUEUE_MASK]
+    count = gi[GlobalInt.QUEUE_PACKETS]
+    if gi[GlobalInt.BYTE_MODE] != 0:
+        accept = g[GlobalFloat.QUEUE_BYTES] + size <= g[GlobalFloat.LIMIT_BYTES] and count <= qmask
+    else:
+        accept = count < gi[GlobalInt.BUFFER_PACKETS]
+    if not accept:
+        drop(sp, t, f, size)
+        return
+    accepted(sp, t)
+    tx = size * 8.0 / g[GlobalFloat.CAPACITY_BPS]
+    dep = max(t, g[GlobalFloat.LAST_DEPARTURE_S]) + tx
+    g[GlobalFloat.LAST_DEPARTURE_S] = dep
+    q = QUEUE * ((gi[GlobalInt.QUEUE_HEAD] + count) & qmask)
+    qf[q + QueueField.DEPARTURE_S] = dep
+    qf[q + QueueField.TX_S] = tx
+    qf[q + QueueField.ARRIVAL_S] = t
+    qf[q + QueueField.FLOW] = f
+    qf[q + QueueField.BYTES] = size
+    gi[GlobalInt.QUEUE_PACKETS] = count + 1
+    g[GlobalFloat.QUEUE_BYTES] += size
+    if f < gi[GlobalInt.FLOWS]:
+        rtt = s.ff[f * FLOW_FLOATS + FlowFloat.RTT_S]
+        push_packet(sp, dep + 0.5 * rtt, Event.DELIVER, f, epoch, seq)

@@ -1,0 +1,182 @@
+"""The event heap and the per-flow event lists; the stream of uniform random numbers.
+
+The heap is three arrays (time, key = kind << KEY_SHIFT | sequence number, payload) ordered by
+time, then key: at equal times events run in the order of their kinds, then in the order they
+were scheduled, as in the reference's heap.
+
+A flow's packet arrivals at the bottleneck, and its deliveries to the receiver, are scheduled
+in non-decreasing time order (the access link and the FIFO keep a flow's packets in order, and
+the propagation delay is constant), so only the earliest of each flow's arrivals and the
+earliest of its deliveries are in the heap; the others wait in that flow's list (nodes in
+``nt``/``nx``) and enter the heap when their predecessor leaves it, with the time and key they
+were scheduled with. Events therefore run in exactly the order of the reference's heap, and the
+heap holds about two entries per flow instead of every packet in flight.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from validation.simulator.core.jit import jit
+from validation.simulator.layout import (
+    ARG_MASK,
+    EPOCH_SHIFT,
+    FLOW_INTS,
+    FLOW_SHIFT,
+    KEY_SHIFT,
+    Event,
+    EventList,
+    FlowInt,
+    GlobalInt,
+    NodeField,
+)
+
+NODE = len(NodeField)
+LIST = len(EventList)
+assert FlowInt.ARRIVAL_LIST == FlowInt.DELIVER_LIST + LIST * (Event.ARRIVAL - Event.DELIVER)
+
+
+@jit
+def _sift_down(sp, n, t, key, payload):  # type: ignore[no-untyped-def]
+    """Put (t, key, payload) at the root of the heap of n entries and sift it down."""
+    s = sp[0]
+    ht, hk, hp = s.ht, s.hk, s.hp
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and (ht[c + 1] < ht[c] or (ht[c + 1] == ht[c] and hk[c + 1] < hk[c])):
+            c += 1
+        if t < ht[c] or (t == ht[c] and key < hk[c]):
+            break
+        ht[i] = ht[c]
+        hk[i] = hk[c]
+        hp[i] = hp[c]
+        i = c
+    ht[i] = t
+    hk[i] = key
+    hp[i] = payload
+
+
+@jit
+def _heap_insert(sp, t, key, payload):  # type: ignore[no-untyped-def]
+    s = sp[0]
+    ht, hk, hp = s.ht, s.hk, s.hp
+    n = s.gi[GlobalInt.HEAP_ENTRIES]
+    i = n
+    while i > 0:
+        parent = (i - 1) >> 1
+        if ht[parent] < t or (ht[parent] == t and hk[parent] < key):
+            break
+        ht[i] = ht[parent]
+        hk[i] = hk[parent]
+        hp[i] = hp[parent]
+        i = parent
+    ht[i] = t
+    hk[i] = key
+    hp[i] = payload
+    s.gi[GlobalInt.HEAP_ENTRIES] = n + 1
+
+
+@jit
+def _key(sp, kind):  # type: ignore[no-untyped-def]
+    s = sp[0]
+    key = (np.int64(kind) << KEY_SHIFT) | s.gi[GlobalInt.SEQUENCE]
+    s.gi[GlobalInt.SEQUENCE] += 1
+    return key
+
+
+@jit
+def _payload(flow, epoch, arg):  # type: ignore[no-untyped-def]
+    return (
+        ((np.int64(flow) + 1) << FLOW_SHIFT)
+        | (np.int64(epoch) << EPOCH_SHIFT)
+        | (np.int64(arg) & ARG_MASK)
+    )
+
+
+@jit
+def heap_push(sp, t, kind, flow, epoch, arg):  # type: ignore[no-untyped-def]
+    """Schedule an event that is not a packet arrival or delivery."""
+    _heap_insert(sp, t, _key(sp, kind), _payload(flow, epoch, arg))
+
+
+@jit
+def _list_base(flow, kind):  # type: ignore[no-untyped-def]
+    """Index in fi of the flow's list of ``kind`` (Event.DELIVER or Event.ARRIVAL)."""
+    return flow * FLOW_INTS + FlowInt.DELIVER_LIST + LIST * (kind - Event.DELIVER)
+
+
+@jit
+def push_packet(sp, t, kind, flow, epoch, arg):  # type: ignore[no-untyped-def]
+    """Schedule a packet arrival (Event.ARRIVAL) or delivery (Event.DELIVER) of a TCP flow.
+
+    The event enters the heap if the flow has no event of this kind scheduled; otherwise it
+    waits at the end of the flow's list (its time is not below the list's last one).
+    """
+    s = sp[0]
+    fi, nx, gi = s.fi, s.nx, s.gi
+    key = _key(sp, kind)
+    payload = _payload(flow, epoch, arg)
+    b = _list_base(flow, kind)
+    if fi[b + EventList.COUNT] == 0:
+        _heap_insert(sp, t, key, payload)
+    else:
+        node = gi[GlobalInt.FREE_NODE]
+        gi[GlobalInt.FREE_NODE] = nx[NODE * node + NodeField.NEXT]
+        gi[GlobalInt.FREE_NODES] -= 1
+        s.nt[node] = t
+        nx[NODE * node + NodeField.KEY] = key
+        nx[NODE * node + NodeField.PAYLOAD] = payload
+        nx[NODE * node + NodeField.NEXT] = -1
+        if fi[b + EventList.HEAD] < 0:
+            fi[b + EventList.HEAD] = node
+        else:
+            nx[NODE * fi[b + EventList.TAIL] + NodeField.NEXT] = node
+        fi[b + EventList.TAIL] = node
+    fi[b + EventList.COUNT] += 1
+
+
+@jit
+def heap_pop(sp):  # type: ignore[no-untyped-def]
+    """Remove the root (the caller has read it); its flow's next packet event replaces it."""
+    s = sp[0]
+    fi, nx, gi = s.fi, s.nx, s.gi
+    kind = s.hk[0] >> KEY_SHIFT
+    if kind == Event.ARRIVAL or kind == Event.DELIVER:
+        b = _list_base((s.hp[0] >> FLOW_SHIFT) - 1, kind)
+        fi[b + EventList.COUNT] -= 1
+        node = fi[b + EventList.HEAD]
+        if node >= 0:
+            fi[b + EventList.HEAD] = nx[NODE * node + NodeField.NEXT]
+            _sift_down(
+                sp,
+                gi[GlobalInt.HEAP_ENTRIES],
+                s.nt[node],
+                nx[NODE * node + NodeField.KEY],
+                nx[NODE * node + NodeField.PAYLOAD],
+            )
+            nx[NODE * node + NodeField.NEXT] = gi[GlobalInt.FREE_NODE]
+            gi[GlobalInt.FREE_NODE] = node
+            gi[GlobalInt.FREE_NODES] += 1
+            return
+    n = gi[GlobalInt.HEAP_ENTRIES] - 1
+    gi[GlobalInt.HEAP_ENTRIES] = n
+    if n > 0:
+        _sift_down(sp, n, s.ht[n], s.hk[n], s.hp[n])
+
+
+@jit
+def uniform(sp):  # type: ignore[no-untyped-def]
+    """The next uniform in [0, 1) of the run's stream."""
+    s = sp[0]
+    u = s.rand[s.gi[GlobalInt.RANDOM_POSITION]]
+    s.gi[GlobalInt.RANDOM_POSITION] += 1
+    return u
+
+
+@jit
+def exponential(sp, mean):  # type: ignore[no-untyped-def]
+    """An exponential variate of the given mean (inversion of the next uniform)."""
+    return -np.log(1.0 - uniform(sp)) * mean

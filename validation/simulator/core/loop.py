@@ -1,0 +1,207 @@
+"""The event loop: first events, ``run_chunk`` (events up to a time), ``finish``.
+
+``run_chunk`` advances the clock to ``t_stop`` and returns a :class:`Status`; it also returns
+early when it needs more random numbers, a larger heap or list pool, or room in the trace
+buffers, so that the Python driver can refill them, report progress and cancel between chunks.
+"""
+
+from __future__ import annotations
+
+from validation.simulator.core.counters import account_occupancy
+from validation.simulator.core.fair_queue import FQI, fq_depart
+from validation.simulator.core.fifo import QUEUE, fifo_advance
+from validation.simulator.core.heap import exponential, heap_pop, heap_push
+from validation.simulator.core.jit import address, jit, pointers
+from validation.simulator.core.port import arrive
+from validation.simulator.core.receiver import deliver, send_ack
+from validation.simulator.core.sender import rto_fire, start_flow, try_send
+from validation.simulator.layout import (
+    ARG_MASK,
+    EPOCH_SHIFT,
+    EPOCHS,
+    FLOW_FLOATS,
+    FLOW_INTS,
+    FLOW_SHIFT,
+    KEY_SHIFT,
+    Event,
+    EventList,
+    FlowFloat,
+    FlowInt,
+    FqInt,
+    GlobalFloat,
+    GlobalInt,
+    QueueField,
+    Status,
+    Traffic,
+)
+
+#: Free heap entries needed before an event (one event schedules at most a few there).
+HEAP_MARGIN = 64
+
+INF = float("inf")
+
+
+@jit
+def init_events(arrays, start_s):  # type: ignore[no-untyped-def]
+    """Schedule the first events: flow starts, open-loop packets, samples."""
+    sp = address(pointers(arrays))
+    s = sp[0]
+    g, gi = s.g, s.gi
+    n = gi[GlobalInt.FLOWS]
+    traffic = gi[GlobalInt.TRAFFIC]
+    for f in range(n):
+        s.ff[f * FLOW_FLOATS + FlowFloat.RTO_EVENT_S] = INF
+        s.ff[f * FLOW_FLOATS + FlowFloat.RTO_EXPIRY_S] = INF
+    if n > 0 and traffic != Traffic.POISSON_FLOWS:
+        for f in range(n):
+            heap_push(sp, start_s[f], Event.FLOW, f, 0, 0)
+    if traffic == Traffic.POISSON_FLOWS:
+        first_flow = exponential(sp, 1.0 / g[GlobalFloat.FLOW_RATE_PER_S])
+        heap_push(sp, first_flow, Event.FLOW, -1, 0, 0)
+    rate = g[GlobalFloat.OPEN_RATE_PER_S]
+    if rate > 0:
+        first = 0.0 if gi[GlobalInt.OPEN_PERIODIC] != 0 else exponential(sp, 1.0 / rate)
+        heap_push(sp, first, Event.OPEN, n, 0, 0)
+    if gi[GlobalInt.TRACE] != 0:
+        heap_push(sp, 0.0, Event.SAMPLE, 0, 0, 0)
+
+
+@jit
+def run_chunk(t_stop, arrays):  # type: ignore[no-untyped-def]
+    """Process events with time <= min(t_stop, end); return a :class:`Status`.
+
+    The arrays must stay alive during the call (the driver owns them).
+    """
+    return _run_chunk(
+        t_stop,
+        arrays.ht.shape[0],
+        arrays.rand.shape[0],
+        arrays.trt.shape[0],
+        arrays.st.shape[0],
+        address(pointers(arrays)),
+    )
+
+
+@jit
+def _run_chunk(t_stop, heap_cap, rand_len, trace_cap, sample_cap, sp):  # type: ignore[no-untyped-def]
+    s = sp[0]
+    g, gi = s.g, s.gi
+    end = g[GlobalFloat.END_S]
+    limit = min(t_stop, end)
+    n = gi[GlobalInt.FLOWS]
+    traced = gi[GlobalInt.TRACED_FLOWS]
+    node_margin = 2 * (gi[GlobalInt.WINDOW_MASK] + 1) + 16  # one event sends at most 2 windows
+    trace_margin = 2 * (gi[GlobalInt.QUEUE_MASK] + 1) + 16
+    fq = gi[GlobalInt.FAIR_QUEUEING] != 0
+    trace = gi[GlobalInt.TRACE] != 0
+    while True:
+        if gi[GlobalInt.HEAP_ENTRIES] == 0:
+            return Status.DONE
+        t = s.ht[0]
+        if t > end:
+            return Status.DONE
+        if t > limit:
+            return Status.STOPPED
+        if gi[GlobalInt.RANDOM_POSITION] + 8 > rand_len:
+            return Status.NEED_RANDOM
+        if gi[GlobalInt.HEAP_ENTRIES] + HEAP_MARGIN > heap_cap:
+            return Status.HEAP_FULL
+        if gi[GlobalInt.FREE_NODES] < node_margin:
+            return Status.NODES_FULL
+        if trace:
+            if gi[GlobalInt.TRACE_ROWS] + trace_margin > trace_cap:
+                return Status.TRACE_FULL
+            if gi[GlobalInt.SAMPLE_ROWS] + 2 > sample_cap:
+                return Status.SAMPLES_FULL
+        kind = s.hk[0] >> KEY_SHIFT
+        payload = s.hp[0]
+        heap_pop(sp)
+        f = (payload >> FLOW_SHIFT) - 1
+        epoch = (payload >> EPOCH_SHIFT) & (EPOCHS - 1)
+        arg = payload & ARG_MASK
+        if not fq and (kind == Event.ARRIVAL or kind == Event.OPEN or kind == Event.SAMPLE):
+            fifo_advance(sp, t)
+        if kind == Event.DELIVER:
+            deliver(sp, t, f, epoch, arg)
+        elif kind == Event.ARRIVAL:
+            arrive(sp, t, f, epoch, arg)
+        elif kind == Event.DEPART:
+            fq_depart(sp, t)
+        elif kind == Event.RTO:
+            rto_fire(sp, t, f)
+        elif kind == Event.DELACK:
+            b = f * FLOW_INTS
+            current = arg == (s.fi[b + FlowInt.DELACK_GEN] & ARG_MASK)
+            if current and s.fi[b + FlowInt.DELACK_COUNT] > 0:
+                send_ack(sp, t, f, -1)
+        elif kind == Event.PACE:
+            s.fi[f * FLOW_INTS + FlowInt.PACE_PENDING] = 0
+            try_send(sp, t, f)
+        elif kind == Event.OPEN:
+            rate = g[GlobalFloat.OPEN_RATE_PER_S]
+            if gi[GlobalInt.OPEN_PERIODIC] != 0:
+                gap = 1.0 / rate
+            else:
+                gap = exponential(sp, 1.0 / rate)
+            arrive(sp, t, n, 0, 0)
+            heap_push(sp, t + gap, Event.OPEN, n, 0, 0)
+        elif kind == Event.FLOW:
+            if f >= 0:
+                start_flow(sp, t, f)
+            else:
+                next_flow = t + exponential(sp, 1.0 / g[GlobalFloat.FLOW_RATE_PER_S])
+                heap_push(sp, next_flow, Event.FLOW, -1, 0, 0)
+                free = -1
+                for k in range(n):
+                    if s.fi[k * FLOW_INTS + FlowInt.ACTIVE] == 0:
+                        free = k
+                        break
+                if free >= 0:
+                    start_flow(sp, t, free)
+                else:
+                    gi[GlobalInt.BLOCKED] += 1
+        elif kind == Event.SAMPLE:
+            k = gi[GlobalInt.SAMPLE_ROWS]
+            s.st[k] = t
+            s.sq[k] = gi[GlobalInt.QUEUE_PACKETS]
+            for j in range(traced):
+                s.scw[k * traced + j] = s.ff[j * FLOW_FLOATS + FlowFloat.CWND_PACKETS]
+            gi[GlobalInt.SAMPLE_ROWS] = k + 1
+            heap_push(sp, t + g[GlobalFloat.SAMPLE_INTERVAL_S], Event.SAMPLE, 0, 0, 0)
+
+
+@jit
+def finish(arrays):  # type: ignore[no-untyped-def]
+    """Close the books at the end time: flush departures, count packets in flight."""
+    sp = address(pointers(arrays))
+    s = sp[0]
+    g, gi = s.g, s.gi
+    end = g[GlobalFloat.END_S]
+    fq = gi[GlobalInt.FAIR_QUEUEING] != 0
+    if not fq:
+        fifo_advance(sp, end)
+    account_occupancy(sp, end)
+    n = gi[GlobalInt.FLOWS]
+    warm = g[GlobalFloat.WARMUP_S]
+    in_flight = 0
+    if fq:
+        if gi[GlobalInt.IN_SERVICE] != 0:
+            tx = g[GlobalFloat.SERVICE_BYTES] * 8.0 / g[GlobalFloat.CAPACITY_BPS]
+            lo = max(g[GlobalFloat.SERVICE_DEPARTURE_S] - tx, warm)
+            if end > lo:
+                g[GlobalFloat.BUSY_S] += end - lo
+    elif gi[GlobalInt.QUEUE_PACKETS] > 0:
+        q = QUEUE * gi[GlobalInt.QUEUE_HEAD]
+        lo = max(s.qf[q + QueueField.DEPARTURE_S] - s.qf[q + QueueField.TX_S], warm)
+        if end > lo:
+            g[GlobalFloat.BUSY_S] += end - lo
+    for f in range(n):  # scheduled arrivals and deliveries of the TCP flows
+        b = f * FLOW_INTS
+        in_flight += s.fi[b + FlowInt.DELIVER_LIST + EventList.COUNT]
+        in_flight += s.fi[b + FlowInt.ARRIVAL_LIST + EventList.COUNT]
+    if fq:
+        if gi[GlobalInt.IN_SERVICE] != 0 and gi[GlobalInt.SERVICE_FLOW] < n:
+            in_flight += 1
+        for f in range(n):
+            in_flight += s.fqi[f * FQI + FqInt.PACKETS]
+    gi[GlobalInt.IN_FLIGHT] = in_flight

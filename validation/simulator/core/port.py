@@ -1,0 +1,28 @@
+"""A packet reaches the bottleneck port: count it and hand it to the FIFO or fair queueing."""
+
+from __future__ import annotations
+
+from validation.simulator.core.counters import account_occupancy
+from validation.simulator.core.fair_queue import fq_arrive
+from validation.simulator.core.fifo import fifo_arrive
+from validation.simulator.core.heap import exponential
+from validation.simulator.core.jit import jit
+from validation.simulator.layout import GlobalFloat, GlobalInt
+
+
+@jit
+def arrive(sp, t, f, epoch, seq):  # type: ignore[no-untyped-def]
+    """A packet of flow ``f`` (``FLOWS``: background or open loop) arrives at time t."""
+    s = sp[0]
+    g, gi = s.g, s.gi
+    account_occupancy(sp, t)
+    gi[GlobalInt.ARRIVALS_TOTAL] += 1
+    if t >= g[GlobalFloat.WARMUP_S]:
+        gi[GlobalInt.ARRIVALS] += 1
+    size = g[GlobalFloat.WIRE_BYTES]
+    if gi[GlobalInt.OPEN_EXPONENTIAL] != 0:
+        size = exponential(sp, g[GlobalFloat.WIRE_BYTES])
+    if gi[GlobalInt.FAIR_QUEUEING] != 0:
+        fq_arrive(sp, t, f, epoch, seq, size)
+    else:
+        fifo_arrive(sp, t, f, epoch, seq, size)

@@ -1,0 +1,361 @@
+"""The TCP sender: Reno congestion control, SACK (RFC 6675) or NewReno (RFC 6582) recovery,
+the retransmission timer (RFC 6298), pacing, and the start and end of transfers.
+
+The model is the reference's (``reference.py``, module docstring); this is the same on arrays.
+A flow's SACK scoreboard is one byte of :class:`SlotFlag` bits per window slot in ``rg``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from validation.simulator.core.heap import heap_push, push_packet, uniform
+from validation.simulator.core.jit import jit
+from validation.simulator.layout import (
+    EPOCHS,
+    FLOW_FLOATS,
+    FLOW_INTS,
+    TCP_STATE,
+    Event,
+    FlowFloat,
+    FlowInt,
+    GlobalFloat,
+    GlobalInt,
+    RecoveryState,
+    SizeDistribution,
+    SlotFlag,
+    Traffic,
+)
+from validation.simulator.parameters import INITIAL_SSTHRESH, MAX_RTO_S
+
+INF = np.inf
+
+
+@jit
+def _arm_rto(sp, t, f):  # type: ignore[no-untyped-def]
+    s = sp[0]
+    a = f * FLOW_FLOATS
+    ff = s.ff
+    expiry = t + ff[a + FlowFloat.RTO_S]
+    ff[a + FlowFloat.RTO_EXPIRY_S] = expiry
+    if expiry < ff[a + FlowFloat.RTO_EVENT_S]:
+        ff[a + FlowFloat.RTO_EVENT_S] = expiry
+        heap_push(sp, expiry, Event.RTO, f, 0, 0)
+
+
+@jit
+def _transmit(sp, t, f, seg):  # type: ignore[no-untyped-def]
+    s = sp[0]
+    ff, fi, gi = s.ff, s.fi, s.gi
+    a = f * FLOW_FLOATS
+    b = f * FLOW_INTS
+    wmask = gi[GlobalInt.WINDOW_MASK]
+    if seg < fi[b + FlowInt.HIGH_TX]:
+        j = f * (wmask + 1) + (seg & wmask)
+        s.rg[j] = s.rg[j] | SlotFlag.REXMIT
+        fi[b + FlowInt.RTT_SEQ] = -1
+    else:
+        fi[b + FlowInt.HIGH_TX] = seg + 1
+        if fi[b + FlowInt.RTT_SEQ] < 0:
+            fi[b + FlowInt.RTT_SEQ] = seg
+            ff[a + FlowFloat.RTT_TIME_S] = t
+    if seg == fi[b + FlowInt.SND_NXT]:
+        fi[b + FlowInt.SND_NXT] += 1
+    gi[GlobalInt.SENT] += 1
+    free = max(t, ff[a + FlowFloat.ACCESS_FREE_S]) + s.g[GlobalFloat.ACCESS_TX_S]
+    ff[a + FlowFloat.ACCESS_FREE_S] = free
+    arrival = free + 0.5 * ff[a + FlowFloat.RTT_S]
+    push_packet(sp, arrival, Event.ARRIVAL, f, fi[b + FlowInt.EPOCH], seg)
+    if ff[a + FlowFloat.RTO_EXPIRY_S] == INF:
+        _arm_rto(sp, t, f)
+    if gi[GlobalInt.PACING] != 0:
+        srtt = ff[a + FlowFloat.SRTT_S] if ff[a + FlowFloat.SRTT_S] > 0 else ff[a + FlowFloat.RTT_S]
+        window = min(ff[a + FlowFloat.CWND_PACKETS], float(gi[GlobalInt.MAX_WINDOW_PACKETS]))
+        ff[a + FlowFloat.NEXT_SEND_S] = t + srtt / window
+
+
+@jit
+def _pipe(sp, f):  # type: ignore[no-untyped-def]
+    """RFC 6675 pipe: packets outstanding, not SACKed, not deemed lost (plus retransmissions)."""
+    s = sp[0]
+    fi = s.fi
+    b = f * FLOW_INTS
+    wmask = s.gi[GlobalInt.WINDOW_MASK]
+    row = f * (wmask + 1)
+    count = 0
+    lost_limit = fi[b + FlowInt.LOST_LIMIT]
+    for seq in range(fi[b + FlowInt.SND_UNA], fi[b + FlowInt.HIGH_TX]):
+        flags = s.rg[row + (seq & wmask)]
+        if flags & SlotFlag.SACKED:
+            continue
+        if seq >= lost_limit:
+            count += 1
+        if flags & SlotFlag.REXMIT:
+            count += 1
+    return count
+
+
+@jit
+def _next_hole(sp, f):  # type: ignore[no-untyped-def]
+    """The first lost packet not yet retransmitted (-1: none)."""
+    s = sp[0]
+    fi = s.fi
+    b = f * FLOW_INTS
+    wmask = s.gi[GlobalInt.WINDOW_MASK]
+    row = f * (wmask + 1)
+    seq = max(fi[b + FlowInt.REXMIT_PTR], fi[b + FlowInt.SND_UNA])
+    lost_limit = fi[b + FlowInt.LOST_LIMIT]
+    while seq < lost_limit and (s.rg[row + (seq & wmask)] & (SlotFlag.SACKED | SlotFlag.REXMIT)):
+        seq += 1
+    fi[b + FlowInt.REXMIT_PTR] = seq
+    return seq if seq < lost_limit else -1
+
+
+@jit
+def try_send(sp, t, f):  # type: ignore[no-untyped-def]
+    """Send what the window (or, in SACK recovery, the pipe) allows; pace if asked."""
+    s = sp[0]
+    ff, fi, gi = s.ff, s.fi, s.gi
+    a = f * FLOW_FLOATS
+    b = f * FLOW_INTS
+    wmax = gi[GlobalInt.MAX_WINDOW_PACKETS]
+    while fi[b + FlowInt.ACTIVE] != 0:
+        seg = -1
+        una = fi[b + FlowInt.SND_UNA]
+        nxt = fi[b + FlowInt.SND_NXT]
+        if gi[GlobalInt.SACK] != 0 and fi[b + FlowInt.RECOVERY] != RecoveryState.NONE:
+            if _pipe(sp, f) >= ff[a + FlowFloat.CWND_PACKETS]:
+                return
+            seg = _next_hole(sp, f)
+            if seg < 0 and nxt - una < wmax:
+                seg = nxt
+        elif nxt - una < min(ff[a + FlowFloat.CWND_PACKETS], float(wmax)):
+            seg = nxt
+        size = fi[b + FlowInt.SIZE_PACKETS]
+        if seg < 0 or (size >= 0 and seg >= size):
+            return
+        if gi[GlobalInt.PACING] != 0 and t < ff[a + FlowFloat.NEXT_SEND_S]:
+            if fi[b + FlowInt.PACE_PENDING] == 0:
+                fi[b + FlowInt.PACE_PENDING] = 1
+                heap_push(sp, ff[a + FlowFloat.NEXT_SEND_S], Event.PACE, f, 0, 0)
+            return
+        _transmit(sp, t, f, seg)
+
+
+@jit
+def _draw_size(sp):  # type: ignore[no-untyped-def]
+    """Packets of a new transfer (-1: unlimited)."""
+    s = sp[0]
+    g, gi = s.g, s.gi
+    if gi[GlobalInt.TRAFFIC] == Traffic.PERSISTENT:
+        return np.int64(-1)
+    mean = g[GlobalFloat.FLOW_MEAN_PACKETS]
+    dist = gi[GlobalInt.SIZE_DISTRIBUTION]
+    if dist == SizeDistribution.FIXED:
+        return np.int64(max(np.round(mean), 1.0))
+    u = uniform(sp)
+    if dist == SizeDistribution.UNIFORM:
+        return np.int64(1 + int(u * (2.0 * mean - 1.0)))
+    shape = g[GlobalFloat.PARETO_SHAPE]
+    scale = mean * (shape - 1.0) / shape
+    return np.int64(max(np.ceil(scale * (1.0 - u) ** (-1.0 / shape)), 1.0))
+
+
+@jit
+def start_flow(sp, t, f):  # type: ignore[no-untyped-def]
+    """Start a transfer in slot f: fresh TCP state, a new epoch; send the initial window."""
+    s = sp[0]
+    ff, fi = s.ff, s.fi
+    a = f * FLOW_FLOATS
+    b = f * FLOW_INTS
+    epoch = (fi[b + FlowInt.EPOCH] + 1) % EPOCHS
+    delack_gen = fi[b + FlowInt.DELACK_GEN] + 1
+    pace_pending = fi[b + FlowInt.PACE_PENDING]
+    for k in range(TCP_STATE):  # the event lists stay: packets of the last transfer may be out
+        fi[b + k] = 0
+    fi[b + FlowInt.EPOCH] = epoch
+    fi[b + FlowInt.DELACK_GEN] = delack_gen
+    fi[b + FlowInt.PACE_PENDING] = pace_pending
+    fi[b + FlowInt.RECOVER] = -1
+    fi[b + FlowInt.RTO_RECOVER] = -1
+    fi[b + FlowInt.RTT_SEQ] = -1
+    fi[b + FlowInt.ACTIVE] = 1
+    fi[b + FlowInt.SIZE_PACKETS] = _draw_size(sp)
+    slots = s.gi[GlobalInt.WINDOW_MASK] + 1
+    for j in range(f * slots, (f + 1) * slots):
+        s.rg[j] = 0
+    ff[a + FlowFloat.CWND_PACKETS] = s.g[GlobalFloat.INITIAL_CWND_PACKETS]
+    ff[a + FlowFloat.SSTHRESH_PACKETS] = INITIAL_SSTHRESH
+    ff[a + FlowFloat.SRTT_S] = 0.0
+    ff[a + FlowFloat.RTTVAR_S] = 0.0
+    ff[a + FlowFloat.RTO_S] = s.g[GlobalFloat.INITIAL_RTO_S]
+    ff[a + FlowFloat.RTT_TIME_S] = 0.0
+    ff[a + FlowFloat.RTO_EXPIRY_S] = INF
+    ff[a + FlowFloat.NEXT_SEND_S] = t
+    try_send(sp, t, f)
+
+
+@jit
+def rto_fire(sp, t, f):  # type: ignore[no-untyped-def]
+    """The RTO event: re-arm if the timer moved, else time out (RFC 6298 §5, RFC 5681 (7))."""
+    s = sp[0]
+    ff, fi, gi = s.ff, s.fi, s.gi
+    a = f * FLOW_FLOATS
+    b = f * FLOW_INTS
+    if t != ff[a + FlowFloat.RTO_EVENT_S]:
+        return
+    ff[a + FlowFloat.RTO_EVENT_S] = INF
+    expiry = ff[a + FlowFloat.RTO_EXPIRY_S]
+    if expiry == INF:
+        return
+    if t < expiry:
+        ff[a + FlowFloat.RTO_EVENT_S] = expiry
+        heap_push(sp, expiry, Event.RTO, f, 0, 0)
+        return
+    ff[a + FlowFloat.RTO_EXPIRY_S] = INF
+    una = fi[b + FlowInt.SND_UNA]
+    high = fi[b + FlowInt.HIGH_TX]
+    if fi[b + FlowInt.ACTIVE] == 0 or una >= high:
+        return
+    if t >= s.g[GlobalFloat.WARMUP_S]:
+        gi[GlobalInt.TIMEOUTS] += 1
+    ff[a + FlowFloat.SSTHRESH_PACKETS] = max((high - una) / 2.0, 2.0)
+    ff[a + FlowFloat.CWND_PACKETS] = 1.0
+    ff[a + FlowFloat.RTO_S] = min(2.0 * ff[a + FlowFloat.RTO_S], MAX_RTO_S)
+    fi[b + FlowInt.DUPACKS] = 0
+    fi[b + FlowInt.RTT_SEQ] = -1
+    fi[b + FlowInt.RECOVER] = high - 1
+    fi[b + FlowInt.RTO_RECOVER] = high - 1
+    wmask = gi[GlobalInt.WINDOW_MASK]
+    row = f * (wmask + 1)
+    for seq in range(una, high):
+        j = row + (seq & wmask)
+        s.rg[j] = s.rg[j] & ~SlotFlag.REXMIT
+    fi[b + FlowInt.REXMIT_PTR] = una
+    if gi[GlobalInt.SACK] != 0:
+        fi[b + FlowInt.RECOVERY] = RecoveryState.AFTER_TIMEOUT
+        fi[b + FlowInt.LOST_LIMIT] = high
+    else:
+        fi[b + FlowInt.RECOVERY] = RecoveryState.NONE
+        fi[b + FlowInt.SND_NXT] = una
+    ff[a + FlowFloat.NEXT_SEND_S] = t
+    try_send(sp, t, f)
+    if ff[a + FlowFloat.RTO_EXPIRY_S] == INF:
+        _arm_rto(sp, t, f)
+
+
+@jit
+def _rtt_sample(sp, f, r):  # type: ignore[no-untyped-def]
+    """RFC 6298 §2: SRTT, RTTVAR and RTO from a new measurement r."""
+    s = sp[0]
+    ff = s.ff
+    a = f * FLOW_FLOATS
+    if ff[a + FlowFloat.SRTT_S] == 0.0:
+        ff[a + FlowFloat.SRTT_S] = r
+        ff[a + FlowFloat.RTTVAR_S] = r / 2.0
+    else:
+        deviation = abs(ff[a + FlowFloat.SRTT_S] - r)
+        ff[a + FlowFloat.RTTVAR_S] = 0.75 * ff[a + FlowFloat.RTTVAR_S] + 0.25 * deviation
+        ff[a + FlowFloat.SRTT_S] = 0.875 * ff[a + FlowFloat.SRTT_S] + 0.125 * r
+    rto = max(
+        s.g[GlobalFloat.MIN_RTO_S], ff[a + FlowFloat.SRTT_S] + 4.0 * ff[a + FlowFloat.RTTVAR_S]
+    )
+    ff[a + FlowFloat.RTO_S] = min(rto, MAX_RTO_S)
+
+
+@jit
+def on_ack(sp, t, f, cum, sack_seq):  # type: ignore[no-untyped-def]
+    """An ACK of everything below ``cum`` (SACKing ``sack_seq`` if >= cum) reaches flow f."""
+    s = sp[0]
+    ff, fi, gi = s.ff, s.fi, s.gi
+    a = f * FLOW_FLOATS
+    b = f * FLOW_INTS
+    wmask = gi[GlobalInt.WINDOW_MASK]
+    row = f * (wmask + 1)
+    sack = gi[GlobalInt.SACK] != 0
+    if sack_seq >= cum:
+        j = row + (sack_seq & wmask)
+        s.rg[j] = s.rg[j] | SlotFlag.SACKED
+        if sack_seq + 1 > fi[b + FlowInt.HIGH_SACKED]:
+            fi[b + FlowInt.HIGH_SACKED] = sack_seq + 1
+    una = fi[b + FlowInt.SND_UNA]
+    if cum > una:
+        newly = cum - una
+        for seq in range(una, cum):
+            j = row + (seq & wmask)
+            s.rg[j] = s.rg[j] & ~(SlotFlag.SACKED | SlotFlag.REXMIT)
+        fi[b + FlowInt.SND_UNA] = cum
+        if fi[b + FlowInt.SND_NXT] < cum:
+            fi[b + FlowInt.SND_NXT] = cum
+        fi[b + FlowInt.DUPACKS] = 0
+        if fi[b + FlowInt.RTT_SEQ] >= 0 and cum > fi[b + FlowInt.RTT_SEQ]:
+            _rtt_sample(sp, f, t - ff[a + FlowFloat.RTT_TIME_S])
+            fi[b + FlowInt.RTT_SEQ] = -1
+        exited = False
+        recovery = fi[b + FlowInt.RECOVERY]
+        if recovery != RecoveryState.NONE and cum > fi[b + FlowInt.RECOVER]:
+            if recovery == RecoveryState.FAST:
+                ff[a + FlowFloat.CWND_PACKETS] = ff[a + FlowFloat.SSTHRESH_PACKETS]
+            fi[b + FlowInt.RECOVERY] = RecoveryState.NONE
+            exited = True
+        if fi[b + FlowInt.RECOVERY] == RecoveryState.FAST:
+            if not sack:  # NewReno partial ACK (RFC 6582 step 5)
+                cwnd = ff[a + FlowFloat.CWND_PACKETS]
+                ff[a + FlowFloat.CWND_PACKETS] = max(cwnd - newly + 1.0, 1.0)
+                _transmit(sp, t, f, cum)
+        elif not exited:
+            cwnd = ff[a + FlowFloat.CWND_PACKETS]
+            if cwnd < ff[a + FlowFloat.SSTHRESH_PACKETS]:  # at most 1 packet/ACK (RFC 5681)
+                ff[a + FlowFloat.CWND_PACKETS] = cwnd + min(newly, 1)
+            else:
+                ff[a + FlowFloat.CWND_PACKETS] = cwnd + newly / cwnd
+        size = fi[b + FlowInt.SIZE_PACKETS]
+        if size >= 0 and cum >= size:
+            _complete(sp, t, f)
+            return
+        if cum < fi[b + FlowInt.HIGH_TX]:
+            _arm_rto(sp, t, f)
+        else:
+            ff[a + FlowFloat.RTO_EXPIRY_S] = INF
+    elif cum == una and una < fi[b + FlowInt.HIGH_TX] and (sack_seq >= 0 or not sack):
+        fi[b + FlowInt.DUPACKS] += 1
+        if (
+            fi[b + FlowInt.RECOVERY] == RecoveryState.NONE
+            and fi[b + FlowInt.DUPACKS] == 3
+            and cum > fi[b + FlowInt.RTO_RECOVER]
+        ):
+            ssthresh = max((fi[b + FlowInt.HIGH_TX] - una) / 2.0, 2.0)
+            ff[a + FlowFloat.SSTHRESH_PACKETS] = ssthresh
+            fi[b + FlowInt.RECOVER] = fi[b + FlowInt.HIGH_TX] - 1
+            fi[b + FlowInt.RECOVERY] = RecoveryState.FAST
+            fi[b + FlowInt.RTT_SEQ] = -1
+            if sack:
+                ff[a + FlowFloat.CWND_PACKETS] = ssthresh
+                fi[b + FlowInt.LOST_LIMIT] = fi[b + FlowInt.HIGH_SACKED]
+                fi[b + FlowInt.REXMIT_PTR] = una
+            else:
+                ff[a + FlowFloat.CWND_PACKETS] = ssthresh + 3.0
+            # the first missing packet goes out at once, whatever the pipe (RFC 6675 step 4.3;
+            # RFC 6582 step 2); later ones wait for pipe < cwnd with SACK
+            _transmit(sp, t, f, una)
+        elif fi[b + FlowInt.RECOVERY] == RecoveryState.FAST and not sack:
+            ff[a + FlowFloat.CWND_PACKETS] += 1.0
+    if (
+        sack
+        and fi[b + FlowInt.RECOVERY] == RecoveryState.FAST
+        and fi[b + FlowInt.HIGH_SACKED] > fi[b + FlowInt.LOST_LIMIT]
+    ):
+        fi[b + FlowInt.LOST_LIMIT] = fi[b + FlowInt.HIGH_SACKED]
+    try_send(sp, t, f)
+
+
+@jit
+def _complete(sp, t, f):  # type: ignore[no-untyped-def]
+    """The transfer in slot f is acknowledged in full; a closed-loop user starts the next."""
+    s = sp[0]
+    if t >= s.g[GlobalFloat.WARMUP_S]:
+        s.gi[GlobalInt.COMPLETED] += 1
+    s.fi[f * FLOW_INTS + FlowInt.ACTIVE] = 0
+    s.ff[f * FLOW_FLOATS + FlowFloat.RTO_EXPIRY_S] = INF
+    if s.gi[GlobalInt.TRAFFIC] == Traffic.CLOSED_LOOP:
+        start_flow(sp, t, f)

@@ -1,0 +1,339 @@
+"""One declaration of every code and array layout the compiled core and its driver share.
+
+The compiled core (``validation/simulator/core/``) keeps its state in flat arrays that the
+driver (``engine.py``) allocates and reads back. Each array's row layout is an ``IntEnum``
+here; numba reads the members of a global ``IntEnum`` as compile-time constants, so
+``ff[f * FLOW_FLOATS + FlowFloat.CWND_PACKETS]`` compiles to the same address arithmetic as a
+hand-numbered offset. The number of columns of a row is ``len(...)`` of its enum. Units are in
+the member names where the field has one.
+
+The reference implementation (``reference.py``) uses the codes (event kinds, traffic kinds,
+size distributions, recovery states) but not the array layouts.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+class Event(IntEnum):
+    """Event kinds; at equal times events run in this order, then in the order scheduled."""
+
+    DEPART = 0  # a packet leaves the bottleneck (fair queueing; FIFO departures are implicit)
+    DELIVER = 1  # a packet reaches its receiver (and the ACK is back at the sender)
+    ARRIVAL = 2  # a data packet reaches the bottleneck
+    RTO = 3  # retransmission timer
+    DELACK = 4  # delayed-ACK timer
+    PACE = 5  # a paced sender may send again
+    OPEN = 6  # an open-loop or background packet reaches the bottleneck
+    FLOW = 7  # a flow (transfer) starts; flow -1: a Poisson flow arrival
+    SAMPLE = 8  # the queue and cwnd trace is sampled
+
+
+class Traffic(IntEnum):
+    """Traffic kinds of the TCP flow slots (open-loop packets are not TCP slots)."""
+
+    PERSISTENT = 0
+    CLOSED_LOOP = 1
+    POISSON_FLOWS = 2
+
+
+#: Scenario traffic name -> code (open-loop runs have no TCP slots; they use PERSISTENT).
+TRAFFIC_CODES = {
+    "persistent": Traffic.PERSISTENT,
+    "closed_loop": Traffic.CLOSED_LOOP,
+    "poisson_flows": Traffic.POISSON_FLOWS,
+}
+
+
+class SizeDistribution(IntEnum):
+    """Distributions of finite flow sizes."""
+
+    FIXED = 0
+    UNIFORM = 1
+    PARETO = 2
+
+
+#: Scenario size-distribution name -> code.
+SIZE_CODES = {
+    "fixed": SizeDistribution.FIXED,
+    "uniform": SizeDistribution.UNIFORM,
+    "pareto": SizeDistribution.PARETO,
+}
+
+
+class RecoveryState(IntEnum):
+    """Loss-recovery state of a sender."""
+
+    NONE = 0
+    FAST = 1  # fast recovery after three duplicate ACKs
+    AFTER_TIMEOUT = 2  # SACK: retransmitting the window after a timeout
+
+
+class Status(IntEnum):
+    """Why ``run_chunk`` returned."""
+
+    STOPPED = 0  # the clock reached t_stop
+    NEED_RANDOM = 1
+    HEAP_FULL = 2
+    TRACE_FULL = 3
+    SAMPLES_FULL = 4
+    DONE = 5  # the end time, or no event left
+    NODES_FULL = 6
+
+
+class FlowFloat(IntEnum):
+    """Columns of ``ff``, the per-flow floats (one row a flow slot)."""
+
+    RTT_S = 0  # two-way propagation delay
+    CWND_PACKETS = 1
+    SSTHRESH_PACKETS = 2
+    SRTT_S = 3
+    RTTVAR_S = 4
+    RTO_S = 5
+    RTT_TIME_S = 6  # send time of the packet being timed
+    RTO_EXPIRY_S = 7  # when the retransmission timer expires (inf: not armed)
+    RTO_EVENT_S = 8  # time of the RTO event in the heap (inf: none)
+    NEXT_SEND_S = 9  # pacing: earliest time of the next transmission
+    ACCESS_FREE_S = 10  # when the flow's access link is free
+
+
+class FlowInt(IntEnum):
+    """Columns of ``fi``, the per-flow integers.
+
+    The first ``TCP_STATE`` columns are reset when a transfer starts; the flow's two event
+    lists (deliveries, then arrivals; see :class:`EventList`) follow.
+    """
+
+    ACTIVE = 0
+    EPOCH = 1  # transfer number modulo EPOCHS (stale packets of an earlier transfer)
+    SIZE_PACKETS = 2  # -1: unlimited
+    SND_UNA = 3
+    SND_NXT = 4
+    HIGH_TX = 5  # one past the highest sequence number sent
+    DUPACKS = 6
+    RECOVERY = 7  # a RecoveryState
+    RECOVER = 8  # recovery point (RFC 6582)
+    RTO_RECOVER = 9  # highest sequence number outstanding at the last timeout
+    LOST_LIMIT = 10  # SACK: packets below this and not SACKed are deemed lost
+    HIGH_SACKED = 11  # one past the highest SACKed sequence number
+    REXMIT_PTR = 12  # SACK: where the search for the next hole starts
+    RTT_SEQ = 13  # the packet being timed (-1: none)
+    PACE_PENDING = 14  # a PACE event is scheduled
+    RCV_NXT = 15
+    DELACK_COUNT = 16  # in-order segments not yet acknowledged
+    DELACK_GEN = 17  # generation of the delayed-ACK timer
+    OOO_PACKETS = 18  # out-of-order packets held by the receiver
+    DELIVER_LIST = 19  # first column of the delivery list (EventList offsets)
+    ARRIVAL_LIST = 22  # first column of the arrival list
+
+
+#: Columns of ``fi`` reset when a transfer starts.
+TCP_STATE = int(FlowInt.DELIVER_LIST)
+
+
+class EventList(IntEnum):
+    """Offsets within a flow's event list in ``fi`` (from DELIVER_LIST or ARRIVAL_LIST)."""
+
+    HEAD = 0  # first waiting node (-1: none)
+    TAIL = 1  # last waiting node
+    COUNT = 2  # events scheduled, the one in the heap included
+
+
+#: Columns of ``ff`` and ``fi``.
+FLOW_FLOATS = len(FlowFloat)
+FLOW_INTS = int(FlowInt.ARRIVAL_LIST) + len(EventList)
+
+
+class SlotFlag(IntEnum):
+    """Bits of ``rg``, one byte per flow and window slot (sequence number modulo the window)."""
+
+    SACKED = 1
+    REXMIT = 2  # retransmitted since the last timeout
+    OOO = 4  # held out of order by the receiver
+
+
+class GlobalFloat(IntEnum):
+    """Entries of ``g``, the run's float parameters and state."""
+
+    CAPACITY_BPS = 0
+    WARMUP_S = 1
+    END_S = 2
+    ACCESS_TX_S = 3  # transmission time of a packet on an access link
+    WIRE_BYTES = 4  # bytes on the wire per full packet
+    LIMIT_BYTES = 5  # byte-mode buffer limit (inf in packet mode)
+    OPEN_RATE_PER_S = 6  # open-loop or background packet rate (0: none)
+    DELACK_TIMEOUT_S = 7
+    MIN_RTO_S = 8
+    INITIAL_RTO_S = 9
+    INTERVAL_S = 10
+    SAMPLE_INTERVAL_S = 11
+    DELAY_BIN_S = 12
+    FLOW_RATE_PER_S = 13  # Poisson flow arrivals
+    FLOW_MEAN_PACKETS = 14
+    PARETO_SHAPE = 15
+    INITIAL_CWND_PACKETS = 16
+    # state
+    LAST_CHANGE_S = 17  # last change of the queue occupancy
+    QUEUE_BYTES = 18
+    LAST_DEPARTURE_S = 19  # FIFO: departure time of the last accepted packet
+    BUSY_S = 20
+    DELAY_SUM_S = 21
+    DELAY_SUMSQ_S2 = 22
+    SERVICE_BYTES = 23  # fair queueing: the packet in transmission
+    SERVICE_ARRIVAL_S = 24
+    SERVICE_DEPARTURE_S = 25
+
+
+class GlobalInt(IntEnum):
+    """Entries of ``gi``, the run's integer parameters and state."""
+
+    FLOWS = 0  # TCP flow slots
+    BUFFER_PACKETS = 1
+    MAX_WINDOW_PACKETS = 2
+    WINDOW_MASK = 3  # window slots per flow - 1 (a power of two - 1)
+    SACK = 4
+    DELAYED_ACK = 5
+    PACING = 6
+    TRAFFIC = 7  # a Traffic
+    SIZE_DISTRIBUTION = 8  # a SizeDistribution
+    OPEN_PERIODIC = 9
+    OPEN_EXPONENTIAL = 10
+    FAIR_QUEUEING = 11
+    BYTE_MODE = 12
+    TRACE = 13
+    TRACED_FLOWS = 14
+    OCCUPANCY_BINS = 15
+    DELAY_BINS = 16
+    INTERVALS = 17
+    QUEUE_MASK = 18  # FIFO ring slots - 1
+    FQ_MASK = 19  # fair-queueing ring slots per flow - 1
+    # state
+    SEQUENCE = 20  # events scheduled so far (the tie-break of the heap)
+    HEAP_ENTRIES = 21
+    RANDOM_POSITION = 22  # next unused uniform
+    QUEUE_HEAD = 23
+    QUEUE_PACKETS = 24
+    DROP_RUN = 25  # consecutive drops so far
+    ARRIVALS = 26  # after the warm-up
+    DROPS = 27  # after the warm-up
+    ARRIVALS_TOTAL = 28
+    TIMEOUTS = 29
+    DELAY_COUNT = 30
+    SENT = 31
+    DELIVERED = 32
+    DROPPED_TCP = 33
+    COMPLETED = 34
+    BLOCKED = 35
+    TRACE_ROWS = 36
+    SAMPLE_ROWS = 37
+    IN_SERVICE = 38  # fair queueing: 1 while a packet is in transmission
+    SERVICE_FLOW = 39
+    SERVICE_EPOCH = 40
+    SERVICE_SEQ = 41
+    ACTIVE_HEAD = 42  # fair queueing: DRR active list
+    ACTIVE_COUNT = 43
+    IN_FLIGHT = 44  # TCP packets in flight at the end
+    FREE_NODE = 45  # first free node of the event lists (-1: none)
+    FREE_NODES = 46
+
+
+class QueueField(IntEnum):
+    """Columns of ``qf``, the FIFO ring of accepted packets."""
+
+    DEPARTURE_S = 0
+    TX_S = 1
+    ARRIVAL_S = 2
+    FLOW = 3
+    BYTES = 4
+
+
+class NodeField(IntEnum):
+    """Columns of ``nx``, the nodes of the per-flow event lists (their times are in ``nt``)."""
+
+    KEY = 0
+    PAYLOAD = 1
+    NEXT = 2
+
+
+class FqPacket(IntEnum):
+    """Columns of ``fqq``, one packet of a flow's fair-queueing ring."""
+
+    EPOCH = 0
+    SEQ = 1
+    BYTES = 2
+    ARRIVAL_S = 3
+
+
+class FqInt(IntEnum):
+    """Columns of ``fqi``, the per-flow fair-queueing integers."""
+
+    HEAD = 0  # ring head
+    PACKETS = 1
+    VISITED = 2  # visited in this DRR round
+
+
+class FqFloat(IntEnum):
+    """Columns of ``fqf``, the per-flow fair-queueing floats."""
+
+    QUEUED_BYTES = 0
+    DEFICIT_BYTES = 1
+
+
+class TraceInt(IntEnum):
+    """Columns of ``tri``, the packet trace's integers (its times are in ``trt``)."""
+
+    FLOW = 0
+    BYTES = 1
+    DROPPED = 2
+
+
+#: Heap key: kind << KEY_SHIFT | sequence number.
+KEY_SHIFT = 56
+#: Heap payload: (flow + 1) << 40 | epoch << 32 | argument (sequence number, timer generation).
+FLOW_SHIFT = 40
+EPOCH_SHIFT = 32
+ARG_MASK = (1 << 32) - 1
+#: Restarts of a flow slot are told apart modulo this (stale packets of an earlier transfer).
+EPOCHS = 256
+
+
+class Arrays(NamedTuple):
+    """Every array of a compiled run, allocated by the driver, passed to the core as one.
+
+    All are C-contiguous; 2-D arrays are rows of the enum named beside them.
+    """
+
+    ff: FloatArray  # (flows, FLOW_FLOATS): FlowFloat
+    fi: IntArray  # (flows, FLOW_INTS): FlowInt, then the two EventLists
+    rg: npt.NDArray[np.uint8]  # (flows, window slots): SlotFlag bits
+    g: FloatArray  # GlobalFloat
+    gi: IntArray  # GlobalInt
+    ht: FloatArray  # event heap: times
+    hk: IntArray  # event heap: keys (kind << KEY_SHIFT | sequence number)
+    hp: IntArray  # event heap: payloads (FLOW_SHIFT, EPOCH_SHIFT, ARG_MASK)
+    nt: FloatArray  # event-list nodes: times
+    nx: IntArray  # (nodes, len(NodeField)): NodeField
+    rand: FloatArray  # uniforms in [0, 1), used from gi[RANDOM_POSITION]
+    qf: FloatArray  # (FIFO ring slots, len(QueueField)): QueueField
+    fqq: FloatArray  # (flows + 1, ring slots, len(FqPacket)): FqPacket
+    fqi: IntArray  # (flows + 1, len(FqInt)): FqInt
+    fqf: FloatArray  # (flows + 1, len(FqFloat)): FqFloat
+    fqa: IntArray  # flows + 1: the DRR active list (a ring)
+    occ: FloatArray  # time with k packets at the bottleneck, s
+    dhist: FloatArray  # queueing-delay histogram (bins of DELAY_BIN_S)
+    bhist: IntArray  # loss-burst run lengths
+    ibits: FloatArray  # bits departed per measurement interval
+    deliv: IntArray  # payload packets delivered in order, per flow slot
+    trt: FloatArray  # packet trace: times
+    tri: IntArray  # (rows, len(TraceInt)): TraceInt
+    st: FloatArray  # sampled trace: times
+    sq: IntArray  # sampled trace: queue packets
+    scw: FloatArray  # (samples, traced flows): cwnd

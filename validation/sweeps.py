@@ -1,0 +1,124 @@
+"""Sweeps: many simulator runs (buffer sizes × scenarios × replications) on a pool of workers.
+
+The runs go to a local process pool by default, or to a Dask cluster when
+``BUFSIZE_DASK_SCHEDULER`` (or the ``scheduler`` argument) names a scheduler. Both are used
+through the same :class:`concurrent.futures.Executor` interface (Dask's
+``Client.get_executor()``), so the code path is the same and, each run being deterministic
+for its seed, so are the results.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from validation.simulator import Scenario, simulate
+
+#: Measures of a run that a sweep returns (floats; see validation.simulator.RunResult).
+MEASURES = (
+    "utilization",
+    "goodput_bps",
+    "loss_rate",
+    "queue_delay_mean_s",
+    "queue_delay_p99_s",
+    "mean_queue_packets",
+    "timeouts",
+    "jain_index",
+    "bottleneck_packets",
+)
+#: The environment variable naming a Dask scheduler ("tcp://host:8786").
+SCHEDULER_ENV = "BUFSIZE_DASK_SCHEDULER"
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One simulator run: a scenario, a buffer size and a seed."""
+
+    scenario: Scenario
+    buffer_packets: int
+    seed: int
+
+
+def run_task(task: Task) -> dict[str, float]:
+    """Simulate one task and return its :data:`MEASURES` (what a worker runs)."""
+    result = simulate(task.scenario, task.buffer_packets, task.seed)
+    out = {name: float(getattr(result, name)) for name in MEASURES}
+    out["capacity_bps"] = float(task.scenario.capacity_bps)
+    out["wall_s"] = float(result.wall_s)
+    return out
+
+
+def default_workers() -> int:
+    """Local worker processes: the CPUs this process may use."""
+    return max(len(os.sched_getaffinity(0)), 1)
+
+
+@contextmanager
+def executor(scheduler: str | None = None, workers: int | None = None) -> Iterator[Executor]:
+    """An executor for sweeps: Dask when a scheduler is named, else local processes.
+
+    Parameters
+    ----------
+    scheduler : str, optional
+        Address of a Dask scheduler; ``None`` reads ``BUFSIZE_DASK_SCHEDULER``; "" forces the
+        local pool.
+    workers : int, optional
+        Local worker processes (default: the CPUs available).
+    """
+    address = os.environ.get(SCHEDULER_ENV, "") if scheduler is None else scheduler
+    if address:
+        from distributed import Client
+
+        client = Client(address, set_as_default=False)  # type: ignore[no-untyped-call]
+        try:
+            yield client.get_executor()  # type: ignore[no-untyped-call]
+        finally:
+            client.close()  # type: ignore[no-untyped-call]
+        return
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["validation.sweeps"])
+    with ProcessPoolExecutor(max_workers=workers or default_workers(), mp_context=context) as pool:
+        yield pool
+
+
+def run_tasks(
+    tasks: Sequence[Task],
+    *,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> list[dict[str, float]]:
+    """Run every task and return their measures in the order of ``tasks``.
+
+    Parameters
+    ----------
+    tasks : sequence of Task
+    scheduler, workers : see :func:`executor`.
+    progress : callable, optional
+        Called with (runs done, runs in all) after each run.
+    """
+    results: list[dict[str, float] | None] = [None] * len(tasks)
+    if not tasks:
+        return []
+    # Longest runs first, so that the pool does not wait on one long run at the end.
+    order = sorted(range(len(tasks)), key=lambda i: -_cost(tasks[i]))
+    with executor(scheduler, workers) as pool:
+        futures: dict[Future[dict[str, float]], int] = {
+            pool.submit(run_task, tasks[i]): i for i in order
+        }
+        for done, future in enumerate(as_completed(futures), start=1):
+            results[futures[future]] = future.result()
+            if progress is not None:
+                progress(done, len(tasks))
+    return [r for r in results if r is not None]
+
+
+def _cost(task: Task) -> float:
+    scenario = task.scenario
+    return scenario.capacity_bps * scenario.duration_s / (8.0 * scenario.wire_bytes)

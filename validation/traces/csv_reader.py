@@ -1,0 +1,278 @@
+"""The CSV trace ``bufsize simulate --trace`` writes, read in chunks.
+
+The file starts with the header ``time_s,flow,size_bytes,dropped`` and has one packet a line:
+the time in seconds, the flow (an integer id or any text without commas, such as a 5-tuple),
+the bytes on the wire, and 1 for a drop at the link or 0 for a departure. Lines are in time
+order. The reader parses a chunk of lines at a time with numpy (one split of the chunk, then a
+vectorized conversion of each column), so memory holds one chunk and the flow table, whatever
+the size of the file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NoReturn
+
+import numpy as np
+
+from validation.traces.records import FlowTable, IntArray, PacketBatch, TraceFormatError
+
+#: The header the reader expects (the columns ``bufsize simulate --trace`` writes).
+CSV_COLUMNS = ("time_s", "flow", "size_bytes", "dropped")
+#: Bytes read at a time (a chunk ends at the last newline in it).
+CHUNK_BYTES = 1 << 22
+
+
+class CsvTraceReader:
+    """Stream a CSV trace of departures and drops.
+
+    Parameters
+    ----------
+    path : str or Path
+        The CSV file.
+    chunk_bytes : int
+        Bytes read at a time.
+    """
+
+    kind = "csv"
+    has_drops = True
+
+    def __init__(self, path: str | Path, chunk_bytes: int = CHUNK_BYTES) -> None:
+        self.path = str(path)
+        self.chunk_bytes = int(chunk_bytes)
+        self.flows = FlowTable()
+        self.total_bytes = os.path.getsize(self.path)
+        self.bytes_read = 0
+        self._last_time_s = -np.inf
+
+    def batches(self) -> Iterator[PacketBatch]:
+        """Yield the packets chunk by chunk; raise :class:`TraceFormatError` on a bad line."""
+        with open(self.path, "rb") as handle:
+            header = handle.readline()
+            self._check_header(header)
+            offset = len(header)
+            line = 2
+            rest = b""
+            while True:
+                block = handle.read(self.chunk_bytes)
+                data = rest + block
+                if not block:
+                    if data.strip():
+                        # The last line has no newline: a whole line, or a cut one.
+                        yield self._parse(data + b"\n", offset, line)
+                    self.bytes_read = self.total_bytes
+                    return
+                cut = data.rfind(b"\n") + 1
+                rest = data[cut:]
+                if cut:
+                    chunk = data[:cut]
+                    yield self._parse(chunk, offset, line)
+                    offset += len(chunk)
+                    line += chunk.count(b"\n")
+                self.bytes_read = offset
+
+    def _check_header(self, header: bytes) -> None:
+        if not header:
+            raise TraceFormatError(self.path, "the file is empty", byte_offset=0, line=1)
+        try:
+            names = tuple(n.strip() for n in header.decode("utf-8").strip().split(","))
+        except UnicodeDecodeError as exc:
+            raise TraceFormatError(
+                self.path,
+                "not a CSV trace (the first line is not text; a pcap or pcapng capture "
+                "is recognised by its magic number, so this is neither)",
+                byte_offset=exc.start,
+                line=1,
+            ) from exc
+        if names == CSV_COLUMNS:
+            return
+        if names[-4:] == CSV_COLUMNS and set(names[:-4]) <= {"buffer_packets", "seed"}:
+            raise TraceFormatError(
+                self.path,
+                f"the file holds several runs (leading columns {', '.join(names[:-4])}); "
+                "give one run per file (simulate one buffer size, without --replications)",
+                byte_offset=0,
+                line=1,
+            )
+        raise TraceFormatError(
+            self.path,
+            f"the header must be {','.join(CSV_COLUMNS)}; got {header[:80]!r}",
+            byte_offset=0,
+            line=1,
+        )
+
+    def _parse(self, chunk: bytes, offset: int, line: int) -> PacketBatch:
+        lines = chunk.count(b"\n")
+        fast = _numeric_columns(chunk, lines)
+        if fast is not None:
+            time_s, flow_ids, size_bytes, dropped_int = fast
+            if (
+                time_s[0] >= self._last_time_s
+                and bool(np.all(time_s[1:] >= time_s[:-1]))
+                and (bool(np.all(size_bytes >= 1)) and bool(np.all(dropped_int <= 1)))
+            ):
+                self._last_time_s = float(time_s[-1])
+                unique, inverse = np.unique(flow_ids, return_inverse=True)
+                index = np.array(
+                    [self.flows.lookup(str(k)) for k in unique.tolist()], dtype=np.int64
+                )
+                dropped = dropped_int.astype(np.bool_)
+                return PacketBatch(
+                    time_s=time_s,
+                    flow=index[inverse.reshape(-1)],
+                    size_bytes=size_bytes,
+                    dropped=dropped,
+                    loss_time_s=np.where(dropped, time_s, np.nan),
+                )
+            # a bad value: the general path below finds it and names its line
+        fields = chunk.replace(b"\r", b"").replace(b"\n", b",").split(b",")
+        fields.pop()  # after the last newline
+        if len(fields) != 4 * lines:
+            self._locate(chunk, offset, line, "a line must have 4 comma-separated fields")
+        cols = np.array(fields).reshape(lines, 4)
+        try:
+            time_s = cols[:, 0].astype(np.float64)
+        except ValueError:
+            self._locate(chunk, offset, line, "time_s must be a number", column=0)
+        try:
+            size_bytes = cols[:, 2].astype(np.int64)
+        except ValueError:
+            self._locate(chunk, offset, line, "size_bytes must be a whole number", column=2)
+        try:
+            dropped_int = cols[:, 3].astype(np.int64)
+        except ValueError:
+            self._locate(chunk, offset, line, "dropped must be 0 or 1", column=3)
+        bad = ~np.isfinite(time_s) | (time_s < 0.0)
+        self._fail_at(bad, chunk, offset, line, "time_s must be a finite number >= 0")
+        order = np.empty(time_s.size, dtype=np.bool_)
+        order[0] = time_s[0] < self._last_time_s
+        np.less(time_s[1:], time_s[:-1], out=order[1:])
+        self._fail_at(
+            order, chunk, offset, line, "time_s goes backwards (lines must be in time order)"
+        )
+        self._fail_at(size_bytes < 1, chunk, offset, line, "size_bytes must be >= 1")
+        self._fail_at(
+            (dropped_int != 0) & (dropped_int != 1), chunk, offset, line, "dropped must be 0 or 1"
+        )
+        self._last_time_s = float(time_s[-1])
+        dropped = dropped_int.astype(np.bool_)
+        flow = self._flows(cols[:, 1], chunk, offset, line)
+        return PacketBatch(
+            time_s=time_s,
+            flow=flow,
+            size_bytes=size_bytes,
+            dropped=dropped,
+            loss_time_s=np.where(dropped, time_s, np.nan),
+        )
+
+    def _flows(self, column: np.ndarray, chunk: bytes, offset: int, line: int) -> IntArray:
+        unique, inverse = np.unique(column, return_inverse=True)
+        index = np.empty(unique.size, dtype=np.int64)
+        for i, raw in enumerate(unique.tolist()):
+            key = raw.decode("utf-8", "replace").strip()
+            if not key:
+                self._fail_at(column == raw, chunk, offset, line, "flow is empty")
+            index[i] = self.flows.lookup(key)
+        return index[inverse.reshape(-1)]
+
+    def _fail_at(self, bad: np.ndarray, chunk: bytes, offset: int, line: int, message: str) -> None:
+        if not bad.any():
+            return
+        row = int(np.argmax(bad))
+        start = 0
+        for _ in range(row):
+            start = chunk.index(b"\n", start) + 1
+        end = chunk.find(b"\n", start)
+        text = chunk[start:end].rstrip(b"\r")[:80]
+        raise TraceFormatError(
+            self.path,
+            f"{message}; got {text.decode('utf-8', 'replace')!r}",
+            byte_offset=offset + start,
+            line=line + row,
+        )
+
+    def _locate(
+        self, chunk: bytes, offset: int, line: int, message: str, column: int | None = None
+    ) -> NoReturn:
+        """Find the first line that breaks ``message`` and raise (the slow path of errors)."""
+        start = 0
+        row = 0
+        while start < len(chunk):
+            end = chunk.index(b"\n", start)
+            text = chunk[start:end].rstrip(b"\r")
+            parts = text.split(b",")
+            wrong = len(parts) != 4
+            if not wrong and column is not None:
+                try:
+                    value = float(parts[column]) if column == 0 else int(parts[column])
+                    wrong = column == 3 and value not in (0, 1)
+                except ValueError:
+                    wrong = True
+            if wrong:
+                what = (
+                    "an empty line"
+                    if not text.strip()
+                    else repr(text[:80].decode("utf-8", "replace"))
+                )
+                raise TraceFormatError(
+                    self.path, f"{message}; got {what}", byte_offset=offset + start, line=line + row
+                )
+            start = end + 1
+            row += 1
+        raise TraceFormatError(self.path, message, byte_offset=offset, line=line)
+
+
+def _numeric_columns(
+    chunk: bytes, lines: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Parse a chunk of plain numeric lines (``12.5,3,1500,0``) in a few numpy passes.
+
+    Each field's digits are weighted by their power of ten and summed per field
+    (``numpy.bincount``). Integer columns are exact; a time with n digits is the sum of n
+    exact-digit terms, within a few units in the last place of the correctly rounded value.
+    Returns None for anything else (signs, exponents, spaces, CR, empty fields, a flow that
+    is not a whole number): the general path handles, or rejects, those.
+    """
+    if lines == 0:
+        return None
+    buf = np.frombuffer(chunk, dtype=np.uint8)
+    is_comma = buf == 44
+    is_newline = buf == 10
+    sep = is_comma | is_newline
+    ends = np.flatnonzero(sep)
+    if ends.size != 4 * lines:
+        return None
+    grid = ends.reshape(lines, 4)
+    if not (bool(is_newline[grid[:, 3]].all()) and bool(is_comma[grid[:, :3]].all())):
+        return None
+    starts = np.empty_like(ends)
+    starts[0] = 0
+    starts[1:] = ends[:-1] + 1
+    if bool((ends - starts < 1).any()) or bool((ends - starts > 18).any()):
+        return None
+    field = np.cumsum(sep) - sep  # the field each byte belongs to
+    digit = buf.astype(np.int16) - 48
+    is_dot = buf == 46
+    body = ~sep
+    if not bool(((digit[body] >= 0) & (digit[body] <= 9) | is_dot[body]).all()):
+        return None
+    dots = np.flatnonzero(is_dot)
+    dot_field = field[dots]
+    if dots.size and (bool((dot_field % 4 != 0).any()) or np.unique(dot_field).size != dots.size):
+        return None
+    point = ends.copy()  # where each field's decimal point is (its end if it has none)
+    point[dot_field] = dots
+    where = np.flatnonzero(body & ~is_dot)
+    owner = field[where]
+    exponent = point[owner] - where - (where < point[owner])
+    values = np.bincount(
+        owner, weights=digit[where] * np.power(10.0, exponent), minlength=ends.size
+    ).reshape(lines, 4)
+    return (
+        values[:, 0].copy(),
+        values[:, 1].astype(np.int64),
+        values[:, 2].astype(np.int64),
+        values[:, 3].astype(np.int64),
+    )

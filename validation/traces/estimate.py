@@ -1,0 +1,563 @@
+"""The parameters of BSCL from a packet trace (004 §VI), each with an uncertainty.
+
+:func:`estimate_trace` reads a trace once (:mod:`validation.traces.kernel` keeps the per-flow
+state) and returns :class:`TraceEstimates`:
+
+- **flow classes** (004 §VI): *size-limited* flows ended before ``MIN_ROUNDS`` rounds (or sent
+  fewer than ``MIN_PACKETS`` packets). A long flow that loses packets at this link is **LBP**
+  (bottlenecked here) unless its rate reductions ignore those losses: at least
+  ``RBP_MIN_UNEXPLAINED`` reductions not preceded by a loss here, twice as many as those
+  that are, and no more often after a loss than chance (p >= ``RBP_P_VALUE`` in the test
+  below); such a flow, and a long flow that loses nothing here but reduces its rate at least
+  ``MIN_REDUCTIONS`` times, is **RBP** (bottlenecked elsewhere: "If a rate reduction of flow
+  X is not preceded in the recent past by a packet loss by that flow at the target link, we
+  infer that the window reduction must have been a consequence of a packet loss in some other
+  link. If that happens several times, the flow is bottlenecked elsewhere"). A long flow with
+  no loss here and fewer reductions keeps a steady rate that something other than congestion
+  sets: **window-limited** (a receiver window, or an upstream rate limit that drops nothing).
+  A window-limited flow that loses here is counted LBP (004 §VI: "the possible
+  mis-classification of window-limited flows as LBPs has no major impact"). Non-TCP flows
+  of a capture, and long flows whose rate times RTT sample is under ``MIN_WINDOW_PACKETS``
+  (no window-based flow keeps less in flight; a Poisson stream's first gap passes for a
+  short "RTT"), are *unresponsive*. Flows that carried no payload (the acknowledgements of
+  the other direction, pcap) are *no data* and count nowhere.
+- **N_b**, the number of LBP flows, with a classification interval. "Reductions follow a loss
+  here" is tested against chance: if a flow's reductions ignored its losses here, each would
+  follow a loss with the probability that any tested round does (the share of its rounds
+  that follow a loss); a one-sided binomial test of the explained count gives a p-value. The
+  interval runs from the LBP flows that are sure (``SURE_DROPS`` drops here, or
+  p < ``LBP_P_VALUE``) to the LBP flows plus the RBP flows with p < ``UNSURE_P_VALUE``.
+- **per-flow RTTs**: the handshake RTT where the capture saw it, otherwise the first-round
+  spacing (H. Jiang, C. Dovrolis, CCR 2002, [21] of 004 §VI). Both include the queueing of one
+  packet at this link at the flow's start; a flow that starts into a standing queue has its
+  RTT overestimated by that queue's delay.
+- **T_e** = N_b / Σ 1/T_i over the LBP flows (004 eq. 12), with a 95 % percentile bootstrap
+  interval over the flows (``BOOTSTRAP_REPS`` resamples, seed ``BOOTSTRAP_SEED``).
+- **C_e**, the LBP flows' aggregate rate after the warm-up, and the link's total rate and
+  loss rate, each with a 95 % batch-means interval (``BATCHES`` equal batches of time,
+  Student t), which allows for the correlation of packets close in time.
+- **loss bursts** (004 §III.C): successive losses at the link spaced by less than the effective
+  RTT are one burst; the mean and median burst length L̄ with 95 % bootstrap intervals over the
+  bursts, and α = L̄/N_b (eq. 17) with the interval [L̄_low/N_b,high, L̄_high/N_b,low].
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from validation.traces import kernel
+from validation.traces.records import FloatArray, IntArray, TraceReader
+
+#: Rounds a flow must last to be more than size-limited.
+MIN_ROUNDS = 10
+#: Packets a flow must send to be more than size-limited.
+MIN_PACKETS = 50
+#: Reductions that make a flow LBP (explained) or RBP (unexplained).
+MIN_REDUCTIONS = 2
+#: One-sided p-value below which a flow's reductions follow its losses here more than chance.
+LBP_P_VALUE = 0.01
+#: An RBP flow with reductions correlated at this p-value may still be LBP (interval).
+UNSURE_P_VALUE = 0.1
+#: Unexplained reductions, and the p-value at or above which they ignore the losses here,
+#: that make a flow that loses here RBP all the same.
+RBP_MIN_UNEXPLAINED = 5
+RBP_P_VALUE = 0.5
+#: The least mean window (rate x RTT, packets) of a window-based (TCP) flow.
+MIN_WINDOW_PACKETS = 1.0
+#: Drops here that make an LBP flow sure (without correlated reductions).
+SURE_DROPS = 3
+BOOTSTRAP_REPS = 2000
+BOOTSTRAP_SEED = 20050313
+BATCHES = 20
+CLASSES = ("lbp", "rbp", "window_limited", "size_limited", "unresponsive", "no_data")
+
+ProgressCallback = Callable[[float], None]
+
+
+@dataclass
+class Interval:
+    """A point estimate and its 95 % interval [low, high]; ``method`` says how it was made."""
+
+    value: float
+    low: float
+    high: float
+    method: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "value": _finite(self.value),
+            "low": _finite(self.low),
+            "high": _finite(self.high),
+            "method": self.method,
+        }
+
+
+@dataclass
+class FlowEstimate:
+    """One flow: its key, class, RTT (and where it came from), packets and reductions."""
+
+    key: str
+    flow_class: str
+    rtt_s: float
+    rtt_source: str
+    packets: int
+    drops: int
+    rate_bps: float
+    explained_reductions: int
+    unexplained_reductions: int
+    lbp_probability: float
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["rtt_s"] = _finite(self.rtt_s)
+        return out
+
+
+@dataclass
+class TraceEstimates:
+    """What a trace says about the link's traffic (004 §VI); SI units in the names.
+
+    Attributes
+    ----------
+    kind : "csv", "pcap" or "pcapng".
+    has_drops : the trace carries the link's drop events (CSV); otherwise losses are inferred
+        from sequence holes (pcap).
+    packets, flows : packets and flows read.
+    start_s, end_s, warmup_s : the trace's span and the warm-up left out of rates and counts.
+    capacity_bps : the link rate (given, or the busiest second's rate when not given).
+    capacity_source : "given" or "estimated".
+    class_counts : flows per class.
+    bottlenecked_flows : N_b.
+    effective_rtt_s : T_e of the LBP flows.
+    bottlenecked_capacity_bps : C_e; ``bottlenecked_share`` is C_e/C.
+    link_rate_bps, loss_rate : all traffic's rate and the loss rate at the link after warm-up.
+    loss_bursts : number of bursts; ``loss_burst_mean_packets``, ``loss_burst_median_packets``.
+    sync_factor : α = L̄/N_b with the mean burst.
+    packet_bytes : the LBP flows' largest packet (median over the flows), bytes on the wire.
+    """
+
+    kind: str
+    has_drops: bool
+    packets: int
+    flows: int
+    start_s: float
+    end_s: float
+    warmup_s: float
+    capacity_bps: float
+    capacity_source: str
+    class_counts: dict[str, int]
+    bottlenecked_flows: Interval
+    effective_rtt_s: Interval
+    bottlenecked_capacity_bps: Interval
+    bottlenecked_share: Interval
+    link_rate_bps: Interval
+    loss_rate: Interval
+    loss_bursts: int
+    loss_burst_mean_packets: Interval
+    loss_burst_median_packets: Interval
+    sync_factor: Interval
+    packet_bytes: float
+    rtt_sources: dict[str, int]
+    notes: list[str] = field(default_factory=list)
+    flow_table: list[FlowEstimate] = field(default_factory=list)
+
+    def to_dict(self, *, flows: bool = False) -> dict[str, Any]:
+        """JSON-able dict (the per-flow table only when ``flows``)."""
+        out: dict[str, Any] = {}
+        for name, value in self.__dict__.items():
+            if name == "flow_table":
+                continue
+            if isinstance(value, Interval):
+                out[name] = value.to_dict()
+            elif isinstance(value, float):
+                out[name] = _finite(value)
+            else:
+                out[name] = value
+        if flows:
+            out["flow_table"] = [f.to_dict() for f in self.flow_table]
+        return out
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if math.isfinite(value) else None
+
+
+class _Accumulator:
+    """Per-flow state (grown as flows appear), per-second bins and the loss times."""
+
+    def __init__(self, warmup_s: float) -> None:
+        self.fs, self.fi = kernel.new_state(1024)
+        self.warmup_s = warmup_s
+        self.start_s = math.nan
+        self.end_s = math.nan
+        self.packets = 0
+        self.loss_times: list[FloatArray] = []
+        self.second_bytes = np.zeros(0)
+
+    def grow(self, flows: int) -> None:
+        rows = self.fs.shape[0]
+        if flows <= rows:
+            return
+        new = max(flows, 2 * rows)
+        fs, fi = kernel.new_state(new)
+        fs[:rows] = self.fs
+        fi[:rows] = self.fi
+        self.fs, self.fi = fs, fi
+
+
+def estimate_trace(
+    reader: TraceReader,
+    *,
+    capacity_bps: float | None = None,
+    warmup_s: float = 0.0,
+    buffer_bytes: float | None = None,
+    progress: ProgressCallback | None = None,
+) -> TraceEstimates:
+    """Read ``reader`` once and estimate N_b, T_e, C_e, the loss bursts and α (004 §VI).
+
+    Parameters
+    ----------
+    reader : TraceReader
+        A CSV or pcap reader (:func:`validation.traces.open_trace`).
+    capacity_bps : float, optional
+        The link rate C, bit/s. When not given, the busiest second's rate (an underestimate
+        for a link that is never saturated for a whole second).
+    warmup_s : float
+        Seconds from the first packet left out of rates, counts, reductions and loss bursts
+        (004 §VII ignores the first 10 % of each run); RTTs are measured from the start.
+    buffer_bytes : float, optional
+        The link's buffer while the trace was taken, bytes. With it (and ``capacity_bps``)
+        the RTT samples are corrected for the queueing delay at this link (a lower bound of
+        it, from the time since the latest loss; see :mod:`validation.traces.kernel`).
+    progress : callable, optional
+        Called with the fraction of the file read.
+
+    Returns
+    -------
+    TraceEstimates
+
+    Raises
+    ------
+    TraceFormatError
+        If the file cannot be read (the message says what is wrong and where).
+    ValueError
+        If the trace has no packet after the warm-up.
+
+    Notes
+    -----
+    The estimators and their intervals are described in the module docstring; the flow
+    classification follows 004 §VI (temporal correlation of rate reductions with losses at
+    the link), T_e is eq. 12, L̄ and α are §III.C eqs. 13 and 17.
+
+    References
+    ----------
+    .. [1] A. Dhamdhere, H. Jiang, C. Dovrolis, "Buffer Sizing for Congested Internet Links",
+       INFOCOM 2005 (seed ``004_cb0749363e88d206.txt``), §III.C, §VI, §VII.
+    .. [2] H. Jiang, C. Dovrolis, "Passive estimation of TCP round-trip times", ACM CCR 32(3),
+       2002 (the first-round and handshake RTT estimates).
+    """
+    acc = _Accumulator(warmup_s)
+    queue_full_s = 0.0
+    if buffer_bytes is not None and capacity_bps is not None:
+        queue_full_s = 8.0 * float(buffer_bytes) / float(capacity_bps)
+    link = np.array([-np.inf])
+    warm_abs = math.inf
+    handshake = np.full(1024, np.nan)
+    for batch in reader.batches():
+        if len(batch) == 0:
+            continue
+        if math.isnan(acc.start_s):
+            acc.start_s = float(batch.time_s[0])
+            warm_abs = acc.start_s + warmup_s
+        acc.end_s = float(batch.time_s[-1])
+        acc.packets += len(batch)
+        flows = len(reader.flows)
+        acc.grow(flows)
+        if handshake.size < acc.fs.shape[0]:
+            handshake = np.resize(handshake, acc.fs.shape[0])
+            handshake[:] = np.nan
+        for index, rtt in reader.flows.handshake_rtt_s.items():
+            handshake[index] = rtt
+        kernel.advance(
+            acc.fs,
+            acc.fi,
+            handshake,
+            batch.time_s,
+            batch.flow,
+            batch.size_bytes,
+            batch.dropped,
+            batch.loss_time_s,
+            warm_abs,
+            queue_full_s,
+            link,
+        )
+        _bin(acc, batch.time_s, batch.size_bytes, batch.dropped, batch.loss_time_s, warm_abs)
+        if progress is not None and reader.total_bytes > 0:
+            progress(min(reader.bytes_read / reader.total_bytes, 1.0))
+    if acc.packets == 0 or not acc.end_s > warm_abs:
+        raise ValueError(
+            f"{reader.path}: no packet after the warm-up of {warmup_s:g} s "
+            f"(the trace spans {max(acc.end_s - acc.start_s, 0.0) if acc.packets else 0.0:g} s)"
+        )
+    return _summarize(reader, acc, warm_abs, capacity_bps)
+
+
+def _bin(
+    acc: _Accumulator,
+    time_s: FloatArray,
+    size_bytes: IntArray,
+    dropped: Any,
+    loss_time_s: FloatArray,
+    warm_abs: float,
+) -> None:
+    """Per-second departed bytes (for the link rate, C and the batches) and the loss times."""
+    second = np.floor(time_s - acc.start_s).astype(np.int64)
+    top = int(second[-1]) + 1
+    if acc.second_bytes.size < top:
+        acc.second_bytes = np.concatenate([acc.second_bytes, np.zeros(top - acc.second_bytes.size)])
+    departed = ~dropped
+    acc.second_bytes += np.bincount(
+        second[departed], weights=size_bytes[departed], minlength=acc.second_bytes.size
+    )[: acc.second_bytes.size]
+    losses = loss_time_s[np.isfinite(loss_time_s)]
+    losses = losses[losses >= warm_abs]
+    if losses.size:
+        acc.loss_times.append(losses)
+
+
+def _summarize(
+    reader: TraceReader, acc: _Accumulator, warm_abs: float, capacity_bps: float | None
+) -> TraceEstimates:
+    fs, fi = acc.fs, acc.fi
+    F, I = kernel.F, kernel.I  # noqa: E741
+    n = len(reader.flows)
+    fs, fi = fs[:n], fi[:n]
+    measured_s = acc.end_s - warm_abs
+    notes: list[str] = []
+    handshake = reader.flows.handshake_rtt_s
+    rtt = np.where(np.isfinite(fs[:, F["round_rtt_s"]]), fs[:, F["round_rtt_s"]], np.nan)
+    source = np.where(np.isfinite(rtt), "first_round", "none").astype(object)
+    for index in handshake:
+        if np.isfinite(rtt[index]):
+            source[index] = "handshake"
+    expl = fi[:, I["explained"]]
+    unexpl = fi[:, I["unexplained"]]
+    # Chance share of explained reductions if reductions ignored the losses here: the share
+    # of tested rounds that followed a loss. One-sided binomial test of the explained count.
+    tested = fi[:, I["tested"]]
+    chance = np.where(tested > 0, fi[:, I["covered"]] / np.maximum(tested, 1), 1.0)
+    p_value = stats.binom.sf(expl - 1, expl + unexpl, np.clip(chance, 1e-12, 1.0))
+    p_lbp = 1.0 - p_value
+    rounds = fi[:, I["rounds"]]
+    packets = fi[:, I["packets"]]
+    classes = np.full(n, "window_limited", dtype=object)
+    short = (rounds < MIN_ROUNDS) | (packets < MIN_PACKETS)
+    reductions = expl + unexpl
+    lossy = fi[:, I["drops_measured"]] > 0
+    lossy |= np.isfinite(fs[:, F["last_loss_s"]]) & (fs[:, F["last_loss_s"]] >= warm_abs)
+    # Reductions that ignore the flow's losses here: many, mostly unexplained, and no more
+    # often after a loss than chance (p >= 0.5).
+    uncorrelated = (unexpl >= RBP_MIN_UNEXPLAINED) & (unexpl >= 2 * expl) & (p_value >= RBP_P_VALUE)
+    lbp = ~short & lossy & ~uncorrelated
+    rbp = ~short & ~lbp & (unexpl >= MIN_REDUCTIONS)
+    # A capture shows which flows are TCP; the CSV format does not (its flows are all taken
+    # for TCP: a Poisson or constant-rate stream there may be counted as LBP or RBP).
+    unresponsive = np.zeros(n, dtype=np.bool_)
+    for index in reader.flows.not_tcp:
+        unresponsive[index] = True
+    # A window-based flow keeps at least one packet in flight: rate x RTT >= 1 packet (the RTT
+    # sample as measured, queueing included). A
+    # stream whose "RTT sample" implies less (a Poisson or constant-rate stream, where the
+    # first gap passes for a round trip) is not window-based.
+    rate_pps = fi[:, I["packets_measured"]] / measured_s
+    raw_rtt_s = fs[:, F["round_rtt_s"]] + fs[:, F["queue_at_rtt_s"]]  # before the correction
+    with np.errstate(invalid="ignore"):
+        unresponsive |= ~short & (rate_pps * raw_rtt_s < MIN_WINDOW_PACKETS)
+    lbp &= ~unresponsive
+    rbp &= ~unresponsive
+    classes[short] = "size_limited"
+    classes[unresponsive] = "unresponsive"
+    classes[lbp] = "lbp"
+    classes[rbp] = "rbp"
+    for index in reader.flows.no_payload:
+        classes[index] = "no_data"
+        lbp[index] = rbp[index] = False
+    del reductions
+    sure_lbp = lbp & (
+        fi[:, I["drops_measured"]] + (p_value < LBP_P_VALUE) * SURE_DROPS >= SURE_DROPS
+    )
+    unsure_other = rbp & (p_value < UNSURE_P_VALUE)
+    n_b = int(lbp.sum())
+    n_b_interval = Interval(
+        float(n_b),
+        float(sure_lbp.sum()),
+        float(n_b + unsure_other.sum()),
+        f"classification interval: LBP flows with {SURE_DROPS}+ drops here or reductions "
+        f"correlated with them (p < {LBP_P_VALUE}) .. LBP flows plus RBP flows whose "
+        f"reductions still follow losses here more than chance (p < {UNSURE_P_VALUE})",
+    )
+    lbp_rtts = rtt[lbp & np.isfinite(rtt) & (rtt > 0)]
+    if lbp.sum() > lbp_rtts.size:
+        notes.append(
+            f"{int(lbp.sum()) - lbp_rtts.size} LBP flows have no RTT sample; T_e uses the others"
+        )
+    te = _harmonic_interval(lbp_rtts)
+    # Rates after the warm-up, and batch means over time.
+    rate_all = acc.second_bytes
+    first_full = math.ceil(warm_abs - acc.start_s)
+    given = capacity_bps is not None
+    if capacity_bps is None:
+        busiest = float(rate_all.max()) * 8.0 if rate_all.size else 0.0
+        capacity_bps = busiest
+        notes.append("capacity estimated as the busiest second's rate; give it when known")
+    lbp_bytes = float(fs[lbp, F["bytes_measured"]].sum())
+    all_bytes = float(fs[:, F["bytes_measured"]].sum())
+    lbp_share = lbp_bytes / all_bytes if all_bytes > 0 else 0.0
+    link_rate = _batch_means(
+        rate_all[first_full : int(acc.end_s - acc.start_s)] * 8.0, 8.0 * all_bytes / measured_s
+    )
+    lbp_rate = Interval(
+        lbp_share * link_rate.value,
+        lbp_share * link_rate.low,
+        lbp_share * link_rate.high,
+        "LBP share of the bytes times the link rate's batch-means interval",
+    )
+    fraction = Interval(
+        lbp_rate.value / capacity_bps,
+        lbp_rate.low / capacity_bps,
+        lbp_rate.high / capacity_bps,
+        lbp_rate.method,
+    )
+    drops = fi[:, I["drops_measured"]]
+    departures = fi[:, I["packets_measured"]]
+    loss_times = (
+        np.sort(np.concatenate(acc.loss_times)) if acc.loss_times else np.zeros(0, dtype=float)
+    )
+    arrivals = int(departures.sum() + (drops.sum() if reader.has_drops else 0))
+    loss_rate = _loss_rate(loss_times, arrivals, warm_abs, acc.end_s)
+    bursts = _bursts(loss_times, te.value)
+    mean_burst, median_burst = _burst_intervals(bursts)
+    alpha = Interval(
+        mean_burst.value / n_b if n_b else math.nan,
+        mean_burst.low / n_b_interval.high if n_b_interval.high else math.nan,
+        mean_burst.high / n_b_interval.low if n_b_interval.low else math.nan,
+        "mean burst over N_b; bounds from the burst and N_b intervals",
+    )
+    if not reader.has_drops:
+        notes.append(
+            "no drop events in a capture: losses are inferred from sequence holes filled by "
+            "retransmissions; losses before this link count as losses here"
+        )
+    mss = float(np.median(fi[lbp, I["max_size_bytes"]])) if n_b else math.nan
+    table = [
+        FlowEstimate(
+            key=reader.flows.keys[i],
+            flow_class=str(classes[i]),
+            rtt_s=float(rtt[i]),
+            rtt_source=str(source[i]),
+            packets=int(packets[i]),
+            drops=int(drops[i]),
+            rate_bps=8.0 * float(fs[i, F["bytes_measured"]]) / measured_s,
+            explained_reductions=int(expl[i]),
+            unexplained_reductions=int(unexpl[i]),
+            lbp_probability=float(p_lbp[i]),
+        )
+        for i in range(n)
+    ]
+    counts = {name: int((classes == name).sum()) for name in CLASSES}
+    sources = {
+        name: int((source[lbp] == name).sum()) for name in ("handshake", "first_round", "none")
+    }
+    return TraceEstimates(
+        kind=reader.kind,
+        has_drops=reader.has_drops,
+        packets=acc.packets,
+        flows=n,
+        start_s=acc.start_s,
+        end_s=acc.end_s,
+        warmup_s=acc.warmup_s,
+        capacity_bps=float(capacity_bps),
+        capacity_source="given" if given else "estimated",
+        class_counts=counts,
+        bottlenecked_flows=n_b_interval,
+        effective_rtt_s=te,
+        bottlenecked_capacity_bps=lbp_rate,
+        bottlenecked_share=fraction,
+        link_rate_bps=link_rate,
+        loss_rate=loss_rate,
+        loss_bursts=int(bursts.size),
+        loss_burst_mean_packets=mean_burst,
+        loss_burst_median_packets=median_burst,
+        sync_factor=alpha,
+        packet_bytes=mss,
+        rtt_sources=sources,
+        notes=notes,
+        flow_table=table,
+    )
+
+
+def _harmonic_interval(rtts: FloatArray) -> Interval:
+    method = f"95 % percentile bootstrap over the LBP flows ({BOOTSTRAP_REPS} resamples)"
+    if rtts.size == 0:
+        return Interval(math.nan, math.nan, math.nan, method)
+    value = rtts.size / float(np.sum(1.0 / rtts))
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    picks = rng.integers(0, rtts.size, size=(BOOTSTRAP_REPS, rtts.size))
+    resampled = rtts.size / np.sum(1.0 / rtts[picks], axis=1)
+    low, high = np.percentile(resampled, [2.5, 97.5])
+    return Interval(value, float(low), float(high), method)
+
+
+def _batch_means(per_second: FloatArray, value: float) -> Interval:
+    method = f"95 % batch-means interval ({BATCHES} batches of time, Student t)"
+    if per_second.size < BATCHES:
+        return Interval(value, math.nan, math.nan, method + ": too short for batches")
+    batches = np.array([b.mean() for b in np.array_split(per_second, BATCHES)])
+    half = float(stats.t.ppf(0.975, BATCHES - 1) * batches.std(ddof=1) / math.sqrt(BATCHES))
+    return Interval(value, value - half, value + half, method)
+
+
+def _loss_rate(loss_times: FloatArray, arrivals: int, start: float, end: float) -> Interval:
+    method = f"95 % batch-means interval ({BATCHES} batches of time, Student t)"
+    value = loss_times.size / arrivals if arrivals else math.nan
+    if loss_times.size == 0 or arrivals == 0:
+        return Interval(value, value, value, method)
+    edges = np.linspace(start, end, BATCHES + 1)
+    per_batch = np.histogram(loss_times, bins=edges)[0] / (arrivals / BATCHES)
+    half = float(stats.t.ppf(0.975, BATCHES - 1) * per_batch.std(ddof=1) / math.sqrt(BATCHES))
+    return Interval(value, max(value - half, 0.0), value + half, method)
+
+
+def _bursts(loss_times: FloatArray, effective_rtt_s: float) -> IntArray:
+    """Lengths of the runs of losses spaced by less than T_e (004 §III.C)."""
+    if loss_times.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    spacing = effective_rtt_s if math.isfinite(effective_rtt_s) else 0.0
+    breaks = np.flatnonzero(np.diff(loss_times) >= spacing) + 1
+    edges = np.concatenate([[0], breaks, [loss_times.size]])
+    return np.diff(edges).astype(np.int64)
+
+
+def _burst_intervals(bursts: IntArray) -> tuple[Interval, Interval]:
+    method = f"95 % percentile bootstrap over the bursts ({BOOTSTRAP_REPS} resamples)"
+    if bursts.size == 0:
+        nan = Interval(math.nan, math.nan, math.nan, method)
+        return nan, nan
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    # Resample from the histogram of burst lengths: memory grows with the longest burst only.
+    lengths, counts = np.unique(bursts, return_counts=True)
+    draws = rng.multinomial(bursts.size, counts / bursts.size, size=BOOTSTRAP_REPS)
+    means = draws @ lengths / bursts.size
+    cumulative = np.cumsum(draws, axis=1)
+    medians = lengths[np.argmax(cumulative >= (bursts.size + 1) / 2.0, axis=1)]
+    mean_low, mean_high = np.percentile(means, [2.5, 97.5]).tolist()
+    median_low, median_high = np.percentile(medians, [2.5, 97.5]).tolist()
+    mean = Interval(float(bursts.mean()), mean_low, mean_high, method)
+    median = Interval(float(np.median(bursts)), median_low, median_high, method)
+    return mean, median

@@ -1,0 +1,227 @@
+"""The per-packet pass of the estimators, compiled with numba: per-flow state in arrays.
+
+One call advances every flow's state over a batch of packets in time order. The state of flow
+``i`` is row ``i`` of two arrays (:data:`FLOAT_FIELDS` and :data:`INT_FIELDS` name the
+columns), so memory grows with the number of flows, never with the length of the trace.
+
+Per flow it measures (004 §VI):
+
+- the first-round spacing (H. Jiang, C. Dovrolis, CCR 2002, [21] of 004): the flow's first
+  flight of packets passes as a burst, the second one a round-trip time later; the spacing of
+  their first packets is an RTT sample taken when the flow starts, less ``queue_s`` then
+  (the second flight waited in this queue; the RTT of BSCL excludes it, 004 §III.A). A gap
+  closes the first flight when it is longer than ``GAP_FACTOR`` times the longest gap inside
+  the flight and than ``GAP_MIN_S``;
+- whether the start looks like TCP's slow start: the second flight (the packets of the
+  round after the first) has at least as many packets as the first (a flow that does not
+  ramp up so, such as a constant-rate or Poisson stream, is *unresponsive*);
+- rounds of one RTT (the handshake RTT where the capture saw it, otherwise the first-round
+  spacing, plus ``queue_s`` at the round's start) and the packets sent in each; a **rate
+  reduction** is a pair of rounds with fewer than ``REDUCTION_RATIO`` times the packets of
+  the pair before it, when that pair had at least ``MIN_PEAK_PACKETS`` packets a round
+  (smaller windows cannot show a halving). Pairs of rounds, not single rounds, because a
+  round that is not aligned with the flow's bursts catches one burst more or less. The two
+  pairs after a reduction are not tested again (one window halving lowers several rounds);
+- a reduction is **explained** by a loss at the link when the flow's latest loss here fell
+  less than ``EXPLAIN_ROUNDS`` rounds before the reduced round began (the sender learns of a
+  drop about one RTT after it and halves then), otherwise **unexplained** (004 §VI: "If a rate
+  reduction of flow X is not preceded in the recent past by a packet loss by that flow at the
+  target link, we infer that the window reduction must have been a consequence of a packet
+  loss in some other link").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: Float columns of the per-flow state.
+FLOAT_FIELDS = (
+    "first_s",
+    "last_s",
+    "flight_start_s",
+    "flight_gap_s",
+    "first_round_rtt_s",
+    "round_rtt_s",
+    "round_start_s",
+    "last_loss_s",
+    "bytes_measured",
+    "queue_at_rtt_s",
+    "rtt_sample_at_s",
+    "raw_rtt_s",
+)
+#: Integer columns of the per-flow state.
+INT_FIELDS = (
+    "packets",
+    "flight_phase",
+    "round_count",
+    "prev1",
+    "prev2",
+    "prev3",
+    "rounds",
+    "explained",
+    "unexplained",
+    "skip_next",
+    "drops_measured",
+    "packets_measured",
+    "max_size_bytes",
+    "tested",
+    "covered",
+    "flight1_packets",
+    "flight2_packets",
+)
+F = {name: i for i, name in enumerate(FLOAT_FIELDS)}
+I = {name: i for i, name in enumerate(INT_FIELDS)}  # noqa: E741
+
+GAP_MIN_S = 1e-3
+GAP_FACTOR = 4.0
+REDUCTION_RATIO = 0.7
+MIN_PEAK_PACKETS = 4
+EXPLAIN_ROUNDS = 4.0
+ROUND_QUEUE_SHARE = 1.0
+QUEUE_RECENT_S = 1.0
+
+_FIRST, _LAST, _FL_START, _FL_GAP, _RTT1, _RTTR, _RSTART, _LLOSS, _BYTES, _QRTT = range(10)
+_TSAMPLE, _RAW = 10, 11
+(_PK, _PHASE, _RCOUNT, _P1, _P2, _P3, _ROUNDS, _EXPL, _UNEXPL, _SKIP, _DROPS, _PKM, _MAXSZ) = range(
+    13
+)
+_TESTED, _COVERED, _N1, _N2 = 13, 14, 15, 16
+
+
+def new_state(flows: int) -> tuple[np.ndarray, np.ndarray]:
+    """Zeroed state for ``flows`` rows (times NaN where not yet seen)."""
+    fs = np.full((flows, len(FLOAT_FIELDS)), np.nan)
+    fs[:, _BYTES] = 0.0
+    fs[:, _LLOSS] = -np.inf
+    fs[:, _QRTT] = 0.0
+    return fs, np.zeros((flows, len(INT_FIELDS)), dtype=np.int64)
+
+
+@njit(cache=True)
+def _queue_s(t: float, last_drop_s: float, queue_full_s: float) -> float:
+    return queue_full_s if t - last_drop_s < QUEUE_RECENT_S * queue_full_s else 0.0
+
+
+@njit(cache=True)
+def _close_rounds(
+    fs: np.ndarray,
+    fi: np.ndarray,
+    i: int,
+    t: float,
+    warm_s: float,
+    last_drop_s: float,
+    queue_full_s: float,
+) -> None:
+    """Close every round of flow ``i`` that ended before ``t``."""
+    r = fs[i, _RTTR] + ROUND_QUEUE_SHARE * queue_full_s
+    while t >= fs[i, _RSTART] + r:
+        start = fs[i, _RSTART]
+        count = fi[i, _RCOUNT]
+        recent = count + fi[i, _P1]
+        before = fi[i, _P2] + fi[i, _P3]
+        if start >= warm_s:
+            fi[i, _ROUNDS] += 1
+            if fi[i, _SKIP] > 0:
+                fi[i, _SKIP] -= 1
+            elif before >= 2 * MIN_PEAK_PACKETS:
+                covered = fs[i, _LLOSS] >= start - EXPLAIN_ROUNDS * r
+                fi[i, _TESTED] += 1
+                if covered:
+                    fi[i, _COVERED] += 1
+                if recent < REDUCTION_RATIO * before:
+                    if covered:
+                        fi[i, _EXPL] += 1
+                    else:
+                        fi[i, _UNEXPL] += 1
+                    fi[i, _SKIP] = 2
+        fi[i, _P3] = fi[i, _P2]
+        fi[i, _P2] = fi[i, _P1]
+        fi[i, _P1] = count
+        fi[i, _RCOUNT] = 0
+        fs[i, _RSTART] = start + r
+        if count == 0 and fi[i, _P2] == 0:
+            # Idle for two rounds or more: restart the rounds at the next packet.
+            fs[i, _RSTART] = t
+            break
+
+
+@njit(cache=True)
+def advance(
+    fs: np.ndarray,
+    fi: np.ndarray,
+    handshake_rtt_s: np.ndarray,
+    time_s: np.ndarray,
+    flow: np.ndarray,
+    size_bytes: np.ndarray,
+    dropped: np.ndarray,
+    loss_time_s: np.ndarray,
+    warm_s: float,
+    queue_full_s: float,
+    link: np.ndarray,
+) -> None:
+    """Advance the per-flow state over one batch of packets (see the module docstring).
+
+    ``link[0]`` carries the time of the latest loss at the link from batch to batch.
+    """
+    for k in range(time_s.size):
+        i = flow[k]
+        t = time_s[k]
+        lt = loss_time_s[k]
+        if lt == lt and lt > link[0]:
+            link[0] = lt
+        fi[i, _PK] += 1
+        if fi[i, _PK] == 1:
+            fs[i, _FIRST] = t
+            fs[i, _FL_START] = t
+            fs[i, _FL_GAP] = 0.0
+            fi[i, _PHASE] = 1
+            fi[i, _N1] = 0 if dropped[k] else 1
+        elif fi[i, _PHASE] == 2 and not dropped[k]:
+            if t < fs[i, _FL_START] + 2.0 * fs[i, _RTT1] + 2.0 * fs[i, _QRTT]:
+                fi[i, _N2] += 1
+            else:
+                fi[i, _PHASE] = 3
+        elif fi[i, _PHASE] == 1 and not dropped[k]:
+            gap = t - fs[i, _LAST]
+            if gap > GAP_MIN_S and gap > GAP_FACTOR * fs[i, _FL_GAP]:
+                queue = _queue_s(t, link[0], queue_full_s)
+                fs[i, _QRTT] = queue
+                fs[i, _TSAMPLE] = t
+                fs[i, _RAW] = t - fs[i, _FL_START]
+                fs[i, _RTT1] = max(t - fs[i, _FL_START] - queue, 0.1 * (t - fs[i, _FL_START]))
+                fi[i, _PHASE] = 2
+                fi[i, _N2] = 1
+            else:
+                fi[i, _N1] += 1
+                if gap > fs[i, _FL_GAP]:
+                    fs[i, _FL_GAP] = gap
+        if not dropped[k]:
+            fs[i, _LAST] = t
+        if lt == lt and lt > fs[i, _LLOSS]:
+            fs[i, _LLOSS] = lt
+        # Rounds start once an RTT is known: the handshake's, else the first-round spacing.
+        if fs[i, _RTTR] != fs[i, _RTTR]:
+            h = handshake_rtt_s[i]
+            if h == h and h > 0.0:
+                queue = _queue_s(t, link[0], queue_full_s)
+                fs[i, _QRTT] = queue
+                fs[i, _TSAMPLE] = t
+                fs[i, _RAW] = h
+                fs[i, _RTTR] = max(h - queue, 0.1 * h)
+                fs[i, _RSTART] = t
+            elif fi[i, _PHASE] == 2:
+                fs[i, _RTTR] = fs[i, _RTT1]
+                fs[i, _RSTART] = t
+        if fs[i, _RTTR] == fs[i, _RTTR]:
+            _close_rounds(fs, fi, i, t, warm_s, link[0], queue_full_s)
+            if not dropped[k]:
+                fi[i, _RCOUNT] += 1
+        if t >= warm_s:
+            if dropped[k]:
+                fi[i, _DROPS] += 1
+            else:
+                fi[i, _PKM] += 1
+                fs[i, _BYTES] += size_bytes[k]
+        if size_bytes[k] > fi[i, _MAXSZ]:
+            fi[i, _MAXSZ] = size_bytes[k]

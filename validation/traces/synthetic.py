@@ -1,0 +1,219 @@
+"""Traces whose truth is known: a simulator run written as CSV, pcap or pcapng.
+
+The simulator (:mod:`validation.simulator`) records the bottleneck's departures and drops.
+:func:`write_csv` writes them in the format ``bufsize simulate --trace`` writes.
+:func:`write_capture` writes what a capture at the bottleneck's output port would hold:
+Ethernet/IPv4/TCP headers (the payload cut off, as with a short snap length; the IP length
+field keeps the packet's size), per-flow sequence numbers, no dropped packet, and each drop's
+segment sent again by a later departure of the flow at least one RTT after the drop (as fast
+retransmit does); a SYN one RTT before the flow's first departure and the ACK that completes
+the handshake just before it. Background packets become UDP packets.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import socket
+import struct
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+import dpkt
+import numpy as np
+
+from validation.simulator import PacketTrace, Scenario, simulate
+from validation.simulator.parameters import make_parameters
+from validation.traces.records import FloatArray
+
+#: Added to every capture timestamp (pcap times are seconds since 1970).
+CAPTURE_EPOCH_S = 1_700_000_000.0
+_CLIENT = "10.1.{}.{}"
+_SERVER = "10.2.0.1"
+
+
+@dataclass
+class SimulatedTrace:
+    """A simulator run's packet trace and the truth the estimators should find.
+
+    Attributes
+    ----------
+    trace : the departures and drops at the bottleneck.
+    scenario, buffer_packets, seed : what produced it.
+    rtts_s : each TCP flow's two-way propagation delay (the RTT without queueing).
+    lbp_flows : TCP flow ids bottlenecked at the link (every TCP flow of a congested
+        single-group scenario).
+    effective_rtt_s : harmonic mean of the LBP flows' RTTs (004 eq. 12).
+    bottlenecked_share : the LBP flows' bytes after the warm-up over C times the
+        measured time.
+    loss_rate : the run's loss rate at the bottleneck after the warm-up.
+    utilization : the run's bottleneck utilization.
+    """
+
+    trace: PacketTrace
+    scenario: Scenario
+    buffer_packets: int
+    seed: int
+    rtts_s: FloatArray
+    lbp_flows: list[int]
+    effective_rtt_s: float
+    bottlenecked_share: float
+    loss_rate: float
+    utilization: float
+
+
+def true_rtts_s(scenario: Scenario, buffer_packets: int, seed: int) -> FloatArray:
+    """The flows' RTTs the simulator draws for this scenario and seed (its own parameters)."""
+    rtts: FloatArray = make_parameters(scenario, buffer_packets, seed).rtt_s
+    return rtts
+
+
+def simulated_trace(scenario: Scenario, buffer_packets: int, seed: int) -> SimulatedTrace:
+    """Run the simulator with the packet trace on and gather the truth."""
+    run = simulate(scenario, buffer_packets, seed, trace=True)
+    trace = run.packet_trace
+    if trace is None:  # the simulator returns one when asked
+        raise RuntimeError("the simulator returned no packet trace")
+    rtts = true_rtts_s(scenario, buffer_packets, seed)
+    lbp = list(range(scenario.tcp_flows))
+    after = (trace.time_s >= scenario.warmup_s) & ~trace.dropped
+    tcp = trace.flow < scenario.tcp_flows
+    measured_s = scenario.duration_s - scenario.warmup_s
+    fraction = (
+        8.0 * float(trace.size_bytes[after & tcp].sum()) / (scenario.capacity_bps * measured_s)
+    )
+    return SimulatedTrace(
+        trace=trace,
+        scenario=scenario,
+        buffer_packets=buffer_packets,
+        seed=seed,
+        rtts_s=rtts,
+        lbp_flows=lbp,
+        effective_rtt_s=len(lbp) / float(np.sum(1.0 / rtts[lbp])),
+        bottlenecked_share=fraction,
+        loss_rate=float(run.loss_rate),
+        utilization=float(run.utilization),
+    )
+
+
+def write_csv(trace: PacketTrace, path: str | Path) -> None:
+    """Write ``trace`` as ``bufsize simulate --trace`` does (``time_s,flow,size_bytes,dropped``)."""
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(("time_s", "flow", "size_bytes", "dropped"))
+        writer.writerows(
+            zip(
+                trace.time_s.tolist(),
+                trace.flow.tolist(),
+                trace.size_bytes.tolist(),
+                trace.dropped.astype(int).tolist(),
+                strict=True,
+            )
+        )
+
+
+def _address(flow: int) -> bytes:
+    return socket.inet_aton(_CLIENT.format(flow // 250, flow % 250 + 1))
+
+
+def _ethernet(ip: dpkt.ip.IP) -> bytes:
+    eth = dpkt.ethernet.Ethernet(
+        src=b"\x02\x00\x00\x00\x00\x01",
+        dst=b"\x02\x00\x00\x00\x00\x02",
+        type=dpkt.ethernet.ETH_TYPE_IP,
+        data=ip,
+    )
+    return bytes(eth)
+
+
+def _tcp_packet(flow: int, seq: int, flags: int, size: int, header: int) -> bytes:
+    tcp = dpkt.tcp.TCP(sport=40000 + flow % 20000, dport=80, seq=seq & 0xFFFFFFFF, flags=flags)
+    tcp.ack = 1
+    # TCP options fill the header to ``header`` bytes with IP's 20 (timestamps: 52 = 20 + 32).
+    options = max(header - 40, 0) // 4 * 4
+    if options:
+        tcp.opts = b"\x01" * options
+        tcp.off = 5 + options // 4
+    ip = dpkt.ip.IP(src=_address(flow), dst=socket.inet_aton(_SERVER), p=dpkt.ip.IP_PROTO_TCP)
+    ip.data = tcp
+    raw = _ethernet(ip)
+    # The payload is cut off (a short snap length); the IP length field keeps the size.
+    return raw[:16] + struct.pack("!H", max(size, header)) + raw[18:]
+
+
+def _udp_packet(flow: int, size: int) -> bytes:
+    udp = dpkt.udp.UDP(sport=50000, dport=5001)
+    ip = dpkt.ip.IP(src=_address(flow), dst=socket.inet_aton(_SERVER), p=dpkt.ip.IP_PROTO_UDP)
+    ip.data = udp
+    raw = _ethernet(ip)
+    return raw[:16] + struct.pack("!H", size) + raw[18:]
+
+
+def capture_packets(
+    trace: PacketTrace, scenario: Scenario, rtts_s: FloatArray
+) -> list[tuple[float, bytes]]:
+    """The packets a capture at the bottleneck's output would hold, in time order."""
+    tcp_flows = scenario.tcp_flows
+    mss = scenario.packet_bytes
+    header = scenario.header_bytes
+    next_seq = [1000] * tcp_flows
+    pending: list[deque[tuple[float, int]]] = [deque() for _ in range(tcp_flows)]
+    started = [False] * tcp_flows
+    out: list[tuple[float, bytes]] = []
+    for t, flow, size, dropped in zip(
+        trace.time_s.tolist(),
+        trace.flow.tolist(),
+        trace.size_bytes.tolist(),
+        trace.dropped.tolist(),
+        strict=True,
+    ):
+        ts = CAPTURE_EPOCH_S + t
+        if flow >= tcp_flows:
+            if not dropped:
+                out.append((ts, _udp_packet(flow, size)))
+            continue
+        rtt = float(rtts_s[flow])
+        if not started[flow]:
+            started[flow] = True
+            syn = _tcp_packet(flow, next_seq[flow] - 1, dpkt.tcp.TH_SYN, header, header)
+            ack = _tcp_packet(flow, next_seq[flow], dpkt.tcp.TH_ACK, header, header)
+            out.append((ts - rtt - 2e-6, syn))
+            out.append((ts - 1e-6, ack))
+        queue = pending[flow]
+        if dropped:
+            queue.append((t, next_seq[flow]))
+            next_seq[flow] += mss
+            continue
+        if queue and t - queue[0][0] >= rtt:
+            seq = queue.popleft()[1]
+        else:
+            seq = next_seq[flow]
+            next_seq[flow] += mss
+        out.append((ts, _tcp_packet(flow, seq, dpkt.tcp.TH_ACK, size, header)))
+    out.sort(key=lambda item: item[0])
+    return out
+
+
+def write_capture(
+    trace: PacketTrace,
+    scenario: Scenario,
+    rtts_s: FloatArray,
+    path: str | Path,
+    *,
+    pcapng: bool = False,
+) -> int:
+    """Write the capture of :func:`capture_packets` as pcap (or pcapng); packets written."""
+    packets = capture_packets(trace, scenario, rtts_s)
+    with open(path, "wb") as handle:
+        writer = dpkt.pcapng.Writer(handle) if pcapng else dpkt.pcap.Writer(handle, nano=True)
+        for ts, raw in packets:
+            writer.writepkt(raw, ts=ts)
+    return len(packets)
+
+
+def relative_error(estimate: float, truth: float) -> float:
+    """(estimate - truth)/truth (dimensionless); NaN when either is not finite."""
+    if not (math.isfinite(estimate) and math.isfinite(truth)) or truth == 0:
+        return math.nan
+    return (estimate - truth) / truth

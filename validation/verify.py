@@ -1,0 +1,400 @@
+"""Checking a recommendation by simulation: the recommended size and its neighbours.
+
+:func:`verify` simulates the recommended buffer, half of it and double it on the user's link,
+scaled to a simulable size by :func:`scale_link`, with replications, and puts the engine's
+predicted utilization, loss and queueing delay beside the simulated ones with a verdict.
+
+The scaling rule (documented in the README)
+-------------------------------------------
+The link's packet rate is brought down to at most :data:`MAX_SIMULATED_PPS` by a factor
+``k <= 1`` applied to the capacity C and to the number of flows N together, as 000 §3.4 does
+for Fig. 3.4 ("we also increase the bottleneck link capacity ... to keep the peak load at about
+80%"): each flow keeps its rate C/N, its RTTs, its window (so its share of the BDP, C·RTT/N),
+its access rate and the packet size; the offered load is unchanged. The buffer is scaled as
+the governing rule scales with C and N at fixed per-flow rate: by ``k`` for the rules
+proportional to C or to N (rule of thumb, its β form, BSCL, FPQ), by ``√k`` for sqrt(N)
+(B ∝ C/√N), and not at all for the rules that do not depend on C or N (tiny buffers,
+paced-traffic bound, transparent ρ^B). The queueing delay of a full buffer is then the same
+in seconds for the proportional rules.
+
+A scaling is refused as unfaithful ("not reproducible here", with the reason) when fewer than
+:data:`MIN_SCALED_FLOWS` flows would remain out of more, when a scaled buffer would fall below
+one packet, or when the flows are paced by access links slower than the port and ``k < 1``
+(the spacing C/access between a flow's packets, which that rule rests on, would shrink by k).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from models.recommend import LinkScenario, Prediction, Recommendation, Targets, predict
+from models.recommend import traffic_model as engine_traffic_model
+from models.recommend.context import resolve_targets
+from validation.simulator import Scenario, confidence_interval, replication_seeds
+from validation.sweeps import Task, run_tasks
+
+#: Largest bottleneck packet rate a verification simulates, packets/s.
+MAX_SIMULATED_PPS = 50_000.0
+#: Fewest flows a scaled scenario may keep (when the link has at least that many).
+MIN_SCALED_FLOWS = 20
+#: Simulated seconds after the warm-up, and the warm-up (at least this, or 20 RTTs).
+MEASURE_S = 20.0
+WARMUP_S = 10.0
+#: Utilization is judged to agree within this many points of capacity (or the 99% CI).
+UTILIZATION_TOLERANCE = 0.03
+#: Loss is judged to agree within this factor (or when both are below LOSS_FLOOR).
+LOSS_FACTOR = 3.0
+LOSS_FLOOR = 1e-4
+#: How the governing rule's buffer scales with C and N at fixed per-flow rate: B ∝ k^exponent.
+BUFFER_EXPONENT = {
+    "rule_of_thumb": 1.0,
+    "md_beta": 1.0,
+    "bscl": 1.0,
+    "fpq": 1.0,
+    "sqrt_n": 0.5,
+    "tiny_buffers": 0.0,
+    "paced": 0.0,
+    "transparent": 0.0,
+}
+
+Verdict = Literal["agrees", "disagrees", "not reproducible here"]
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """How the user's link was brought to a simulable size."""
+
+    factor: float
+    capacity_bps: float
+    flows: int
+    bottlenecked_flows: int
+    buffer_exponent: float
+    faithful: bool
+    reason: str
+
+
+@dataclass
+class SizeCheck:
+    """Predicted and simulated performance at one buffer size of the user's link."""
+
+    label: str
+    buffer_packets: int
+    simulated_buffer_packets: int
+    predicted: Prediction
+    utilization: float
+    utilization_ci99: float
+    loss_rate: float
+    loss_rate_ci99: float
+    queue_delay_mean_s: float
+    queue_delay_p99_s: float
+    verdict: Verdict
+    reason: str
+    meets_targets: bool
+
+
+@dataclass
+class Verification:
+    """The outcome: the scaling, one :class:`SizeCheck` per size, and the overall verdict."""
+
+    rule: str
+    scaling: Scaling
+    scenario: dict[str, Any]
+    replications: int
+    seed: int
+    sizes: list[SizeCheck] = field(default_factory=list)
+    verdict: Verdict = "not reproducible here"
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able dict (NaN -> None)."""
+        out: dict[str, Any] = _clean(asdict(self))
+        return out
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    return value
+
+
+def recommended_size(rec: Recommendation) -> tuple[str, int]:
+    """The governing rule and the recommended buffer (the one place that reads those fields)."""
+    return rec.recommended.rule, int(rec.recommended.buffer_packets)
+
+
+def scale_link(link: LinkScenario, rule: str) -> Scaling:
+    """The factor k and the scaled capacity and flow counts (module docstring)."""
+    pps = link.capacity_bps / (8.0 * link.packet_bytes)
+    factor = min(1.0, MAX_SIMULATED_PPS / pps)
+    flows = max(round(link.flows * factor), 1)
+    nb = link.bottlenecked_flows if link.bottlenecked_flows is not None else link.flows
+    bottlenecked = max(round(nb * factor), 1)
+    exponent = BUFFER_EXPONENT.get(rule, 1.0)
+    reasons = []
+    if flows < min(link.flows, MIN_SCALED_FLOWS):
+        reasons.append(
+            f"scaling C and N by {factor:.3g} leaves {flows} of {link.flows} flows, fewer than "
+            f"{MIN_SCALED_FLOWS}: the multiplexing the rules rest on would change"
+        )
+    slow_access = link.access_bps is not None and link.access_bps < link.capacity_bps
+    if factor < 1.0 and slow_access and exponent == 0.0:
+        reasons.append(
+            "the flows are spaced by access links slower than the port; scaling C by "
+            f"{factor:.3g} would shrink that spacing, which the {rule} rule rests on"
+        )
+    return Scaling(
+        factor=factor,
+        capacity_bps=link.capacity_bps * factor,
+        flows=flows,
+        bottlenecked_flows=min(bottlenecked, flows),
+        buffer_exponent=exponent,
+        faithful=not reasons,
+        reason="; ".join(reasons)
+        or (
+            "kept per-flow rate, RTTs, window, access rate and packet size; C and N scaled by "
+            f"{factor:.3g}, buffers by {factor:.3g}^{exponent:g}"
+        ),
+    )
+
+
+def simulated_scenario(link: LinkScenario, scaling: Scaling, *, budget_s: float) -> Scenario:
+    """The simulator's scenario for the scaled link.
+
+    The N_b bottlenecked flows (all N when not given) are persistent TCP flows; the rest of the
+    traffic, when the user gives the bottlenecked share, is Poisson background at the
+    remaining share of the capacity. RTTs: the user's list as a uniform range, or one RTT
+    spread ± 10% so that flows do not synchronize artificially.
+    """
+    rtts = link.rtts_s
+    low, high = min(rtts), max(rtts)
+    rtt_s = (low + high) / 2.0
+    jitter = (high - low) / 2.0 if high > low else 0.1 * rtt_s
+    window = link.max_window_packets if link.max_window_packets is not None else 65_536
+    share = link.bottlenecked_share
+    background = 0.0 if share is None or link.bottlenecked_flows is None else 1.0 - share
+    warmup = max(WARMUP_S, 20.0 * high)
+    return Scenario(
+        capacity_bps=scaling.capacity_bps,
+        flows=scaling.bottlenecked_flows if background > 0.0 else scaling.flows,
+        rtt_s=rtt_s,
+        rtt_jitter_s=min(jitter, 0.9 * rtt_s),
+        access_bps=link.access_bps if link.access_bps is not None else scaling.capacity_bps,
+        max_window_packets=int(min(max(window, 1), 65_536)),
+        packet_bytes=max(round(link.packet_bytes), 1),
+        pacing=link.paced,
+        background_load=background,
+        start_spread_s=min(5.0, warmup / 2.0),
+        duration_s=warmup + budget_s,
+        warmup_s=warmup,
+    )
+
+
+def _judge(
+    predicted: Prediction,
+    util: float,
+    util_ci: float,
+    loss: float,
+    loss_ci: float,
+    p99_s: float,
+    *,
+    slack_s: float,
+) -> tuple[Verdict, str]:
+    problems = []
+    gap = util - predicted.utilization
+    if abs(gap) > max(UTILIZATION_TOLERANCE, util_ci if math.isfinite(util_ci) else 0.0):
+        problems.append(
+            f"utilization {util:.1%} vs predicted {predicted.utilization:.1%} "
+            f"({'above' if gap > 0 else 'below'} by {abs(gap):.1%})"
+        )
+    p = predicted.loss_probability  # None: the inputs do not decide the loss (N_b unknown)
+    both_small = p is None or (loss <= LOSS_FLOOR and p <= LOSS_FLOOR)
+    lo, hi = (
+        loss - (loss_ci if math.isfinite(loss_ci) else 0.0),
+        loss + (loss_ci if math.isfinite(loss_ci) else 0.0),
+    )
+    if p is not None and not both_small and not (lo <= p * LOSS_FACTOR and hi >= p / LOSS_FACTOR):
+        problems.append(
+            f"loss {loss:.2g} vs predicted {p:.2g} (more than a factor {LOSS_FACTOR:g})"
+        )
+    if p99_s > predicted.queueing_delay_s + slack_s:  # rounding the scaled buffer: 2 packets
+        problems.append(
+            f"p99 queueing delay {p99_s * 1e3:.3g} ms above the predicted bound "
+            f"{predicted.queueing_delay_s * 1e3:.3g} ms"
+        )
+    if problems:
+        return "disagrees", "; ".join(problems)
+    return "agrees", (
+        f"utilization within {UTILIZATION_TOLERANCE:.0%} (or the CI), loss within a factor "
+        f"{LOSS_FACTOR:g}, p99 delay within the full-buffer bound"
+    )
+
+
+@dataclass
+class Plan:
+    """What a verification simulates: the sizes, their scaled buffers, the scenario, the seeds.
+
+    ``scenario`` is None when the link cannot be scaled faithfully (``verification`` then
+    already holds the answer).
+    """
+
+    link: LinkScenario
+    targets: Targets
+    rule: str
+    sizes: dict[str, int]
+    simulated: dict[str, int]
+    scaling: Scaling
+    scenario: Scenario | None
+    replications: int
+    seed: int
+
+    def tasks(self) -> list[Task]:
+        """One task per (size, replication), sizes in the order half, recommended, double."""
+        assert self.scenario is not None
+        seeds = replication_seeds(self.seed, self.replications)
+        return [Task(self.scenario, self.simulated[k], s) for k in self.sizes for s in seeds]
+
+    def unfaithful(self) -> Verification:
+        """The answer when the link cannot be scaled faithfully."""
+        return Verification(
+            rule=self.rule,
+            scaling=self.scaling,
+            scenario={},
+            replications=self.replications,
+            seed=self.seed,
+            reason=f"cannot be scaled faithfully: {self.scaling.reason}",
+        )
+
+
+def plan(
+    link: LinkScenario,
+    rec: Recommendation,
+    targets: Targets | None = None,
+    *,
+    replications: int = 5,
+    seed: int = 1,
+) -> Plan:
+    """The sizes to simulate (recommended, half, double) on the scaled link."""
+    targets = targets if targets is not None else Targets()
+    rule, size = recommended_size(rec)
+    scaling = scale_link(link, rule)
+    sizes = {"half": max(size // 2, 1), "recommended": size, "double": 2 * size}
+    scale_buffer = scaling.factor**scaling.buffer_exponent
+    simulated = {k: round(v * scale_buffer) for k, v in sizes.items()}
+    if simulated["half"] < 1 and scaling.faithful:
+        reason = f"half the recommended buffer scaled by {scale_buffer:.3g} is below one packet"
+        scaling = Scaling(**{**asdict(scaling), "faithful": False, "reason": reason})
+    scenario = None
+    if scaling.faithful:
+        pps = scaling.capacity_bps / (8.0 * link.packet_bytes)
+        budget_s = max(min(MEASURE_S, 2_000_000 / pps), 5.0)
+        scenario = simulated_scenario(link, scaling, budget_s=budget_s)
+    return Plan(link, targets, rule, sizes, simulated, scaling, scenario, replications, seed)
+
+
+def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
+    """Predicted vs simulated at each size, from each size's runs (measures of RunResult)."""
+    assert p.scenario is not None
+    link, targets, scaling = p.link, p.targets, p.scaling
+    outcome = Verification(
+        rule=p.rule,
+        scaling=scaling,
+        scenario=p.scenario.to_dict(),
+        replications=p.replications,
+        seed=p.seed,
+    )
+    model = engine_traffic_model(link, targets)
+    wanted = resolve_targets(targets, model.rtt_s)  # the defaults filled in, as the engine does
+    for label, packets in p.sizes.items():
+        size_runs = runs[label]
+        util = confidence_interval([r["utilization"] for r in size_runs])
+        loss = confidence_interval([r["loss_rate"] for r in size_runs])
+        delay = sum(r["queue_delay_mean_s"] for r in size_runs) / len(size_runs)
+        p99 = max(r["queue_delay_p99_s"] for r in size_runs)
+        predicted = predict(model, targets, packets)
+        # A simulated queue of q packets waits q/C' = q/(k·C); the user's queue holds q/k^e
+        # packets (the buffer scaled by k^e), which wait q/(k^e·C): a factor k^(1 - e).
+        to_user = scaling.factor ** (1.0 - scaling.buffer_exponent)
+        verdict, reason = _judge(
+            predicted,
+            util.mean,
+            util.ci99_half_width,
+            loss.mean,
+            loss.ci99_half_width,
+            p99 * to_user,
+            slack_s=2.0 * 8.0 * link.packet_bytes / link.capacity_bps,
+        )
+        carried = util.mean / model.max_utilization  # of what the traffic can carry
+        meets = carried >= wanted.min_utilization and loss.mean <= wanted.max_loss
+        outcome.sizes.append(
+            SizeCheck(
+                label=label,
+                buffer_packets=packets,
+                simulated_buffer_packets=p.simulated[label],
+                predicted=predicted,
+                utilization=util.mean,
+                utilization_ci99=util.ci99_half_width,
+                loss_rate=loss.mean,
+                loss_rate_ci99=loss.ci99_half_width,
+                queue_delay_mean_s=delay * to_user,
+                queue_delay_p99_s=p99 * to_user,
+                verdict=verdict,
+                reason=reason,
+                meets_targets=meets,
+            )
+        )
+    main = next(c for c in outcome.sizes if c.label == "recommended")
+    outcome.verdict = main.verdict
+    senders = ""
+    if link.access_bps is None and not link.paced:
+        senders = (
+            " The access rate was not given: the simulated senders are unpaced behind access "
+            "links as fast as the port, the burstiest case."
+        )
+    outcome.reason = (
+        f"at the recommended {main.buffer_packets} packets the simulation {main.verdict} with "
+        f"the prediction ({main.reason}); targets {'met' if main.meets_targets else 'NOT met'} "
+        f"in simulation. Scaling: {scaling.reason}.{senders}"
+    )
+    return outcome
+
+
+def verify(
+    link: LinkScenario,
+    rec: Recommendation,
+    targets: Targets | None = None,
+    *,
+    replications: int = 5,
+    seed: int = 1,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: Progress | None = None,
+) -> Verification:
+    """Simulate the recommended size, half and double it, and compare with the predictions.
+
+    Parameters
+    ----------
+    link : LinkScenario
+        The user's link, as given to :func:`models.recommend.recommend`.
+    rec : Recommendation
+        The engine's answer for ``link`` and ``targets``.
+    targets : Targets, optional
+        The targets the recommendation was made for (defaults as the engine's).
+    replications, seed : independent runs per size and their seed.
+    workers, scheduler, progress : see :func:`validation.sweeps.run_tasks`.
+    """
+    p = plan(link, rec, targets, replications=replications, seed=seed)
+    if p.scenario is None:
+        return p.unfaithful()
+    results = run_tasks(p.tasks(), scheduler=scheduler, workers=workers, progress=progress)
+    runs = {
+        label: results[i * replications : (i + 1) * replications] for i, label in enumerate(p.sizes)
+    }
+    return assemble(p, runs)
