@@ -7,11 +7,7 @@ PACKAGES := app models validation
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-<<<<<<< HEAD
-.PHONY: install serve test lint typecheck pytest notebooks bench ns3 ns3-compare clean
-=======
-.PHONY: install serve test lint typecheck pytest notebooks bench validate clean
->>>>>>> main
+.PHONY: install serve test lint typecheck pytest notebooks bench validate ns3 ns3-compare clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -47,7 +43,10 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/simulator_speed.py
 	$(BIN)/python benchmarks/recommend_speed.py
 
-<<<<<<< HEAD
+# The papers' datasets against the models and the simulator, every row (see README).
+validate: $(STAMP)
+	$(BIN)/bufsize validate full --out validation-report
+
 # ns-3 beside bufsize (benchmarks/ns3_compare.py): the PyPI package ns3 and cppyy, installed
 # only by this target (never by install or test). ns-3 runs at the lowest priority.
 NS3_STAMP := $(VENV)/.ns3-installed
@@ -59,11 +58,6 @@ ns3: $(NS3_STAMP)
 
 ns3-compare: $(NS3_STAMP)
 	nice -n 19 $(BIN)/python benchmarks/ns3_compare.py
-=======
-# The papers' datasets against the models and the simulator, every row (see README).
-validate: $(STAMP)
-	$(BIN)/bufsize validate full --out validation-report
->>>>>>> main
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
