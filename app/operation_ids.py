@@ -11,7 +11,7 @@ from __future__ import annotations
 from fastapi.routing import APIRoute
 
 #: Path segments that name a collection whose operations are told apart by a verb.
-COLLECTIONS = frozenset({"simulations"})
+COLLECTIONS = frozenset({"simulations", "traces", "verifications"})
 #: The verb of each method on a collection (``one`` with a path parameter, ``all`` without).
 VERBS = {
     ("POST", "all"): "create",
