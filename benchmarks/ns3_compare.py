@@ -220,10 +220,10 @@ def bufsize_scenario(case: Case) -> Scenario | None:
 
 
 def run_bufsize(case: Case, seed: int) -> dict[str, Any] | None:
-    scenario = bufsize_scenario(case)
-    if scenario is None:
-        return None
     try:
+        scenario = bufsize_scenario(case)
+        if scenario is None:
+            return None
         result = simulate(scenario, case.buffer_packets, seed)
     except ValueError as error:  # a congestion control name the simulator does not take yet
         print(f"bufsize {case.key}: {error}", file=sys.stderr)
