@@ -87,6 +87,8 @@ FRACTIONS = (0.05, 0.1, 0.2, 0.5, 1.0)
 #: ns-3's BBR spends minutes of CPU per simulated second while its Startup overshoots a small
 #: buffer (a 4 s run at 0.1 BDP took 77 CPU s), so BBR runs at the larger buffers, largest first.
 BBR_FRACTIONS = (1.0, 0.5, 0.25)
+#: Buffers at which ns-3's TcpLinuxReno is run beside bufsize's Reno (not part of the default).
+LINUX_FRACTIONS = (0.05,)
 #: Marking thresholds for DCTCP, as fractions of the BDP (1/7 is Alizadeh et al.'s bound).
 DCTCP_K_FRACTIONS = (1.0 / 7.0, 0.05)
 
@@ -124,6 +126,9 @@ def cases(duration_s: float, warmup_s: float, which: list[str]) -> list[Case]:
         if cc in which:
             bdp = bdp_packets(many)
             out += [Case(cc, many, f, max(2, round(f * bdp))) for f in FRACTIONS]
+    if "linux_reno" in which:  # ns-3's byte-counting Reno beside bufsize's Reno (see notes)
+        bdp = bdp_packets(many)
+        out += [Case("linux_reno", many, f, max(2, round(f * bdp))) for f in LINUX_FRACTIONS]
     if "dctcp" in which:
         bdp = bdp_packets(many)
         out += [
@@ -201,7 +206,7 @@ def bufsize_scenario(case: Case) -> Scenario | None:
     """
     names = {f.name for f in dataclasses.fields(Scenario)}
     changes: dict[str, Any] = {}
-    if case.cc != "reno":
+    if case.cc not in ("reno", "linux_reno"):  # bufsize's Reno counts segments, as Linux
         if "cc" not in names:
             return None
         changes["cc"] = case.cc
@@ -215,10 +220,10 @@ def bufsize_scenario(case: Case) -> Scenario | None:
 
 
 def run_bufsize(case: Case, seed: int) -> dict[str, Any] | None:
-    scenario = bufsize_scenario(case)
-    if scenario is None:
-        return None
     try:
+        scenario = bufsize_scenario(case)
+        if scenario is None:
+            return None
         result = simulate(scenario, case.buffer_packets, seed)
     except ValueError as error:  # a congestion control name the simulator does not take yet
         print(f"bufsize {case.key}: {error}", file=sys.stderr)

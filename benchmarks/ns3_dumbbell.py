@@ -205,6 +205,9 @@ _cpp = cppyy.gbl.bufsize_ns3
 #: ns-3 TypeIds of the congestion controls, by bufsize's names.
 SOCKET_TYPES = {
     "reno": "ns3::TcpNewReno",
+    # Linux's Reno: congestion avoidance counts the segments each ACK covers (as bufsize does)
+    # where ns3::TcpNewReno adds SMSS^2/cwnd per ACK whatever it covers (RFC 5681 eq. 3).
+    "linux_reno": "ns3::TcpLinuxReno",
     "cubic": "ns3::TcpCubic",
     "bbr": "ns3::TcpBbr",
     "dctcp": "ns3::TcpDctcp",
