@@ -189,6 +189,7 @@ def simulated_scenario(link: LinkScenario, scaling: Scaling, *, budget_s: float)
         access_bps=link.access_bps if link.access_bps is not None else scaling.capacity_bps,
         max_window_packets=int(min(max(window, 1), 65_536)),
         packet_bytes=max(round(link.packet_bytes), 1),
+        header_bytes=0,  # the link's packet_bytes is the whole packet on the wire
         pacing=link.paced,
         background_load=background,
         start_spread_s=min(5.0, warmup / 2.0),
