@@ -2,9 +2,8 @@
 
 An operation's id is its path under ``/v1`` with the slashes made dashes and the path parameters
 left out (``/v1/rules/sqrt-n`` is ``rules-sqrt-n``). The operations on a collection of resources
-(:data:`COLLECTIONS`: the simulation and trace jobs) add the verb: ``simulations-create`` (POST),
-``simulations-get`` (GET of one), ``simulations-cancel`` (DELETE). Ids change only when a path
-does.
+(:data:`COLLECTIONS`) add the verb: ``simulations-create`` (POST), ``simulations-get`` (GET of
+one), ``simulations-cancel`` (DELETE). Ids change only when a path does.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from __future__ import annotations
 from fastapi.routing import APIRoute
 
 #: Path segments that name a collection whose operations are told apart by a verb.
-COLLECTIONS = frozenset({"simulations", "traces"})
+COLLECTIONS = frozenset({"simulations", "traces", "verifications"})
 #: The verb of each method on a collection (``one`` with a path parameter, ``all`` without).
 VERBS = {
     ("POST", "all"): "create",

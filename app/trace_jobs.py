@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from validation.traces import TraceFormatError
-
 
 @dataclass
 class TraceJob:
@@ -69,6 +67,7 @@ class TraceJobs:
 
     def _run(self, job: TraceJob) -> None:
         from app.cli.trace import run_trace
+        from validation.traces import TraceFormatError
 
         job.status = "running"
 

@@ -13,15 +13,15 @@
 # %% [markdown]
 # # Shared-memory switches: dynamic queue thresholds
 #
-# A switch chip keeps one packet memory of `B` bytes for all its queues. Under the dynamic
+# A switch chip keeps one packet memory of $B$ bytes for all its queues. Under the dynamic
 # threshold (DT) scheme of Choudhury and Hahne ("Dynamic queue length thresholds for
 # shared-memory packet switches", IEEE/ACM ToN 6(2), 1998), "the maximum permissible length, for
 # any individual queue at any instant of time, is proportional to the unused buffering in the
-# switch": a queue admits an arrival while `q < α·(B − Q)`, `Q` the memory in use. This
-# notebook derives the steady state of `n` congested queues, inverts it for the `α` that gives a
+# switch": a queue admits an arrival while $q < \alpha (B - Q)$, $Q$ the memory in use. This
+# notebook derives the steady state of $n$ congested queues, inverts it for the $\alpha$ that gives a
 # queue a recommended size, and checks both against `models.shared_buffer`.
 #
-# **Premises**: the `n` queues are overloaded (always backlogged) and are the only occupants of
+# **Premises**: the $n$ queues are overloaded (always backlogged) and are the only occupants of
 # the memory; each grows until its length meets the threshold.
 
 # %%
@@ -35,8 +35,8 @@ from models.shared_buffer import minimum_alpha, steady_queue_bytes, unallocated_
 # %% [markdown]
 # ## Steady state: every congested queue at the threshold
 #
-# With `n` equal queues of length `q`, `Q = n·q` and the threshold condition is
-# `q = α·(B − n·q)`.
+# With $n$ equal queues of length $q$, $Q = n q$ and the threshold condition is
+# $q = \alpha (B - n q)$.
 
 # %%
 q, alpha, B, n, S = sp.symbols("q alpha B n S", positive=True)
@@ -48,17 +48,17 @@ assert sp.simplify(steady - alpha * B / (1 + n * alpha)) == 0
 assert sp.simplify(free - B / (1 + n * alpha)) == 0
 
 # %% [markdown]
-# The share grows with `α` but never reaches `B/n`: "a small amount of buffer space is
+# The share grows with $\alpha$ but never reaches $B/n$: "a small amount of buffer space is
 # (intentionally) left unallocated".
 
 # %%
 assert sp.limit(steady, alpha, sp.oo) == B / n
 
 # %% [markdown]
-# ## The smallest α for a recommended size `S`
+# ## The smallest $\alpha$ for a recommended size $S$
 #
-# `α·B/(1 + n·α) ≥ S` is linear in `α` once multiplied out: `α·(B − n·S) ≥ S`. When
-# `n·S < B` the bound is `α = S/(B − n·S)`; when `n·S ≥ B` no `α` suffices.
+# $\alpha B/(1 + n \alpha) \ge S$ is linear in $\alpha$ once multiplied out: $\alpha (B - n S) \ge S$. When
+# $n S < B$ the bound is $\alpha = S/(B - n S)$; when $n S \ge B$ no $\alpha$ suffices.
 
 # %%
 alpha_min = sp.solve(sp.Eq(steady, S), alpha)[0]

@@ -181,6 +181,8 @@ def simulated_scenario(link: LinkScenario, scaling: Scaling, *, budget_s: float)
     share = link.bottlenecked_share
     background = 0.0 if share is None or link.bottlenecked_flows is None else 1.0 - share
     warmup = max(WARMUP_S, 20.0 * high)
+    wire = max(round(link.packet_bytes), 2)
+    header = min(Scenario.header_bytes, wire - 1)
     return Scenario(
         capacity_bps=scaling.capacity_bps,
         flows=scaling.bottlenecked_flows if background > 0.0 else scaling.flows,
@@ -188,8 +190,10 @@ def simulated_scenario(link: LinkScenario, scaling: Scaling, *, budget_s: float)
         rtt_jitter_s=min(jitter, 0.9 * rtt_s),
         access_bps=link.access_bps if link.access_bps is not None else scaling.capacity_bps,
         max_window_packets=int(min(max(window, 1), 65_536)),
-        packet_bytes=max(round(link.packet_bytes), 1),
-        header_bytes=0,  # the link's packet_bytes is the whole packet on the wire
+        # The engine's packet is the whole packet on the wire: the simulated one is too, its
+        # TCP/IP headers (the simulator's default) taken out of it, not added to it.
+        packet_bytes=wire - header,
+        header_bytes=header,
         pacing=link.paced,
         background_load=background,
         start_spread_s=min(5.0, warmup / 2.0),

@@ -28,8 +28,7 @@ COMMANDS = {
         "app.cli.trace:trace", "BSCL's parameters from a packet trace, and the BSCL size."
     ),
     "validate": Subcommand(
-        "app.cli.validate:validate",
-        "The papers' measurements beside the models and the simulator (report.html, report.json).",
+        "app.cli.validate:validate", "The papers' measurements against models and simulator."
     ),
 }
 

@@ -10,17 +10,17 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
-from app.cli.simulate import ProgressBar
 from app.units import parse_packets, parse_quantity
-from validation.traces import TraceEstimates, TraceFormatError, estimate_trace, open_trace
-from validation.traces.estimate import Interval
-from validation.traces.sizing import size_from_estimates, verify_size
+
+if TYPE_CHECKING:  # the readers and estimators are imported when a trace is read
+    from validation.traces import TraceEstimates
+    from validation.traces.estimate import Interval
 
 
 def _loss(text: str) -> float:
@@ -48,6 +48,9 @@ def run_trace(
     filename: str | None = None,
 ) -> tuple[dict[str, Any], TraceEstimates]:
     """Estimates, the BSCL size and (with ``verify``) its simulation check: a JSON-able dict."""
+    from validation.traces import estimate_trace, open_trace
+    from validation.traces.sizing import size_from_estimates, verify_size
+
     reader = open_trace(path)
     est = estimate_trace(
         reader,
@@ -159,6 +162,9 @@ def trace(**opts: Any) -> None:
     except ValueError as exc:
         click.echo(f"Error: {exc}", err=True)
         raise SystemExit(2) from exc
+    from app.cli.simulate import ProgressBar
+    from validation.traces import TraceFormatError
+
     if not path.is_file():
         click.echo(f"Error: FILE: {str(path)!r} does not exist or is not a file", err=True)
         raise SystemExit(2)

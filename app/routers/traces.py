@@ -120,6 +120,51 @@ def _options(fields: dict[str, str], filename: str) -> dict[str, Any]:
         415: {"description": "Not multipart/form-data."},
         429: {"description": "Too many trace jobs waiting or running."},
     },
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "multipart/form-data": {
+                    "schema": {
+                        "type": "object",
+                        "required": ["file"],
+                        "properties": {
+                            "file": {
+                                "type": "string",
+                                "format": "binary",
+                                "description": "The trace: pcap, pcapng, or the CSV "
+                                "time_s,flow,size_bytes,dropped.",
+                            },
+                            "capacity": {
+                                "type": "string",
+                                "description": "Link rate, e.g. 50 Mbit/s.",
+                            },
+                            "buffer": {
+                                "type": "string",
+                                "description": "Buffer during the capture: packets or a size.",
+                            },
+                            "warmup": {
+                                "type": "string",
+                                "description": "Left out at the start, e.g. 10s.",
+                            },
+                            "max_loss": {
+                                "type": "string",
+                                "description": "BSCL's loss target, e.g. 1%.",
+                            },
+                            "verify": {
+                                "type": "string",
+                                "description": "true: simulate the BSCL size.",
+                            },
+                            "seed": {
+                                "type": "string",
+                                "description": "Seed of the check (integer >= 0).",
+                            },
+                        },
+                    }
+                }
+            },
+        }
+    },
 )
 async def create_trace(request: Request, response: Response, jobs: TraceJobsDep) -> dict[str, Any]:
     content_type = request.headers.get("content-type", "")

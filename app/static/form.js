@@ -18,11 +18,14 @@
   const CHARTS = [
     { id: "chart-utilization", key: "utilization", title: "Utilization (of what the traffic can carry)",
       axis: { tickformat: ".0%", rangemode: "tozero" }, scale: 1,
-      sim: "utilization", simLabel: "simulated utilization" },
+      sim: "utilization", simLabel: "simulated utilization",
+      missing: "Not predicted for these inputs" },
     { id: "chart-loss", key: "loss", title: "Loss probability", axis: { type: "log", tickformat: ".0e", dtick: "D2" },
-      scale: 1, sim: "loss_rate", simLabel: "simulated loss" },
+      scale: 1, sim: "loss_rate", simLabel: "simulated loss",
+      missing: "Loss not predicted: give the bottlenecked flows N_b" },
     { id: "chart-delay", key: "delay_s", title: "Queueing delay of a full buffer (ms)", axis: { rangemode: "tozero" },
-      scale: 1000, sim: "queue_delay_p99_s", simLabel: "simulated p99 delay" },
+      scale: 1000, sim: "queue_delay_p99_s", simLabel: "simulated p99 delay",
+      missing: "Not predicted for these inputs" },
   ];
   const CONFIG = { responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"] };
 
@@ -57,6 +60,11 @@
         y0: 0, y1: 1, line: { color: "#e36209", width: 1, dash: "dot" } }],
       font: { size: 12 },
     };
+    if (!traces[0].y.some((v) => v !== null)) {
+      // The engine predicts nothing of this quantity for these inputs: say so on the chart.
+      layout.annotations = [{ text: chart.missing, showarrow: false, xref: "paper", yref: "paper",
+        x: 0.5, y: 0.5, font: { size: 13, color: "#7a4d00" } }];
+    }
     return Plotly.newPlot(chart.id, traces, layout, CONFIG);
   }
 

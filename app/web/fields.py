@@ -195,7 +195,7 @@ RESULT = {
     "inputs": "inputs",
     "buffer_packets": "buffer_packets",
     "buffer_bytes": "buffer_bytes",
-    "buffer_seconds": "buffer_s",
+    "buffer_s": "buffer_s",
     "predicted": "predicted",
     "utilization": "utilization",
     "normalized_utilization": "normalized_utilization",

@@ -41,13 +41,13 @@ def ms_text(seconds: float | None) -> str:
 
 def percent_text(fraction: float | None) -> str:
     if fraction is None:
-        return "—"
+        return "unknown"
     return f"{fraction * 100:.3g} %"
 
 
 def probability_text(value: float | None) -> str:
     if value is None:
-        return "—"
+        return "unknown"
     if value == 0:
         return "0"
     return f"{value:.2g}"
@@ -114,7 +114,7 @@ def build_view(answer: dict[str, Any], scenario: dict[str, Any]) -> ResultView:
                 status=str(rule.get("status")),
                 packets=packets_text(packets),
                 bytes=bytes_text(_get(rule, "buffer_bytes")),
-                ms=ms_text(_get(rule, "buffer_seconds")),
+                ms=ms_text(_get(rule, "buffer_s")),
                 buffer_packets=packets,
                 assumptions=[
                     {"text": a["text"], "status": a["status"], "reason": a["reason"]}
@@ -160,7 +160,7 @@ def build_view(answer: dict[str, Any], scenario: dict[str, Any]) -> ResultView:
     return ResultView(
         sentence_packets=packets_text(_get(rec, "buffer_packets")),
         sentence_bytes=bytes_text(_get(rec, "buffer_bytes")),
-        sentence_ms=ms_text(_get(rec, "buffer_seconds")),
+        sentence_ms=ms_text(_get(rec, "buffer_s")),
         governing_rule=governing,
         reason=str(rec.get("reason", "")),
         feasible=bool(_get(answer, "feasible")),
@@ -207,7 +207,7 @@ def recommendation_csv(answer: dict[str, Any]) -> str:
                 rule.get("status"),
                 _get(rule, "buffer_packets"),
                 _get(rule, "buffer_bytes"),
-                _get(rule, "buffer_seconds"),
+                _get(rule, "buffer_s"),
                 _get(pred, "normalized_utilization"),
                 _get(pred, "loss"),
                 _get(pred, "delay_s"),

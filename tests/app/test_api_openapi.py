@@ -17,9 +17,10 @@ SCHEMAS: dict[str, Any] = SPEC["components"]["schemas"]
 MODEL_OPERATIONS = [
     path
     for path, ops in SPEC["paths"].items()
-    # Job resources (simulations, verifications) need the job pool; their own tests cover them.
+    # Job resources (simulations, verifications, traces) need a job pool or an upload; their
+    # own tests cover them.
     if path.startswith("/v1/")
-    and not path.startswith(("/v1/simulations", "/v1/verifications"))
+    and not path.startswith(("/v1/simulations", "/v1/verifications", "/v1/traces"))
     and "post" in ops
 ]
 

@@ -19,9 +19,10 @@ EXPECTED = {
     ("post", "/v1/simulations"): "simulations-create",
     ("get", "/v1/simulations/{job_id}"): "simulations-get",
     ("delete", "/v1/simulations/{job_id}"): "simulations-cancel",
+    ("post", "/v1/config"): "config",
+    ("post", "/v1/verifications"): "verifications-create",
     ("post", "/v1/traces"): "traces-create",
     ("get", "/v1/traces/{job_id}"): "traces-get",
-    ("post", "/v1/verifications"): "verifications",
     ("get", "/healthz"): "healthz",
 }
 

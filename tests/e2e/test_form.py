@@ -100,6 +100,8 @@ def charts_drawn(page: Page) -> list[dict[str, Any]]:
                     name: t.name, points: (t.x || []).length,
                     drawn: t.y.filter((v) => v !== null).length})),
                 markers: el.querySelectorAll('.scatterlayer .point').length,
+                note: Array.from(el.querySelectorAll('.annotation-text')).map(
+                    (a) => a.textContent).join(' '),
             };
         })""",
         list(CHARTS),
@@ -163,12 +165,19 @@ def test_submit_shows_recommendation_rule_table_and_three_charts(
     assert rule_row_packets(page, "Rule of thumb") == 125_000
     assert abs(rule_row_packets(page, "sqrt") - 3953) <= 1  # "around 3950": 125000/sqrt(1000)
     # Three charts, log x axis, the model curve, every rule's size and the recommended star.
-    for chart in charts_drawn(page):
+    curves = answer["curves"]
+    predicted = [curves["normalized_utilization"], curves["loss_probability"]]
+    predicted.append(curves["queueing_delay_s"])
+    for chart, values in zip(charts_drawn(page), predicted, strict=True):
         assert chart["svg"] > 0 and chart["xaxis"] == "log", chart
         names = [t["name"] for t in chart["traces"]]
         assert names == ["predicted", "each rule's size", "recommended"], names
-        assert chart["traces"][0]["drawn"] > 10
         assert chart["traces"][2]["points"] == 1
+        known = [v for v in values if v is not None and v > 0]
+        if known:  # the curve is drawn wherever the engine predicts a value
+            assert chart["traces"][0]["drawn"] == len(known) > 10, chart
+        else:  # nothing predicted (loss without N_b): the chart says so
+            assert chart["traces"][0]["drawn"] == 0 and "not predicted" in chart["note"], chart
     stars = page.locator("#chart-utilization .scatterlayer .trace").nth(2).locator(".point")
     expect(stars).to_have_count(1)
     screenshot(page, "results-1366x768", full_page=False)

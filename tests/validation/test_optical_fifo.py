@@ -13,38 +13,17 @@ Every property checked here is a statement of the thesis (seed 000_9b46cc70677d8
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.optical import optical_fifo_design
-from validation.simulator.optical_fifo import FifoTrace, OpticalFifoRun, emulate_optical_fifo
-
-
-def ideal_fifo(arrivals: list[bool], departures: list[bool], capacity_packets: int) -> FifoTrace:
-    """The test oracle: a FIFO of ``capacity_packets`` places, with the emulator's slot order.
-
-    In each slot the departure request is served before the arrival (000 §5.2, as the
-    emulator's module docstring states); packet ids number the arrival requests from 0.
-    """
-    assert len(arrivals) == len(departures)
-    queue: deque[int] = deque()
-    out: list[tuple[int, int]] = []
-    dropped: list[tuple[int, int]] = []
-    next_id = 0
-    for slot, (arrival, departure) in enumerate(zip(arrivals, departures, strict=True)):
-        if departure and queue:
-            out.append((slot, queue.popleft()))
-        if arrival:
-            if len(queue) >= capacity_packets:
-                dropped.append((slot, next_id))
-            else:
-                queue.append(next_id)
-            next_id += 1
-    return FifoTrace(tuple(out), tuple(dropped))
+from validation.simulator.optical_fifo import (
+    OpticalFifoRun,
+    emulate_optical_fifo,
+    ideal_fifo,
+)
 
 
 @st.composite

@@ -21,12 +21,12 @@ One slot runs in this order:
    to the line of their next nonzero bit.
 
 The departure comes before the arrival, so a packet never leaves in the slot it arrives in and
-an arrival can take the place freed in the same slot; the tests' ideal FIFO uses the same order.
+an arrival can take the place freed in the same slot; :func:`ideal_fifo` uses the same order.
 
 The emulator does not assume what it is meant to check: it records, slot by slot, how many
 packets were switched into each line (Lemma 3 says at most one), the occupancy of ``W``
 (Lemma 2 says at most ``N/2``) and whether the packet of order 1 sat at the head of a line
-(Lemma 4). Tests compare its departures and drops with an ideal FIFO.
+(Lemma 4). Tests and notebook 08 compare its departures and drops with :func:`ideal_fifo`.
 
 References
 ----------
@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from models import checks
 from models.errors import ParameterError
 from models.optical import optical_fifo_design
 
@@ -145,6 +146,48 @@ def _requests(name: str, values: Sequence[bool] | npt.ArrayLike) -> npt.NDArray[
     if arr.size and not np.all((arr == 0) | (arr == 1)):
         raise ParameterError(name, "booleans (0 or 1)", f"{name} must hold only booleans (0 or 1)")
     return arr.astype(bool)
+
+
+def ideal_fifo(
+    arrivals: Sequence[bool] | npt.ArrayLike,
+    departures: Sequence[bool] | npt.ArrayLike,
+    capacity_packets: int,
+) -> FifoTrace:
+    """Reference FIFO of ``capacity_packets`` places, with the emulator's slot conventions.
+
+    Parameters
+    ----------
+    arrivals, departures : sequence of bool
+        Per slot, whether an arrival (departure) request occurs; same length.
+    capacity_packets : int
+        Most packets held (integer >= 1).
+
+    Returns
+    -------
+    FifoTrace
+        Departures and drops; in each slot the departure request is served before the arrival.
+    """
+    arr = _requests("arrivals", arrivals)
+    dep = _requests("departures", departures)
+    if arr.size != dep.size:
+        raise ParameterError(
+            "departures", "as long as arrivals", "arrivals and departures must have the same length"
+        )
+    capacity = checks.integer_at_least("capacity_packets", capacity_packets, 1)
+    queue: deque[int] = deque()
+    out: list[tuple[int, int]] = []
+    dropped: list[tuple[int, int]] = []
+    next_id = 0
+    for slot in range(arr.size):
+        if dep[slot] and queue:
+            out.append((slot, queue.popleft()))
+        if arr[slot]:
+            if len(queue) >= capacity:
+                dropped.append((slot, next_id))
+            else:
+                queue.append(next_id)
+            next_id += 1
+    return FifoTrace(tuple(out), tuple(dropped))
 
 
 def emulate_optical_fifo(

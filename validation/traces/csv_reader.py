@@ -105,28 +105,6 @@ class CsvTraceReader:
 
     def _parse(self, chunk: bytes, offset: int, line: int) -> PacketBatch:
         lines = chunk.count(b"\n")
-        fast = _numeric_columns(chunk, lines)
-        if fast is not None:
-            time_s, flow_ids, size_bytes, dropped_int = fast
-            if (
-                time_s[0] >= self._last_time_s
-                and bool(np.all(time_s[1:] >= time_s[:-1]))
-                and (bool(np.all(size_bytes >= 1)) and bool(np.all(dropped_int <= 1)))
-            ):
-                self._last_time_s = float(time_s[-1])
-                unique, inverse = np.unique(flow_ids, return_inverse=True)
-                index = np.array(
-                    [self.flows.lookup(str(k)) for k in unique.tolist()], dtype=np.int64
-                )
-                dropped = dropped_int.astype(np.bool_)
-                return PacketBatch(
-                    time_s=time_s,
-                    flow=index[inverse.reshape(-1)],
-                    size_bytes=size_bytes,
-                    dropped=dropped,
-                    loss_time_s=np.where(dropped, time_s, np.nan),
-                )
-            # a bad value: the general path below finds it and names its line
         fields = chunk.replace(b"\r", b"").replace(b"\n", b",").split(b",")
         fields.pop()  # after the last newline
         if len(fields) != 4 * lines:
@@ -222,57 +200,3 @@ class CsvTraceReader:
             start = end + 1
             row += 1
         raise TraceFormatError(self.path, message, byte_offset=offset, line=line)
-
-
-def _numeric_columns(
-    chunk: bytes, lines: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-    """Parse a chunk of plain numeric lines (``12.5,3,1500,0``) in a few numpy passes.
-
-    Each field's digits are weighted by their power of ten and summed per field
-    (``numpy.bincount``). Integer columns are exact; a time with n digits is the sum of n
-    exact-digit terms, within a few units in the last place of the correctly rounded value.
-    Returns None for anything else (signs, exponents, spaces, CR, empty fields, a flow that
-    is not a whole number): the general path handles, or rejects, those.
-    """
-    if lines == 0:
-        return None
-    buf = np.frombuffer(chunk, dtype=np.uint8)
-    is_comma = buf == 44
-    is_newline = buf == 10
-    sep = is_comma | is_newline
-    ends = np.flatnonzero(sep)
-    if ends.size != 4 * lines:
-        return None
-    grid = ends.reshape(lines, 4)
-    if not (bool(is_newline[grid[:, 3]].all()) and bool(is_comma[grid[:, :3]].all())):
-        return None
-    starts = np.empty_like(ends)
-    starts[0] = 0
-    starts[1:] = ends[:-1] + 1
-    if bool((ends - starts < 1).any()) or bool((ends - starts > 18).any()):
-        return None
-    field = np.cumsum(sep) - sep  # the field each byte belongs to
-    digit = buf.astype(np.int16) - 48
-    is_dot = buf == 46
-    body = ~sep
-    if not bool(((digit[body] >= 0) & (digit[body] <= 9) | is_dot[body]).all()):
-        return None
-    dots = np.flatnonzero(is_dot)
-    dot_field = field[dots]
-    if dots.size and (bool((dot_field % 4 != 0).any()) or np.unique(dot_field).size != dots.size):
-        return None
-    point = ends.copy()  # where each field's decimal point is (its end if it has none)
-    point[dot_field] = dots
-    where = np.flatnonzero(body & ~is_dot)
-    owner = field[where]
-    exponent = point[owner] - where - (where < point[owner])
-    values = np.bincount(
-        owner, weights=digit[where] * np.power(10.0, exponent), minlength=ends.size
-    ).reshape(lines, 4)
-    return (
-        values[:, 0].copy(),
-        values[:, 1].astype(np.int64),
-        values[:, 2].astype(np.int64),
-        values[:, 3].astype(np.int64),
-    )

@@ -29,8 +29,10 @@ state) and returns :class:`TraceEstimates`:
   p < ``LBP_P_VALUE``) to the LBP flows plus the RBP flows with p < ``UNSURE_P_VALUE``.
 - **per-flow RTTs**: the handshake RTT where the capture saw it, otherwise the first-round
   spacing (H. Jiang, C. Dovrolis, CCR 2002, [21] of 004 §VI). Both include the queueing of one
-  packet at this link at the flow's start; a flow that starts into a standing queue has its
-  RTT overestimated by that queue's delay.
+  packet at this link at the flow's start, which BSCL's RTT excludes (004 §III.A); samples
+  taken once the link is congested are reduced by the median excess over those taken
+  before (:func:`_queue_corrected_rtts`). The queue varies around that median, so a single
+  flow's RTT is still off by up to the buffer's delay.
 - **T_e** = N_b / Σ 1/T_i over the LBP flows (004 eq. 12), with a 95 % percentile bootstrap
   interval over the flows (``BOOTSTRAP_REPS`` resamples, seed ``BOOTSTRAP_SEED``).
 - **C_e**, the LBP flows' aggregate rate after the warm-up, and the link's total rate and
@@ -68,6 +70,8 @@ UNSURE_P_VALUE = 0.1
 #: that make a flow that loses here RBP all the same.
 RBP_MIN_UNEXPLAINED = 5
 RBP_P_VALUE = 0.5
+#: RTT samples needed before and after the first loss to estimate the queue in them.
+MIN_GROUP = 5
 #: The least mean window (rate x RTT, packets) of a window-based (TCP) flow.
 MIN_WINDOW_PACKETS = 1.0
 #: Drops here that make an LBP flow sure (without correlated reductions).
@@ -199,6 +203,8 @@ class _Accumulator:
         self.packets = 0
         self.loss_times: list[FloatArray] = []
         self.second_bytes = np.zeros(0)
+        self.first_loss_s = math.inf
+        self.queue_full_s = 0.0
 
     def grow(self, flows: int) -> None:
         rows = self.fs.shape[0]
@@ -266,7 +272,7 @@ def estimate_trace(
     queue_full_s = 0.0
     if buffer_bytes is not None and capacity_bps is not None:
         queue_full_s = 8.0 * float(buffer_bytes) / float(capacity_bps)
-    link = np.array([-np.inf])
+    link = np.array([-np.inf, np.inf])
     warm_abs = math.inf
     handshake = np.full(1024, np.nan)
     for batch in reader.batches():
@@ -305,6 +311,8 @@ def estimate_trace(
             f"{reader.path}: no packet after the warm-up of {warmup_s:g} s "
             f"(the trace spans {max(acc.end_s - acc.start_s, 0.0) if acc.packets else 0.0:g} s)"
         )
+    acc.first_loss_s = float(link[1])
+    acc.queue_full_s = queue_full_s
     return _summarize(reader, acc, warm_abs, capacity_bps)
 
 
@@ -402,6 +410,8 @@ def _summarize(
         f"correlated with them (p < {LBP_P_VALUE}) .. LBP flows plus RBP flows whose "
         f"reductions still follow losses here more than chance (p < {UNSURE_P_VALUE})",
     )
+    rtt, queue_note = _queue_corrected_rtts(fs, rtt, lbp, acc)
+    notes.append(queue_note)
     lbp_rtts = rtt[lbp & np.isfinite(rtt) & (rtt > 0)]
     if lbp.sum() > lbp_rtts.size:
         notes.append(
@@ -499,6 +509,48 @@ def _summarize(
         rtt_sources=sources,
         notes=notes,
         flow_table=table,
+    )
+
+
+def _queue_corrected_rtts(
+    fs: np.ndarray, rtt: FloatArray, lbp: np.ndarray, acc: _Accumulator
+) -> tuple[FloatArray, str]:
+    """RTT samples less the typical queueing delay at this link once it is congested.
+
+    A sample (handshake or first round) taken before the link's first loss saw a queue that
+    had not yet overflowed; one taken after saw the congested queue, whose delay is common to
+    all flows. Flows start at times unrelated to their RTTs, so the LBP flows' samples after
+    the first loss exceed those before by that delay in the median: the correction is the
+    difference of the two medians, between 0 and the full buffer's delay when the buffer is
+    given. It needs ``MIN_GROUP`` samples on each side; otherwise the kernel's correction
+    (the full buffer's delay after a recent loss, when the buffer is given) stays.
+    """
+    F = kernel.F
+    raw = fs[:, F["raw_rtt_s"]]
+    at = fs[:, F["rtt_sample_at_s"]]
+    usable = lbp & np.isfinite(raw) & np.isfinite(at)
+    before = usable & (at < acc.first_loss_s)
+    after = usable & (at >= acc.first_loss_s)
+    if before.sum() < MIN_GROUP or after.sum() < MIN_GROUP:
+        return rtt, (
+            f"RTT samples: {int(before.sum())} LBP samples before the link's first loss and "
+            f"{int(after.sum())} after; fewer than {MIN_GROUP} on a side, so the queueing "
+            "delay in them is "
+            + ("estimated from the buffer given" if acc.queue_full_s > 0 else "not removed")
+        )
+    queue_s = float(np.median(raw[after]) - np.median(raw[before]))
+    queue_s = max(queue_s, 0.0)
+    if acc.queue_full_s > 0:
+        queue_s = min(queue_s, acc.queue_full_s)
+    congested = np.isfinite(raw) & np.isfinite(at) & (at >= acc.first_loss_s)
+    clean = np.isfinite(raw) & np.isfinite(at) & (at < acc.first_loss_s)
+    out = rtt.copy()
+    out[clean] = raw[clean]
+    out[congested] = np.maximum(raw[congested] - queue_s, 0.1 * raw[congested])
+    return out, (
+        f"RTT samples taken after the link's first loss ({int(after.sum())} LBP flows) are "
+        f"reduced by {queue_s * 1e3:.3g} ms, the median queueing delay they show over the "
+        f"{int(before.sum())} taken before"
     )
 
 

@@ -162,7 +162,8 @@ def advance(
 ) -> None:
     """Advance the per-flow state over one batch of packets (see the module docstring).
 
-    ``link[0]`` carries the time of the latest loss at the link from batch to batch.
+    ``link[0]`` carries the time of the latest loss at the link from batch to batch,
+    ``link[1]`` the time of the first.
     """
     for k in range(time_s.size):
         i = flow[k]
@@ -170,6 +171,8 @@ def advance(
         lt = loss_time_s[k]
         if lt == lt and lt > link[0]:
             link[0] = lt
+        if lt == lt and lt < link[1]:
+            link[1] = lt
         fi[i, _PK] += 1
         if fi[i, _PK] == 1:
             fs[i, _FIRST] = t
