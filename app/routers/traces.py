@@ -26,6 +26,7 @@ from python_multipart.multipart import File, FormParser, create_form_parser
 
 from app.cli.trace import _loss
 from app.deps import SettingsDep
+from app.errors import invalid
 from app.trace_jobs import TraceJob, TraceJobs, TracePending
 from app.units import parse_packets, parse_quantity
 
@@ -56,9 +57,7 @@ TraceJobsDep = Annotated[TraceJobs, Depends(trace_jobs)]
 
 
 def _invalid(name: str, message: str, value: Any) -> RequestValidationError:
-    return RequestValidationError(
-        [{"type": "value_error", "loc": ("body", name), "msg": message, "input": value}]
-    )
+    return invalid(("body", name), message, value=value)
 
 
 def _options(fields: dict[str, str], filename: str) -> dict[str, Any]:
