@@ -74,8 +74,13 @@ class TraceJobs:
         def progress(fraction: float) -> None:
             job.progress = min(max(fraction, 0.0), 1.0)
 
+        def verifying(done: int, total: int) -> None:
+            job.message = f"verifying the BSCL size: {done}/{total} simulator runs"
+
         try:
-            doc, _ = run_trace(job.path, progress=progress, **job.options)
+            doc, _, _ = run_trace(
+                job.path, progress=progress, verify_progress=verifying, **job.options
+            )
             doc["file"] = job.options.get("filename") or doc["file"]
             job.result = doc
             job.status = "succeeded"

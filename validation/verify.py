@@ -21,6 +21,14 @@ A scaling is refused as unfaithful ("not reproducible here", with the reason) wh
 :data:`MIN_SCALED_FLOWS` flows would remain out of more, when a scaled buffer would fall below
 one packet, or when the flows are paced by access links slower than the port and ``k < 1``
 (the spacing C/access between a flow's packets, which that rule rests on, would shrink by k).
+
+A given size
+------------
+``size=(rule, buffer_packets)`` checks that buffer instead of the engine's recommended one
+(``rec`` may then be None): ``bufsize trace --verify`` checks the BSCL size it reports this
+way, with the rule ``"bscl"``. The rule name picks the buffer's scaling exponent
+(:data:`BUFFER_EXPONENT`); everything else (scaling, sizes half/double, predictions, verdicts)
+is the same path, and the size keeps the label ``"recommended"`` in the result.
 """
 
 from __future__ import annotations
@@ -125,8 +133,25 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def recommended_size(rec: Recommendation) -> tuple[str, int]:
-    """The governing rule and the recommended buffer (the one place that reads those fields)."""
+def recommended_size(
+    rec: Recommendation | None, size: tuple[str, int] | None = None
+) -> tuple[str, int]:
+    """The rule and buffer to check: ``size`` when given, else the engine's recommended one.
+
+    This is the one place that reads those fields of a recommendation.
+
+    Raises
+    ------
+    ValueError
+        If neither a recommendation nor a size is given, or the size is below one packet.
+    """
+    if size is not None:
+        rule, packets = size
+        if int(packets) < 1:
+            raise ValueError(f"the buffer to verify must be >= 1 packet, got {packets}")
+        return rule, int(packets)
+    if rec is None:
+        raise ValueError("verify needs a recommendation or a size (rule, buffer_packets)")
     return rec.recommended.rule, int(rec.recommended.buffer_packets)
 
 
@@ -280,17 +305,26 @@ class Plan:
 
 def plan(
     link: LinkScenario,
-    rec: Recommendation,
+    rec: Recommendation | None,
     targets: Targets | None = None,
     *,
     replications: int = 5,
     seed: int = 1,
+    size: tuple[str, int] | None = None,
 ) -> Plan:
-    """The sizes to simulate (recommended, half, double) on the scaled link."""
+    """The sizes to simulate (recommended, half, double) on the scaled link.
+
+    ``size`` (rule, buffer_packets), when given, is checked instead of ``rec``'s
+    recommendation (module docstring, "A given size").
+    """
     targets = targets if targets is not None else Targets()
-    rule, size = recommended_size(rec)
+    rule, size_packets = recommended_size(rec, size)
     scaling = scale_link(link, rule)
-    sizes = {"half": max(size // 2, 1), "recommended": size, "double": 2 * size}
+    sizes = {
+        "half": max(size_packets // 2, 1),
+        "recommended": size_packets,
+        "double": 2 * size_packets,
+    }
     scale_buffer = scaling.factor**scaling.buffer_exponent
     simulated = {k: round(v * scale_buffer) for k, v in sizes.items()}
     if simulated["half"] < 1 and scaling.faithful:
@@ -373,11 +407,12 @@ def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
 
 def verify(
     link: LinkScenario,
-    rec: Recommendation,
+    rec: Recommendation | None,
     targets: Targets | None = None,
     *,
     replications: int = 5,
     seed: int = 1,
+    size: tuple[str, int] | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
     progress: Progress | None = None,
@@ -388,14 +423,17 @@ def verify(
     ----------
     link : LinkScenario
         The user's link, as given to :func:`models.recommend.recommend`.
-    rec : Recommendation
-        The engine's answer for ``link`` and ``targets``.
+    rec : Recommendation or None
+        The engine's answer for ``link`` and ``targets``; None when ``size`` is given.
     targets : Targets, optional
         The targets the recommendation was made for (defaults as the engine's).
     replications, seed : independent runs per size and their seed.
+    size : (str, int), optional
+        A rule name and a buffer, packets, to check instead of ``rec``'s recommended size
+        (module docstring, "A given size").
     workers, scheduler, progress : see :func:`validation.sweeps.run_tasks`.
     """
-    p = plan(link, rec, targets, replications=replications, seed=seed)
+    p = plan(link, rec, targets, replications=replications, seed=seed, size=size)
     if p.scenario is None:
         return p.unfaithful()
     results = run_tasks(p.tasks(), scheduler=scheduler, workers=workers, progress=progress)

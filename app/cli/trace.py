@@ -21,6 +21,7 @@ from app.units import parse_packets, parse_quantity
 if TYPE_CHECKING:  # the readers and estimators are imported when a trace is read
     from validation.traces import TraceEstimates
     from validation.traces.estimate import Interval
+    from validation.verify import Progress, Verification
 
 
 def _loss(text: str) -> float:
@@ -43,13 +44,20 @@ def run_trace(
     max_loss: float,
     verify: bool,
     seed: int,
+    replications: int = 5,
     with_flows: bool = False,
     progress: Any = None,
+    verify_progress: Progress | None = None,
     filename: str | None = None,
-) -> tuple[dict[str, Any], TraceEstimates]:
-    """Estimates, the BSCL size and (with ``verify``) its simulation check: a JSON-able dict."""
+) -> tuple[dict[str, Any], TraceEstimates, Verification | None]:
+    """Estimates, the BSCL size and (with ``verify``) its simulation check: a JSON-able dict.
+
+    The check is :func:`validation.verify.verify` of the BSCL size (``size=("bscl", ⌈B⌉)``)
+    on the link the estimates describe (:func:`validation.traces.sizing.link_from_estimates`),
+    the same check as ``bufsize recommend --verify``; it is also returned as an object.
+    """
     from validation.traces import estimate_trace, open_trace
-    from validation.traces.sizing import size_from_estimates, verify_size
+    from validation.traces.sizing import size_from_estimates
 
     reader = open_trace(path)
     est = estimate_trace(
@@ -68,11 +76,25 @@ def run_trace(
     except ValueError as exc:
         out["bscl"] = None
         out["bscl_error"] = str(exc)
-        return out, est
+        return out, est, None
     out["bscl"] = sizing.to_dict()
-    if verify:
-        out["verification"] = verify_size(est, math.ceil(sizing.buffer_packets), seed=seed)
-    return out, est
+    if not verify:
+        return out, est, None
+    from validation.traces.sizing import link_from_estimates
+    from validation.verify import verify as check_size
+
+    link, targets = link_from_estimates(est, max_loss)
+    checked = check_size(
+        link,
+        None,
+        targets,
+        replications=replications,
+        seed=seed,
+        size=("bscl", math.ceil(sizing.buffer_packets)),
+        progress=verify_progress,
+    )
+    out["verification"] = checked.to_dict()
+    return out, est, checked
 
 
 def _interval(value: Interval, scale: float = 1.0, fmt: str = ".3g") -> str:
@@ -116,13 +138,6 @@ def render(doc: dict[str, Any], est: TraceEstimates, console: Console) -> None:
         "packets over the N_b interval.",
         markup=False,
     )
-    check = doc.get("verification")
-    if check is not None:
-        console.print(
-            f"Simulated at {check['buffer_packets']:,} packets (seed {check['seed']}): loss "
-            f"{check['loss_rate']:.2%}, utilization {check['utilization']:.1%}.",
-            markup=False,
-        )
 
 
 @click.command()
@@ -137,8 +152,22 @@ def render(doc: dict[str, Any], est: TraceEstimates, console: Console) -> None:
 )
 @click.option("--warmup", default="0s", show_default=True, help="Left out at the start.")
 @click.option("--max-loss", default="1%", show_default=True, help="BSCL's loss target p̂.")
-@click.option("--verify", is_flag=True, help="Simulate the BSCL size on the estimated link.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of --verify's run.")
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Also simulate the BSCL size, half and double it on the estimated link "
+    "(validation/verify.py, as bufsize recommend --verify).",
+)
+@click.option(
+    "--replications",
+    type=click.IntRange(min=2, max=20),
+    default=5,
+    show_default=True,
+    help="Simulator runs per size with --verify.",
+)
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Seed of --verify."
+)
 @click.option("--flows", "with_flows", is_flag=True, help="With --json: the per-flow table.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON on stdout.")
 def trace(**opts: Any) -> None:
@@ -168,9 +197,9 @@ def trace(**opts: Any) -> None:
     if not path.is_file():
         click.echo(f"Error: FILE: {str(path)!r} does not exist or is not a file", err=True)
         raise SystemExit(2)
-    with ProgressBar(steps=1) as bar:
+    with ProgressBar(steps=1) as bar:  # one bar: reading, then the check's runs
         try:
-            doc, est = run_trace(
+            doc, est, verification = run_trace(
                 path,
                 capacity_bps=capacity_bps,
                 buffer_bytes=buffer_bytes,
@@ -178,8 +207,12 @@ def trace(**opts: Any) -> None:
                 max_loss=max_loss,
                 verify=opts["verify"],
                 seed=opts["seed"],
+                replications=opts["replications"],
                 with_flows=opts["with_flows"],
                 progress=lambda f: bar.report(0, f, "reading"),
+                verify_progress=lambda done, total: bar.report(
+                    0, done / total, f"verifying: {done}/{total} runs"
+                ),
             )
         except TraceFormatError as exc:
             click.echo(f"Error: {exc}", err=True)
@@ -190,4 +223,9 @@ def trace(**opts: Any) -> None:
     if opts["as_json"]:
         click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
         return
-    render(doc, est, Console(width=max(120, Console().width), highlight=False))
+    console = Console(width=max(120, Console().width), highlight=False)
+    render(doc, est, console)
+    if verification is not None:
+        from app.cli.verify import render_verification
+
+        render_verification(verification, console)

@@ -1,5 +1,8 @@
 """``bufsize recommend --verify``: the recommendation checked by simulation (thin wrapper).
 
+``bufsize trace --verify`` prints its check (of the trace's BSCL size) with the same
+:func:`render_verification`.
+
 The logic (scaling rule, sizes, verdicts) is :func:`validation.verify.verify`.
 """
 

@@ -2,7 +2,9 @@
 
 ``POST`` takes ``multipart/form-data`` with the trace in the ``file`` part (pcap, pcapng, or
 the CSV ``bufsize simulate --trace`` writes) and optional text fields ``capacity``,
-``buffer``, ``warmup``, ``max_loss`` and ``verify``, as the ``bufsize trace`` options. The
+``buffer``, ``warmup``, ``max_loss``, ``verify``, ``replications`` and ``seed``, as the
+``bufsize trace`` options (``verify``: the BSCL size checked by simulation with
+validation/verify.py, as ``/v1/verifications`` checks a recommendation). The
 body is streamed to disk as it arrives (never held in memory whole); a body over
 ``max_trace_bytes`` gets 413 as soon as its declared length, or the bytes read so far, pass
 the limit. The trace is then read in a background job: 202 with the job's id at once, then
@@ -33,7 +35,7 @@ from app.units import parse_packets, parse_quantity
 router = APIRouter(prefix="/traces", tags=["traces"])
 
 #: Form fields besides ``file``.
-TEXT_FIELDS = ("capacity", "buffer", "warmup", "max_loss", "verify", "seed")
+TEXT_FIELDS = ("capacity", "buffer", "warmup", "max_loss", "verify", "replications", "seed")
 #: Bytes a form part may hold in memory before it is written to disk.
 IN_MEMORY_BYTES = 1 << 20
 
@@ -62,7 +64,7 @@ def _invalid(name: str, message: str, value: Any) -> RequestValidationError:
 
 def _options(fields: dict[str, str], filename: str) -> dict[str, Any]:
     """The ``bufsize trace`` options from the form's text fields (422 naming the field)."""
-    out: dict[str, Any] = {"filename": filename, "verify": False, "seed": 1}
+    out: dict[str, Any] = {"filename": filename, "verify": False, "seed": 1, "replications": 5}
     try:
         capacity = fields.get("capacity")
         out["capacity_bps"] = (
@@ -96,6 +98,16 @@ def _options(fields: dict[str, str], filename: str) -> dict[str, Any]:
         raise _invalid("verify", "verify must be true or false", fields.get("verify"))
     out["verify"] = verify in ("true", "1")
     try:
+        out["replications"] = int(fields.get("replications", "5"))
+        if not 2 <= out["replications"] <= 20:
+            raise ValueError
+    except ValueError as exc:
+        raise _invalid(
+            "replications",
+            "replications must be a whole number in [2, 20]",
+            fields.get("replications"),
+        ) from exc
+    try:
         out["seed"] = int(fields.get("seed", "1"))
         if out["seed"] < 0:
             raise ValueError
@@ -111,7 +123,9 @@ def _options(fields: dict[str, str], filename: str) -> dict[str, Any]:
     description="multipart/form-data: the trace in the `file` part (pcap, pcapng or the CSV of "
     '`bufsize simulate --trace`), and optional fields `capacity` (\\"50 Mbit/s\\"), `buffer` '
     '(the buffer while the trace was taken: packets or a size), `warmup` (\\"10s\\"), `max_loss` '
-    '(\\"1%\\"), `verify` (true: simulate the BSCL size) and `seed`. Answers 202 with the job\'s '
+    '(\\"1%\\"), `verify` (true: simulate the BSCL size, half and double it, as '
+    "/v1/verifications does for a recommendation), `replications` and `seed`. Answers 202 "
+    "with the job's "
     "id; poll GET /v1/traces/{id}. 413 when the body passes max_trace_bytes (checked as it "
     "arrives); 415 for a body that is not multipart/form-data; 422 naming the field; 429 when "
     "too many trace jobs are pending.",
@@ -154,6 +168,10 @@ def _options(fields: dict[str, str], filename: str) -> dict[str, Any]:
                             "verify": {
                                 "type": "string",
                                 "description": "true: simulate the BSCL size.",
+                            },
+                            "replications": {
+                                "type": "string",
+                                "description": "Simulator runs per size of the check (2-20).",
                             },
                             "seed": {
                                 "type": "string",
@@ -242,8 +260,10 @@ def _job_out(job: TraceJob) -> dict[str, Any]:
     "/{job_id}",
     summary="Status, progress and result of a trace job",
     description="Status (queued, running, succeeded, failed), progress (the share of the file "
-    "read), and when done the estimates with their 95% intervals, the BSCL buffer, and the "
-    "simulation check when verify was asked. A failed job's message says what is wrong with "
+    "read; while the check runs, the message counts its runs), and when done the estimates "
+    "with their 95% intervals, the BSCL buffer, and the simulation check (`verification`, the "
+    "shape of the one from /v1/verifications) when verify was asked. A failed job's message "
+    "says what is wrong with "
     "the file and where.",
     responses={404: {"description": "No trace job with this id."}},
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,8 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.settings import Settings, get_settings
+from validation.simulator import Scenario
+from validation.traces.synthetic import simulated_trace, write_csv
 
 
 @pytest.fixture
@@ -115,7 +118,70 @@ def test_field_errors_name_the_field(client: TestClient) -> None:
     assert response.json()["detail"][0]["loc"] == ["body", "file"]
     response = client.post("/v1/traces", content=b"{}", headers={"content-type": "text/json"})
     assert response.status_code == 415
+    response = client.post("/v1/traces", files=files, data={"replications": "1"})
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["body", "replications"]
 
 
 def test_unknown_job_is_404(client: TestClient) -> None:
     assert client.get("/v1/traces/" + "0" * 32).status_code == 404
+
+
+def test_verify_checks_the_bscl_size_with_the_recommendation_check(tmp_path: Path) -> None:
+    # A simulated 10 Mbit/s link (8 persistent flows, 10% background), as bufsize trace reads it.
+    scenario = Scenario(
+        capacity_bps=10e6,
+        flows=8,
+        rtt_s=0.1,
+        rtt_jitter_s=0.06,
+        packet_bytes=1448,
+        header_bytes=52,
+        max_window_packets=10_000,
+        delayed_ack=2,
+        initial_window_packets=10,
+        duration_s=30.0,
+        warmup_s=4.0,
+        start_spread_s=4.0,
+        background_load=0.1,
+    )
+    path = tmp_path / "link.csv"
+    write_csv(simulated_trace(scenario, 80, seed=3).trace, path)
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path / 'jobs.db'}",
+        workers=1,
+        max_pending_jobs=4,
+        max_trace_bytes=8 * 1024 * 1024,
+        dask_scheduler=None,
+    )
+    app = create_app()
+    app.dependency_overrides[get_settings] = lambda: settings
+    with TestClient(app) as client:
+        response = client.post(
+            "/v1/traces",
+            files={"file": ("link.csv", path.read_bytes(), "text/csv")},
+            data={
+                "capacity": "10 Mbit/s",
+                "warmup": "4s",
+                "verify": "true",
+                "replications": "2",
+                "seed": "7",
+            },
+        )
+        assert response.status_code == 202, response.text
+        for _ in range(1200):  # the check's six simulator runs take longer than a reading
+            body = client.get(response.headers["location"]).json()
+            if body["status"] in ("succeeded", "failed"):
+                break
+            time.sleep(0.25)
+    assert body["status"] == "succeeded", body
+    result = body["result"]
+    bscl_packets = math.ceil(result["bscl"]["buffer_packets"])
+    check = result["verification"]
+    assert check["rule"] == "bscl" and check["replications"] == 2 and check["seed"] == 7
+    assert [s["buffer_packets"] for s in check["sizes"]] == [
+        max(bscl_packets // 2, 1),
+        bscl_packets,
+        2 * bscl_packets,
+    ]
+    assert all(s["verdict"] in ("agrees", "disagrees") for s in check["sizes"])
+    assert body["message"] == "verifying the BSCL size: 6/6 simulator runs"

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from app.cli import main
+from validation.simulator import Scenario
+from validation.traces import estimate_trace, open_trace
+from validation.traces.sizing import link_from_estimates
+from validation.traces.synthetic import simulated_trace, write_csv
+from validation.verify import verify
 
 
 def _csv(path: Path, rows: int = 3000) -> Path:
@@ -54,3 +61,58 @@ def test_errors_name_the_option_or_the_place(tmp_path: Path) -> None:
     assert "line 3" in result.output and "dropped must be 0 or 1" in result.output
     result = runner.invoke(main, ["trace", str(tmp_path / "missing.pcap")])
     assert result.exit_code == 2 and "does not exist" in result.output
+
+
+@pytest.fixture(scope="module")
+def congested_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A simulated 10 Mbit/s link with 8 persistent Reno flows and 10% background, as CSV."""
+    scenario = Scenario(
+        capacity_bps=10e6,
+        flows=8,
+        rtt_s=0.1,
+        rtt_jitter_s=0.06,
+        packet_bytes=1448,
+        header_bytes=52,
+        max_window_packets=10_000,
+        delayed_ack=2,
+        initial_window_packets=10,
+        duration_s=30.0,
+        warmup_s=4.0,
+        start_spread_s=4.0,
+        background_load=0.1,
+    )
+    path = tmp_path_factory.mktemp("trace") / "link.csv"
+    write_csv(simulated_trace(scenario, 80, seed=3).trace, path)
+    return path
+
+
+def test_verify_is_the_recommendation_check_of_the_bscl_size(congested_csv: Path) -> None:
+    args = ["trace", str(congested_csv), "--capacity", "10 Mbit/s", "--warmup", "4s"]
+    options = ["--verify", "--replications", "2", "--seed", "7"]
+    result = CliRunner().invoke(main, [*args, *options, "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    bscl_packets = math.ceil(doc["bscl"]["buffer_packets"])
+    check = doc["verification"]
+    # The BSCL size the command reports is the size checked, with its neighbours.
+    assert check["rule"] == "bscl" and check["replications"] == 2 and check["seed"] == 7
+    assert [s["label"] for s in check["sizes"]] == ["half", "recommended", "double"]
+    sizes = [s["buffer_packets"] for s in check["sizes"]]
+    assert sizes == [max(bscl_packets // 2, 1), bscl_packets, 2 * bscl_packets]
+    for size in check["sizes"]:
+        assert size["verdict"] in ("agrees", "disagrees") and size["reason"]
+        assert 0.0 < size["utilization"] <= 1.0 and 0.0 <= size["loss_rate"] < 1.0
+    assert check["verdict"] == check["sizes"][1]["verdict"]
+    # It is validation/verify.py's answer for the link the estimates describe (same seeds).
+    est = estimate_trace(open_trace(congested_csv), capacity_bps=10e6, warmup_s=4.0)
+    link, targets = link_from_estimates(est, 0.01)
+    assert link.bottlenecked_flows == round(doc["estimates"]["bottlenecked_flows"]["value"])
+    assert link.rtts_s == (doc["estimates"]["effective_rtt_s"]["value"],)
+    expected = verify(link, None, targets, replications=2, seed=7, size=("bscl", bscl_packets))
+    assert check == json.loads(json.dumps(expected.to_dict()))
+    # Without --json the same table as ``bufsize recommend --verify``.
+    result = CliRunner().invoke(main, [*args, *options])
+    assert result.exit_code == 0, result.output
+    assert "Check by simulation" in result.output and "Verdict:" in result.output
+    for label in ("half", "recommended", "double"):
+        assert label in result.output

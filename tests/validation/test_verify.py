@@ -7,7 +7,7 @@ import math
 import pytest
 
 from models.recommend import LinkScenario, Targets, recommend
-from validation.verify import MAX_SIMULATED_PPS, MIN_SCALED_FLOWS, scale_link, verify
+from validation.verify import MAX_SIMULATED_PPS, MIN_SCALED_FLOWS, plan, scale_link, verify
 
 
 def test_scaling_keeps_the_per_flow_rate_and_the_load() -> None:
@@ -64,3 +64,19 @@ def test_verification_of_a_small_link_reports_each_size() -> None:
     data = out.to_dict()
     assert data["sizes"][1]["predicted"]["buffer_packets"] == main.buffer_packets
     assert not any(isinstance(v, float) and math.isnan(v) for v in data["sizes"][0].values())
+
+
+def test_a_given_size_is_checked_with_its_rule() -> None:
+    # ``size=(rule, packets)`` replaces the recommended size (what ``bufsize trace --verify``
+    # checks: the trace's BSCL size): half, it and double it, scaled by the rule's exponent.
+    link = LinkScenario(capacity_bps=1e9, rtts_s=(0.1,), flows=200, packet_bytes=1250)
+    p = plan(link, None, Targets(max_loss=0.01), replications=2, seed=5, size=("bscl", 3001))
+    assert p.rule == "bscl"
+    assert p.sizes == {"half": 1500, "recommended": 3001, "double": 6002}
+    # 1 Gb/s of 1250 B packets = 100,000 packets/s -> k = 50,000 / 100,000 = 0.5 (BSCL: B ∝ k).
+    assert p.scaling.factor == pytest.approx(0.5) and p.scaling.buffer_exponent == 1.0
+    assert p.simulated == {"half": 750, "recommended": 1500, "double": 3001}
+    with pytest.raises(ValueError, match="recommendation or a size"):
+        plan(link, None)
+    with pytest.raises(ValueError, match=">= 1 packet"):
+        plan(link, None, size=("bscl", 0))

@@ -1,4 +1,9 @@
-"""From trace estimates to a BSCL buffer (004 Fig. 4), and a simulation check of that size."""
+"""From trace estimates to a BSCL buffer (004 Fig. 4), and to the link its check simulates.
+
+The check itself is the recommendation checker's (:func:`validation.verify.verify`, given the
+BSCL size with ``size=("bscl", packets)``): :func:`link_from_estimates` only says what link
+and targets the trace's estimates describe.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from models.bscl import bscl_buffer
-from validation.simulator import Scenario, simulate
+from models.recommend import LinkScenario, Targets
 from validation.traces.estimate import TraceEstimates
-
-#: TCP/IP header bytes assumed inside the trace's packet size when the check simulates it.
-HEADER_BYTES = 52
 
 
 @dataclass
@@ -97,41 +99,40 @@ def size_from_estimates(
     )
 
 
-def verify_size(
-    est: TraceEstimates,
-    buffer_packets: int,
-    *,
-    seed: int = 1,
-    duration_s: float = 60.0,
-    warmup_s: float = 10.0,
-) -> dict[str, Any]:
-    """Simulate the estimated link at ``buffer_packets``: N_b persistent flows with RTT T_e
-    and Poisson background for the non-LBP share (1 - C_e/C); loss and utilization.
+def link_from_estimates(
+    est: TraceEstimates, max_loss: float = 0.01
+) -> tuple[LinkScenario, Targets]:
+    """The link and targets the trace's estimates describe, for the engine and its check.
 
-    This is the trace command's own check until the recommendation checker of the validation
-    harness can take a trace's estimates; it simulates the link at full scale.
+    The link has the trace's capacity C, its N flows, ``bottlenecked_flows`` = N_b (rounded,
+    at least 1), ``bottlenecked_share`` = C_e/C, one RTT T_e (the harmonic mean of the LBP
+    flows' RTTs, 004 eq. 11, which is what BSCL sizes for; :func:`validation.verify.verify`
+    spreads one RTT by ± 10 %, whereas a list would be spread uniformly between its extremes,
+    whose centre is not that harmonic mean) and the LBP flows' packet size. The congestion
+    control is Reno: BSCL's model halves the window on a loss (004 §III), and a trace does not
+    say what the senders run. The targets: the loss target p̂ only (the others take the
+    engine's defaults).
+
+    Raises
+    ------
+    ValueError
+        If the trace gave no LBP flow or no RTT (as :func:`size_from_estimates`).
     """
-    mss = int(est.packet_bytes) if math.isfinite(est.packet_bytes) else 1500
-    scenario = Scenario(
+    n_b = est.bottlenecked_flows.value
+    te = est.effective_rtt_s.value
+    if not n_b >= 1 or not math.isfinite(te) or te <= 0:
+        raise ValueError(
+            "the trace shows no flow bottlenecked at this link (N_b = 0) or no RTT sample: "
+            "the check needs both"
+        )
+    bottlenecked = max(round(n_b), 1)
+    link = LinkScenario(
         capacity_bps=est.capacity_bps,
-        flows=int(est.bottlenecked_flows.value),
-        rtt_s=est.effective_rtt_s.value,
-        packet_bytes=max(mss - HEADER_BYTES, 1),
-        header_bytes=HEADER_BYTES,
-        max_window_packets=10_000,
-        delayed_ack=2,
-        initial_window_packets=10,
-        start_spread_s=warmup_s,
-        background_load=min(max(1.0 - est.bottlenecked_share.value, 0.0), 0.9),
-        duration_s=duration_s,
-        warmup_s=warmup_s,
+        rtts_s=(te,),
+        flows=max(est.flows, bottlenecked),
+        packet_bytes=est.packet_bytes if math.isfinite(est.packet_bytes) else 1500.0,
+        bottlenecked_flows=bottlenecked,
+        bottlenecked_share=min(max(est.bottlenecked_share.value, 1e-6), 1.0),
+        congestion_control="reno",
     )
-    run = simulate(scenario, max(int(buffer_packets), 1), seed)
-    return {
-        "buffer_packets": max(int(buffer_packets), 1),
-        "seed": seed,
-        "loss_rate": run.loss_rate,
-        "utilization": run.utilization,
-        "queue_delay_mean_s": run.queue_delay_mean_s,
-        "scenario": scenario.to_dict(),
-    }
+    return link, Targets(max_loss=max_loss)
