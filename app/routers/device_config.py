@@ -57,14 +57,7 @@ def _targets(tg: TargetsIn | None) -> Targets:
     "that size with n queues congested. Returns the text and every number it used.",
 )
 async def config(body: ConfigRequest) -> dict[str, Any]:
-    options: dict[str, Any] = {
-        "cell_bytes": body.cell_bytes,
-        "interface": body.interface,
-        "queue": str(body.queue),
-        "chip_buffer_bytes": body.chip_buffer_bytes,
-        "congested_queues": body.congested_queues,
-        "qdisc": body.qdisc,
-    }
+    options = body.options()
     if body.scenario is not None:
         scenario = _scenario(body.scenario)
         rec = recommend(scenario, _targets(body.targets))
