@@ -51,7 +51,7 @@ def test_snippet_for_the_recommended_size_switches_vendor_and_copies(
         # 1000 B packets drained at 10 Gbit/s: 0.8 us each, rounded up to whole microseconds.
         assert limit_us == -(-packets * 8 // 10)
         expect(snippet).to_contain_text(f"buffer-size temporal {limit_us}\n")
-        assert snippet.inner_text() == answer["device_config"]["text"].rstrip("\n")
+        assert snippet.inner_text() == answer["device_config"]["text"]
 
         # Copy, by keyboard: focus the button and press Enter.
         copy = page.get_by_role("button", name="Copy")
