@@ -7,7 +7,7 @@ PACKAGES := app models validation
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install serve test lint typecheck pytest notebooks bench validate clean
+.PHONY: install serve test lint typecheck pytest notebooks bench validate ns3 ns3-compare clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -46,6 +46,18 @@ bench: $(STAMP)
 # The papers' datasets against the models and the simulator, every row (see README).
 validate: $(STAMP)
 	$(BIN)/bufsize validate full --out validation-report
+
+# ns-3 beside bufsize (benchmarks/ns3_compare.py): the PyPI package ns3 and cppyy, installed
+# only by this target (never by install or test). ns-3 runs at the lowest priority.
+NS3_STAMP := $(VENV)/.ns3-installed
+$(NS3_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,ns3]'
+	touch $(NS3_STAMP)
+
+ns3: $(NS3_STAMP)
+
+ns3-compare: $(NS3_STAMP)
+	nice -n 19 $(BIN)/python benchmarks/ns3_compare.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -9,7 +9,7 @@ from app.web.fields import Field
 from app.web.view import ResultView
 from models import device
 from models.recommend import rules
-from models.recommend.result import DerivedInputs
+from models.recommend.result import DerivedInputs, WhatIf
 from validation.traces.estimate import FlowEstimate, TraceEstimates
 from validation.traces.synthetic import SimulatedTrace
 from validation.verify import SizeCheck
@@ -17,6 +17,7 @@ from validation.verify import SizeCheck
 LazyGroup.format_commands  # click calls it to write the command list of --help
 Base.type_annotation_map  # SQLAlchemy's declarative base reads it
 DerivedInputs.bottlenecked_flows_used  # serialized by to_dict (dataclasses.asdict)
+WhatIf.assumption  # serialized by to_dict (dataclasses.asdict)
 Field.help  # app/templates/index.html shows it under each input
 ResultView.sentence_packets  # the fields below are read by app/templates/index.html
 ResultView.sentence_bytes

@@ -50,8 +50,24 @@ def invalid(
 
 
 def parameter_invalid(exc: ParameterError, *within: str | int) -> RequestValidationError:
-    """The 422 for a model's :class:`ParameterError`, located at ``body.<within...>.<name>``."""
-    return invalid(("body", *within, exc.name), str(exc))
+    """The 422 for a model's :class:`ParameterError`, located at ``body.<within...>.<name>``.
+
+    A name that points into a list (``groups[1].flows``, a flow group's field) is located as
+    ``(..., "groups", 1, "flows")``, as pydantic locates the same field.
+    """
+    return invalid(("body", *within, *_name_loc(exc.name)), str(exc))
+
+
+def _name_loc(name: str) -> tuple[str | int, ...]:
+    loc: list[str | int] = []
+    for part in name.split("."):
+        head, _, rest = part.partition("[")
+        loc.append(head)
+        while rest:
+            index, _, rest = rest.partition("]")
+            loc.append(int(index) if index.isdigit() else index)
+            rest = rest.removeprefix("[")
+    return tuple(loc)
 
 
 @contextmanager

@@ -47,6 +47,9 @@ CASES = [
     ("Fig. 3.1, unpaced, B=10", FIG_3_1, 10),
     ("Fig. 3.1, paced, B=10", FIG_3_1.replace(pacing=True), 10),
     ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85", GIGABIT, 85),
+    # The same scenarios per congestion control (issue 14: CUBIC within 20% of Reno).
+    ("Fig. 3.1, unpaced, B=10, CUBIC", FIG_3_1.replace(cc="cubic"), 10),
+    ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85, CUBIC", GIGABIT.replace(cc="cubic"), 85),
 ]
 
 

@@ -10,8 +10,14 @@ from pathlib import Path
 import pytest
 
 # Set before the app reads its settings, so no test writes ./bufsize.sqlite3 in the work tree.
-_store = Path(tempfile.mkdtemp(prefix="bufsize-tests-")) / "jobs.sqlite3"
-os.environ.setdefault("BUFSIZE_DATABASE_URL", f"sqlite:///{_store}")
+# One store per process: pytest-xdist's workers inherit the controller's environment, and two
+# workers creating the tables of one SQLite file at once collide ("table already exists").
+# A store the user named (BUFSIZE_DATABASE_URL set before the tests) is left as it is.
+_OURS = "BUFSIZE_TESTS_OWN_STORE"
+if "BUFSIZE_DATABASE_URL" not in os.environ or os.environ.get(_OURS) == "1":
+    _store = Path(tempfile.mkdtemp(prefix="bufsize-tests-")) / "jobs.sqlite3"
+    os.environ["BUFSIZE_DATABASE_URL"] = f"sqlite:///{_store}"
+    os.environ[_OURS] = "1"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

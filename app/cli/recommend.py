@@ -101,7 +101,7 @@ def render(rec: Recommendation, console: Console) -> None:
     targets = ", ".join(f"{t.name} = {t.value:.3g} ({t.source})" for t in rec.targets)
     console.print(f"Targets: {targets}", markup=False, soft_wrap=True)
     for what_if in rec.what_if:
-        console.print(f"[bold]If[/bold] {what_if.assumption}: ", end="")
+        console.print(f"[bold]What if[/bold] ({what_if.input}): ", end="")
         console.print(what_if.explanation, markup=False, soft_wrap=True)
     if rec.cioq is not None:
         console.print(f"[bold]CIOQ[/bold]: {rec.cioq.note}", soft_wrap=True)

@@ -8,6 +8,30 @@ The defaults are the simulator's own (:class:`validation.simulator.Scenario`, th
 chosen for today's TCP stacks (Linux): RTTs spread by ±20 %, SACK loss recovery, delayed ACKs
 every 2 segments, initial window 10 (RFC 6928), minimum RTO 200 ms, 1448-byte segments with 52
 bytes of TCP/IP headers (1500-byte packets), a 3 MiB largest window.
+
+``--scenario FILE`` takes the whole scenario from a TOML or JSON file instead: the fields of
+:class:`validation.simulator.Scenario` (the simulator's defaults apply to those left out) and
+a list ``groups`` of flow groups (:class:`validation.simulator.FlowGroup`), for example::
+
+    capacity_bps = "100 Mbit/s"
+    duration_s = 30
+
+    [[groups]]
+    name = "LBP"
+    flows = 300
+    rtt_s = "100 ms"
+    rtt_jitter_s = "50 ms"
+    max_window_packets = 1000
+
+    [[groups]]
+    name = "short"
+    flows = 500
+    traffic = "poisson_flows"
+    flow_arrival_rate_per_s = 200
+    flow_size_distribution = "pareto"
+    flow_size_packets = 14
+
+Rates (``*_bps``), times (``*_s``) and sizes (``*_bytes``) may be strings with units.
 """
 
 from __future__ import annotations
@@ -17,6 +41,7 @@ import json
 import math
 import re
 import time
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -39,6 +64,7 @@ from app.units import parse_packets, parse_quantity
 from models.provenance import software_versions
 from validation.simulator import ReplicatedResult, RunResult, Scenario, replicate
 from validation.simulator import simulate as simulate_run
+from validation.simulator.results import GROUP_MEASURES
 from validation.simulator.scenario import (
     DEFAULT_MAX_WINDOW_PACKETS,
     DEFAULT_RTT_JITTER_FRACTION,
@@ -58,6 +84,7 @@ OPTION_OF = {
     "packet_bytes": "--packet",
     "header_bytes": "--header",
     "recovery": "--recovery",
+    "cc": "--cc",
     "delayed_ack": "--delayed-ack",
     "initial_window_packets": "--initial-window",
     "min_rto_s": "--min-rto",
@@ -82,6 +109,79 @@ def option_message(message: str) -> str:
     if message.startswith("flows "):
         message = "--flows" + message[len("flows") :]
     return message
+
+
+#: Options that shape the scenario; with --scenario the file gives the scenario instead.
+SCENARIO_OPTIONS = (
+    "capacity",
+    "flows",
+    "rtt",
+    "rtt_jitter",
+    "access_rate",
+    "max_window",
+    "packet",
+    "header",
+    "pacing",
+    "recovery",
+    "cc",
+    "delayed_ack",
+    "initial_window",
+    "min_rto",
+    "background_load",
+    "duration",
+    "warmup",
+)
+_UNIT_KINDS = (("_bps", "rate"), ("_s", "time"), ("_bytes", "size"))
+
+
+class ScenarioFileError(ValueError):
+    """A --scenario file that cannot be read or is not a valid scenario (names the field)."""
+
+
+def _with_units(where: str, values: dict[str, Any]) -> dict[str, Any]:
+    out = dict(values)
+    for key, value in values.items():
+        if isinstance(value, str):
+            for suffix, kind in _UNIT_KINDS:
+                if key.endswith(suffix):
+                    out[key] = parse_quantity(where + key, value, kind)
+    return out
+
+
+def load_scenario_file(path: Path) -> Scenario:
+    """The scenario of a TOML (``.toml``) or JSON (``.json``) file, with its flow groups.
+
+    Raises
+    ------
+    ScenarioFileError
+        If the file cannot be read or parsed, or a field is unknown or out of its bounds.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioFileError(f"--scenario: cannot read {str(path)!r}: {exc.strerror}") from exc
+    try:
+        if path.suffix.lower() == ".toml":
+            values: Any = tomllib.loads(text)
+        elif path.suffix.lower() == ".json":
+            values = json.loads(text)
+        else:
+            raise ScenarioFileError(f"--scenario: {str(path)!r} must end in .toml or .json")
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+        raise ScenarioFileError(f"--scenario: {str(path)!r} is not valid: {exc}") from exc
+    if not isinstance(values, dict):
+        raise ScenarioFileError(f"--scenario: {str(path)!r} must hold a table of fields")
+    try:
+        values = _with_units("", values)
+        groups = values.get("groups")
+        if isinstance(groups, list):
+            values["groups"] = [
+                _with_units(f"groups[{i}].", g) if isinstance(g, dict) else g
+                for i, g in enumerate(groups)
+            ]
+        return Scenario.from_dict(values)
+    except (ValueError, TypeError) as exc:
+        raise ScenarioFileError(f"--scenario {str(path)!r}: {exc}") from exc
 
 
 @dataclass
@@ -159,8 +259,45 @@ def _seconds_text(seconds: float) -> str:
     return f"{seconds:g}s" if seconds >= 1.0 else f"{seconds * 1e3:g}ms"
 
 
-def build_request(opts: dict[str, Any]) -> Request:
-    """Parse the options into a validated :class:`Request` (``ValueError`` names the option)."""
+def build_request(opts: dict[str, Any], explicit: frozenset[str] = frozenset()) -> Request:
+    """Parse the options into a validated :class:`Request` (``ValueError`` names the option).
+
+    ``explicit`` names the options given on the command line (not defaulted); with
+    ``--scenario`` none of :data:`SCENARIO_OPTIONS` may be among them.
+    """
+    if opts.get("scenario") is not None:
+        clash = [name for name in SCENARIO_OPTIONS if name in explicit]
+        if clash:
+            option = "--" + clash[0].replace("_", "-")
+            raise ScenarioFileError(
+                f"{option} cannot be combined with --scenario: set it in the scenario file"
+            )
+        scenario = load_scenario_file(opts["scenario"])
+        if "packet_budget" in explicit:
+            scenario = scenario.replace(packet_budget=opts["packet_budget"])
+    else:
+        scenario = _scenario_from_options(opts)
+    buffers = _buffers(opts["buffer"], scenario.wire_bytes, scenario.capacity_bps)
+    for buffer_packets in buffers:
+        scenario.validate(buffer_packets)
+    if opts["replications"] < 1:
+        raise ValueError(f"--replications must be >= 1, got {opts['replications']}")
+    if opts["seed"] < 0:
+        raise ValueError(f"--seed must be >= 0, got {opts['seed']}")
+    return Request(
+        scenario=scenario,
+        buffers=buffers,
+        replications=opts["replications"],
+        seed=opts["seed"],
+        trace=opts["trace"],
+        as_json=opts["as_json"],
+    )
+
+
+def _scenario_from_options(opts: dict[str, Any]) -> Scenario:
+    for name in ("capacity", "flows", "rtt"):
+        if opts.get(name) is None:
+            raise ValueError(f"Missing option '--{name}' (or give the scenario with --scenario)")
     capacity_bps = parse_quantity("--capacity", opts["capacity"], "rate")
     rtt_s = parse_quantity("--rtt", opts["rtt"], "time")
     packet_bytes = _whole("--packet", parse_quantity("--packet", opts["packet"], "size"))
@@ -180,6 +317,7 @@ def build_request(opts: dict[str, Any]) -> Request:
         header_bytes=header_bytes,
         pacing=opts["pacing"],
         recovery=opts["recovery"],
+        cc=opts["cc"],
         delayed_ack=opts["delayed_ack"],
         initial_window_packets=opts["initial_window"],
         min_rto_s=parse_quantity("--min-rto", opts["min_rto"], "time"),
@@ -189,21 +327,7 @@ def build_request(opts: dict[str, Any]) -> Request:
         packet_budget=opts["packet_budget"],
     )
     scenario.validate()
-    buffers = _buffers(opts["buffer"], scenario.wire_bytes, capacity_bps)
-    for buffer_packets in buffers:
-        scenario.validate(buffer_packets)
-    if opts["replications"] < 1:
-        raise ValueError(f"--replications must be >= 1, got {opts['replications']}")
-    if opts["seed"] < 0:
-        raise ValueError(f"--seed must be >= 0, got {opts['seed']}")
-    return Request(
-        scenario=scenario,
-        buffers=buffers,
-        replications=opts["replications"],
-        seed=opts["seed"],
-        trace=opts["trace"],
-        as_json=opts["as_json"],
-    )
+    return scenario
 
 
 @dataclass
@@ -352,11 +476,14 @@ def _time(seconds: float) -> str:
 
 def describe(scenario: Scenario) -> str:
     """One paragraph: the scenario in the units people use."""
+    if scenario.groups:
+        return _describe_groups(scenario)
     sc = scenario
     rtt = _time(sc.rtt_s)
     if sc.rtt_jitter_s:
         rtt += f" ± {_time(sc.rtt_jitter_s)}"
     tcp = (
+        f"{'CUBIC' if sc.cc == 'cubic' else 'Reno'}, "
         f"{sc.recovery.upper() if sc.recovery == 'sack' else 'NewReno'} recovery, "
         f"{'paced' if sc.pacing else 'unpaced'}, delayed ACK {sc.delayed_ack}, "
         f"initial window {sc.initial_window_packets}, min RTO {_time(sc.min_rto_s)}, "
@@ -369,6 +496,71 @@ def describe(scenario: Scenario) -> str:
         f"header{background}; {tcp}. {_time(sc.duration_s)} simulated, the first "
         f"{_time(sc.warmup_s)} discarded."
     )
+
+
+def _describe_groups(sc: Scenario) -> str:
+    parts = []
+    for g in sc.flow_groups:
+        jitter_s = g.rtt_jitter_s or 0.0
+        rtt = _time(g.rtt_s) + (f" ± {_time(jitter_s)}" if jitter_s > 0 else "")
+        what = {
+            "persistent": f"{g.flows:,} persistent flows",
+            "closed_loop": f"{g.flows:,} closed-loop users",
+            "poisson_flows": f"Poisson flows at {g.flow_arrival_rate_per_s:g}/s "
+            f"(at most {g.flows:,} at once)",
+        }[g.traffic]
+        parts.append(
+            f"{g.name}: {what}, {g.cc.upper() if g.cc == 'cubic' else 'Reno'}, RTT {rtt}, "
+            f"access {_rate(g.access_bps)}, largest window "
+            f"{g.max_window_packets:,} packets"
+        )
+    background = f", background load {sc.background_load:.3g}" if sc.background_load > 0 else ""
+    return (
+        f"{len(parts)} flow groups over {_rate(sc.capacity_bps)}, packets of "
+        f"{sc.packet_bytes:,} B + {sc.header_bytes} B header{background}. "
+        + "; ".join(parts)
+        + f". {_time(sc.duration_s)} simulated, the first {_time(sc.warmup_s)} discarded."
+    )
+
+
+def _group_table(req: Request, results: list[Result]) -> Table:
+    table = Table(title="Per flow group", title_justify="left")
+    for name in ("Buffer pkts", "Group", "Flows", "Share", "Goodput Mbit/s", "Loss"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for name in ("Timeouts", "Completed", "Jain"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for result in results:
+        if isinstance(result, RunResult):
+            rows = [
+                (g.name, g.flows, {m: (getattr(g, m), math.nan) for m in GROUP_MEASURES})
+                for g in result.groups
+            ]
+        else:
+            rows = [
+                (g.name, g.flows, {m: (e.mean, e.ci99_half_width) for m, e in est.items()})
+                for g, est in zip(result.runs[0].groups, result.group_estimates, strict=True)
+            ]
+        for name, flows, values in rows:
+
+            def cell(measure: str, fmt: str, scale: float = 1.0, v: Any = values) -> str:
+                mean, half = v[measure]
+                text = format(mean * scale, fmt)
+                if math.isfinite(half):
+                    text += " ± " + format(half * scale, ".1%" if fmt.endswith("%") else ".2g")
+                return text
+
+            table.add_row(
+                f"{result.buffer_packets:,}",
+                name,
+                f"{flows:,}",
+                cell("utilization_share", ".1%"),
+                cell("goodput_bps", ".4g", 1e-6),
+                cell("loss_rate", ".3g"),
+                cell("timeouts", ".4g"),
+                cell("flows_completed", ".4g"),
+                cell("jain_index", ".3f"),
+            )
+    return table
 
 
 def _cell(result: Result, measure: str, fmt: str, scale: float = 1.0) -> str:
@@ -414,6 +606,8 @@ def render(req: Request, results: list[Result], console: Console) -> None:
         packets += sum(run.bottleneck_packets for run in runs)
         wall_s += sum(run.wall_s for run in runs)
     console.print(table)
+    if req.scenario.groups:
+        console.print(_group_table(req, results))
     speed = f" ({packets / wall_s / 1e6:.3g} million per second)" if wall_s > 0 else ""
     console.print(
         f"{packets:,.0f} bottleneck packets simulated in {wall_s:.3g} s{speed}; "
@@ -423,9 +617,20 @@ def render(req: Request, results: list[Result], console: Console) -> None:
 
 
 @click.command()
-@click.option("--capacity", required=True, help='Bottleneck rate, e.g. "100 Mbit/s".')
-@click.option("--flows", required=True, type=int, help="Persistent TCP flows N.")
-@click.option("--rtt", required=True, help="Mean two-way propagation delay, e.g. 100ms.")
+@click.option(
+    "--scenario",
+    "scenario",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Take the scenario (and its flow groups) from a TOML or JSON file instead of the "
+    "options --capacity ... --warmup; see the module help for the format.",
+)
+@click.option(
+    "--capacity", help='Bottleneck rate, e.g. "100 Mbit/s" (required without --scenario).'
+)
+@click.option("--flows", type=int, help="Persistent TCP flows N (required without --scenario).")
+@click.option(
+    "--rtt", help="Mean two-way propagation delay, e.g. 100ms (required without --scenario)."
+)
 @click.option(
     "--rtt-jitter",
     default=None,
@@ -476,6 +681,13 @@ def render(req: Request, results: list[Result], console: Console) -> None:
     default=DEFAULTS["recovery"],
     show_default=True,
     help="Loss recovery: SACK (RFC 6675) or NewReno without SACK (RFC 6582).",
+)
+@click.option(
+    "--cc",
+    type=click.Choice(["reno", "cubic"]),
+    default=DEFAULTS["cc"],
+    show_default=True,
+    help="Congestion control: Reno (RFC 5681) or CUBIC (RFC 9438).",
 )
 @click.option(
     "--delayed-ack",
@@ -553,8 +765,17 @@ def simulate(**opts: Any) -> None:
 
     A progress bar shows on stderr for long runs; --json output on stdout stays clean.
     """
+    ctx = click.get_current_context()
+    explicit = frozenset(
+        name
+        for name in opts
+        if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+    )
     try:
-        req = build_request(opts)
+        req = build_request(opts, explicit)
+    except ScenarioFileError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        raise SystemExit(2) from exc
     except ValueError as exc:  # UnitError is a ValueError too
         click.echo(f"Error: {option_message(str(exc))}", err=True)
         raise SystemExit(2) from exc

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import threading
 import time
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
@@ -26,7 +27,7 @@ from typing import Any
 
 from app.jobs.spec import SimulationSpec
 from app.jobs.store import JobStore, JobView
-from app.jobs.worker import Runner, execute_job
+from app.jobs.worker import Runner, die_with_service, execute_job
 from app.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -98,10 +99,14 @@ class JobPool:
         # fresh process per job costs little.
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["app.jobs.worker", "app.jobs.runner"])
+        # Each worker stops when this process is gone (killed, say), so that a restarted service
+        # is the only one computing the jobs it resumes.
         return ProcessPoolExecutor(
             max_workers=self.settings.workers,
             mp_context=context,
             max_tasks_per_child=self.settings.jobs_per_worker_process,
+            initializer=die_with_service,
+            initargs=(os.getpid(),),
         )
 
     # ----- the web process's calls -------------------------------------------------------------

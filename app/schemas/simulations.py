@@ -32,6 +32,102 @@ Seconds = Annotated[float, Field(gt=0.0, le=MAX_DURATION_S), Unit("time")]
 SecondsOrZero = Annotated[float, Field(ge=0.0, le=MAX_DURATION_S), Unit("time")]
 
 
+class FlowGroupIn(RequestModel):
+    """A group of TCP flows with its own traffic kind, path and TCP options.
+
+    The fields mean what the scenario's fields of the same names mean, for this group's flows
+    (:class:`validation.simulator.FlowGroup`). Flows are numbered group after group.
+    """
+
+    name: str = Field(default="", max_length=100, description="Label of the group in results.")
+    flows: int = Field(
+        default=DEFAULTS["flows"],
+        ge=1,
+        le=MAX_FLOWS,
+        description="Persistent flows, closed-loop users, or the most concurrent Poisson flows.",
+    )
+    traffic: Literal["persistent", "closed_loop", "poisson_flows"] = Field(
+        default=DEFAULTS["traffic"],
+        description="Persistent flows, closed-loop users, or Poisson flow arrivals.",
+    )
+    rtt_s: Seconds = Field(
+        default=DEFAULTS["rtt_s"], le=60.0, description="Mean two-way propagation delay, s."
+    )
+    rtt_jitter_s: SecondsOrZero | None = Field(
+        default=None,
+        le=60.0,
+        description="Half-width of the uniform spread of RTTs, s (< rtt_s); by default "
+        f"{DEFAULT_RTT_JITTER_FRACTION:.0%} of rtt_s.",
+    )
+    access_bps: Rate = Field(
+        default=DEFAULTS["access_bps"], description="Rate of each flow's access link, bit/s."
+    )
+    max_window_packets: int = Field(
+        default=DEFAULTS["max_window_packets"],
+        ge=1,
+        le=MAX_WINDOW_LIMIT_PACKETS,
+        description="Largest window, packets.",
+    )
+    pacing: bool = Field(
+        default=DEFAULTS["pacing"], description="Space each flow's packets srtt/cwnd apart."
+    )
+    recovery: Literal["sack", "newreno"] = Field(
+        default=DEFAULTS["recovery"],
+        description="Loss recovery: SACK (RFC 6675) or NewReno (RFC 6582).",
+    )
+    cc: Literal["reno", "cubic"] = Field(
+        default=DEFAULTS["cc"],
+        description="Congestion control: Reno (RFC 5681) or CUBIC (RFC 9438).",
+    )
+    delayed_ack: int = Field(
+        default=DEFAULTS["delayed_ack"],
+        ge=1,
+        le=64,
+        description="In-order segments per ACK (1: no delayed ACKs).",
+    )
+    delayed_ack_timeout_s: Seconds = Field(
+        default=DEFAULTS["delayed_ack_timeout_s"],
+        description="Longest an acknowledgement is held, s.",
+    )
+    initial_window_packets: int = Field(
+        default=DEFAULTS["initial_window_packets"],
+        ge=1,
+        le=MAX_WINDOW_LIMIT_PACKETS,
+        description="Initial window, packets.",
+    )
+    min_rto_s: Seconds = Field(
+        default=DEFAULTS["min_rto_s"], description="Lower bound of the RTO, s."
+    )
+    initial_rto_s: Seconds = Field(
+        default=DEFAULTS["initial_rto_s"], description="RTO before the first RTT sample, s."
+    )
+    start_spread_s: SecondsOrZero = Field(
+        default=DEFAULTS["start_spread_s"],
+        description="Flows start at times uniform in [0, start_spread_s), s.",
+    )
+    flow_size_distribution: Literal["fixed", "uniform", "pareto"] = Field(
+        default=DEFAULTS["flow_size_distribution"], description="Distribution of finite flow sizes."
+    )
+    flow_size_packets: float = Field(
+        default=DEFAULTS["flow_size_packets"],
+        ge=1.0,
+        le=1e12,
+        description="Mean finite flow size, packets.",
+    )
+    pareto_shape: float = Field(
+        default=DEFAULTS["pareto_shape"],
+        gt=1.0,
+        le=100.0,
+        description="Shape of Pareto flow sizes, dimensionless.",
+    )
+    flow_arrival_rate_per_s: float = Field(
+        default=DEFAULTS["flow_arrival_rate_per_s"],
+        ge=0.0,
+        le=1e9,
+        description="Rate of this group's Poisson flow arrivals, 1/s.",
+    )
+
+
 class SimulationScenarioIn(RequestModel):
     """The dumbbell to simulate: N sources behind their own access links, one bottleneck."""
 
@@ -81,6 +177,10 @@ class SimulationScenarioIn(RequestModel):
     recovery: Literal["sack", "newreno"] = Field(
         default=DEFAULTS["recovery"],
         description="Loss recovery: SACK (RFC 6675) or NewReno (RFC 6582).",
+    )
+    cc: Literal["reno", "cubic"] = Field(
+        default=DEFAULTS["cc"],
+        description="Congestion control: Reno (RFC 5681) or CUBIC (RFC 9438).",
     )
     delayed_ack: int = Field(
         default=DEFAULTS["delayed_ack"],
@@ -184,6 +284,13 @@ class SimulationScenarioIn(RequestModel):
         le=1024,
         description="Flows (the first ones) whose cwnd is traced.",
     )
+    groups: list[FlowGroupIn] = Field(
+        default_factory=list,
+        max_length=64,
+        description="Flow groups, each with its own traffic, path and TCP options; results "
+        "are reported per group. Empty: one group of the scenario's own flows, traffic, "
+        "rtt_s, ... fields, which must keep their defaults when groups are given.",
+    )
 
 
 class SimulationRequest(RequestModel):
@@ -278,6 +385,12 @@ class BufferResult(ResponseModel):
     )
     queue_delay_p99_s: float | None = Field(
         default=None, description="99th percentile of queueing delay, in seconds."
+    )
+    groups: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Per flow group: name, flows, traffic, and each of goodput_bps, "
+        "throughput_bps, utilization_share, loss_rate, timeouts, flows_completed, jain_index "
+        "as mean and _ci99.",
     )
 
 

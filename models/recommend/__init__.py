@@ -14,7 +14,10 @@ from models.recommend.result import (
     RecommendedSize,
     RegimeInfo,
     RuleResult,
+    Target,
+    TargetCheck,
     TradeOff,
+    WhatIf,
 )
 from models.recommend.scenario import MD_BETA, LinkScenario, Targets
 
@@ -29,8 +32,11 @@ __all__ = [
     "RecommendedSize",
     "RegimeInfo",
     "RuleResult",
+    "Target",
+    "TargetCheck",
     "Targets",
     "TradeOff",
+    "WhatIf",
     "predict",
     "recommend",
     "traffic_model",

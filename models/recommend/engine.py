@@ -36,6 +36,7 @@ from models.recommend.result import (
     WhatIf,
 )
 from models.recommend.rules import (
+    AQM_TARGET_S,
     BBR,
     BSCL,
     DCTCP,
@@ -167,7 +168,7 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
             scenario.ports,
             scenario.speedup if scenario.speedup is not None else 2.0,
         )
-    warnings = _warnings(ctx, regime, governing)
+    warnings = _warnings(ctx, regime, governing, recommended.buffer_packets)
     return Recommendation(
         inputs=DerivedInputs(
             effective_rtt_s=ctx.effective_rtt_s,
@@ -243,7 +244,7 @@ def _regime(ctx: Context) -> RegimeInfo:
             reason += f"; at their largest windows the flows could offer {rho_w:.3g}× C"
         return RegimeInfo(
             regime="unknown",
-            reason=reason + ". Give " + ", ".join(deciding) + " to decide it.",
+            reason=reason + "; give " + " or ".join(deciding) + " to decide it",
             sizing_rule=(
                 "sized for long-lived flows congested here (the regime needing the most buffer "
                 "short of overload); the utilization rules apply, the loss constraint needs N_b"
@@ -306,6 +307,7 @@ def _choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
             packet_bytes=sc.packet_bytes,
             max_utilization=sc.load,
             load=sc.load,
+            rtt_s=ctx.effective_rtt_s,
         )
         why = (
             f"Transparent regime at load ρ = {sc.load:.3g}: the flows' peak rates are small "
@@ -760,8 +762,33 @@ def _what_if(ctx: Context, regime: RegimeInfo, model: TrafficModel) -> tuple[Wha
                     f"{seconds / ctx.effective_rtt_s:.3g}× the RTT) for loss <= "
                     f"{t.max_loss:.2g} ({worst.governing_constraint} term governs; 004 Fig. "
                     "4). N_b decides whether the loss target constrains the buffer: give "
-                    "bottlenecked_flows (and max_loss) to size for it; bufsize's trace "
-                    "estimator or 004 §VI estimate it from a packet trace."
+                    "bottlenecked_flows (and max_loss) to size for it; 004 §VI estimates it "
+                    "from a packet trace."
+                ),
+            )
+        )
+    need_w = ctx.bdp_packets / sc.flows
+    # Only where a window cap is plausible: at least two packets per flow fit in C·RTT.
+    if model.kind == "congested_tcp" and sc.max_window_packets is None and need_w >= 2.0:
+        slow = (
+            ""
+            if ctx.slowdown is None
+            else (
+                f" With access links {ctx.slowdown:.3g}× slower than the port the paced-traffic "
+                "bound (000 Thm 2) applies too."
+            )
+        )
+        out.append(
+            WhatIf(
+                input="max_window_packets",
+                assumption=f"the flows' windows are capped below C·RTT/N = {need_w:.3g} packets",
+                rule=TINY,
+                buffer_packets=None,
+                buffer_s=None,
+                explanation=(
+                    f"If every flow's window is capped below {need_w:.3g} packets "
+                    "(N·W_max < C·RTT), no flow is bottlenecked here and the tiny-buffers "
+                    "theorem needs only O(log W_max) packets, a few dozen (000 §3.3 Thm 1)." + slow
                 ),
             )
         )
@@ -805,8 +832,20 @@ def _curves(
     )
 
 
-def _warnings(ctx: Context, regime: RegimeInfo, governing: RuleResult) -> tuple[str, ...]:
+def _warnings(
+    ctx: Context, regime: RegimeInfo, governing: RuleResult, buffer_packets: int
+) -> tuple[str, ...]:
     out: list[str] = []
+    aqm = ctx.scenario.aqm
+    if aqm != "none":
+        target = AQM_TARGET_S[aqm] / ctx.packet_time_s
+        if buffer_packets <= target:
+            out.append(
+                f"The {aqm} target queue ({AQM_TARGET_S[aqm] * 1e3:g} ms = {target:.3g} packets) "
+                f"is not below the buffer ({buffer_packets:,} packets): the hard limit drops "
+                "before the AQM acts, so the tail drop, not the AQM, controls the queue. Raise "
+                "the limit above the AQM target or lower the target."
+            )
     if regime.warning:
         out.append(regime.warning)
     if regime.regime == "overload":

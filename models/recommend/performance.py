@@ -175,6 +175,61 @@ def _window_loss(b: Array, p: float, n_b: float) -> Array:
     return np.where(full, 1.0, np.minimum(1.0, ratio**2))
 
 
+#: Grid of B at which the paced drop bound is evaluated for the curves and the search: every
+#: whole size up to :data:`PACED_GRID_EXACT` packets (where the bound's answers lie), then
+#: :data:`PACED_GRID_PER_OCTAVE` points per doubling; a size between grid points takes the
+#: bound at the point below it.
+PACED_GRID_EXACT = 64
+PACED_GRID_PER_OCTAVE = 8
+
+
+def _grid_size(index: Array) -> Array:
+    """The buffer size of each grid index (0 -> 1 packet)."""
+    exact = index + 1.0
+    octaves = np.log2(PACED_GRID_EXACT) + (index - PACED_GRID_EXACT + 1) / PACED_GRID_PER_OCTAVE
+    return np.where(index < PACED_GRID_EXACT, exact, np.exp2(octaves))
+
+
+def _grid_index(sizes: Array) -> Array:
+    """The largest grid index whose size is at most each size (sizes below 1 -> 0)."""
+    b = np.maximum(sizes, 1.0)
+    exact = np.floor(b + 1e-9) - 1.0
+    octaves = np.floor((np.log2(b) - np.log2(PACED_GRID_EXACT)) * PACED_GRID_PER_OCTAVE + 1e-9)
+    index = np.where(b < PACED_GRID_EXACT + 1.0, exact, PACED_GRID_EXACT - 1.0 + octaves)
+    return index.astype(np.int64)
+
+
+_PACED_TABLES: dict[tuple[int, float, float, float], Array] = {}
+
+#: Paced-bound tables kept (one per link), oldest dropped first.
+_PACED_TABLES_KEPT = 32
+
+
+def _paced_upper(flows: int, w: float, slots: float, slowdown: float, top: int) -> Array:
+    """``min(1, upper end)`` of :func:`models.pacing.paced_drop_bound_bracket` at the grid
+    sizes of indices ``0..top`` (or more), see :func:`_grid_size`.
+
+    One table per link, extended as larger sizes are asked for; once the bound reaches 0 it
+    stays 0 (it falls with B), so the grid beyond is not evaluated.
+    """
+    key = (flows, w, slots, slowdown)
+    table = _PACED_TABLES.get(key)
+    if table is None:
+        table = np.zeros(0)
+    if table.size <= top and not (table.size and table[-1] == 0.0):
+        start = table.size
+        stop = max(top + 1, 2 * start, 64)
+        grid = _grid_size(np.arange(start, stop, dtype=np.float64))
+        _, high = paced_drop_bound_bracket(flows, w, slots, slowdown, grid)
+        table = np.concatenate((table, np.minimum(1.0, np.asarray(high, dtype=np.float64))))
+        if len(_PACED_TABLES) >= _PACED_TABLES_KEPT:
+            _PACED_TABLES.pop(next(iter(_PACED_TABLES)))
+        _PACED_TABLES[key] = table
+    if table.size <= top:  # the bound is 0 from the table's end on
+        table = np.concatenate((table, np.zeros(top + 1 - table.size)))
+    return table
+
+
 @dataclass(frozen=True)
 class TrafficModel:
     """One of the three traffic models above, with the parameters it needs.
@@ -255,12 +310,27 @@ class TrafficModel:
         return self.max_window_packets**2 / 2.0
 
     def _paced_drop_upper(self, b: Array) -> Array:
-        """Upper end of the paced drop bound's bracket at each size (000 Thm 2, App. B)."""
+        """Upper end of the paced drop bound's bracket at each size (000 Thm 2, App. B).
+
+        The bound falls with B, so its value at the nearest point at or below B of a grid
+        with :data:`PACED_GRID_PER_OCTAVE` points per doubling is an upper bound at B too:
+        the bracket is evaluated on that grid only (once per model, cached), not at every
+        size the search and the curves ask for.
+        """
         slots = self.capacity_bps * self.rtt_s / (8.0 * self.packet_bytes)
-        _, high = paced_drop_bound_bracket(
-            self.flows, self.max_window_packets, slots, float(self.slowdown or 1.0), b
+        sizes = np.asarray(b, dtype=np.float64)
+        steps = _grid_index(sizes)
+        top = int(np.max(steps)) if steps.size else 0
+        table = _paced_upper(
+            self.flows,
+            self.max_window_packets,
+            slots,
+            float(self.slowdown or 1.0),
+            top,
         )
-        return np.minimum(1.0, np.asarray(high, dtype=np.float64))
+        out = table[steps.astype(np.int64)]
+        # Below one packet the bound is not defined on the grid: no buffer, no guarantee.
+        return np.where(sizes < 1.0, 1.0, out)
 
     @staticmethod
     def _nonnegative(b: Array) -> Array:

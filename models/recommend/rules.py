@@ -62,16 +62,18 @@ BBR_PROBE_GAIN = 1.25
 BBR_CWND_GAIN = 2.0
 
 #: AQM target delays (the standing queue they aim for): CoDel TARGET 5 ms with INTERVAL
-#: 100 ms (RFC 8289 §4.3-4.4); PIE QDELAY_REF 15 ms (RFC 8033 §4.2 and §5.1); DualQ Coupled
+#: 100 ms (RFC 8289 §4.3-4.4); PIE QDELAY_REF 15 ms (RFC 8033 §4.2); DualQ Coupled
 #: AQM: the L4S queue's step marking threshold 1 ms and the Classic queue's PI2 target 15 ms
-#: (RFC 9332 Appendix A.1, Figure 2 defaults).
+#: (RFC 9332 Appendix A.1, the example's parameters: Classic target 15 ms, L4S marking ramp
+#: from minTh = 800 µs over range = 400 µs, and a buffer limit sized apart from both).
 AQM_TARGET_S = {"codel": 0.005, "pie": 0.015, "dualq": 0.015}
 AQM_REFERENCE = {
     "codel": "RFC 8289 §4.3-4.4 (TARGET 5 ms, INTERVAL 100 ms)",
     "pie": "RFC 8033 §4.2 (QDELAY_REF 15 ms)",
-    "dualq": "RFC 9332 Appendix A.1 (Classic target 15 ms, L4S step threshold 1 ms)",
+    "dualq": "RFC 9332 Appendix A.1 (Classic target 15 ms, L4S ramp from 0.8 ms over 0.4 ms)",
 }
-DUALQ_L4S_THRESHOLD_S = 0.001
+DUALQ_L4S_MIN_THRESHOLD_S = 0.0008
+DUALQ_L4S_RANGE_S = 0.0004
 
 #: Largest buffer the paced-traffic rule searches, packets (the bound is for log-sized buffers).
 _PACED_SEARCH_MAX = 1 << 16
@@ -228,6 +230,13 @@ def _paced_or_slow(ctx: Context) -> Assumption:
             detail += f" (S = {ctx.slowdown:.3g} slots between a flow's packets)"
         return Assumption(text, HOLDS, detail)
     needed = ctx.slow_access_needed
+    if ctx.slowdown is not None and needed is None:
+        return Assumption(
+            text,
+            UNKNOWN,
+            f"the port is {ctx.slowdown:.3g}× the access rate; whether that is slow enough "
+            "(c_S·log W_max, 000 Thm 2) needs the maximum window",
+        )
     if ctx.slowdown is None or needed is None:
         return Assumption(
             text,
@@ -760,8 +769,8 @@ def aqm_rule(ctx: Context) -> RuleResult | None:
     """The AQM's target delay as a standing queue, packets (listed when the port runs one).
 
     The AQM keeps the queue near its target; the buffer is the hard limit above it, sized by
-    the other rules (RFC 8289 §4.5: CoDel needs a buffer well above its target to absorb
-    bursts; RFC 7567 §4.3: AQM is not a substitute for adequate buffering).
+    the other rules: below the AQM target the tail drop, not the AQM, would control the
+    queue, and above it the buffer absorbs the bursts the AQM lets through.
     """
     sc = ctx.scenario
     if sc.aqm == "none":
@@ -773,8 +782,9 @@ def aqm_rule(ctx: Context) -> RuleResult | None:
     )
     if sc.aqm == "dualq":
         note += (
-            f"; the L4S queue marks above {DUALQ_L4S_THRESHOLD_S * 1e3:g} ms "
-            f"({DUALQ_L4S_THRESHOLD_S / ctx.packet_time_s:.3g} packets)"
+            f"; the L4S queue marks from {DUALQ_L4S_MIN_THRESHOLD_S * 1e3:g} ms "
+            f"({DUALQ_L4S_MIN_THRESHOLD_S / ctx.packet_time_s:.3g} packets), all packets by "
+            f"{(DUALQ_L4S_MIN_THRESHOLD_S + DUALQ_L4S_RANGE_S) * 1e3:g} ms"
         )
     if sc.aqm == "codel":
         note += "; INTERVAL 100 ms should be about the worst-case RTT of the flows"

@@ -100,3 +100,24 @@ def test_real_run_is_cancelled_through_its_progress_reports(client: TestClient) 
     job = wait_until_finished(client, job_id)
     assert job["status"] == "cancelled", job
     assert job["results"] == []
+
+
+def test_flow_groups_in_the_request_give_results_per_group(client: TestClient) -> None:
+    groups = [
+        {"name": "long", "flows": 2, "rtt_s": "40 ms", "max_window_packets": 20},
+        {"name": "slow access", "flows": 2, "rtt_s": "60 ms", "access_bps": "100 kbit/s"},
+    ]
+    scenario = {k: v for k, v in SCENARIO.items() if k not in ("flows", "rtt_s")}
+    body = {"scenario": scenario | {"groups": groups}, "buffer_packets": [10], "seed": 3}
+    body["replications"] = 2
+    answer = client.post("/v1/simulations", json=body)
+    assert answer.status_code == 202, answer.json()
+    job = wait_until_finished(client, answer.json()["id"])
+    assert job["status"] == "succeeded", job
+    (result,) = job["results"]
+    assert [g["name"] for g in result["groups"]] == ["long", "slow access"]
+    # 2 flows behind 100 kbit/s access links cannot exceed 200 kbit/s on the bottleneck.
+    assert result["groups"][1]["throughput_bps"] <= 2 * 100e3
+    assert job["request"]["scenario"]["groups"][1]["access_bps"] == 100e3
+    direct = replicate(Scenario.from_dict(job["request"]["scenario"]), 10, 2, 3)
+    assert result["groups"][0]["goodput_bps"] == direct.group_estimates[0]["goodput_bps"].mean

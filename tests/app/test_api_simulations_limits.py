@@ -116,6 +116,13 @@ def test_scenario_bound_between_two_fields_names_the_field(client: TestClient) -
         ({"traffic": "bursty"}, "traffic", "persistent"),
         ({"warmup_s": 20}, "warmup_s", "must be < duration_s"),
         ({"packet_budget": 5}, "packet_budget", "Extra inputs"),
+        ({"groups": [{"flows": 2}, {"flows": 0}]}, "groups", "greater than or equal to 1"),
+        (
+            {"groups": [{"rtt_s": "5 ms", "rtt_jitter_s": "6 ms"}]},
+            "groups",
+            "groups[0].rtt_jitter_s",
+        ),
+        ({"groups": [{"flows": 2}], "flows": 5}, "flows", "set it in each group"),
     ],
 )
 def test_invalid_scenario_field_gets_422_naming_it(

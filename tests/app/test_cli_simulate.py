@@ -371,3 +371,78 @@ def test_json_stdout_stays_clean_with_the_bar_on(monkeypatch: pytest.MonkeyPatch
     assert result.exit_code == 0, result.output
     assert "B = " in result.stderr
     assert [r["buffer_packets"] for r in json.loads(result.stdout)["results"]] == [5, 10]
+
+
+MIX_TOML = """
+capacity_bps = "10 Mbit/s"
+duration_s = "2 s"
+warmup_s = 0.5
+
+[[groups]]
+name = "LBP"
+flows = 3
+rtt_s = "40 ms"
+max_window_packets = 64
+
+[[groups]]
+name = "RBP"
+flows = 2
+rtt_s = "60 ms"
+access_bps = "1 Mbit/s"
+
+[[groups]]
+name = "short"
+flows = 20
+traffic = "poisson_flows"
+flow_arrival_rate_per_s = 10
+flow_size_distribution = "pareto"
+flow_size_packets = 14
+"""
+
+
+def _run_file(tmp_path: Path, text: str, name: str, *args: str) -> Result:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return CliRunner().invoke(main, ["simulate", "--scenario", str(path), *args])
+
+
+def test_scenario_file_with_flow_groups_reports_each_group(tmp_path: Path) -> None:
+    result = _run_file(tmp_path, MIX_TOML, "mix.toml", "--buffer", "20", "--json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    groups = doc["scenario"]["groups"]
+    assert [g["name"] for g in groups] == ["LBP", "RBP", "short"]
+    assert groups[1]["access_bps"] == pytest.approx(1e6)  # "1 Mbit/s" parsed
+    assert doc["scenario"]["capacity_bps"] == pytest.approx(10e6)
+    (row,) = doc["results"]
+    assert [g["name"] for g in row["groups"]] == ["LBP", "RBP", "short"]
+    # RBP flows cannot beat their 1 Mbit/s access links (2 flows).
+    assert row["groups"][1]["throughput_bps"] <= 2e6
+    table = _run_file(tmp_path, MIX_TOML, "mix.toml", "--buffer", "20")
+    assert table.exit_code == 0, table.output
+    assert "Per flow group" in table.stdout and "RBP" in table.stdout
+
+
+def test_scenario_file_as_json_gives_the_same_run(tmp_path: Path) -> None:
+    import tomllib
+
+    values = tomllib.loads(MIX_TOML)
+    a = _run_file(tmp_path, MIX_TOML, "mix.toml", "--buffer", "20", "--json")
+    b = _run_file(tmp_path, json.dumps(values), "mix.json", "--buffer", "20", "--json")
+    assert a.exit_code == 0 and b.exit_code == 0, a.output + b.output
+    rows = [_without_wall_time(json.loads(r.stdout)["results"]) for r in (a, b)]
+    assert rows[0] == rows[1]
+
+
+def test_scenario_file_errors_name_the_field(tmp_path: Path) -> None:
+    bad = MIX_TOML.replace("flows = 2\n", "flows = 0\n")
+    result = _run_file(tmp_path, bad, "bad.toml", "--buffer", "20")
+    assert result.exit_code == 2
+    assert "groups[1].flows must be >= 1" in result.stderr
+    clash = _run_file(tmp_path, MIX_TOML, "mix.toml", "--buffer", "20", "--flows", "4")
+    assert clash.exit_code == 2
+    assert "--flows cannot be combined with --scenario" in clash.stderr
+    wrong = _run_file(tmp_path, "flows = [", "broken.toml", "--buffer", "20")
+    assert wrong.exit_code == 2 and "is not valid" in wrong.stderr
+    missing = CliRunner().invoke(main, ["simulate", "--flows", "3", "--buffer", "5"])
+    assert missing.exit_code == 2 and "Missing option '--capacity'" in missing.stderr

@@ -42,7 +42,7 @@ def test_backbone_without_n_b_stays_within_the_bdp_and_shows_the_bscl_worst_case
     # No load: the regime is unknown and the response says which input would decide it.
     assert rec.regime.regime == "unknown"
     assert "load" in rec.regime.deciding_inputs
-    assert "Give load" in rec.regime.reason
+    assert "give load" in rec.regime.reason
     # The defaults are marked as such.
     assert {t.name: t.source for t in rec.targets} == {
         "min_utilization": "default",
@@ -177,3 +177,67 @@ def test_busy_peak_rate_limited_link_is_not_transparent() -> None:
     assert rec.regime.saturation_probability == pytest.approx(0.73, abs=0.005)
     assert "73% of the time" in rec.regime.reason
     assert rec.recommended.rule != "transparent"
+
+
+def test_aqm_target_is_sized_apart_from_the_hard_limit() -> None:
+    # 1 Gb/s, 50 ms, 20 CUBIC flows with the L4S DualQ: the Classic PI2 target of 15 ms is
+    # 0.015/(8·1500/1e9) = 1,250 packets of standing queue and the L4S ramp starts at 0.8 ms =
+    # 66.7 packets (RFC 9332 Appendix A.1); the hard limit is the recommendation (one RTT here,
+    # C·T_e = 4,167 packets at most), above the AQM's target.
+    rec = recommend(LinkScenario(capacity_bps=1e9, rtts_s=(0.05,), flows=20, aqm="dualq"))
+    aqm = next(r for r in rec.rules if r.rule == "aqm")
+    assert aqm.buffer_packets == 1250
+    assert "L4S queue marks from 0.8 ms (66.7 packets)" in (aqm.note or "")
+    assert rec.recommended.buffer_packets > 1250
+    assert "hard limit" in rec.recommended.reason
+    # A tiny-buffer link under CoDel: 15 packets is far below CoDel's 5 ms (6,250 packets at
+    # 10 Gb/s, 1000 B), so the tail drop would act first, and the engine says so.
+    tiny = recommend(
+        LinkScenario(
+            capacity_bps=10e9,
+            rtts_s=(0.1,),
+            flows=1000,
+            max_window_packets=64,
+            packet_bytes=1000,
+            aqm="codel",
+        )
+    )
+    assert any("the tail drop, not the AQM, controls the queue" in w for w in tiny.warnings)
+
+
+def test_paced_curve_bound_is_an_upper_bound_on_the_full_evaluation() -> None:
+    # The window-limited model evaluates the paced drop bound on a grid (every size up to 64,
+    # then 8 per doubling) and gives a size between grid points the value at the point below:
+    # the bound falls with B (000 Thm 2), so that is still an upper bound. Checked against the
+    # full evaluation (models.pacing.paced_drop_bound_slots) at sizes on and off the grid.
+    from models.pacing import paced_drop_bound_slots
+    from models.recommend import traffic_model
+
+    scenario = LinkScenario(
+        capacity_bps=10e9,
+        rtts_s=(0.1,),
+        flows=1000,
+        packet_bytes=1000.0,
+        max_window_packets=64,
+        access_bps=100e6,
+        paced=True,
+    )
+    model = traffic_model(scenario)
+    # Paced hosts: S = max(C/access, M/W_max) = max(100, 125,000/64) = 1,953.125 (000 App. B).
+    assert model.slowdown == pytest.approx(1953.125, rel=1e-12)
+    sizes = [1.0, 7.0, 15.0, 33.0, 64.0, 65.0, 70.0, 100.0, 300.0]
+    grid_loss = model.loss_probability(sizes)
+    for b, loss in zip(sizes, grid_loss, strict=True):
+        exact = paced_drop_bound_slots(1000, 64, 125_000, 1953.125, b).drop_probability
+        rho_b = 0.512**b  # the Poisson bound the model also takes (000 Thm 1)
+        assert loss >= min(exact, rho_b) * (1 - 1e-9), b
+
+
+def test_what_if_names_the_window_cap_where_one_is_plausible() -> None:
+    # 1 Gb/s, 50 ms, 20 CUBIC flows: C·RTT/N = 4,166.7/20 = 208 packets per flow. A window
+    # cap below that would make the flows window-limited and the tiny-buffers theorem apply
+    # (000 §3.3); the 50,000-flow backbone (1.7 packets per flow) gets no such suggestion.
+    rec = recommend(LinkScenario(capacity_bps=1e9, rtts_s=(0.05,), flows=20))
+    cap = next(w for w in rec.what_if if w.input == "max_window_packets")
+    assert "capped below 208 packets" in cap.explanation
+    assert all(w.input != "max_window_packets" for w in recommend(BACKBONE).what_if)

@@ -129,3 +129,25 @@ def test_gamma_from_phi_follows_processor_sharing() -> None:
     # Undefined at or below the background load and beyond what the flows can carry.
     edge = gamma_curve([1, 2], [0.4, 0.6], 0.5, np.array([0.5, 0.81]))
     assert np.isnan(edge).all()
+
+
+def test_bscl_loss_rows_carry_the_non_lbp_share() -> None:
+    from validation.harness import bscl
+
+    # 004 §VII: "The total amount of non-LBP traffic varies between 5% to 20%" and Fig. 6 is
+    # C_e = 90%: the non-LBP traffic is 10% of the 50 Mb/s target link.
+    checks = build_checks(SUITES["quick"], ["bscl_loss"])
+    assert [c.row.row for c in checks] == ["nb300_bscl", "nb300_ct", "nb300_stanford"]
+    for check in checks:
+        scenario, buffer_packets = check.variants["run"]
+        assert buffer_packets == int(check.row.number("buffer_packets"))
+        if bscl.groups_supported():
+            groups = {g.name: g for g in scenario.groups}  # type: ignore[attr-defined]
+            assert groups["LBP"].flows == 300 and groups["RBP"].flows == 20
+            assert groups["window-limited"].flows == 10
+            # 40% of 5 Mb/s over 20 RBP flows: 100 kb/s access links.
+            assert groups["RBP"].access_bps == pytest.approx(100e3)
+            # 20% of 5 Mb/s in flows of 14 packets of 1500 B: 1e6 / 168e3 arrivals per second.
+            assert groups["short"].flow_arrival_rate_per_s == pytest.approx(1e6 / 168e3)
+        else:
+            assert scenario.flows == 300 and scenario.background_load == pytest.approx(0.1)

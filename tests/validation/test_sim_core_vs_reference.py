@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from tests.validation.hosts import classic_scenario
-from validation.simulator import RunResult, engine, simulate
+from validation.simulator import FlowGroup, RunResult, Scenario, engine, simulate
 from validation.simulator.reference import simulate_reference
 
 BASE = classic_scenario(
@@ -47,6 +47,79 @@ CASES = {
         flow_arrival_rate_per_s=60.0,
         flow_size_distribution="uniform",
         flow_size_packets=40,
+    ),
+    "cubic sack": BASE.replace(cc="cubic"),
+    "cubic newreno delayed acks": BASE.replace(cc="cubic", recovery="newreno", delayed_ack=2),
+    "cubic and reno groups": Scenario(
+        capacity_bps=20e6,
+        duration_s=4.0,
+        warmup_s=1.0,
+        groups=(
+            FlowGroup(name="cubic", flows=4, cc="cubic", rtt_s=0.05, max_window_packets=64),
+            FlowGroup(name="reno", flows=4, rtt_s=0.03, max_window_packets=64),
+            FlowGroup(
+                name="cubic short",
+                flows=6,
+                cc="cubic",
+                traffic="poisson_flows",
+                flow_arrival_rate_per_s=20.0,
+                flow_size_packets=30.0,
+            ),
+        ),
+    ),
+    "flow groups: 004 §VII-like mix": Scenario(
+        capacity_bps=20e6,
+        duration_s=4.0,
+        warmup_s=1.0,
+        background_load=0.1,
+        groups=(
+            FlowGroup(name="LBP", flows=4, rtt_s=0.05, rtt_jitter_s=0.02, max_window_packets=64),
+            FlowGroup(name="RBP", flows=3, rtt_s=0.08, access_bps=1e6, recovery="newreno"),
+            FlowGroup(name="window-limited", flows=2, rtt_s=0.03, max_window_packets=4),
+            FlowGroup(
+                name="short",
+                flows=10,
+                traffic="poisson_flows",
+                flow_arrival_rate_per_s=40.0,
+                flow_size_distribution="pareto",
+                flow_size_packets=14.0,
+                rtt_s=0.04,
+                rtt_jitter_s=0.01,
+                delayed_ack=2,
+                initial_window_packets=10,
+            ),
+            FlowGroup(
+                name="closed loop paced",
+                flows=3,
+                traffic="closed_loop",
+                flow_size_packets=20.0,
+                pacing=True,
+                min_rto_s=1.0,
+            ),
+        ),
+    ),
+    "flow groups: two Poisson groups, fair queueing": Scenario(
+        capacity_bps=10e6,
+        duration_s=4.0,
+        warmup_s=1.0,
+        discipline="fq",
+        groups=(
+            FlowGroup(
+                flows=5,
+                traffic="poisson_flows",
+                flow_arrival_rate_per_s=20.0,
+                flow_size_distribution="uniform",
+                flow_size_packets=30.0,
+            ),
+            FlowGroup(
+                flows=2,
+                traffic="poisson_flows",
+                flow_arrival_rate_per_s=30.0,
+                flow_size_packets=5.0,
+                rtt_s=0.02,
+            ),
+            FlowGroup(flows=2, max_window_packets=16),
+        ),
     ),
     "open loop exponential": classic_scenario(
         traffic="open_loop",
@@ -112,6 +185,13 @@ def test_core_matches_reference(name: str) -> None:
     assert np.allclose(fast.packet_trace.time_s, ref.packet_trace.time_s, rtol=0, atol=1e-12)
     assert fast.samples is not None and ref.samples is not None
     assert np.allclose(fast.samples.cwnd_packets, ref.samples.cwnd_packets)
+    assert len(fast.groups) == len(ref.groups) == len(sc.flow_groups)
+    for mine, theirs in zip(fast.groups, ref.groups, strict=True):
+        for measure in ("goodput_bps", "throughput_bps", "loss_rate", "jain_index"):
+            assert _same(getattr(mine, measure), getattr(theirs, measure)), measure
+        assert mine.bottleneck_arrivals == theirs.bottleneck_arrivals
+        assert mine.timeouts == theirs.timeouts
+        assert mine.flows_completed == theirs.flows_completed
     _check_invariants(fast)
     _check_invariants(ref)
 

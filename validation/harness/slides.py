@@ -15,6 +15,10 @@ PACKET_BYTES = 1500
 RTT_S = 0.1
 #: Run length (simulated s, warm-up s) and replications per suite.
 RUNS = {"quick": (30.0, 8.0), "full": (120.0, 20.0)}
+SPREAD_NOTE = (
+    " The verdict is on RTTs in 100 ± 20 ms; the 'rtt 20-180 ms' figures show how much the "
+    "unstated RTT spread moves the utilization at this buffer."
+)
 QUICK = {"n100_x0.5", "n100_x1", "n400_x0.5", "n400_x1"}
 
 
@@ -43,10 +47,19 @@ def oc3(rows: Sequence[Row], suite: Suite) -> list[Check]:
             continue
         flows, buffer_packets = int(row.number("flows")), int(row.number("buffer_packets"))
         rule = float(sqrt_n_buffer_packets(OC3_BPS, RTT_S, flows, PACKET_BYTES))
+        scenario = oc3_scenario(flows, duration_s, warmup_s)
+        variants = {"run": (scenario, buffer_packets)}
+        note = f"{duration_s:g} s runs ({warmup_s:g} s warm-up)."
+        if row.number("multiple") <= 0.5:
+            # The slide states only '~100ms RTT'; at the smallest buffer the result depends
+            # on how far the flows' RTTs spread (synchronization), so a second variant with
+            # RTTs in 100 ± 80 ms is measured beside it and shown in the reason.
+            variants["rtt 20-180 ms"] = (scenario.replace(rtt_jitter_s=0.08), buffer_packets)
+            note += SPREAD_NOTE
         checks.append(
             Check(
                 row,
-                {"run": (oc3_scenario(flows, duration_s, warmup_s), buffer_packets)},
+                variants,
                 single("run", "utilization"),
                 model=float(appenzeller_utilization_bound(buffer_packets, rule)),
                 model_name=(
@@ -54,7 +67,7 @@ def oc3(rows: Sequence[Row], suite: Suite) -> list[Check]:
                     f"the slide's own model column: {row.number('model'):.1%}, router: "
                     f"{row.number('router'):.1%}"
                 ),
-                note=f"{duration_s:g} s runs ({warmup_s:g} s warm-up).",
+                note=note,
             )
         )
     return checks

@@ -2,8 +2,11 @@
 
 The public entry points:
 
-- :class:`Scenario` (``scenario.py``): every parameter of the network and the traffic;
-- :func:`simulate`: one run for one buffer size and seed -> :class:`RunResult`;
+- :class:`Scenario` (``scenario.py``): every parameter of the network and the traffic; its
+  ``groups`` (:class:`FlowGroup`) mix traffic of different kinds, paths and TCP options on
+  one bottleneck (without groups, the scenario's own fields are its one group);
+- :func:`simulate`: one run for one buffer size and seed -> :class:`RunResult` (totals, and
+  ``groups``: a :class:`GroupResult` per flow group);
 - :func:`replicate`: independent replications (seeds from ``SeedSequence(seed).spawn(n)``)
   -> :class:`ReplicatedResult` with 99% confidence intervals;
 - :func:`replication_seeds`: the seed of each of :func:`replicate`'s runs;
@@ -18,17 +21,25 @@ pure-Python implementation of the same model that the compiled core is checked a
 from validation.simulator.engine import replicate, replication_seeds, simulate
 from validation.simulator.results import (
     Estimate,
+    GroupResult,
     PacketTrace,
     ReplicatedResult,
     RunResult,
     SampledTrace,
     confidence_interval,
 )
-from validation.simulator.scenario import DEFAULT_PACKET_BUDGET, Scenario, estimate_packets
+from validation.simulator.scenario import (
+    DEFAULT_PACKET_BUDGET,
+    FlowGroup,
+    Scenario,
+    estimate_packets,
+)
 
 __all__ = [
     "DEFAULT_PACKET_BUDGET",
     "Estimate",
+    "FlowGroup",
+    "GroupResult",
     "PacketTrace",
     "ReplicatedResult",
     "RunResult",

@@ -13,12 +13,16 @@ from models import checks
 from models.errors import ParameterError
 from validation.simulator import core
 from validation.simulator.layout import (
+    CC_CODES,
     FLOW_FLOATS,
     FLOW_INTS,
+    GROUP_FLOATS,
+    GROUP_INTS,
     SIZE_CODES,
     TRAFFIC_CODES,
     Arrays,
     EventList,
+    FlowCount,
     FlowFloat,
     FlowInt,
     FqFloat,
@@ -26,11 +30,12 @@ from validation.simulator.layout import (
     FqPacket,
     GlobalFloat,
     GlobalInt,
+    GroupFloat,
+    GroupInt,
     NodeField,
     QueueField,
     Status,
     TraceInt,
-    Traffic,
 )
 from validation.simulator.measures import RawCounters, to_result
 from validation.simulator.parameters import BURST_BINS, RunParameters, make_parameters
@@ -114,30 +119,17 @@ def _globals(p: RunParameters, trace: bool, window_slots: int, queue_slots: int)
     g[GlobalFloat.CAPACITY_BPS] = sc.capacity_bps
     g[GlobalFloat.WARMUP_S] = sc.warmup_s
     g[GlobalFloat.END_S] = sc.duration_s
-    g[GlobalFloat.ACCESS_TX_S] = p.access_tx_s
     g[GlobalFloat.WIRE_BYTES] = p.wire_bits / 8.0
     g[GlobalFloat.LIMIT_BYTES] = p.limit_bytes
     g[GlobalFloat.OPEN_RATE_PER_S] = p.open_rate_per_s
-    g[GlobalFloat.DELACK_TIMEOUT_S] = sc.delayed_ack_timeout_s
-    g[GlobalFloat.MIN_RTO_S] = sc.min_rto_s
-    g[GlobalFloat.INITIAL_RTO_S] = sc.initial_rto_s
     g[GlobalFloat.INTERVAL_S] = sc.interval_s
     g[GlobalFloat.SAMPLE_INTERVAL_S] = sc.sample_interval_s
     g[GlobalFloat.DELAY_BIN_S] = p.delay_bin_s
-    g[GlobalFloat.FLOW_RATE_PER_S] = sc.flow_arrival_rate_per_s
-    g[GlobalFloat.FLOW_MEAN_PACKETS] = sc.flow_size_packets
-    g[GlobalFloat.PARETO_SHAPE] = sc.pareto_shape
-    g[GlobalFloat.INITIAL_CWND_PACKETS] = float(sc.initial_window_packets)
     gi = np.zeros(len(GlobalInt), dtype=np.int64)
     gi[GlobalInt.FLOWS] = p.flows
+    gi[GlobalInt.GROUPS] = len(p.groups)
     gi[GlobalInt.BUFFER_PACKETS] = p.buffer_packets
-    gi[GlobalInt.MAX_WINDOW_PACKETS] = sc.max_window_packets
     gi[GlobalInt.WINDOW_MASK] = window_slots - 1
-    gi[GlobalInt.SACK] = int(sc.recovery == "sack")
-    gi[GlobalInt.DELAYED_ACK] = sc.delayed_ack
-    gi[GlobalInt.PACING] = int(sc.pacing)
-    gi[GlobalInt.TRAFFIC] = TRAFFIC_CODES.get(sc.traffic, Traffic.PERSISTENT)
-    gi[GlobalInt.SIZE_DISTRIBUTION] = SIZE_CODES[sc.flow_size_distribution]
     gi[GlobalInt.OPEN_PERIODIC] = int(p.open_periodic)
     gi[GlobalInt.OPEN_EXPONENTIAL] = int(p.open_exponential)
     gi[GlobalInt.FAIR_QUEUEING] = int(sc.discipline == "fq")
@@ -152,20 +144,50 @@ def _globals(p: RunParameters, trace: bool, window_slots: int, queue_slots: int)
     return g, gi
 
 
+def _flows_and_groups(p: RunParameters) -> tuple[Any, Any, Any, Any]:
+    """``ff``, ``fi`` (each flow's row: its group's parameters), ``gf`` and ``gg``."""
+    rows = max(p.flows, 1)
+    groups = p.groups
+    ff = np.zeros((rows, FLOW_FLOATS))
+    fi = np.zeros((rows, FLOW_INTS), dtype=np.int64)
+    for lists in (FlowInt.DELIVER_LIST, FlowInt.ARRIVAL_LIST):  # the event lists start empty
+        fi[:, lists + EventList.HEAD] = -1
+        fi[:, lists + EventList.TAIL] = -1
+    gf = np.zeros((max(len(groups), 1), GROUP_FLOATS))
+    gg = np.zeros((max(len(groups), 1), GROUP_INTS), dtype=np.int64)
+    for k, group in enumerate(groups):
+        rows_k = slice(int(p.first_flow[k]), int(p.first_flow[k + 1]))
+        ff[rows_k, FlowFloat.ACCESS_TX_S] = p.access_tx_s[k]
+        ff[rows_k, FlowFloat.DELACK_TIMEOUT_S] = group.delayed_ack_timeout_s
+        ff[rows_k, FlowFloat.MIN_RTO_S] = group.min_rto_s
+        ff[rows_k, FlowFloat.INITIAL_RTO_S] = group.initial_rto_s
+        ff[rows_k, FlowFloat.INITIAL_CWND_PACKETS] = float(group.initial_window_packets)
+        fi[rows_k, FlowInt.GROUP] = k
+        fi[rows_k, FlowInt.MAX_WINDOW_PACKETS] = group.max_window_packets
+        fi[rows_k, FlowInt.SACK] = int(group.recovery == "sack")
+        fi[rows_k, FlowInt.DELAYED_ACK] = group.delayed_ack
+        fi[rows_k, FlowInt.PACING] = int(group.pacing)
+        fi[rows_k, FlowInt.CC] = CC_CODES[group.cc]
+        gf[k, GroupFloat.FLOW_RATE_PER_S] = group.flow_arrival_rate_per_s
+        gf[k, GroupFloat.FLOW_MEAN_PACKETS] = group.flow_size_packets
+        gf[k, GroupFloat.PARETO_SHAPE] = group.pareto_shape
+        gg[k, GroupInt.TRAFFIC] = TRAFFIC_CODES[group.traffic]
+        gg[k, GroupInt.SIZE_DISTRIBUTION] = SIZE_CODES[group.flow_size_distribution]
+        gg[k, GroupInt.FIRST_FLOW] = p.first_flow[k]
+        gg[k, GroupInt.FLOWS] = group.flows
+    ff[: p.flows, FlowFloat.RTT_S] = p.rtt_s
+    return ff, fi, gf, gg
+
+
 def allocate(p: RunParameters, trace: bool) -> Arrays:
     """Every array of a compiled run, in the layouts of ``layout.py``, the flows not started."""
     sc = p.scenario
     n = p.flows
     rows = max(n, 1)
-    window = _pow2_at_least(sc.max_window_packets + 1)
+    window = _pow2_at_least(max((g.max_window_packets for g in p.groups), default=1) + 1)
     qcap = _pow2_at_least(4 * p.buffer_packets + 1024 if sc.byte_mode else p.buffer_packets + 1)
     g, gi = _globals(p, trace, window, qcap)
-    ff = np.zeros((rows, FLOW_FLOATS))
-    ff[:n, FlowFloat.RTT_S] = p.rtt_s
-    fi = np.zeros((rows, FLOW_INTS), dtype=np.int64)
-    for lists in (FlowInt.DELIVER_LIST, FlowInt.ARRIVAL_LIST):  # the event lists start empty
-        fi[:, lists + EventList.HEAD] = -1
-        fi[:, lists + EventList.TAIL] = -1
+    ff, fi, gf, gg = _flows_and_groups(p)
     if sc.discipline == "fq":
         fqcap = _pow2_at_least(qcap + 1)
         if (n + 1) * fqcap > MAX_FQ_SLOTS:
@@ -189,6 +211,9 @@ def allocate(p: RunParameters, trace: bool) -> Arrays:
     arrays = Arrays(
         ff=ff,
         fi=fi,
+        gf=gf,
+        gg=gg,
+        fc=np.zeros((n + 1, len(FlowCount))),
         rg=np.zeros((rows, window), dtype=np.uint8),
         g=g,
         gi=gi,
@@ -330,6 +355,7 @@ class _State:
             in_flight=int(gi[GlobalInt.IN_FLIGHT]),
             flows_completed=int(gi[GlobalInt.COMPLETED]),
             flows_blocked=int(gi[GlobalInt.BLOCKED]),
+            per_flow=a.fc.copy(),
         )
         if self.trace:
             self._flush_trace()

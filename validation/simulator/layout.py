@@ -53,6 +53,17 @@ TRAFFIC_CODES = {
 }
 
 
+class CongestionControl(IntEnum):
+    """Congestion control of a flow group's senders."""
+
+    RENO = 0  # RFC 5681
+    CUBIC = 1  # RFC 9438
+
+
+#: Scenario congestion-control name -> code.
+CC_CODES = {"reno": CongestionControl.RENO, "cubic": CongestionControl.CUBIC}
+
+
 class SizeDistribution(IntEnum):
     """Distributions of finite flow sizes."""
 
@@ -103,13 +114,25 @@ class FlowFloat(IntEnum):
     RTO_EVENT_S = 8  # time of the RTO event in the heap (inf: none)
     NEXT_SEND_S = 9  # pacing: earliest time of the next transmission
     ACCESS_FREE_S = 10  # when the flow's access link is free
+    # parameters of the flow's group
+    ACCESS_TX_S = 11  # transmission time of a full packet on the access link
+    DELACK_TIMEOUT_S = 12
+    MIN_RTO_S = 13
+    INITIAL_RTO_S = 14
+    INITIAL_CWND_PACKETS = 15
+    # CUBIC state (RFC 9438 §4): reset when a transfer starts
+    W_MAX_PACKETS = 16  # window before the last reduction
+    EPOCH_START_S = 17  # start of the current congestion-avoidance epoch (-1: none)
+    K_S = 18  # time to grow back to W_MAX_PACKETS (Eq. 2)
+    W_EST_PACKETS = 19  # Reno-friendly estimate (Eq. 4)
 
 
 class FlowInt(IntEnum):
     """Columns of ``fi``, the per-flow integers.
 
     The first ``TCP_STATE`` columns are reset when a transfer starts; the flow's two event
-    lists (deliveries, then arrivals; see :class:`EventList`) follow.
+    lists (deliveries, then arrivals; see :class:`EventList`) and its group's parameters
+    follow.
     """
 
     ACTIVE = 0
@@ -133,6 +156,13 @@ class FlowInt(IntEnum):
     OOO_PACKETS = 18  # out-of-order packets held by the receiver
     DELIVER_LIST = 19  # first column of the delivery list (EventList offsets)
     ARRIVAL_LIST = 22  # first column of the arrival list
+    # parameters of the flow's group
+    GROUP = 25
+    MAX_WINDOW_PACKETS = 26
+    SACK = 27
+    DELAYED_ACK = 28
+    PACING = 29
+    CC = 30  # a CongestionControl
 
 
 #: Columns of ``fi`` reset when a transfer starts.
@@ -149,7 +179,40 @@ class EventList(IntEnum):
 
 #: Columns of ``ff`` and ``fi``.
 FLOW_FLOATS = len(FlowFloat)
-FLOW_INTS = int(FlowInt.ARRIVAL_LIST) + len(EventList)
+FLOW_INTS = int(max(FlowInt)) + 1
+assert FlowInt.ARRIVAL_LIST + len(EventList) == FlowInt.GROUP
+
+
+class GroupFloat(IntEnum):
+    """Columns of ``gf``, the float parameters of each flow group."""
+
+    FLOW_RATE_PER_S = 0  # Poisson flow arrivals
+    FLOW_MEAN_PACKETS = 1
+    PARETO_SHAPE = 2
+
+
+class GroupInt(IntEnum):
+    """Columns of ``gg``, the integer parameters of each flow group."""
+
+    TRAFFIC = 0  # a Traffic
+    SIZE_DISTRIBUTION = 1  # a SizeDistribution
+    FIRST_FLOW = 2  # the group's slots are FIRST_FLOW .. FIRST_FLOW + FLOWS - 1
+    FLOWS = 3
+
+
+GROUP_FLOATS = len(GroupFloat)
+GROUP_INTS = len(GroupInt)
+
+
+class FlowCount(IntEnum):
+    """Columns of ``fc``, what each flow slot (and, in the last row, the background) did
+    after the warm-up; the results per group are sums over the group's slots."""
+
+    ARRIVALS = 0  # packets that reached the bottleneck
+    DROPS = 1
+    DEPARTED_BYTES = 2  # bytes that left the bottleneck (as interval_bits counts them)
+    TIMEOUTS = 3
+    COMPLETED = 4  # transfers acknowledged in full
 
 
 class SlotFlag(IntEnum):
@@ -166,83 +229,70 @@ class GlobalFloat(IntEnum):
     CAPACITY_BPS = 0
     WARMUP_S = 1
     END_S = 2
-    ACCESS_TX_S = 3  # transmission time of a packet on an access link
-    WIRE_BYTES = 4  # bytes on the wire per full packet
-    LIMIT_BYTES = 5  # byte-mode buffer limit (inf in packet mode)
-    OPEN_RATE_PER_S = 6  # open-loop or background packet rate (0: none)
-    DELACK_TIMEOUT_S = 7
-    MIN_RTO_S = 8
-    INITIAL_RTO_S = 9
-    INTERVAL_S = 10
-    SAMPLE_INTERVAL_S = 11
-    DELAY_BIN_S = 12
-    FLOW_RATE_PER_S = 13  # Poisson flow arrivals
-    FLOW_MEAN_PACKETS = 14
-    PARETO_SHAPE = 15
-    INITIAL_CWND_PACKETS = 16
+    WIRE_BYTES = 3  # bytes on the wire per full packet
+    LIMIT_BYTES = 4  # byte-mode buffer limit (inf in packet mode)
+    OPEN_RATE_PER_S = 5  # open-loop or background packet rate (0: none)
+    INTERVAL_S = 6
+    SAMPLE_INTERVAL_S = 7
+    DELAY_BIN_S = 8
     # state
-    LAST_CHANGE_S = 17  # last change of the queue occupancy
-    QUEUE_BYTES = 18
-    LAST_DEPARTURE_S = 19  # FIFO: departure time of the last accepted packet
-    BUSY_S = 20
-    DELAY_SUM_S = 21
-    DELAY_SUMSQ_S2 = 22
-    SERVICE_BYTES = 23  # fair queueing: the packet in transmission
-    SERVICE_ARRIVAL_S = 24
-    SERVICE_DEPARTURE_S = 25
+    LAST_CHANGE_S = 9  # last change of the queue occupancy
+    QUEUE_BYTES = 10
+    LAST_DEPARTURE_S = 11  # FIFO: departure time of the last accepted packet
+    BUSY_S = 12
+    DELAY_SUM_S = 13
+    DELAY_SUMSQ_S2 = 14
+    SERVICE_BYTES = 15  # fair queueing: the packet in transmission
+    SERVICE_ARRIVAL_S = 16
+    SERVICE_DEPARTURE_S = 17
 
 
 class GlobalInt(IntEnum):
     """Entries of ``gi``, the run's integer parameters and state."""
 
-    FLOWS = 0  # TCP flow slots
-    BUFFER_PACKETS = 1
-    MAX_WINDOW_PACKETS = 2
+    FLOWS = 0  # TCP flow slots, all groups
+    GROUPS = 1
+    BUFFER_PACKETS = 2
     WINDOW_MASK = 3  # window slots per flow - 1 (a power of two - 1)
-    SACK = 4
-    DELAYED_ACK = 5
-    PACING = 6
-    TRAFFIC = 7  # a Traffic
-    SIZE_DISTRIBUTION = 8  # a SizeDistribution
-    OPEN_PERIODIC = 9
-    OPEN_EXPONENTIAL = 10
-    FAIR_QUEUEING = 11
-    BYTE_MODE = 12
-    TRACE = 13
-    TRACED_FLOWS = 14
-    OCCUPANCY_BINS = 15
-    DELAY_BINS = 16
-    INTERVALS = 17
-    QUEUE_MASK = 18  # FIFO ring slots - 1
-    FQ_MASK = 19  # fair-queueing ring slots per flow - 1
+    OPEN_PERIODIC = 4
+    OPEN_EXPONENTIAL = 5
+    FAIR_QUEUEING = 6
+    BYTE_MODE = 7
+    TRACE = 8
+    TRACED_FLOWS = 9
+    OCCUPANCY_BINS = 10
+    DELAY_BINS = 11
+    INTERVALS = 12
+    QUEUE_MASK = 13  # FIFO ring slots - 1
+    FQ_MASK = 14  # fair-queueing ring slots per flow - 1
     # state
-    SEQUENCE = 20  # events scheduled so far (the tie-break of the heap)
-    HEAP_ENTRIES = 21
-    RANDOM_POSITION = 22  # next unused uniform
-    QUEUE_HEAD = 23
-    QUEUE_PACKETS = 24
-    DROP_RUN = 25  # consecutive drops so far
-    ARRIVALS = 26  # after the warm-up
-    DROPS = 27  # after the warm-up
-    ARRIVALS_TOTAL = 28
-    TIMEOUTS = 29
-    DELAY_COUNT = 30
-    SENT = 31
-    DELIVERED = 32
-    DROPPED_TCP = 33
-    COMPLETED = 34
-    BLOCKED = 35
-    TRACE_ROWS = 36
-    SAMPLE_ROWS = 37
-    IN_SERVICE = 38  # fair queueing: 1 while a packet is in transmission
-    SERVICE_FLOW = 39
-    SERVICE_EPOCH = 40
-    SERVICE_SEQ = 41
-    ACTIVE_HEAD = 42  # fair queueing: DRR active list
-    ACTIVE_COUNT = 43
-    IN_FLIGHT = 44  # TCP packets in flight at the end
-    FREE_NODE = 45  # first free node of the event lists (-1: none)
-    FREE_NODES = 46
+    SEQUENCE = 15  # events scheduled so far (the tie-break of the heap)
+    HEAP_ENTRIES = 16
+    RANDOM_POSITION = 17  # next unused uniform
+    QUEUE_HEAD = 18
+    QUEUE_PACKETS = 19
+    DROP_RUN = 20  # consecutive drops so far
+    ARRIVALS = 21  # after the warm-up
+    DROPS = 22  # after the warm-up
+    ARRIVALS_TOTAL = 23
+    TIMEOUTS = 24
+    DELAY_COUNT = 25
+    SENT = 26
+    DELIVERED = 27
+    DROPPED_TCP = 28
+    COMPLETED = 29
+    BLOCKED = 30  # Poisson flow arrivals that found every slot of their group busy
+    TRACE_ROWS = 31
+    SAMPLE_ROWS = 32
+    IN_SERVICE = 33  # fair queueing: 1 while a packet is in transmission
+    SERVICE_FLOW = 34
+    SERVICE_EPOCH = 35
+    SERVICE_SEQ = 36
+    ACTIVE_HEAD = 37  # fair queueing: DRR active list
+    ACTIVE_COUNT = 38
+    IN_FLIGHT = 39  # TCP packets in flight at the end
+    FREE_NODE = 40  # first free node of the event lists (-1: none)
+    FREE_NODES = 41
 
 
 class QueueField(IntEnum):
@@ -312,7 +362,10 @@ class Arrays(NamedTuple):
     """
 
     ff: FloatArray  # (flows, FLOW_FLOATS): FlowFloat
-    fi: IntArray  # (flows, FLOW_INTS): FlowInt, then the two EventLists
+    fi: IntArray  # (flows, FLOW_INTS): FlowInt (with the two EventLists)
+    gf: FloatArray  # (groups, len(GroupFloat)): GroupFloat
+    gg: IntArray  # (groups, len(GroupInt)): GroupInt
+    fc: FloatArray  # (flows + 1, len(FlowCount)): FlowCount
     rg: npt.NDArray[np.uint8]  # (flows, window slots): SlotFlag bits
     g: FloatArray  # GlobalFloat
     gi: IntArray  # GlobalInt

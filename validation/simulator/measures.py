@@ -7,8 +7,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from validation.simulator.layout import FlowCount
 from validation.simulator.parameters import BURST_BINS, RunParameters
-from validation.simulator.results import PacketTrace, RunResult, SampledTrace
+from validation.simulator.results import GroupResult, PacketTrace, RunResult, SampledTrace, jain
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -37,6 +38,7 @@ class RawCounters:
     in_flight: int
     flows_completed: int
     flows_blocked: int
+    per_flow: FloatArray  # (flows + 1, len(FlowCount)): each slot's counts, background last
     samples: SampledTrace | None = None
     packet_trace: PacketTrace | None = None
 
@@ -63,6 +65,7 @@ class RawCounters:
             in_flight=0,
             flows_completed=0,
             flows_blocked=0,
+            per_flow=np.zeros((params.flows + 1, len(FlowCount))),
         )
 
 
@@ -70,12 +73,8 @@ def to_result(params: RunParameters, raw: RawCounters, wall_s: float, engine: st
     """Reduce raw counters to the measures of a :class:`RunResult`."""
     sc = params.scenario
     measured_s = sc.duration_s - sc.warmup_s
-    per_flow = raw.delivered_payload_packets * params.payload_bits / measured_s
+    per_flow = (raw.delivered_payload_packets * params.payload_bits / measured_s).astype(np.float64)
     goodput = float(np.sum(per_flow))
-    if per_flow.size and np.sum(per_flow**2) > 0:
-        jain = float(np.sum(per_flow) ** 2 / (per_flow.size * np.sum(per_flow**2)))
-    else:
-        jain = float("nan")
     if raw.delay_count > 0:
         mean = raw.delay_sum_s / raw.delay_count
         var = max(raw.delay_sumsq_s2 / raw.delay_count - mean * mean, 0.0)
@@ -98,7 +97,7 @@ def to_result(params: RunParameters, raw: RawCounters, wall_s: float, engine: st
         mean_queue_packets=float(np.dot(np.arange(occupancy.size), occupancy)),
         bottleneck_packets=int(raw.arrivals_total),
         timeouts=int(raw.timeouts),
-        jain_index=jain,
+        jain_index=jain(per_flow),
         per_flow_throughput_bps=per_flow.astype(np.float64),
         queue_distribution=occupancy,
         loss_burst_lengths=raw.burst_hist.copy(),
@@ -109,11 +108,42 @@ def to_result(params: RunParameters, raw: RawCounters, wall_s: float, engine: st
         packets_in_flight=int(raw.in_flight),
         flows_completed=int(raw.flows_completed),
         flows_blocked=int(raw.flows_blocked),
+        groups=_groups(params, raw, per_flow, measured_s),
         wall_s=wall_s,
         samples=raw.samples,
         packet_trace=raw.packet_trace,
         engine=engine,
     )
+
+
+def _groups(
+    params: RunParameters, raw: RawCounters, per_flow_bps: FloatArray, measured_s: float
+) -> list[GroupResult]:
+    """Each group's measures: sums over its flow slots of what the slots counted."""
+    capacity_bps = params.scenario.capacity_bps
+    out = []
+    for k, group in enumerate(params.groups):
+        rows = slice(int(params.first_flow[k]), int(params.first_flow[k + 1]))
+        counts = raw.per_flow[rows].sum(axis=0)
+        goodput = per_flow_bps[rows]
+        arrivals = float(counts[FlowCount.ARRIVALS])
+        throughput_bps = 8.0 * float(counts[FlowCount.DEPARTED_BYTES]) / measured_s
+        out.append(
+            GroupResult(
+                name=group.name,
+                flows=int(group.flows),
+                traffic=group.traffic,
+                goodput_bps=float(np.sum(goodput)),
+                throughput_bps=throughput_bps,
+                utilization_share=throughput_bps / capacity_bps,
+                loss_rate=float(counts[FlowCount.DROPS]) / arrivals if arrivals else 0.0,
+                bottleneck_arrivals=int(arrivals),
+                timeouts=int(counts[FlowCount.TIMEOUTS]),
+                flows_completed=int(counts[FlowCount.COMPLETED]),
+                jain_index=jain(goodput),
+            )
+        )
+    return out
 
 
 def _histogram_quantile(hist: FloatArray, bin_s: float, q: float) -> float:

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from validation.simulator.scenario import Scenario
+from validation.simulator.scenario import FlowGroup, Scenario
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 
 #: Number of run-length bins of the loss-burst histogram (the last one counts longer runs).
 BURST_BINS = 64
@@ -33,13 +34,16 @@ class RunParameters:
     scenario: Scenario
     buffer_packets: int
     seed: int
-    flows: int  # TCP flow slots
+    flows: int  # TCP flow slots, all groups
+    groups: tuple[FlowGroup, ...]  # () in open-loop mode
+    group_of: IntArray  # group of each flow slot (slots are numbered group after group)
+    first_flow: IntArray  # first slot of each group, and the number of slots at the end
     rtt_s: FloatArray  # two-way propagation delay of each slot
     start_s: FloatArray  # start time of each slot (persistent and closed-loop traffic)
     wire_bits: float
     payload_bits: float
     tx_s: float  # bottleneck transmission time of a full packet
-    access_tx_s: float
+    access_tx_s: FloatArray  # transmission time of a full packet on each group's access link
     limit_bytes: float  # byte-mode limit (inf in packet mode)
     open_rate_per_s: float  # open-loop or background packet rate (0: none)
     open_periodic: bool
@@ -55,11 +59,19 @@ def make_parameters(scenario: Scenario, buffer_packets: int, seed: int) -> RunPa
     """Validate and derive the run's parameters; draw the flows' RTTs and start times."""
     scenario.validate(buffer_packets)
     generator = np.random.default_rng(seed)
-    flows = scenario.tcp_flows
+    groups = () if scenario.traffic == "open_loop" else scenario.flow_groups
+    counts = [int(g.flows) for g in groups]
+    flows = sum(counts)
+    first_flow = np.concatenate(([0], np.cumsum(counts, dtype=np.int64))).astype(np.int64)
+    group_of = np.repeat(np.arange(len(groups), dtype=np.int64), counts)
+    # One draw of each kind for all flows, group after group: with one group, the draws of
+    # the scenario's own fields before there were groups.
     spread = generator.random(flows)
-    jitter_s = scenario.rtt_jitter_s or 0.0  # a number once validated
-    rtt_s = scenario.rtt_s + jitter_s * (2.0 * spread - 1.0)
-    start_s = scenario.start_spread_s * generator.random(flows)
+    rtt_mean_s = np.array([g.rtt_s for g in groups], dtype=np.float64)[group_of]
+    rtt_jitter_s = np.array([g.rtt_jitter_s or 0.0 for g in groups], dtype=np.float64)[group_of]
+    rtt_s = rtt_mean_s + rtt_jitter_s * (2.0 * spread - 1.0)
+    start_spread_s = np.array([g.start_spread_s for g in groups], dtype=np.float64)[group_of]
+    start_s = start_spread_s * generator.random(flows)
     wire_bits = 8.0 * scenario.wire_bytes
     tx_s = wire_bits / scenario.capacity_bps
     if scenario.traffic == "open_loop":
@@ -80,12 +92,15 @@ def make_parameters(scenario: Scenario, buffer_packets: int, seed: int) -> RunPa
         buffer_packets=int(buffer_packets),
         seed=int(seed),
         flows=flows,
+        groups=groups,
+        group_of=group_of,
+        first_flow=first_flow,
         rtt_s=rtt_s,
         start_s=start_s,
         wire_bits=wire_bits,
         payload_bits=8.0 * scenario.packet_bytes,
         tx_s=tx_s,
-        access_tx_s=wire_bits / scenario.access_bps,
+        access_tx_s=np.array([wire_bits / g.access_bps for g in groups], dtype=np.float64),
         limit_bytes=float(buffer_packets * scenario.wire_bytes) if scenario.byte_mode else np.inf,
         open_rate_per_s=float(open_rate),
         open_periodic=periodic,

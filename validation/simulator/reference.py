@@ -35,10 +35,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from validation.simulator import parameters as P
-from validation.simulator.layout import EPOCHS, Event, RecoveryState
+from validation.simulator.core.cubic import ALPHA_CUBIC, BETA_CUBIC, C_CUBIC
+from validation.simulator.layout import EPOCHS, Event, FlowCount, RecoveryState
 from validation.simulator.measures import RawCounters, to_result
 from validation.simulator.results import PacketTrace, RunResult, SampledTrace
-from validation.simulator.scenario import Scenario
+from validation.simulator.scenario import FlowGroup, Scenario
 
 INF = math.inf
 
@@ -67,6 +68,9 @@ class Flow:
     """State of one TCP sender and its receiver."""
 
     rtt_s: float
+    group: int  # index in the scenario's flow groups
+    grp: FlowGroup  # the group's parameters
+    access_tx_s: float  # transmission time of a full packet on the access link
     active: bool = False
     epoch: int = 0
     size: int = -1  # packets; -1 = unlimited
@@ -98,6 +102,10 @@ class Flow:
     ooo: set[int] = field(default_factory=set)
     delack_count: int = 0
     delack_gen: int = 0
+    w_max: float = 0.0  # CUBIC (RFC 9438 §4): window before the last reduction
+    epoch_start: float = -1.0  # start of the congestion-avoidance epoch (-1: none)
+    k: float = 0.0
+    w_est: float = 0.0
 
 
 class ReferenceSimulator:
@@ -111,9 +119,11 @@ class ReferenceSimulator:
         self.trace = trace
         self.heap: list[tuple[float, int, int, int, int, int]] = []
         self.seq = 0
-        self.flows = [Flow(rtt_s=float(r)) for r in self.p.rtt_s]
-        self.sack = scenario.recovery == "sack"
-        self.wmax = scenario.max_window_packets
+        p = self.p
+        self.flows = [
+            Flow(float(p.rtt_s[f]), k, p.groups[k], float(p.access_tx_s[k]))
+            for f, k in enumerate(p.group_of.tolist())
+        ]
         self.warm = scenario.warmup_s
         self.end = scenario.duration_s
         # bottleneck
@@ -140,12 +150,13 @@ class ReferenceSimulator:
         self.seq += 1
 
     def run(self) -> RawCounters:
-        sc, p = self.sc, self.p
-        if p.flows and sc.traffic != "poisson_flows":
-            for i in range(p.flows):
+        p = self.p
+        for i, fl in enumerate(self.flows):
+            if fl.grp.traffic != "poisson_flows":
                 self.push(float(p.start_s[i]), Event.FLOW, i)
-        if sc.traffic == "poisson_flows":
-            self.push(self.exp(1.0 / sc.flow_arrival_rate_per_s), Event.FLOW, -1)
+        for k, group in enumerate(p.groups):  # a Poisson group's arrivals: flow -1 - k
+            if group.traffic == "poisson_flows":
+                self.push(self.exp(1.0 / group.flow_arrival_rate_per_s), Event.FLOW, -1 - k)
         if p.open_rate_per_s > 0:
             first = 0.0 if p.open_periodic else self.exp(1.0 / p.open_rate_per_s)
             self.push(first, Event.OPEN, p.flows)
@@ -196,6 +207,7 @@ class ReferenceSimulator:
         measured = t >= self.warm
         if measured:
             raw.arrivals += 1
+            raw.per_flow[f, FlowCount.ARRIVALS] += 1
         if self.sc.traffic == "open_loop" and p.open_exponential:
             size = self.exp(p.wire_bits / 8.0)
         if self.sc.discipline == "fq":
@@ -226,6 +238,7 @@ class ReferenceSimulator:
     def drop(self, t: float, f: int, size: float) -> None:
         if t >= self.warm:
             self.raw.drops += 1
+            self.raw.per_flow[f, FlowCount.DROPS] += 1
         if f < self.p.flows:
             self.raw.dropped_tcp += 1
         self.drop_run += 1
@@ -246,7 +259,7 @@ class ReferenceSimulator:
         self.q_packets -= 1
         self.q_bytes -= size
         tx = size * 8.0 / self.sc.capacity_bps
-        self.account_departure(t, tx, size, t_arr)
+        self.account_departure(t, tx, size, t_arr, f)
         if self.trace:
             self.trace_rows.append((t, f, round(size), False))
         if f < p.flows:
@@ -257,7 +270,7 @@ class ReferenceSimulator:
         if nxt is not None:
             self.start_service(t, nxt)
 
-    def account_departure(self, t: float, tx: float, size: float, t_arr: float) -> None:
+    def account_departure(self, t: float, tx: float, size: float, t_arr: float, f: int) -> None:
         raw, p = self.raw, self.p
         lo = max(t - tx, self.warm)
         hi = min(t, self.end)
@@ -266,6 +279,7 @@ class ReferenceSimulator:
         if self.warm <= t < self.end:
             k = min(int((t - self.warm) / self.sc.interval_s), p.intervals - 1)
             raw.interval_bits[k] += size * 8.0
+            raw.per_flow[f, FlowCount.DEPARTED_BYTES] += size
         if t_arr >= self.warm:
             wait = t - tx - t_arr
             raw.delay_count += 1
@@ -349,16 +363,17 @@ class ReferenceSimulator:
         if f >= 0:
             self.start_flow(t, f)
             return
-        # Poisson flow arrival
-        self.push(t + self.exp(1.0 / self.sc.flow_arrival_rate_per_s), Event.FLOW, -1)
-        for g, fl in enumerate(self.flows):
-            if not fl.active:
+        # a Poisson flow arrival of group -1 - f takes the group's first free slot
+        k = -1 - f
+        group = self.p.groups[k]
+        self.push(t + self.exp(1.0 / group.flow_arrival_rate_per_s), Event.FLOW, f)
+        for g in range(int(self.p.first_flow[k]), int(self.p.first_flow[k + 1])):
+            if not self.flows[g].active:
                 self.start_flow(t, g)
                 return
         self.raw.flows_blocked += 1
 
-    def draw_size(self) -> int:
-        sc = self.sc
+    def draw_size(self, sc: FlowGroup) -> int:
         if sc.traffic == "persistent":
             return -1
         mean = sc.flow_size_packets
@@ -372,22 +387,22 @@ class ReferenceSimulator:
 
     def start_flow(self, t: float, f: int) -> None:
         old = self.flows[f]
-        fl = Flow(rtt_s=old.rtt_s)
+        fl = Flow(old.rtt_s, old.group, old.grp, old.access_tx_s)
         fl.epoch = (old.epoch + 1) % EPOCHS
         fl.delack_gen = old.delack_gen + 1
         fl.rto_event = old.rto_event
         fl.pace_pending = old.pace_pending
         fl.access_free = old.access_free
         fl.active = True
-        fl.size = self.draw_size()
-        fl.cwnd = float(self.sc.initial_window_packets)
-        fl.rto = self.sc.initial_rto_s
+        fl.size = self.draw_size(fl.grp)
+        fl.cwnd = float(fl.grp.initial_window_packets)
+        fl.rto = fl.grp.initial_rto_s
         fl.next_send = t
         self.flows[f] = fl
         self.try_send(t, f)
 
     def window(self, fl: Flow) -> float:
-        return min(fl.cwnd, float(self.wmax))
+        return min(fl.cwnd, float(fl.grp.max_window_packets))
 
     def pipe(self, fl: Flow) -> int:
         count = 0
@@ -411,17 +426,17 @@ class ReferenceSimulator:
         fl = self.flows[f]
         while fl.active:
             seg = -1
-            if self.sack and fl.recovery != RecoveryState.NONE:
+            if fl.grp.recovery == "sack" and fl.recovery != RecoveryState.NONE:
                 if self.pipe(fl) >= fl.cwnd:
                     return
                 seg = self.next_hole(fl)
-                if seg < 0 and fl.snd_nxt - fl.snd_una < self.wmax:
+                if seg < 0 and fl.snd_nxt - fl.snd_una < fl.grp.max_window_packets:
                     seg = fl.snd_nxt
             elif fl.snd_nxt - fl.snd_una < self.window(fl):
                 seg = fl.snd_nxt
             if seg < 0 or (fl.size >= 0 and seg >= fl.size):
                 return
-            if self.sc.pacing and t < fl.next_send:
+            if fl.grp.pacing and t < fl.next_send:
                 if not fl.pace_pending:
                     fl.pace_pending = True
                     self.push(fl.next_send, Event.PACE, f)
@@ -429,7 +444,7 @@ class ReferenceSimulator:
             self.transmit(t, f, seg)
 
     def transmit(self, t: float, f: int, seg: int) -> None:
-        fl, p = self.flows[f], self.p
+        fl = self.flows[f]
         if seg < fl.high_tx:
             fl.rexmitted.add(seg)
             fl.rtt_seq = -1
@@ -441,11 +456,11 @@ class ReferenceSimulator:
         if seg == fl.snd_nxt:
             fl.snd_nxt += 1
         self.raw.sent += 1
-        fl.access_free = max(t, fl.access_free) + p.access_tx_s
+        fl.access_free = max(t, fl.access_free) + fl.access_tx_s
         self.push(fl.access_free + 0.5 * fl.rtt_s, Event.ARRIVAL, f, fl.epoch, seg)
         if fl.rto_expiry == INF:
             self.arm_rto(t, f)
-        if self.sc.pacing:
+        if fl.grp.pacing:
             srtt = fl.srtt if fl.srtt > 0 else fl.rtt_s
             fl.next_send = t + srtt / self.window(fl)
 
@@ -472,7 +487,8 @@ class ReferenceSimulator:
             return
         if t >= self.warm:
             self.raw.timeouts += 1
-        fl.ssthresh = max((fl.high_tx - fl.snd_una) / 2.0, 2.0)
+            self.raw.per_flow[f, FlowCount.TIMEOUTS] += 1
+        fl.ssthresh = self.reduce(fl, fl.high_tx - fl.snd_una)
         fl.cwnd = 1.0
         fl.rto = min(2.0 * fl.rto, P.MAX_RTO_S)
         fl.dupacks = 0
@@ -481,7 +497,7 @@ class ReferenceSimulator:
         fl.rto_recover = fl.high_tx - 1
         fl.rexmitted.clear()
         fl.rexmit_ptr = fl.snd_una
-        if self.sack:
+        if fl.grp.recovery == "sack":
             fl.recovery = RecoveryState.AFTER_TIMEOUT
             fl.lost_limit = fl.high_tx
         else:
@@ -510,10 +526,11 @@ class ReferenceSimulator:
                 self.send_ack(t, f, -1)
                 return
             fl.delack_count += 1
-            if fl.delack_count >= self.sc.delayed_ack:
+            if fl.delack_count >= fl.grp.delayed_ack:
                 self.send_ack(t, f, -1)
             elif fl.delack_count == 1:
-                self.push(t + self.sc.delayed_ack_timeout_s, Event.DELACK, f, 0, fl.delack_gen)
+                timeout = t + fl.grp.delayed_ack_timeout_s
+                self.push(timeout, Event.DELACK, f, 0, fl.delack_gen)
         elif seq > fl.rcv_nxt:
             fl.ooo.add(seq)
             self.send_ack(t, f, seq)
@@ -529,6 +546,7 @@ class ReferenceSimulator:
     # -------------------------------------------------------------- sender
     def on_ack(self, t: float, f: int, cum: int, sack_seq: int) -> None:
         fl = self.flows[f]
+        sack = fl.grp.recovery == "sack"
         if sack_seq >= cum:
             fl.sacked.add(sack_seq)
             fl.high_sacked = max(fl.high_sacked, sack_seq + 1)
@@ -550,12 +568,14 @@ class ReferenceSimulator:
                 fl.recovery = RecoveryState.NONE
                 exited = True
             if fl.recovery == RecoveryState.FAST:
-                if not self.sack:
+                if not sack:
                     fl.cwnd = max(fl.cwnd - newly + 1.0, 1.0)
                     self.transmit(t, f, fl.snd_una)
             elif not exited:
                 if fl.cwnd < fl.ssthresh:  # at most one packet per ACK (RFC 5681 eq. 2)
                     fl.cwnd += min(newly, 1)
+                elif fl.grp.cc == "cubic":
+                    self.cubic_increase(t, fl, newly)
                 else:
                     fl.cwnd += newly / fl.cwnd
             if fl.size >= 0 and fl.snd_una >= fl.size:
@@ -565,14 +585,14 @@ class ReferenceSimulator:
                 self.arm_rto(t, f)
             else:
                 fl.rto_expiry = INF
-        elif cum == fl.snd_una and fl.snd_una < fl.high_tx and (sack_seq >= 0 or not self.sack):
+        elif cum == fl.snd_una and fl.snd_una < fl.high_tx and (sack_seq >= 0 or not sack):
             fl.dupacks += 1
             if fl.recovery == RecoveryState.NONE and fl.dupacks == 3 and cum > fl.rto_recover:
-                fl.ssthresh = max((fl.high_tx - fl.snd_una) / 2.0, 2.0)
+                fl.ssthresh = self.reduce(fl, fl.high_tx - fl.snd_una)
                 fl.recover = fl.high_tx - 1
                 fl.recovery = RecoveryState.FAST
                 fl.rtt_seq = -1
-                if self.sack:
+                if sack:
                     fl.cwnd = fl.ssthresh
                     fl.lost_limit = fl.high_sacked
                     fl.rexmit_ptr = fl.snd_una
@@ -581,11 +601,46 @@ class ReferenceSimulator:
                 # the first missing packet goes out at once, whatever the pipe (RFC 6675
                 # step 4.3; RFC 6582 step 2); later ones wait for pipe < cwnd with SACK
                 self.transmit(t, f, fl.snd_una)
-            elif fl.recovery == RecoveryState.FAST and not self.sack:
+            elif fl.recovery == RecoveryState.FAST and not sack:
                 fl.cwnd += 1.0
-        if self.sack and fl.recovery == RecoveryState.FAST:
+        if sack and fl.recovery == RecoveryState.FAST:
             fl.lost_limit = max(fl.lost_limit, fl.high_sacked)
         self.try_send(t, f)
+
+    def reduce(self, fl: Flow, flight: int) -> float:
+        """The new ssthresh at a congestion event (Reno: half the flight; CUBIC: §4.6-4.7)."""
+        if fl.grp.cc != "cubic":
+            return max(flight / 2.0, 2.0)
+        # RFC 9438 §4.6 with cwnd for flight_size (see core/cubic.py)
+        if fl.cwnd < fl.w_max:  # RFC 9438 §4.7 fast convergence
+            fl.w_max = fl.cwnd * (1.0 + BETA_CUBIC) / 2.0
+        else:
+            fl.w_max = fl.cwnd
+        fl.epoch_start = -1.0
+        return max(fl.cwnd * BETA_CUBIC, 2.0)
+
+    def cubic_increase(self, t: float, fl: Flow, acked: int) -> None:
+        """RFC 9438 §4.2-4.5: CUBIC's congestion avoidance on an ACK of ``acked`` segments."""
+        cwnd = fl.cwnd
+        if fl.epoch_start < 0.0:
+            fl.epoch_start = t
+            if cwnd < fl.w_max:
+                fl.k = ((fl.w_max - cwnd) / C_CUBIC) ** (1.0 / 3.0)
+            else:
+                fl.k = 0.0
+                fl.w_max = cwnd
+            fl.w_est = cwnd
+        alpha = ALPHA_CUBIC if fl.w_est < fl.w_max else 1.0
+        fl.w_est += alpha * acked / cwnd
+        elapsed = t - fl.epoch_start
+        d = elapsed - fl.k
+        if C_CUBIC * (d * d * d) + fl.w_max < fl.w_est:  # Reno-friendly region (§4.3)
+            fl.cwnd = fl.w_est
+            return
+        rtt = fl.srtt if fl.srtt > 0.0 else fl.rtt_s
+        d = elapsed + rtt - fl.k
+        target = min(max(C_CUBIC * (d * d * d) + fl.w_max, cwnd), 1.5 * cwnd)
+        fl.cwnd = cwnd + (target - cwnd) / cwnd
 
     def rtt_sample(self, fl: Flow, r: float) -> None:
         if fl.srtt == 0.0:
@@ -594,15 +649,16 @@ class ReferenceSimulator:
         else:
             fl.rttvar = 0.75 * fl.rttvar + 0.25 * abs(fl.srtt - r)
             fl.srtt = 0.875 * fl.srtt + 0.125 * r
-        fl.rto = min(max(self.sc.min_rto_s, fl.srtt + 4.0 * fl.rttvar), P.MAX_RTO_S)
+        fl.rto = min(max(fl.grp.min_rto_s, fl.srtt + 4.0 * fl.rttvar), P.MAX_RTO_S)
 
     def complete(self, t: float, f: int) -> None:
         fl = self.flows[f]
         if t >= self.warm:
             self.raw.flows_completed += 1
+            self.raw.per_flow[f, FlowCount.COMPLETED] += 1
         fl.active = False
         fl.rto_expiry = INF
-        if self.sc.traffic == "closed_loop":
+        if fl.grp.traffic == "closed_loop":
             self.start_flow(t, f)
 
     # -------------------------------------------------------------- traces, end

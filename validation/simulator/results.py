@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -82,6 +82,64 @@ class SampledTrace:
 
 
 @dataclass
+class GroupResult:
+    """Measures of one flow group after the warm-up (see :class:`FlowGroup`).
+
+    Attributes
+    ----------
+    name : the group's name.
+    flows : its flow slots.
+    traffic : its traffic kind.
+    goodput_bps : payload its flows delivered in order to their receivers, bit/s.
+    throughput_bps : its bits that left the bottleneck (headers and retransmissions
+        included), bit/s.
+    utilization_share : throughput_bps / capacity_bps: its share of the bottleneck; the
+        shares of all groups and the background add up to the utilization.
+    loss_rate : fraction of its bottleneck arrivals dropped (dimensionless).
+    bottleneck_arrivals : its packets that reached the bottleneck.
+    timeouts : its retransmission timeouts.
+    flows_completed : its transfers acknowledged in full.
+    jain_index : Jain's fairness index of its flows' goodputs (dimensionless).
+    """
+
+    name: str
+    flows: int
+    traffic: str
+    goodput_bps: float
+    throughput_bps: float
+    utilization_share: float
+    loss_rate: float
+    bottleneck_arrivals: int
+    timeouts: int
+    flows_completed: int
+    jain_index: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able dict of every measure."""
+        safe: dict[str, Any] = _json_safe(asdict(self))
+        return safe
+
+
+#: Scalar measures of a group that replications average and give confidence intervals for.
+GROUP_MEASURES = (
+    "goodput_bps",
+    "throughput_bps",
+    "utilization_share",
+    "loss_rate",
+    "timeouts",
+    "flows_completed",
+    "jain_index",
+)
+
+
+def jain(values: FloatArray) -> float:
+    """Jain's fairness index (Σx)² / (n·Σx²) of ``values`` (NaN if all are zero or none)."""
+    if values.size and np.sum(values**2) > 0:
+        return float(np.sum(values) ** 2 / (values.size * np.sum(values**2)))
+    return float("nan")
+
+
+@dataclass
 class RunResult:
     """Measures of one run after the warm-up, with the seed and scenario that produced it.
 
@@ -103,6 +161,7 @@ class RunResult:
     interval_throughput_bps : bottleneck departures per interval of ``interval_s``, bit/s.
     packets_sent, packets_delivered, packets_dropped, packets_in_flight : TCP data packets
         over the whole run; sent = delivered + dropped + in flight at the end.
+    groups : the measures of each flow group (one group when the scenario has no groups).
     software_versions : the versions of bufsize, numpy, scipy and numba that computed it.
     """
 
@@ -129,6 +188,7 @@ class RunResult:
     packets_in_flight: int
     flows_completed: int
     flows_blocked: int
+    groups: list[GroupResult] = field(default_factory=list)
     wall_s: float = 0.0
     samples: SampledTrace | None = None
     packet_trace: PacketTrace | None = None
@@ -166,6 +226,7 @@ class RunResult:
             "packets_in_flight": self.packets_in_flight,
             "flows_completed": self.flows_completed,
             "flows_blocked": self.flows_blocked,
+            "groups": [group.to_dict() for group in self.groups],
             "wall_s": self.wall_s,
             "scenario": self.scenario.to_dict(),
             "software_versions": dict(self.software_versions),
@@ -204,6 +265,8 @@ class ReplicatedResult:
     scenario: Scenario
     runs: list[RunResult]
     estimates: dict[str, Estimate] = field(default_factory=dict)
+    #: Per flow group (in the scenario's order): each of GROUP_MEASURES' mean and 99% CI.
+    group_estimates: list[dict[str, Estimate]] = field(default_factory=list)
     software_versions: dict[str, str] = field(default_factory=software_versions)
 
     def __getitem__(self, measure: str) -> Estimate:
@@ -221,6 +284,18 @@ class ReplicatedResult:
         for name, est in self.estimates.items():
             out[name] = est.mean
             out[f"{name}_ci99"] = est.ci99_half_width
+        groups = []
+        for run_group, estimates in zip(self.runs[0].groups, self.group_estimates, strict=True):
+            row: dict[str, Any] = {
+                "name": run_group.name,
+                "flows": run_group.flows,
+                "traffic": run_group.traffic,
+            }
+            for name, est in estimates.items():
+                row[name] = est.mean
+                row[f"{name}_ci99"] = est.ci99_half_width
+            groups.append(row)
+        out["groups"] = groups
         out["runs"] = [run.to_dict(traces=traces) for run in self.runs]
         safe: dict[str, Any] = _json_safe(out)
         return safe
@@ -259,7 +334,14 @@ def summarize(
         name: confidence_interval([float(getattr(run, name)) for run in runs])
         for name in SCALAR_MEASURES
     }
-    return ReplicatedResult(buffer_packets, seed, scenario, runs, estimates)
+    group_estimates = [
+        {
+            name: confidence_interval([float(getattr(run.groups[k], name)) for run in runs])
+            for name in GROUP_MEASURES
+        }
+        for k in range(len(runs[0].groups))
+    ]
+    return ReplicatedResult(buffer_packets, seed, scenario, runs, estimates, group_estimates)
 
 
 def _json_safe(value: Any) -> Any:

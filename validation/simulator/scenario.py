@@ -16,12 +16,15 @@ from models.errors import ParameterError
 
 Traffic = Literal["persistent", "closed_loop", "poisson_flows", "open_loop"]
 Recovery = Literal["sack", "newreno"]
+CongestionControl = Literal["reno", "cubic"]
+CC_KINDS = ("reno", "cubic")
 Discipline = Literal["droptail", "fq"]
 SizeDistribution = Literal["fixed", "uniform", "pareto"]
 OpenLoopArrivals = Literal["poisson", "periodic"]
 OpenLoopSizes = Literal["fixed", "exponential"]
 
 TRAFFIC_KINDS = ("persistent", "closed_loop", "poisson_flows", "open_loop")
+GROUP_TRAFFIC_KINDS = ("persistent", "closed_loop", "poisson_flows")
 SIZE_KINDS = ("fixed", "uniform", "pareto")
 
 #: Largest maximum window the simulator keeps a SACK scoreboard for, in packets.
@@ -43,6 +46,150 @@ ZERO_JITTER_WARNING = (
     "utilization at small buffers is far above what real traffic gets (the default 40 flows "
     "on 100 Mbit/s with a 10-packet buffer: 89.6% with no jitter, 42.7% with the default 20%)"
 )
+
+#: The fields a flow group sets; a scenario without ``groups`` is one group of its own fields.
+GROUP_FIELDS = (
+    "flows",
+    "traffic",
+    "rtt_s",
+    "rtt_jitter_s",
+    "access_bps",
+    "max_window_packets",
+    "pacing",
+    "recovery",
+    "cc",
+    "delayed_ack",
+    "delayed_ack_timeout_s",
+    "initial_window_packets",
+    "min_rto_s",
+    "initial_rto_s",
+    "start_spread_s",
+    "flow_size_distribution",
+    "flow_size_packets",
+    "pareto_shape",
+    "flow_arrival_rate_per_s",
+)
+GroupTraffic = Literal["persistent", "closed_loop", "poisson_flows"]
+
+
+@dataclass(frozen=True)
+class FlowGroup:
+    """A group of TCP flow slots that share their traffic kind, path and TCP options.
+
+    The fields mean what the :class:`Scenario` fields of the same names mean, for the flows of
+    this group only. A scenario's ``groups`` lists its groups; flows are numbered group after
+    group (group 0's flows first), and results are reported per group as well as in total.
+
+    Attributes
+    ----------
+    name : label of the group in results (default ``"group <index>"``).
+    flows : persistent flows, closed-loop users, or the most concurrent Poisson flows.
+    traffic : "persistent", "closed_loop" or "poisson_flows".
+    rtt_s, rtt_jitter_s : the flows' two-way propagation delays are uniform in
+        rtt_s ± rtt_jitter_s, s; rtt_jitter_s None (the default) is
+        DEFAULT_RTT_JITTER_FRACTION (20 %) of rtt_s.
+    access_bps : rate of each flow's access link, bit/s (below the bottleneck rate: flows
+        bottlenecked at their access link, 004 §VII's RBP flows).
+    max_window_packets : maximum (advertised) window, packets (window-limited flows).
+    cc : congestion control, "reno" (RFC 5681) or "cubic" (RFC 9438).
+    pacing, recovery, delayed_ack, delayed_ack_timeout_s, initial_window_packets, min_rto_s,
+        initial_rto_s : TCP options (see :class:`Scenario`; the same defaults).
+    start_spread_s : persistent and closed-loop flows start uniform in [0, start_spread_s), s.
+    flow_size_distribution, flow_size_packets, pareto_shape : sizes of finite flows (packets).
+    flow_arrival_rate_per_s : Poisson flow arrivals of this group, 1/s.
+
+    Examples
+    --------
+    004 §VII's mix on one link: long-lived flows bottlenecked at the link, flows limited by a
+    2 Mb/s access link, and short Poisson flows of 14 packets on average:
+
+    >>> mix = Scenario(capacity_bps=100e6, groups=(
+    ...     FlowGroup(name="LBP", flows=300, rtt_s=0.1, rtt_jitter_s=0.05, max_window_packets=1000),
+    ...     FlowGroup(name="RBP", flows=50, access_bps=2e6),
+    ...     FlowGroup(name="short", flows=500, traffic="poisson_flows",
+    ...               flow_arrival_rate_per_s=200.0, flow_size_distribution="pareto",
+    ...               flow_size_packets=14.0),
+    ... ))
+    >>> mix.tcp_flows
+    850
+    """
+
+    name: str = ""
+    flows: int = 40
+    traffic: GroupTraffic = "persistent"
+    rtt_s: float = 0.1
+    rtt_jitter_s: float | None = None
+    access_bps: float = 1e9
+    max_window_packets: int = DEFAULT_MAX_WINDOW_PACKETS
+    pacing: bool = False
+    recovery: Recovery = "sack"
+    cc: CongestionControl = "reno"
+    delayed_ack: int = 2
+    delayed_ack_timeout_s: float = 0.2
+    initial_window_packets: int = 10
+    min_rto_s: float = 0.2
+    initial_rto_s: float = 1.0
+    start_spread_s: float = 1.0
+    flow_size_distribution: SizeDistribution = "fixed"
+    flow_size_packets: float = 1000.0
+    pareto_shape: float = 1.5
+    flow_arrival_rate_per_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.rtt_jitter_s is None and isinstance(self.rtt_s, int | float):
+            jitter_s = DEFAULT_RTT_JITTER_FRACTION * float(self.rtt_s)
+            object.__setattr__(self, "rtt_jitter_s", jitter_s)
+
+    def replace(self, **changes: Any) -> FlowGroup:
+        """Return a copy with some fields changed."""
+        values = asdict(self)
+        unknown = set(changes) - set(values)
+        if unknown:
+            name = sorted(unknown)[0]
+            raise ParameterError(name, "absent", f"unknown flow group fields: {sorted(unknown)}")
+        values.update(changes)
+        return FlowGroup(**values)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> FlowGroup:
+        """A group from a dict of its fields (unknown keys are an error)."""
+        names = {f.name for f in fields(cls)}
+        unknown = set(values) - names
+        if unknown:
+            name = sorted(unknown)[0]
+            raise ParameterError(name, "absent", f"unknown flow group fields: {sorted(unknown)}")
+        return cls(**values)
+
+    def validate(self, prefix: str = "") -> None:
+        """Raise ``ValueError`` naming the field (``prefix`` + name) and the bound it breaks."""
+        p = prefix
+        _int_in(p + "flows", self.flows, 1, MAX_FLOWS)
+        _choice(p + "traffic", self.traffic, GROUP_TRAFFIC_KINDS)
+        checks.positive(p + "rtt_s", self.rtt_s)
+        if checks.non_negative(p + "rtt_jitter_s", self.rtt_jitter_s) >= self.rtt_s:
+            raise ParameterError(
+                p + "rtt_jitter_s",
+                f"< rtt_s ({self.rtt_s:g})",
+                f"{p}rtt_jitter_s must be < rtt_s ({self.rtt_s:g}), got {self.rtt_jitter_s!r}",
+            )
+        checks.positive(p + "access_bps", self.access_bps)
+        _int_in(p + "max_window_packets", self.max_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS)
+        _choice(p + "recovery", self.recovery, ("sack", "newreno"))
+        _choice(p + "cc", self.cc, CC_KINDS)
+        _int_in(p + "delayed_ack", self.delayed_ack, 1, 64)
+        checks.positive(p + "delayed_ack_timeout_s", self.delayed_ack_timeout_s)
+        _int_in(
+            p + "initial_window_packets", self.initial_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS
+        )
+        checks.positive(p + "min_rto_s", self.min_rto_s)
+        checks.positive(p + "initial_rto_s", self.initial_rto_s)
+        checks.non_negative(p + "start_spread_s", self.start_spread_s)
+        _choice(p + "flow_size_distribution", self.flow_size_distribution, SIZE_KINDS)
+        checks.at_least(p + "flow_size_packets", self.flow_size_packets, 1.0)
+        checks.in_range(p + "pareto_shape", self.pareto_shape, 1.0, 100.0, low_inclusive=False)
+        checks.non_negative(p + "flow_arrival_rate_per_s", self.flow_arrival_rate_per_s)
+        if self.traffic == "poisson_flows":
+            checks.positive(p + "flow_arrival_rate_per_s", self.flow_arrival_rate_per_s)
 
 
 @dataclass(frozen=True)
@@ -74,6 +221,8 @@ class Scenario:
     header_bytes : extra bytes on the wire per data packet, bytes.
     pacing : space a flow's packets srtt/cwnd apart (000 §3.4).
     recovery : "sack" (RFC 6675 loss recovery) or "newreno" (RFC 6582, no SACK).
+    cc : congestion control: "reno" (RFC 5681) or "cubic" (RFC 9438, C = 0.4, β = 0.7, fast
+        convergence, the Reno-friendly region; validation/simulator/core/cubic.py).
     delayed_ack : in-order segments per acknowledgement (1 = no delayed ACKs).
     delayed_ack_timeout_s : longest an acknowledgement is held, s.
     initial_window_packets : initial congestion window, packets.
@@ -88,6 +237,10 @@ class Scenario:
     flow_size_packets : mean size of a finite flow, packets.
     pareto_shape : shape of Pareto flow sizes (dimensionless, > 1).
     flow_arrival_rate_per_s : rate of Poisson flow arrivals, 1/s.
+    groups : flow groups (:class:`FlowGroup`), each with its own traffic, path and TCP
+        options. Empty (the default): one group made of this scenario's own fields of
+        :data:`GROUP_FIELDS` (``flows``, ``traffic``, ``rtt_s``, ...). When groups are given,
+        those scenario fields must stay at their defaults (they are set per group).
     open_loop_load : offered load of the open-loop packets (dimensionless, fraction of
         capacity_bps).
     open_loop_arrivals : "poisson" or "periodic".
@@ -114,6 +267,7 @@ class Scenario:
     header_bytes: int = 52
     pacing: bool = False
     recovery: Recovery = "sack"
+    cc: CongestionControl = "reno"
     delayed_ack: int = 2
     delayed_ack_timeout_s: float = 0.2
     initial_window_packets: int = 10
@@ -137,6 +291,20 @@ class Scenario:
     sample_interval_s: float = 0.01
     traced_flows: int = 4
     packet_budget: int = DEFAULT_PACKET_BUDGET
+    groups: tuple[FlowGroup, ...] = ()
+
+    @property
+    def flow_groups(self) -> tuple[FlowGroup, ...]:
+        """The flow groups: ``groups``, or one group of the scenario's own fields when it is
+        empty; none in open-loop mode (no TCP flows)."""
+        if self.traffic == "open_loop":
+            return ()
+        if self.groups:
+            return tuple(
+                g if g.name else g.replace(name=f"group {i}") for i, g in enumerate(self.groups)
+            )
+        own = {name: getattr(self, name) for name in GROUP_FIELDS}
+        return (FlowGroup(name="group 0", **own),)
 
     def __post_init__(self) -> None:
         if self.rtt_jitter_s is None and isinstance(self.rtt_s, int | float):
@@ -145,7 +313,7 @@ class Scenario:
 
     def warnings(self) -> list[str]:
         """What is allowed but probably not meant: a zero RTT jitter among several TCP flows."""
-        if self.tcp_flows > 1 and self.rtt_jitter_s == 0.0:
+        if any(g.flows > 1 and g.rtt_jitter_s == 0.0 for g in self.flow_groups):
             return [ZERO_JITTER_WARNING]
         return []
 
@@ -156,33 +324,43 @@ class Scenario:
 
     @property
     def tcp_flows(self) -> int:
-        """Number of TCP flow slots (0 in open-loop mode)."""
-        return 0 if self.traffic == "open_loop" else int(self.flows)
+        """Number of TCP flow slots, all groups together (0 in open-loop mode)."""
+        return sum(int(g.flows) for g in self.flow_groups)
 
     def replace(self, **changes: Any) -> Scenario:
         """Return a copy with some fields changed (and validated)."""
-        values = asdict(self)
+        values = self.to_dict()
         unknown = set(changes) - set(values)
         if unknown:
             name = sorted(unknown)[0]
             raise ParameterError(name, "absent", f"unknown scenario fields: {sorted(unknown)}")
         values.update(changes)
-        new = Scenario(**values)
-        new.validate()
-        return new
+        return Scenario.from_dict(values)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-able dict of every field."""
-        return asdict(self)
+        """JSON-able dict of every field (``groups`` as a list of dicts)."""
+        values = asdict(self)
+        values["groups"] = [asdict(g) for g in self.groups]
+        return values
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> Scenario:
-        """Build and validate a scenario from a dict of fields (unknown keys are an error)."""
+        """Build and validate a scenario from a dict of fields (unknown keys are an error).
+
+        ``groups`` may be a list of dicts of :class:`FlowGroup` fields, or of FlowGroups.
+        """
         names = {f.name for f in fields(cls)}
         unknown = set(values) - names
         if unknown:
             name = sorted(unknown)[0]
             raise ParameterError(name, "absent", f"unknown scenario fields: {sorted(unknown)}")
+        values = dict(values)
+        groups = values.get("groups") or ()
+        if not isinstance(groups, list | tuple):
+            raise ParameterError.got("groups", "a list of flow groups", groups)
+        values["groups"] = tuple(
+            g if isinstance(g, FlowGroup) else _group_from(i, g) for i, g in enumerate(groups)
+        )
         scenario = cls(**values)
         scenario.validate()
         return scenario
@@ -196,6 +374,8 @@ class Scenario:
             Also check this bottleneck buffer (>= 1 packet) and the packet budget.
         """
         checks.positive("capacity_bps", self.capacity_bps)
+        if self.groups:
+            _check_groups(self)
         checks.positive("rtt_s", self.rtt_s)
         if checks.non_negative("rtt_jitter_s", self.rtt_jitter_s) >= self.rtt_s:
             raise ParameterError(
@@ -208,6 +388,7 @@ class Scenario:
         _int_in("packet_bytes", self.packet_bytes, 1, 1_000_000)
         _int_in("header_bytes", self.header_bytes, 0, 1_000_000)
         _choice("recovery", self.recovery, ("sack", "newreno"))
+        _choice("cc", self.cc, CC_KINDS)
         _int_in("delayed_ack", self.delayed_ack, 1, 64)
         checks.positive("delayed_ack_timeout_s", self.delayed_ack_timeout_s)
         _int_in("initial_window_packets", self.initial_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS)
@@ -273,6 +454,47 @@ class Scenario:
                 )
 
 
+def _group_from(index: int, values: Any) -> FlowGroup:
+    name = f"groups[{index}]"
+    if not isinstance(values, dict):
+        raise ParameterError.got(name, "a table of flow group fields", values)
+    try:
+        return FlowGroup.from_dict(values)
+    except ParameterError as exc:
+        raise ParameterError(f"{name}.{exc.name}", exc.bound, f"{name}: {exc}") from exc
+    except TypeError as exc:
+        raise ParameterError(name, "flow group fields", f"{name}: {exc}") from exc
+
+
+def _check_groups(scenario: Scenario) -> None:
+    defaults = Scenario()
+    for name in GROUP_FIELDS:
+        if getattr(scenario, name) != getattr(defaults, name):
+            raise ParameterError(
+                name,
+                "its default when groups are given",
+                f"{name} is set on the scenario and groups are given: set it in each group",
+            )
+    if scenario.traffic == "open_loop":
+        raise ParameterError(
+            "traffic",
+            "not open_loop when groups are given",
+            "traffic open_loop has no TCP flows: it cannot have flow groups",
+        )
+    total = 0
+    for i, group in enumerate(scenario.groups):
+        if not isinstance(group, FlowGroup):
+            raise ParameterError.got(f"groups[{i}]", "a FlowGroup", group)
+        group.validate(prefix=f"groups[{i}].")
+        total += int(group.flows)
+    if total > MAX_FLOWS:
+        raise ParameterError(
+            "groups",
+            f"<= {MAX_FLOWS:,} flows",
+            f"the groups have {total:,} flows, more than {MAX_FLOWS:,}",
+        )
+
+
 #: Every field's default, read by the interfaces (command line, API) that take theirs from here.
 SCENARIO_DEFAULTS: dict[str, Any] = {field.name: field.default for field in fields(Scenario)}
 
@@ -298,9 +520,12 @@ def estimate_packets(scenario: Scenario) -> int:
     if scenario.traffic == "open_loop":
         rate_pps = scenario.open_loop_load * line_pps
     else:
-        window_pps = scenario.flows * scenario.max_window_packets / scenario.rtt_s
-        access_pps = scenario.flows * scenario.access_bps / wire_bits
-        tcp_pps = min(window_pps, access_pps, 1.1 * line_pps)
+        offered_pps = 0.0
+        for group in scenario.flow_groups:
+            window_pps = group.flows * group.max_window_packets / group.rtt_s
+            access_pps = group.flows * group.access_bps / wire_bits
+            offered_pps += min(window_pps, access_pps)
+        tcp_pps = min(offered_pps, 1.1 * line_pps)
         rate_pps = tcp_pps + scenario.background_load * line_pps
     return math.ceil(rate_pps * scenario.duration_s)
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from validation.simulator.core.jit import jit
-from validation.simulator.layout import GlobalFloat, GlobalInt, TraceInt
+from validation.simulator.layout import FlowCount, GlobalFloat, GlobalInt, TraceInt
 from validation.simulator.parameters import BURST_BINS
 
 TRACE = len(TraceInt)
+COUNTS = len(FlowCount)
 
 
 @jit
@@ -25,8 +26,8 @@ def account_occupancy(sp, t):  # type: ignore[no-untyped-def]
 
 
 @jit
-def account_departure(sp, t, tx, size, t_arr):  # type: ignore[no-untyped-def]
-    """Count a departure at t of ``size`` bytes sent in ``tx`` s that arrived at ``t_arr``."""
+def account_departure(sp, t, tx, size, t_arr, flow):  # type: ignore[no-untyped-def]
+    """Count a departure at t of ``size`` bytes of ``flow`` sent in ``tx`` s, arrived at t_arr."""
     s = sp[0]
     g, gi = s.g, s.gi
     warm = g[GlobalFloat.WARMUP_S]
@@ -37,6 +38,7 @@ def account_departure(sp, t, tx, size, t_arr):  # type: ignore[no-untyped-def]
     if warm <= t < g[GlobalFloat.END_S]:
         k = min(int((t - warm) / g[GlobalFloat.INTERVAL_S]), gi[GlobalInt.INTERVALS] - 1)
         s.ibits[k] += size * 8.0
+        s.fc[COUNTS * flow + FlowCount.DEPARTED_BYTES] += size
     if t_arr >= warm:
         wait = t - tx - t_arr
         gi[GlobalInt.DELAY_COUNT] += 1
@@ -77,6 +79,7 @@ def drop(sp, t, flow, size):  # type: ignore[no-untyped-def]
     gi = s.gi
     if t >= s.g[GlobalFloat.WARMUP_S]:
         gi[GlobalInt.DROPS] += 1
+        s.fc[COUNTS * flow + FlowCount.DROPS] += 1.0
     if flow < gi[GlobalInt.FLOWS]:
         gi[GlobalInt.DROPPED_TCP] += 1
     gi[GlobalInt.DROP_RUN] += 1

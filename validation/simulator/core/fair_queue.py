@@ -174,7 +174,7 @@ def fq_depart(sp, t):  # type: ignore[no-untyped-def]
     gi[GlobalInt.QUEUE_PACKETS] -= 1
     g[GlobalFloat.QUEUE_BYTES] -= size
     tx = size * 8.0 / g[GlobalFloat.CAPACITY_BPS]
-    account_departure(sp, t, tx, size, g[GlobalFloat.SERVICE_ARRIVAL_S])
+    account_departure(sp, t, tx, size, g[GlobalFloat.SERVICE_ARRIVAL_S], f)
     if gi[GlobalInt.TRACE] != 0:
         record(sp, t, f, size, 0)
     if f < gi[GlobalInt.FLOWS]:

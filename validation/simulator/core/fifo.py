@@ -44,9 +44,11 @@ def fifo_advance(sp, t):  # type: ignore[no-untyped-def]
         gi[GlobalInt.QUEUE_PACKETS] -= 1
         size = qf[q + QueueField.BYTES]
         g[GlobalFloat.QUEUE_BYTES] -= size
-        account_departure(sp, dep, qf[q + QueueField.TX_S], size, qf[q + QueueField.ARRIVAL_S])
+        flow = int(qf[q + QueueField.FLOW])
+        t_arr = qf[q + QueueField.ARRIVAL_S]
+        account_departure(sp, dep, qf[q + QueueField.TX_S], size, t_arr, flow)
         if gi[GlobalInt.TRACE] != 0:
-            record(sp, dep, int(qf[q + QueueField.FLOW]), size, 0)
+            record(sp, dep, flow, size, 0)
         gi[GlobalInt.QUEUE_HEAD] = (h + 1) & qmask
 
 

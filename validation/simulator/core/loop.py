@@ -22,6 +22,8 @@ from validation.simulator.layout import (
     FLOW_FLOATS,
     FLOW_INTS,
     FLOW_SHIFT,
+    GROUP_FLOATS,
+    GROUP_INTS,
     KEY_SHIFT,
     Event,
     EventList,
@@ -30,6 +32,8 @@ from validation.simulator.layout import (
     FqInt,
     GlobalFloat,
     GlobalInt,
+    GroupFloat,
+    GroupInt,
     QueueField,
     Status,
     Traffic,
@@ -48,16 +52,17 @@ def init_events(arrays, start_s):  # type: ignore[no-untyped-def]
     s = sp[0]
     g, gi = s.g, s.gi
     n = gi[GlobalInt.FLOWS]
-    traffic = gi[GlobalInt.TRAFFIC]
     for f in range(n):
         s.ff[f * FLOW_FLOATS + FlowFloat.RTO_EVENT_S] = INF
         s.ff[f * FLOW_FLOATS + FlowFloat.RTO_EXPIRY_S] = INF
-    if n > 0 and traffic != Traffic.POISSON_FLOWS:
-        for f in range(n):
+    for f in range(n):  # persistent flows and closed-loop users start at their start times
+        traffic = s.gg[s.fi[f * FLOW_INTS + FlowInt.GROUP] * GROUP_INTS + GroupInt.TRAFFIC]
+        if traffic != Traffic.POISSON_FLOWS:
             heap_push(sp, start_s[f], Event.FLOW, f, 0, 0)
-    if traffic == Traffic.POISSON_FLOWS:
-        first_flow = exponential(sp, 1.0 / g[GlobalFloat.FLOW_RATE_PER_S])
-        heap_push(sp, first_flow, Event.FLOW, -1, 0, 0)
+    for group in range(gi[GlobalInt.GROUPS]):  # Poisson groups: the first arrival
+        if s.gg[group * GROUP_INTS + GroupInt.TRAFFIC] == Traffic.POISSON_FLOWS:
+            rate = s.gf[group * GROUP_FLOATS + GroupFloat.FLOW_RATE_PER_S]
+            heap_push(sp, exponential(sp, 1.0 / rate), Event.FLOW, -1 - group, 0, 0)
     rate = g[GlobalFloat.OPEN_RATE_PER_S]
     if rate > 0:
         first = 0.0 if gi[GlobalInt.OPEN_PERIODIC] != 0 else exponential(sp, 1.0 / rate)
@@ -148,11 +153,13 @@ def _run_chunk(t_stop, heap_cap, rand_len, trace_cap, sample_cap, sp):  # type: 
         elif kind == Event.FLOW:
             if f >= 0:
                 start_flow(sp, t, f)
-            else:
-                next_flow = t + exponential(sp, 1.0 / g[GlobalFloat.FLOW_RATE_PER_S])
-                heap_push(sp, next_flow, Event.FLOW, -1, 0, 0)
+            else:  # a Poisson flow arrival of group -1 - f: the group's first free slot
+                group = -1 - f
+                rate = s.gf[group * GROUP_FLOATS + GroupFloat.FLOW_RATE_PER_S]
+                heap_push(sp, t + exponential(sp, 1.0 / rate), Event.FLOW, f, 0, 0)
+                first = s.gg[group * GROUP_INTS + GroupInt.FIRST_FLOW]
                 free = -1
-                for k in range(n):
+                for k in range(first, first + s.gg[group * GROUP_INTS + GroupInt.FLOWS]):
                     if s.fi[k * FLOW_INTS + FlowInt.ACTIVE] == 0:
                         free = k
                         break

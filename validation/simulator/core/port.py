@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from validation.simulator.core.counters import account_occupancy
+from validation.simulator.core.counters import COUNTS, account_occupancy
 from validation.simulator.core.fair_queue import fq_arrive
 from validation.simulator.core.fifo import fifo_arrive
 from validation.simulator.core.heap import exponential
 from validation.simulator.core.jit import jit
-from validation.simulator.layout import GlobalFloat, GlobalInt
+from validation.simulator.layout import FlowCount, GlobalFloat, GlobalInt
 
 
 @jit
@@ -19,6 +19,7 @@ def arrive(sp, t, f, epoch, seq):  # type: ignore[no-untyped-def]
     gi[GlobalInt.ARRIVALS_TOTAL] += 1
     if t >= g[GlobalFloat.WARMUP_S]:
         gi[GlobalInt.ARRIVALS] += 1
+        s.fc[COUNTS * f + FlowCount.ARRIVALS] += 1.0
     size = g[GlobalFloat.WIRE_BYTES]
     if gi[GlobalInt.OPEN_EXPONENTIAL] != 0:
         size = exponential(sp, g[GlobalFloat.WIRE_BYTES])

@@ -11,8 +11,10 @@ from validation.simulator.core.heap import heap_push
 from validation.simulator.core.jit import jit
 from validation.simulator.core.sender import on_ack
 from validation.simulator.layout import (
+    FLOW_FLOATS,
     FLOW_INTS,
     Event,
+    FlowFloat,
     FlowInt,
     GlobalFloat,
     GlobalInt,
@@ -57,10 +59,10 @@ def deliver(sp, t, f, epoch, seq):  # type: ignore[no-untyped-def]
             send_ack(sp, t, f, -1)
             return
         fi[b + FlowInt.DELACK_COUNT] += 1
-        if fi[b + FlowInt.DELACK_COUNT] >= gi[GlobalInt.DELAYED_ACK]:
+        if fi[b + FlowInt.DELACK_COUNT] >= fi[b + FlowInt.DELAYED_ACK]:
             send_ack(sp, t, f, -1)
         elif fi[b + FlowInt.DELACK_COUNT] == 1:
-            timeout = t + s.g[GlobalFloat.DELACK_TIMEOUT_S]
+            timeout = t + s.ff[f * FLOW_FLOATS + FlowFloat.DELACK_TIMEOUT_S]
             heap_push(sp, timeout, Event.DELACK, f, 0, fi[b + FlowInt.DELACK_GEN])
     elif seq > rcv:
         j = row + (seq & wmask)

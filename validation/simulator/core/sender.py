@@ -9,18 +9,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from validation.simulator.core.counters import COUNTS
+from validation.simulator.core.cubic import cubic_increase, cubic_reduce, cubic_start
 from validation.simulator.core.heap import heap_push, push_packet, uniform
 from validation.simulator.core.jit import jit
 from validation.simulator.layout import (
     EPOCHS,
     FLOW_FLOATS,
     FLOW_INTS,
+    GROUP_FLOATS,
+    GROUP_INTS,
     TCP_STATE,
+    CongestionControl,
     Event,
+    FlowCount,
     FlowFloat,
     FlowInt,
     GlobalFloat,
     GlobalInt,
+    GroupFloat,
+    GroupInt,
     RecoveryState,
     SizeDistribution,
     SlotFlag,
@@ -62,15 +70,15 @@ def _transmit(sp, t, f, seg):  # type: ignore[no-untyped-def]
     if seg == fi[b + FlowInt.SND_NXT]:
         fi[b + FlowInt.SND_NXT] += 1
     gi[GlobalInt.SENT] += 1
-    free = max(t, ff[a + FlowFloat.ACCESS_FREE_S]) + s.g[GlobalFloat.ACCESS_TX_S]
+    free = max(t, ff[a + FlowFloat.ACCESS_FREE_S]) + ff[a + FlowFloat.ACCESS_TX_S]
     ff[a + FlowFloat.ACCESS_FREE_S] = free
     arrival = free + 0.5 * ff[a + FlowFloat.RTT_S]
     push_packet(sp, arrival, Event.ARRIVAL, f, fi[b + FlowInt.EPOCH], seg)
     if ff[a + FlowFloat.RTO_EXPIRY_S] == INF:
         _arm_rto(sp, t, f)
-    if gi[GlobalInt.PACING] != 0:
+    if fi[b + FlowInt.PACING] != 0:
         srtt = ff[a + FlowFloat.SRTT_S] if ff[a + FlowFloat.SRTT_S] > 0 else ff[a + FlowFloat.RTT_S]
-        window = min(ff[a + FlowFloat.CWND_PACKETS], float(gi[GlobalInt.MAX_WINDOW_PACKETS]))
+        window = min(ff[a + FlowFloat.CWND_PACKETS], float(fi[b + FlowInt.MAX_WINDOW_PACKETS]))
         ff[a + FlowFloat.NEXT_SEND_S] = t + srtt / window
 
 
@@ -115,15 +123,17 @@ def _next_hole(sp, f):  # type: ignore[no-untyped-def]
 def try_send(sp, t, f):  # type: ignore[no-untyped-def]
     """Send what the window (or, in SACK recovery, the pipe) allows; pace if asked."""
     s = sp[0]
-    ff, fi, gi = s.ff, s.fi, s.gi
+    ff, fi = s.ff, s.fi
     a = f * FLOW_FLOATS
     b = f * FLOW_INTS
-    wmax = gi[GlobalInt.MAX_WINDOW_PACKETS]
+    wmax = fi[b + FlowInt.MAX_WINDOW_PACKETS]
+    sack = fi[b + FlowInt.SACK] != 0
+    pacing = fi[b + FlowInt.PACING] != 0
     while fi[b + FlowInt.ACTIVE] != 0:
         seg = -1
         una = fi[b + FlowInt.SND_UNA]
         nxt = fi[b + FlowInt.SND_NXT]
-        if gi[GlobalInt.SACK] != 0 and fi[b + FlowInt.RECOVERY] != RecoveryState.NONE:
+        if sack and fi[b + FlowInt.RECOVERY] != RecoveryState.NONE:
             if _pipe(sp, f) >= ff[a + FlowFloat.CWND_PACKETS]:
                 return
             seg = _next_hole(sp, f)
@@ -134,7 +144,7 @@ def try_send(sp, t, f):  # type: ignore[no-untyped-def]
         size = fi[b + FlowInt.SIZE_PACKETS]
         if seg < 0 or (size >= 0 and seg >= size):
             return
-        if gi[GlobalInt.PACING] != 0 and t < ff[a + FlowFloat.NEXT_SEND_S]:
+        if pacing and t < ff[a + FlowFloat.NEXT_SEND_S]:
             if fi[b + FlowInt.PACE_PENDING] == 0:
                 fi[b + FlowInt.PACE_PENDING] = 1
                 heap_push(sp, ff[a + FlowFloat.NEXT_SEND_S], Event.PACE, f, 0, 0)
@@ -143,20 +153,21 @@ def try_send(sp, t, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _draw_size(sp):  # type: ignore[no-untyped-def]
-    """Packets of a new transfer (-1: unlimited)."""
+def _draw_size(sp, group):  # type: ignore[no-untyped-def]
+    """Packets of a new transfer of ``group`` (-1: unlimited)."""
     s = sp[0]
-    g, gi = s.g, s.gi
-    if gi[GlobalInt.TRAFFIC] == Traffic.PERSISTENT:
+    gf = group * GROUP_FLOATS
+    gg = group * GROUP_INTS
+    if s.gg[gg + GroupInt.TRAFFIC] == Traffic.PERSISTENT:
         return np.int64(-1)
-    mean = g[GlobalFloat.FLOW_MEAN_PACKETS]
-    dist = gi[GlobalInt.SIZE_DISTRIBUTION]
+    mean = s.gf[gf + GroupFloat.FLOW_MEAN_PACKETS]
+    dist = s.gg[gg + GroupInt.SIZE_DISTRIBUTION]
     if dist == SizeDistribution.FIXED:
         return np.int64(max(np.round(mean), 1.0))
     u = uniform(sp)
     if dist == SizeDistribution.UNIFORM:
         return np.int64(1 + int(u * (2.0 * mean - 1.0)))
-    shape = g[GlobalFloat.PARETO_SHAPE]
+    shape = s.gf[gf + GroupFloat.PARETO_SHAPE]
     scale = mean * (shape - 1.0) / shape
     return np.int64(max(np.ceil(scale * (1.0 - u) ** (-1.0 / shape)), 1.0))
 
@@ -180,15 +191,16 @@ def start_flow(sp, t, f):  # type: ignore[no-untyped-def]
     fi[b + FlowInt.RTO_RECOVER] = -1
     fi[b + FlowInt.RTT_SEQ] = -1
     fi[b + FlowInt.ACTIVE] = 1
-    fi[b + FlowInt.SIZE_PACKETS] = _draw_size(sp)
+    fi[b + FlowInt.SIZE_PACKETS] = _draw_size(sp, fi[b + FlowInt.GROUP])
     slots = s.gi[GlobalInt.WINDOW_MASK] + 1
     for j in range(f * slots, (f + 1) * slots):
         s.rg[j] = 0
-    ff[a + FlowFloat.CWND_PACKETS] = s.g[GlobalFloat.INITIAL_CWND_PACKETS]
+    ff[a + FlowFloat.CWND_PACKETS] = ff[a + FlowFloat.INITIAL_CWND_PACKETS]
     ff[a + FlowFloat.SSTHRESH_PACKETS] = INITIAL_SSTHRESH
+    cubic_start(sp, f)
     ff[a + FlowFloat.SRTT_S] = 0.0
     ff[a + FlowFloat.RTTVAR_S] = 0.0
-    ff[a + FlowFloat.RTO_S] = s.g[GlobalFloat.INITIAL_RTO_S]
+    ff[a + FlowFloat.RTO_S] = ff[a + FlowFloat.INITIAL_RTO_S]
     ff[a + FlowFloat.RTT_TIME_S] = 0.0
     ff[a + FlowFloat.RTO_EXPIRY_S] = INF
     ff[a + FlowFloat.NEXT_SEND_S] = t
@@ -219,7 +231,11 @@ def rto_fire(sp, t, f):  # type: ignore[no-untyped-def]
         return
     if t >= s.g[GlobalFloat.WARMUP_S]:
         gi[GlobalInt.TIMEOUTS] += 1
-    ff[a + FlowFloat.SSTHRESH_PACKETS] = max((high - una) / 2.0, 2.0)
+        s.fc[COUNTS * f + FlowCount.TIMEOUTS] += 1.0
+    if fi[b + FlowInt.CC] == CongestionControl.CUBIC:  # RFC 9438 §4.8: ssthresh as in §4.6
+        ff[a + FlowFloat.SSTHRESH_PACKETS] = cubic_reduce(sp, f)
+    else:
+        ff[a + FlowFloat.SSTHRESH_PACKETS] = max((high - una) / 2.0, 2.0)
     ff[a + FlowFloat.CWND_PACKETS] = 1.0
     ff[a + FlowFloat.RTO_S] = min(2.0 * ff[a + FlowFloat.RTO_S], MAX_RTO_S)
     fi[b + FlowInt.DUPACKS] = 0
@@ -232,7 +248,7 @@ def rto_fire(sp, t, f):  # type: ignore[no-untyped-def]
         j = row + (seq & wmask)
         s.rg[j] = s.rg[j] & ~SlotFlag.REXMIT
     fi[b + FlowInt.REXMIT_PTR] = una
-    if gi[GlobalInt.SACK] != 0:
+    if fi[b + FlowInt.SACK] != 0:
         fi[b + FlowInt.RECOVERY] = RecoveryState.AFTER_TIMEOUT
         fi[b + FlowInt.LOST_LIMIT] = high
     else:
@@ -258,7 +274,7 @@ def _rtt_sample(sp, f, r):  # type: ignore[no-untyped-def]
         ff[a + FlowFloat.RTTVAR_S] = 0.75 * ff[a + FlowFloat.RTTVAR_S] + 0.25 * deviation
         ff[a + FlowFloat.SRTT_S] = 0.875 * ff[a + FlowFloat.SRTT_S] + 0.125 * r
     rto = max(
-        s.g[GlobalFloat.MIN_RTO_S], ff[a + FlowFloat.SRTT_S] + 4.0 * ff[a + FlowFloat.RTTVAR_S]
+        ff[a + FlowFloat.MIN_RTO_S], ff[a + FlowFloat.SRTT_S] + 4.0 * ff[a + FlowFloat.RTTVAR_S]
     )
     ff[a + FlowFloat.RTO_S] = min(rto, MAX_RTO_S)
 
@@ -272,7 +288,7 @@ def on_ack(sp, t, f, cum, sack_seq):  # type: ignore[no-untyped-def]
     b = f * FLOW_INTS
     wmask = gi[GlobalInt.WINDOW_MASK]
     row = f * (wmask + 1)
-    sack = gi[GlobalInt.SACK] != 0
+    sack = fi[b + FlowInt.SACK] != 0
     if sack_seq >= cum:
         j = row + (sack_seq & wmask)
         s.rg[j] = s.rg[j] | SlotFlag.SACKED
@@ -307,6 +323,8 @@ def on_ack(sp, t, f, cum, sack_seq):  # type: ignore[no-untyped-def]
             cwnd = ff[a + FlowFloat.CWND_PACKETS]
             if cwnd < ff[a + FlowFloat.SSTHRESH_PACKETS]:  # at most 1 packet/ACK (RFC 5681)
                 ff[a + FlowFloat.CWND_PACKETS] = cwnd + min(newly, 1)
+            elif fi[b + FlowInt.CC] == CongestionControl.CUBIC:
+                cubic_increase(sp, t, f, newly)
             else:
                 ff[a + FlowFloat.CWND_PACKETS] = cwnd + newly / cwnd
         size = fi[b + FlowInt.SIZE_PACKETS]
@@ -324,7 +342,11 @@ def on_ack(sp, t, f, cum, sack_seq):  # type: ignore[no-untyped-def]
             and fi[b + FlowInt.DUPACKS] == 3
             and cum > fi[b + FlowInt.RTO_RECOVER]
         ):
-            ssthresh = max((fi[b + FlowInt.HIGH_TX] - una) / 2.0, 2.0)
+            flight = fi[b + FlowInt.HIGH_TX] - una
+            if fi[b + FlowInt.CC] == CongestionControl.CUBIC:
+                ssthresh = cubic_reduce(sp, f)
+            else:
+                ssthresh = max(flight / 2.0, 2.0)
             ff[a + FlowFloat.SSTHRESH_PACKETS] = ssthresh
             fi[b + FlowInt.RECOVER] = fi[b + FlowInt.HIGH_TX] - 1
             fi[b + FlowInt.RECOVERY] = RecoveryState.FAST
@@ -355,7 +377,9 @@ def _complete(sp, t, f):  # type: ignore[no-untyped-def]
     s = sp[0]
     if t >= s.g[GlobalFloat.WARMUP_S]:
         s.gi[GlobalInt.COMPLETED] += 1
-    s.fi[f * FLOW_INTS + FlowInt.ACTIVE] = 0
+        s.fc[COUNTS * f + FlowCount.COMPLETED] += 1.0
+    b = f * FLOW_INTS
+    s.fi[b + FlowInt.ACTIVE] = 0
     s.ff[f * FLOW_FLOATS + FlowFloat.RTO_EXPIRY_S] = INF
-    if s.gi[GlobalInt.TRAFFIC] == Traffic.CLOSED_LOOP:
+    if s.gg[s.fi[b + FlowInt.GROUP] * GROUP_INTS + GroupInt.TRAFFIC] == Traffic.CLOSED_LOOP:
         start_flow(sp, t, f)

@@ -1,0 +1,377 @@
+"""The bufsize dumbbell built in ns-3 3.44 (PyPI package ``ns3``, bindings through cppyy).
+
+Imported by ``benchmarks/ns3_compare.py`` only when ns-3 runs are asked for (``make ns3``
+installs the package). Python builds the topology and reads the counters; every per-packet
+callback is C++ (compiled by cppyy's Cling at import), so the Python layer costs nothing per
+packet.
+
+Topology (one node per sender, one router on each side of the bottleneck, one receiver node
+per flow)::
+
+    sender_i --[access_bps, rtt_i / 2]-- R1 ==[capacity_bps, 0 s]== R2 --[10 Gb/s, 0 s]-- recv_i
+
+Data crosses the access link, the bottleneck and the receiver link; the ACKs come back the same
+way, so the two-way propagation delay is rtt_i, as bufsize's "rtt_i / 2 to the bottleneck, and
+rtt_i / 2 back on an uncongested path" (``validation.simulator.Scenario``). The flows' rtt_i and
+start times are the ones bufsize draws for the same seed (``make_parameters``), so both
+simulators run the same flows.
+
+The bottleneck queue:
+
+- drop-tail: no queue disc; the point-to-point device's own ``DropTailQueue`` of
+  ``ns3_queue_packets`` packets. The device dequeues the packet it transmits, so the port holds
+  ``ns3_queue_packets + 1`` packets, bufsize's ``buffer_packets``.
+- marking (DCTCP): a ``RedQueueDisc`` with ``QW = 1`` (the instantaneous queue),
+  ``MinTh = MaxTh = K``, ``UseEcn``, no hard drop: every ECN-capable arrival that finds at least
+  K packets in the disc is marked CE, as DCTCP's switch does (Alizadeh et al. 2010, §3.1). The
+  device queue is cut to 1 packet so that the packets wait in the disc: the port holds
+  disc limit + 1 (device queue) + 1 (in transmission) packets.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from importlib.metadata import version as _package_version
+from typing import Any
+
+import cppyy  # type: ignore[import-not-found]
+from ns import ns  # type: ignore[import-not-found]
+
+#: Per-packet trace sinks, in C++ so that ns-3 never calls back into Python per packet.
+_METER_CPP = r"""
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+namespace bufsize_ns3 {
+using namespace ns3;
+
+// Counters of one bottleneck port after the warm-up: bytes and packets whose transmission
+// ended, arrivals (enqueued or dropped), drops, CE marks, and the time integral of the
+// packets waiting (device queue plus queue disc; the packet in transmission is not waiting).
+class PortMeter
+{
+  public:
+    explicit PortMeter(double warmupS)
+        : m_warmupS(warmupS)
+    {
+    }
+
+    void TxEnd(Ptr<const Packet> p)
+    {
+        if (After())
+        {
+            txBytes += p->GetSize();
+            txPackets += 1;
+        }
+    }
+
+    void Arrival(Ptr<const Packet>)
+    {
+        if (After())
+        {
+            arrivals += 1;
+        }
+    }
+
+    void DeviceDrop(Ptr<const Packet>)
+    {
+        if (After())
+        {
+            arrivals += 1;
+            drops += 1;
+        }
+    }
+
+    void DiscArrival(Ptr<const QueueDiscItem>)
+    {
+        if (After())
+        {
+            arrivals += 1;
+        }
+    }
+
+    void DiscDrop(Ptr<const QueueDiscItem>, const char*)
+    {
+        if (After())
+        {
+            arrivals += 1;
+            drops += 1;
+        }
+    }
+
+    void DiscMark(Ptr<const QueueDiscItem>, const char*)
+    {
+        if (After())
+        {
+            marks += 1;
+        }
+    }
+
+    void DeviceQueue(uint32_t, uint32_t n)
+    {
+        Advance();
+        m_device = n;
+    }
+
+    void DiscQueue(uint32_t, uint32_t n)
+    {
+        Advance();
+        m_disc = n;
+    }
+
+    void Finish()
+    {
+        Advance();
+    }
+
+    uint64_t txBytes = 0;
+    uint64_t txPackets = 0;
+    uint64_t arrivals = 0;
+    uint64_t drops = 0;
+    uint64_t marks = 0;
+    double waitingIntegral = 0.0; // packet-seconds after the warm-up
+
+  private:
+    bool After() const
+    {
+        return Simulator::Now().GetSeconds() >= m_warmupS;
+    }
+
+    void Advance()
+    {
+        double now = Simulator::Now().GetSeconds();
+        double from = m_last > m_warmupS ? m_last : m_warmupS;
+        if (now > from)
+        {
+            waitingIntegral += double(m_device + m_disc) * (now - from);
+        }
+        m_last = now;
+    }
+
+    double m_warmupS;
+    double m_last = 0.0;
+    uint32_t m_device = 0;
+    uint32_t m_disc = 0;
+};
+
+bool
+ConnectDevice(PortMeter* meter, Ptr<NetDevice> device)
+{
+    Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(device);
+    Ptr<Queue<Packet>> queue = p2p->GetQueue();
+    return p2p->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&PortMeter::TxEnd, meter)) &&
+           queue->TraceConnectWithoutContext("PacketsInQueue",
+                                             MakeCallback(&PortMeter::DeviceQueue, meter));
+}
+
+// Without a queue disc the device stops its transmit queue when it is full, and the traffic
+// control layer drops what arrives meanwhile: arrivals are the device queue's enqueues plus
+// the traffic control layer's drops on the router (whose only loaded port is the bottleneck)
+// plus any drop by the device queue itself.
+bool
+ConnectDeviceArrivals(PortMeter* meter, Ptr<NetDevice> device)
+{
+    Ptr<Queue<Packet>> queue = DynamicCast<PointToPointNetDevice>(device)->GetQueue();
+    Ptr<TrafficControlLayer> tc = device->GetNode()->GetObject<TrafficControlLayer>();
+    return queue->TraceConnectWithoutContext("Enqueue",
+                                             MakeCallback(&PortMeter::Arrival, meter)) &&
+           queue->TraceConnectWithoutContext("Drop",
+                                             MakeCallback(&PortMeter::DeviceDrop, meter)) &&
+           tc->TraceConnectWithoutContext("TcDrop", MakeCallback(&PortMeter::DeviceDrop, meter));
+}
+
+bool
+ConnectDisc(PortMeter* meter, Ptr<QueueDisc> disc)
+{
+    return disc->TraceConnectWithoutContext("Enqueue",
+                                            MakeCallback(&PortMeter::DiscArrival, meter)) &&
+           disc->TraceConnectWithoutContext("DropBeforeEnqueue",
+                                            MakeCallback(&PortMeter::DiscDrop, meter)) &&
+           disc->TraceConnectWithoutContext("DropAfterDequeue",
+                                            MakeCallback(&PortMeter::DiscDrop, meter)) &&
+           disc->TraceConnectWithoutContext("Mark", MakeCallback(&PortMeter::DiscMark, meter)) &&
+           disc->TraceConnectWithoutContext("PacketsInQueue",
+                                            MakeCallback(&PortMeter::DiscQueue, meter));
+}
+} // namespace bufsize_ns3
+"""
+
+cppyy.cppdef(_METER_CPP)
+_cpp = cppyy.gbl.bufsize_ns3
+
+#: ns-3 TypeIds of the congestion controls, by bufsize's names.
+SOCKET_TYPES = {
+    "reno": "ns3::TcpNewReno",
+    "cubic": "ns3::TcpCubic",
+    "bbr": "ns3::TcpBbr",
+    "dctcp": "ns3::TcpDctcp",
+}
+
+
+def version() -> str:
+    """Version of the installed ``ns3`` package."""
+    return _package_version("ns3")
+
+
+@dataclass(frozen=True)
+class Ns3Run:
+    """What one ns-3 run is asked to simulate (every time in seconds, every rate in bit/s)."""
+
+    cc: str
+    capacity_bps: float
+    access_bps: float
+    rtts_s: tuple[float, ...]
+    starts_s: tuple[float, ...]
+    ns3_queue_packets: int
+    packet_bytes: int
+    min_rto_s: float
+    initial_window_packets: int
+    delayed_ack: int
+    socket_buffer_bytes: int
+    duration_s: float
+    warmup_s: float
+    seed: int
+    ecn_threshold_packets: int | None = None
+    hystart: bool = False
+
+
+def _connect(ok: bool) -> None:
+    if not ok:
+        raise RuntimeError("an ns-3 trace source of the bottleneck was not found")
+
+
+def run(spec: Ns3Run) -> dict[str, Any]:
+    """Build the dumbbell, run it, and return the bottleneck's measures after the warm-up."""
+    if spec.cc not in SOCKET_TYPES:
+        raise ValueError(f"cc must be one of {sorted(SOCKET_TYPES)}, got {spec.cc!r}")
+    ns.Simulator.Destroy()
+    ns.Ipv4AddressGenerator.Reset()
+    ns.RngSeedManager.SetSeed(spec.seed)
+    ns.RngSeedManager.SetRun(1)
+    flows = len(spec.rtts_s)
+    marking = spec.ecn_threshold_packets is not None
+
+    default = ns.Config.SetDefault
+    default("ns3::TcpL4Protocol::SocketType", ns.StringValue(SOCKET_TYPES[spec.cc]))
+    default("ns3::TcpSocket::SegmentSize", ns.UintegerValue(spec.packet_bytes))
+    default("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(spec.initial_window_packets))
+    default("ns3::TcpSocket::DelAckCount", ns.UintegerValue(spec.delayed_ack))
+    default("ns3::TcpSocket::SndBufSize", ns.UintegerValue(spec.socket_buffer_bytes))
+    default("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(spec.socket_buffer_bytes))
+    default("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(spec.min_rto_s)))
+    default("ns3::TcpSocketBase::Sack", ns.BooleanValue(True))
+    default("ns3::TcpSocketBase::UseEcn", ns.StringValue("On" if marking else "Off"))
+    default("ns3::TcpSocketState::EnablePacing", ns.BooleanValue(spec.cc == "bbr"))
+    default("ns3::TcpCubic::HyStart", ns.BooleanValue(spec.hystart))
+
+    senders = ns.NodeContainer()
+    senders.Create(flows)
+    receivers = ns.NodeContainer()
+    receivers.Create(flows)
+    routers = ns.NodeContainer()
+    routers.Create(2)
+    ns.InternetStackHelper().InstallAll()
+
+    big_queue = ns.QueueSizeValue(ns.QueueSize("100000p"))
+    bottleneck = ns.PointToPointHelper()
+    bottleneck.SetDeviceAttribute("DataRate", ns.DataRateValue(ns.DataRate(int(spec.capacity_bps))))
+    bottleneck.SetChannelAttribute("Delay", ns.TimeValue(ns.Seconds(0.0)))
+    device_queue = 1 if marking else spec.ns3_queue_packets
+    bottleneck.SetQueue(
+        "ns3::DropTailQueue", "MaxSize", ns.QueueSizeValue(ns.QueueSize(f"{device_queue}p"))
+    )
+    core = bottleneck.Install(routers.Get(0), routers.Get(1))
+
+    address = ns.Ipv4AddressHelper()
+    address.SetBase(ns.Ipv4Address("10.0.0.0"), ns.Ipv4Mask("255.255.255.252"))
+    address.Assign(core)
+    address.NewNetwork()
+    control = ns.TrafficControlHelper()
+    control.Uninstall(core)
+
+    access = ns.PointToPointHelper()
+    access.SetDeviceAttribute("DataRate", ns.DataRateValue(ns.DataRate(int(spec.access_bps))))
+    access.SetQueue("ns3::DropTailQueue", "MaxSize", big_queue)
+    fast = ns.PointToPointHelper()
+    fast.SetDeviceAttribute("DataRate", ns.StringValue("10Gbps"))
+    fast.SetChannelAttribute("Delay", ns.TimeValue(ns.Seconds(0.0)))
+    fast.SetQueue("ns3::DropTailQueue", "MaxSize", big_queue)
+    receiver_addresses = []
+    for i in range(flows):
+        access.SetChannelAttribute("Delay", ns.TimeValue(ns.Seconds(spec.rtts_s[i] / 2.0)))
+        left = access.Install(senders.Get(i), routers.Get(0))
+        address.Assign(left)
+        address.NewNetwork()
+        control.Uninstall(left)
+        right = fast.Install(routers.Get(1), receivers.Get(i))
+        interfaces = address.Assign(right)
+        address.NewNetwork()
+        control.Uninstall(right)
+        receiver_addresses.append(interfaces.GetAddress(1))
+    ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
+
+    meter = _cpp.PortMeter(spec.warmup_s)
+    _connect(_cpp.ConnectDevice(meter, core.Get(0)))
+    if marking:
+        k = float(spec.ecn_threshold_packets)
+        red = ns.TrafficControlHelper()
+        red.SetRootQueueDisc(
+            "ns3::RedQueueDisc",
+            "MaxSize",
+            ns.QueueSizeValue(ns.QueueSize(f"{spec.ns3_queue_packets}p")),
+            "UseEcn",
+            ns.BooleanValue(True),
+            "UseHardDrop",
+            ns.BooleanValue(False),
+            "Gentle",
+            ns.BooleanValue(False),
+            "QW",
+            ns.DoubleValue(1.0),
+            "MinTh",
+            ns.DoubleValue(k),
+            "MaxTh",
+            ns.DoubleValue(k),
+        )
+        discs = red.Install(core.Get(0))
+        _connect(_cpp.ConnectDisc(meter, discs.Get(0)))
+    else:
+        _connect(_cpp.ConnectDeviceArrivals(meter, core.Get(0)))
+
+    port = 5000
+    for i in range(flows):
+        sink = ns.PacketSinkHelper(
+            "ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo()
+        )
+        sink.Install(receivers.Get(i)).Start(ns.Seconds(0.0))
+        source = ns.BulkSendHelper(
+            "ns3::TcpSocketFactory", ns.InetSocketAddress(receiver_addresses[i], port).ConvertTo()
+        )
+        source.SetAttribute("MaxBytes", ns.UintegerValue(0))
+        source.SetAttribute("SendSize", ns.UintegerValue(spec.packet_bytes))
+        source.Install(senders.Get(i)).Start(ns.Seconds(spec.starts_s[i]))
+
+    ns.Simulator.Stop(ns.Seconds(spec.duration_s))
+    start = time.perf_counter()
+    cpu_start = time.process_time()
+    ns.Simulator.Run()
+    wall_s = time.perf_counter() - start
+    cpu_s = time.process_time() - cpu_start
+    meter.Finish()
+    measured_s = spec.duration_s - spec.warmup_s
+    tx_packets = int(meter.txPackets)
+    result = {
+        "utilization": 8.0 * int(meter.txBytes) / (spec.capacity_bps * measured_s),
+        "loss_rate": int(meter.drops) / max(int(meter.arrivals), 1),
+        "mark_rate": int(meter.marks) / max(int(meter.arrivals), 1),
+        # Little's law: mean wait before transmission = time-average waiting / departure rate.
+        "queue_delay_mean_s": float(meter.waitingIntegral) / max(tx_packets, 1),
+        "mean_waiting_packets": float(meter.waitingIntegral) / measured_s,
+        "departures": tx_packets,
+        "wall_s": wall_s,
+        "cpu_s": cpu_s,
+    }
+    ns.Simulator.Destroy()
+    return result
