@@ -13,6 +13,8 @@ from app.schemas.recommend import (
     RecommendRequest,
     RecommendResponse,
     RecommendWithDeviceResponse,
+    ScenarioIn,
+    TargetsIn,
 )
 from models.recommend import LinkScenario, Targets, recommend
 
@@ -63,7 +65,11 @@ def with_device(scenario: LinkScenario, targets: Targets, device: DeviceIn) -> b
 
 def link_and_targets(body: RecommendRequest) -> tuple[LinkScenario, Targets]:
     """The engine's scenario and targets from a request (also used by /v1/verifications)."""
-    sc, tg = body.scenario, body.targets
+    return scenario_and_targets(body.scenario, body.targets)
+
+
+def scenario_and_targets(sc: ScenarioIn, tg: TargetsIn) -> tuple[LinkScenario, Targets]:
+    """The engine's scenario and targets from a request's parts (also used by /v1/config)."""
     with parameters_of("scenario"):
         scenario = LinkScenario(
             capacity_bps=sc.capacity_bps,
