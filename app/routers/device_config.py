@@ -7,43 +7,13 @@ from typing import Any
 from fastapi import APIRouter
 
 from app.device_snippet import config_answer, recommendation_snippet
-from app.errors import parameters_of
+from app.routers.recommend import scenario_and_targets
 from app.schemas.device_config import ConfigRequest, ConfigResponse
-from app.schemas.recommend import ScenarioIn, TargetsIn
+from app.schemas.recommend import TargetsIn
 from models.device import device_config
-from models.recommend import LinkScenario, Targets, recommend
+from models.recommend import recommend
 
 router = APIRouter(tags=["config"])
-
-
-def _scenario(sc: ScenarioIn) -> LinkScenario:
-    with parameters_of("scenario"):
-        return LinkScenario(
-            capacity_bps=sc.capacity_bps,
-            rtts_s=sc.rtts,
-            flows=sc.flows,
-            packet_bytes=sc.packet_bytes,
-            bottlenecked_flows=sc.bottlenecked_flows,
-            bottlenecked_share=sc.bottlenecked_share,
-            access_bps=sc.access_bps,
-            peak_rate_bps=sc.peak_rate_bps,
-            max_window_packets=sc.max_window_packets,
-            paced=sc.paced,
-            congestion_control=sc.congestion_control,
-            load=sc.load,
-            medium=sc.medium,
-        )
-
-
-def _targets(tg: TargetsIn | None) -> Targets:
-    tg = tg or TargetsIn()
-    with parameters_of("targets"):
-        return Targets(
-            min_utilization=tg.min_utilization,
-            max_loss=tg.max_loss,
-            max_queueing_delay_s=tg.max_queueing_delay_s,
-            priority=tg.priority,
-        )
 
 
 @router.post(
@@ -57,17 +27,11 @@ def _targets(tg: TargetsIn | None) -> Targets:
     "that size with n queues congested. Returns the text and every number it used.",
 )
 async def config(body: ConfigRequest) -> dict[str, Any]:
-    options: dict[str, Any] = {
-        "cell_bytes": body.cell_bytes,
-        "interface": body.interface,
-        "queue": str(body.queue),
-        "chip_buffer_bytes": body.chip_buffer_bytes,
-        "congested_queues": body.congested_queues,
-        "qdisc": body.qdisc,
-    }
+    options = body.options()
     if body.scenario is not None:
-        scenario = _scenario(body.scenario)
-        rec = recommend(scenario, _targets(body.targets))
+        # The same scenario and targets /v1/recommend builds, so the same recommended size.
+        scenario, targets = scenario_and_targets(body.scenario, body.targets or TargetsIn())
+        rec = recommend(scenario, targets)
         if body.rtt_s is not None:
             options["rtt_s"] = body.rtt_s
         answer = config_answer(recommendation_snippet(rec, scenario, body.vendor, **options))

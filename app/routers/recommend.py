@@ -6,8 +6,16 @@ from functools import lru_cache
 
 from fastapi import APIRouter, Response
 
+from app.device_snippet import config_answer, recommendation_snippet
 from app.errors import parameters_of
-from app.schemas.recommend import RecommendRequest, RecommendResponse
+from app.schemas.device import DeviceConfigOut, DeviceIn
+from app.schemas.recommend import (
+    RecommendRequest,
+    RecommendResponse,
+    RecommendWithDeviceResponse,
+    ScenarioIn,
+    TargetsIn,
+)
 from models.recommend import LinkScenario, Targets, recommend
 
 router = APIRouter(tags=["recommend"])
@@ -26,24 +34,42 @@ def recommendation_json(scenario: LinkScenario, targets: Targets) -> bytes:
 
 @router.post(
     "/recommend",
-    response_model=RecommendResponse,
+    response_model=RecommendWithDeviceResponse,
     summary="Recommend a buffer size",
     description="Every sizing rule of DESIGN §2 applied to the port, each with its assumptions "
     "marked holds / fails / unknown and its predicted utilization, loss and delay; the traffic "
     "regime; one recommended size with the rule that governs it and why; the trade-off when no "
-    "size meets every target (004 §V); and curves against buffer size for plotting.",
+    "size meets every target (004 §V); and curves against buffer size for plotting. With a "
+    "device, also the recommended size as that device's configuration (device_config, the "
+    "shape /v1/config returns).",
 )
 async def recommend_buffer(body: RecommendRequest) -> Response:
     # Run on the event loop, not in the thread pool: one answer is ~2 ms of CPU, and twenty
     # threads sharing the GIL made the slowest answers wait three times longer than the queue
     # (benchmarks/api_load.py: distinct scenarios, p99 161 ms in threads, 41 ms here).
     scenario, targets = link_and_targets(body)
+    if body.device is not None:
+        return Response(with_device(scenario, targets, body.device), media_type="application/json")
     return Response(recommendation_json(scenario, targets), media_type="application/json")
+
+
+def with_device(scenario: LinkScenario, targets: Targets, device: DeviceIn) -> bytes:
+    """The engine's answer with ``device_config``: the snippet for the recommended size."""
+    rec = recommend(scenario, targets)
+    with parameters_of("device"):
+        snippet = recommendation_snippet(rec, scenario, device.vendor, **device.options())
+    answer = RecommendWithDeviceResponse.model_validate(rec, from_attributes=True)
+    answer.device_config = DeviceConfigOut.model_validate(config_answer(snippet))
+    return answer.model_dump_json().encode()
 
 
 def link_and_targets(body: RecommendRequest) -> tuple[LinkScenario, Targets]:
     """The engine's scenario and targets from a request (also used by /v1/verifications)."""
-    sc, tg = body.scenario, body.targets
+    return scenario_and_targets(body.scenario, body.targets)
+
+
+def scenario_and_targets(sc: ScenarioIn, tg: TargetsIn) -> tuple[LinkScenario, Targets]:
+    """The engine's scenario and targets from a request's parts (also used by /v1/config)."""
     with parameters_of("scenario"):
         scenario = LinkScenario(
             capacity_bps=sc.capacity_bps,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Self
 
 from pydantic import ConfigDict, Field, model_validator
 
@@ -12,19 +12,13 @@ from app.schemas.common import (
     MIN_CAPACITY_BPS,
     MIN_RTT_S,
     PacketBytes,
-    RequestModel,
     ResponseModel,
     Unit,
 )
+from app.schemas.device import DeviceBytes, DeviceConfigOut, DeviceIn
 from app.schemas.recommend import ScenarioIn, TargetsIn
 
-#: The largest buffer or chip memory accepted, bytes (10 TB: beyond any device).
-MAX_DEVICE_BYTES = 1e13
-MAX_CELL_BYTES = 65_536
-MAX_CONGESTED_QUEUES = 65_536
 MAX_BUFFER_PACKETS = 1_000_000_000
-
-Vendor = Literal["tc", "sonic", "junos", "iosxr", "eos"]
 
 _EXAMPLES: list[Any] = [
     {"vendor": "tc", "buffer_bytes": "1250000 B", "capacity_bps": "10 Gbit/s"},
@@ -45,15 +39,11 @@ _EXAMPLES: list[Any] = [
 ]
 
 
-DeviceBytes = Annotated[float, Field(gt=0.0, le=MAX_DEVICE_BYTES), Unit("size")]
-
-
-class ConfigRequest(RequestModel):
+class ConfigRequest(DeviceIn):
     """What to configure: a size (``buffer_bytes`` or ``buffer_packets``) or a ``scenario``."""
 
     model_config = ConfigDict(json_schema_extra={"examples": _EXAMPLES})
 
-    vendor: Vendor = Field(description="Device family: tc, sonic, junos, iosxr or eos.")
     buffer_bytes: DeviceBytes | None = Field(
         default=None, description="Per-queue buffer, in bytes (or e.g. '1.25 MB')."
     )
@@ -87,35 +77,6 @@ class ConfigRequest(RequestModel):
         default=None,
         description="Packet size, in bytes (or e.g. '1500 B'); 1500 by default; with a "
         "scenario, give it there.",
-    )
-    cell_bytes: int | None = Field(
-        default=None,
-        ge=1,
-        le=MAX_CELL_BYTES,
-        description="The device's memory cell, in bytes: the size is rounded up to whole cells. "
-        "By default the vendor family's (tc 1, sonic 256, others 1).",
-    )
-    chip_buffer_bytes: DeviceBytes | None = Field(
-        default=None,
-        description="Shared memory B of the switch chip, in bytes (or e.g. '64 MiB'): sets "
-        "SONiC's dynamic_th (required for sonic).",
-    )
-    congested_queues: int = Field(
-        default=8,
-        ge=1,
-        le=MAX_CONGESTED_QUEUES,
-        description="n, a count: queues congested at once sharing chip_buffer_bytes.",
-    )
-    interface: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=64,
-        pattern=r"^[A-Za-z0-9/._:-]+$",
-        description="Port name; by default a placeholder in the vendor's naming.",
-    )
-    queue: int = Field(default=0, ge=0, le=15, description="Egress queue index, 0 to 15.")
-    qdisc: Literal["pfifo", "bfifo", "fq_codel"] = Field(
-        default="pfifo", description="tc only: the qdisc of the active command."
     )
     rtt_s: (
         Annotated[
@@ -156,39 +117,13 @@ class ConfigRequest(RequestModel):
         return self
 
 
-class QueueLimitOut(ResponseModel):
-    requested_bytes: float = Field(ge=0.0, description="The size asked for, bytes.")
-    cell_bytes: int = Field(ge=1, description="The memory cell used, bytes.")
-    limit_bytes: int = Field(ge=0, description="The size rounded up to whole cells, bytes.")
-    limit_packets: int = Field(ge=0, description="limit_bytes in packets, rounded up.")
-    limit_s: float = Field(ge=0.0, description="limit_bytes at line rate, seconds.")
-    limit_us: int = Field(ge=0, description="limit_s in microseconds, rounded up.")
-    packet_bytes: float = Field(gt=0.0, description="Packet size used, bytes.")
-    capacity_bps: float = Field(gt=0.0, description="Line rate used, bit/s.")
-
-
-class SharedBufferOut(ResponseModel):
-    target_bytes: float = Field(description="Per-queue buffer asked of the shared memory, bytes.")
-    chip_buffer_bytes: float = Field(description="Shared memory B, bytes.")
-    congested_queues: int = Field(description="n, queues congested at once.")
-    alpha_min: float | None = Field(description="Smallest α giving the target, dimensionless.")
-    alpha: float | None = Field(description="α rounded up to a power of two the chip accepts.")
-    alpha_log2: int | None = Field(description="log2 α (SONiC dynamic_th).")
-    steady_queue_bytes: float | None = Field(
-        description="Each congested queue's steady length α·B/(1 + n·α), bytes."
-    )
-    unallocated_bytes: float | None = Field(description="B/(1 + n·α), bytes left unused.")
-    alpha_suffices: bool = Field(description="Whether some α in the chip's range gives the target.")
-    reason: str
-
-
 class RecommendedUsed(ResponseModel):
     rule: str = Field(description="The rule that governs the recommended size.")
     buffer_packets: int = Field(ge=0, description="Recommended buffer, packets.")
     buffer_bytes: float = Field(ge=0.0, description="Recommended buffer, bytes.")
 
 
-class ConfigResponse(ResponseModel):
+class ConfigResponse(DeviceConfigOut):
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [
@@ -217,19 +152,6 @@ class ConfigResponse(ResponseModel):
         }
     )
 
-    vendor: Vendor
-    text: str = Field(description="The snippet, with comments citing the document it follows.")
-    interface: str
-    release: str = Field(description="The software release the template follows.")
-    references: list[str] = Field(description="Documents the template follows.")
-    notes: list[str]
-    limit: QueueLimitOut = Field(description="The numbers the snippet enforces.")
-    shared: SharedBufferOut | None = Field(
-        default=None, description="The dynamic-threshold α, when a chip memory was given."
-    )
-    config_db: dict[str, Any] | None = Field(
-        default=None, description="SONiC only: the CONFIG_DB document in the text."
-    )
     recommended: RecommendedUsed | None = Field(
         default=None, description="The recommendation used, when a scenario was given."
     )

@@ -21,6 +21,7 @@ from app.schemas.common import (
     RttS,
     Unit,
 )
+from app.schemas.device import DeviceConfigOut, DeviceIn
 from app.schemas.optical import OpticalDesignOut
 
 Status = Literal["holds", "fails", "unknown"]
@@ -191,11 +192,22 @@ class TargetsIn(RequestModel):
     )
 
 
+_DEVICE_EXAMPLE: dict[str, Any] = {
+    **_THESIS_EXAMPLE,
+    "device": {"vendor": "junos", "interface": "et-0/0/0"},
+}
+
+
 class RecommendRequest(RequestModel):
-    model_config = ConfigDict(json_schema_extra={"examples": [_THESIS_EXAMPLE]})
+    model_config = ConfigDict(json_schema_extra={"examples": [_THESIS_EXAMPLE, _DEVICE_EXAMPLE]})
 
     scenario: ScenarioIn
     targets: TargetsIn = Field(default_factory=TargetsIn)
+    device: DeviceIn | None = Field(
+        default=None,
+        description="A device to configure: the answer then carries device_config, the "
+        "recommended size as that device's configuration (as /v1/config returns it).",
+    )
 
 
 # --- the answer ---------------------------------------------------------------------------------
@@ -390,4 +402,14 @@ class RecommendResponse(ResponseModel):
     )
     cioq: CIOQOut | None = Field(
         default=None, description="Input and output buffers of an input-queued switch."
+    )
+
+
+class RecommendWithDeviceResponse(RecommendResponse):
+    """The recommendation, and the snippet for its size when the request named a device."""
+
+    device_config: DeviceConfigOut | None = Field(
+        default=None,
+        description="Only when the request gives device: the recommended size as that "
+        "device's configuration, rounded up to its memory cell (the shape /v1/config returns).",
     )

@@ -1,4 +1,5 @@
-// bufsize operators' page: draws the three charts and runs "Check by simulation".
+// bufsize operators' page: copies the device configuration, draws the three charts and runs
+// "Check by simulation".
 // Reads only the page's own data (#chart-data, built by app/web/view.py); the one call to the
 // simulation API is startSimulation().
 "use strict";
@@ -13,6 +14,38 @@
   if (results && window.location.search) {
     results.focus({ preventScroll: true });
     if (window.innerWidth <= 900) results.scrollIntoView({ block: "start" });
+  }
+
+  // ----- copy the device configuration ----------------------------------------------------------
+  const copyButton = document.getElementById("copy-snippet");
+  const snippet = document.getElementById("device-snippet");
+  const copyStatus = document.getElementById("copy-status");
+  if (copyButton && snippet) {
+    let clearTimer = null;
+    const tell = (text) => {
+      copyStatus.textContent = text;
+      if (clearTimer) clearTimeout(clearTimer);
+      clearTimer = setTimeout(() => { copyStatus.textContent = ""; }, 4000);
+    };
+    const selectSnippet = () => {
+      const range = document.createRange();
+      range.selectNodeContents(snippet);
+      const selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+    };
+    copyButton.addEventListener("click", async () => {
+      try {
+        if (!navigator.clipboard) throw new Error("no clipboard on a page served without HTTPS");
+        await navigator.clipboard.writeText(snippet.textContent);
+        tell("Copied");
+      } catch (err) {
+        // The browser refused: leave the text selected for Ctrl+C.
+        selectSnippet();
+        tell("Could not copy (" + err.message + "): the text is selected, press Ctrl+C");
+      }
+    });
+    copyButton.disabled = false; // enabled once this script can run it
   }
 
   const CHARTS = [

@@ -173,12 +173,38 @@ FIELDS: tuple[FormField, ...] = (
         "Largest delay a full buffer may add; leave empty for no bound.",
         group="targets",
     ),
+    FormField(
+        "vendor",
+        ("device", "vendor"),
+        "Device",
+        "",
+        "The recommended size is also shown as this device's configuration, to copy.",
+        "tc",
+        kind="choice",
+        choices=(
+            ("tc", "Linux tc"),
+            ("sonic", "SONiC (CONFIG_DB)"),
+            ("junos", "Juniper Junos"),
+            ("iosxr", "Cisco IOS XR"),
+            ("eos", "Arista EOS"),
+        ),
+        group="device",
+    ),
+    FormField(
+        "chip",
+        ("device", "chip_buffer_bytes"),
+        "Chip buffer",
+        "bytes, e.g. 64 MiB; needed for SONiC",
+        "Shared packet memory of the switch chip: sets SONiC's dynamic threshold (α).",
+        group="device",
+    ),
 )
 
 GROUPS: tuple[tuple[str, str], ...] = (
     ("link", "The link"),
     ("traffic", "The traffic"),
     ("targets", "Targets"),
+    ("device", "Device configuration"),
 )
 
 BY_NAME = {f.name: f for f in FIELDS}
@@ -203,6 +229,12 @@ RESULT = {
     "delay_s": "queueing_delay_s",
     "effective_rtt_s": "effective_rtt_s",
     "bottlenecked_flows_used": "bottlenecked_flows_used",
+    "device_config": "device_config",
+    "text": "text",
+    "limit": "limit",
+    "cell_bytes": "cell_bytes",
+    "release": "release",
+    "notes": "notes",
 }
 
 

@@ -46,7 +46,11 @@ def read_values(query: Mapping[str, str]) -> dict[str, str]:
     """Each input's text: from the query string if the form was sent, else its default."""
     if not submitted(query):
         return {f.name: f.default for f in FIELDS}
-    return {f.name: str(query.get(f.name, "")).strip() for f in FIELDS}
+    # A choice left out of the query (a link from before it existed) takes its default.
+    return {
+        f.name: str(query.get(f.name, f.default if f.kind == "choice" else "")).strip()
+        for f in FIELDS
+    }
 
 
 def _convert(f: FormField, text: str) -> Any:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.cli.formatting import human_bytes
-from app.web.fields import RESULT
+from app.web.fields import BY_NAME, RESULT
 from app.web.simulation import simulation_plan
 
 
@@ -69,6 +69,35 @@ class RuleRow:
 
 
 @dataclass(frozen=True)
+class DeviceView:
+    """The recommended size as one device's configuration, to read and copy."""
+
+    vendor: str
+    label: str  #: the vendor as the form's choice names it
+    text: str
+    release: str
+    cell_bytes: int
+    notes: list[str]
+
+
+def device_view(answer: dict[str, Any]) -> DeviceView | None:
+    """The snippet of the answer's ``device_config``; None when the request named no device."""
+    config = _get(answer, "device_config")
+    if not config:
+        return None
+    vendor = str(config.get("vendor"))
+    labels = dict(BY_NAME["vendor"].choices)
+    return DeviceView(
+        vendor=vendor,
+        label=labels.get(vendor, vendor),
+        text=str(_get(config, "text")),
+        release=str(_get(config, "release")),
+        cell_bytes=int(_get(config, "limit")[RESULT["cell_bytes"]]),
+        notes=[str(n) for n in _get(config, "notes") or []],
+    )
+
+
+@dataclass(frozen=True)
 class ResultView:
     sentence_packets: str
     sentence_bytes: str
@@ -84,6 +113,7 @@ class ResultView:
     rows: list[RuleRow]
     predicted: dict[str, str]
     chart_data: dict[str, Any]
+    device: DeviceView | None
 
 
 def _rule_name(rules: list[dict[str, Any]], rule_id: str) -> str:
@@ -172,6 +202,7 @@ def build_view(answer: dict[str, Any], scenario: dict[str, Any]) -> ResultView:
         rows=rows,
         predicted=targets_met,
         chart_data=chart_data,
+        device=device_view(answer),
     )
 
 

@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
+from pydantic import BaseModel
+
 from app.schemas.recommend import RecommendRequest
 from app.web.fields import BY_NAME, FIELDS, field_for_location
 from app.web.form import read_values, request_body
 
 
+def _section_model(name: str) -> type[BaseModel]:
+    """The request model of a body section (``device`` is optional: ``DeviceIn | None``)."""
+    annotation = RecommendRequest.model_fields[name].annotation
+    models = [a for a in (annotation, *get_args(annotation)) if isinstance(a, type)]
+    return next(m for m in models if issubclass(m, BaseModel))
+
+
 def test_every_field_path_is_a_request_field() -> None:
     for f in FIELDS:
-        model = RecommendRequest.model_fields[f.path[0]].annotation
+        model = _section_model(f.path[0])
         for path in (f.path, *f.also):
-            assert path[1] in model.model_fields, path  # type: ignore[union-attr]
+            assert path[1] in model.model_fields, path
 
 
 def test_defaults_make_a_valid_request() -> None:
@@ -48,3 +59,13 @@ def test_a_plain_visit_shows_defaults_and_a_sent_form_keeps_empty_inputs() -> No
     assert read_values({})["capacity"] == "10 Gbit/s"
     sent = read_values({"capacity": "1 Gbit/s"})
     assert sent["capacity"] == "1 Gbit/s" and sent["flows"] == ""
+
+
+def test_the_device_goes_to_the_request_and_its_errors_come_back() -> None:
+    body, errors = request_body(read_values({}) | {"vendor": "sonic", "chip": "64 MiB"})
+    assert errors == {}
+    assert body["device"] == {"vendor": "sonic", "chip_buffer_bytes": "64 MiB"}
+    assert RecommendRequest.model_validate(body).device is not None
+    assert field_for_location(("body", "device", "chip_buffer_bytes")) is BY_NAME["chip"]
+    # A link from before the device input existed gets Linux tc.
+    assert read_values({"capacity": "1 Gbit/s"})["vendor"] == "tc"
