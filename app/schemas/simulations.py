@@ -32,109 +32,13 @@ Seconds = Annotated[float, Field(gt=0.0, le=MAX_DURATION_S), Unit("time")]
 SecondsOrZero = Annotated[float, Field(ge=0.0, le=MAX_DURATION_S), Unit("time")]
 
 
-class FlowGroupIn(RequestModel):
-    """A group of TCP flows with its own traffic kind, path and TCP options.
+class _FlowFields(RequestModel):
+    """The fields a flow group shares with the scenario: its flows, path and TCP options.
 
-    The fields mean what the scenario's fields of the same names mean, for this group's flows
-    (:class:`validation.simulator.FlowGroup`). Flows are numbered group after group.
+    They mean what :class:`validation.simulator.Scenario`'s fields of the same names mean; in a
+    group (:class:`FlowGroupIn`) they apply to that group's flows only.
     """
 
-    name: str = Field(default="", max_length=100, description="Label of the group in results.")
-    flows: int = Field(
-        default=DEFAULTS["flows"],
-        ge=1,
-        le=MAX_FLOWS,
-        description="Persistent flows, closed-loop users, or the most concurrent Poisson flows.",
-    )
-    traffic: Literal["persistent", "closed_loop", "poisson_flows"] = Field(
-        default=DEFAULTS["traffic"],
-        description="Persistent flows, closed-loop users, or Poisson flow arrivals.",
-    )
-    rtt_s: Seconds = Field(
-        default=DEFAULTS["rtt_s"], le=60.0, description="Mean two-way propagation delay, s."
-    )
-    rtt_jitter_s: SecondsOrZero | None = Field(
-        default=None,
-        le=60.0,
-        description="Half-width of the uniform spread of RTTs, s (< rtt_s); by default "
-        f"{DEFAULT_RTT_JITTER_FRACTION:.0%} of rtt_s.",
-    )
-    access_bps: Rate = Field(
-        default=DEFAULTS["access_bps"], description="Rate of each flow's access link, bit/s."
-    )
-    max_window_packets: int = Field(
-        default=DEFAULTS["max_window_packets"],
-        ge=1,
-        le=MAX_WINDOW_LIMIT_PACKETS,
-        description="Largest window, packets.",
-    )
-    pacing: bool = Field(
-        default=DEFAULTS["pacing"], description="Space each flow's packets srtt/cwnd apart."
-    )
-    recovery: Literal["sack", "newreno"] = Field(
-        default=DEFAULTS["recovery"],
-        description="Loss recovery: SACK (RFC 6675) or NewReno (RFC 6582).",
-    )
-    cc: Literal["reno", "cubic"] = Field(
-        default=DEFAULTS["cc"],
-        description="Congestion control: Reno (RFC 5681) or CUBIC (RFC 9438).",
-    )
-    delayed_ack: int = Field(
-        default=DEFAULTS["delayed_ack"],
-        ge=1,
-        le=64,
-        description="In-order segments per ACK (1: no delayed ACKs).",
-    )
-    delayed_ack_timeout_s: Seconds = Field(
-        default=DEFAULTS["delayed_ack_timeout_s"],
-        description="Longest an acknowledgement is held, s.",
-    )
-    initial_window_packets: int = Field(
-        default=DEFAULTS["initial_window_packets"],
-        ge=1,
-        le=MAX_WINDOW_LIMIT_PACKETS,
-        description="Initial window, packets.",
-    )
-    min_rto_s: Seconds = Field(
-        default=DEFAULTS["min_rto_s"], description="Lower bound of the RTO, s."
-    )
-    initial_rto_s: Seconds = Field(
-        default=DEFAULTS["initial_rto_s"], description="RTO before the first RTT sample, s."
-    )
-    start_spread_s: SecondsOrZero = Field(
-        default=DEFAULTS["start_spread_s"],
-        description="Flows start at times uniform in [0, start_spread_s), s.",
-    )
-    flow_size_distribution: Literal["fixed", "uniform", "pareto"] = Field(
-        default=DEFAULTS["flow_size_distribution"], description="Distribution of finite flow sizes."
-    )
-    flow_size_packets: float = Field(
-        default=DEFAULTS["flow_size_packets"],
-        ge=1.0,
-        le=1e12,
-        description="Mean finite flow size, packets.",
-    )
-    pareto_shape: float = Field(
-        default=DEFAULTS["pareto_shape"],
-        gt=1.0,
-        le=100.0,
-        description="Shape of Pareto flow sizes, dimensionless.",
-    )
-    flow_arrival_rate_per_s: float = Field(
-        default=DEFAULTS["flow_arrival_rate_per_s"],
-        ge=0.0,
-        le=1e9,
-        description="Rate of this group's Poisson flow arrivals, 1/s.",
-    )
-
-
-class SimulationScenarioIn(RequestModel):
-    """The dumbbell to simulate: N sources behind their own access links, one bottleneck."""
-
-    capacity_bps: Rate = Field(
-        default=DEFAULTS["capacity_bps"],
-        description="Bottleneck rate, in bit/s (or e.g. '100 Mbit/s').",
-    )
     flows: int = Field(
         default=DEFAULTS["flows"],
         ge=1,
@@ -162,14 +66,6 @@ class SimulationScenarioIn(RequestModel):
         ge=1,
         le=MAX_WINDOW_LIMIT_PACKETS,
         description="Maximum (advertised) window, in packets.",
-    )
-    packet_bytes: Annotated[int, Field(ge=1, le=1_000_000), Unit("size")] = Field(
-        default=DEFAULTS["packet_bytes"],
-        description="Payload per data packet (MSS), in bytes (or e.g. '1000 B').",
-    )
-    header_bytes: Annotated[int, Field(ge=0, le=1_000_000), Unit("size")] = Field(
-        default=DEFAULTS["header_bytes"],
-        description="Extra bytes on the wire per data packet, in bytes.",
     )
     pacing: bool = Field(
         default=DEFAULTS["pacing"], description="Space each flow's packets srtt/cwnd apart."
@@ -210,17 +106,6 @@ class SimulationScenarioIn(RequestModel):
         default=DEFAULTS["start_spread_s"],
         description="Flows start at times uniform in [0, start_spread_s), in s.",
     )
-    background_load: float = Field(
-        default=DEFAULTS["background_load"],
-        ge=0.0,
-        lt=1.0,
-        description="Load of Poisson background packets, dimensionless (fraction of capacity).",
-    )
-    traffic: Literal["persistent", "closed_loop", "poisson_flows", "open_loop"] = Field(
-        default=DEFAULTS["traffic"],
-        description="Persistent flows, closed-loop users, Poisson flow arrivals, or open-loop "
-        "packets (no TCP).",
-    )
     flow_size_distribution: Literal["fixed", "uniform", "pareto"] = Field(
         default=DEFAULTS["flow_size_distribution"], description="Distribution of finite flow sizes."
     )
@@ -241,6 +126,48 @@ class SimulationScenarioIn(RequestModel):
         ge=0.0,
         le=1e9,
         description="Rate of Poisson flow arrivals, per second.",
+    )
+
+
+class FlowGroupIn(_FlowFields):
+    """A group of TCP flows with its own traffic kind, path and TCP options.
+
+    The fields mean what the scenario's fields of the same names mean, for this group's flows
+    (:class:`validation.simulator.FlowGroup`). Flows are numbered group after group.
+    """
+
+    name: str = Field(default="", max_length=100, description="Label of the group in results.")
+    traffic: Literal["persistent", "closed_loop", "poisson_flows"] = Field(
+        default=DEFAULTS["traffic"],
+        description="Persistent flows, closed-loop users, or Poisson flow arrivals.",
+    )
+
+
+class SimulationScenarioIn(_FlowFields):
+    """The dumbbell to simulate: N sources behind their own access links, one bottleneck."""
+
+    capacity_bps: Rate = Field(
+        default=DEFAULTS["capacity_bps"],
+        description="Bottleneck rate, in bit/s (or e.g. '100 Mbit/s').",
+    )
+    packet_bytes: Annotated[int, Field(ge=1, le=1_000_000), Unit("size")] = Field(
+        default=DEFAULTS["packet_bytes"],
+        description="Payload per data packet (MSS), in bytes (or e.g. '1000 B').",
+    )
+    header_bytes: Annotated[int, Field(ge=0, le=1_000_000), Unit("size")] = Field(
+        default=DEFAULTS["header_bytes"],
+        description="Extra bytes on the wire per data packet, in bytes.",
+    )
+    background_load: float = Field(
+        default=DEFAULTS["background_load"],
+        ge=0.0,
+        lt=1.0,
+        description="Load of Poisson background packets, dimensionless (fraction of capacity).",
+    )
+    traffic: Literal["persistent", "closed_loop", "poisson_flows", "open_loop"] = Field(
+        default=DEFAULTS["traffic"],
+        description="Persistent flows, closed-loop users, Poisson flow arrivals, or open-loop "
+        "packets (no TCP).",
     )
     open_loop_load: float = Field(
         default=DEFAULTS["open_loop_load"],
