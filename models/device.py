@@ -10,8 +10,11 @@ References
 .. [1] tc-pfifo(8) / tc-bfifo(8) (iproute2): ``pfifo limit`` in packets, ``bfifo limit`` in
    bytes. tc-fq_codel(8) (iproute2 6.1): ``limit PACKETS``, ``target TIME``, ``interval TIME``.
 .. [2] K. Nichols, V. Jacobson, A. McGregor, J. Iyengar, "Controlled Delay Active Queue
-   Management", RFC 8289, §4.3 (interval on the order of the worst-case RTT) and §4.4 (target
-   5-10 % of interval).
+   Management", RFC 8289, §4: interval on the order of the worst-case RTT, target 5 ms (the
+   man pages tc-codel(8)/tc-fq_codel(8) say the same: interval "on the order of the worst-case
+   RTT through the bottleneck", default 100 ms; target "Default and recommended value is 5ms").
+   Not checked against the RFC text, which could not be read here: the subsection numbers
+   and the "5-10 % of interval" rule for the target.
 .. [3] SONiC YANG models, sonic-net/sonic-buildimage ``src/sonic-yang-models/yang-models/``
    sonic-buffer-pool.yang, sonic-buffer-profile.yang, sonic-buffer-queue.yang (revision
    2021-07-01); memory cells in ``platform/*/asic_table.j2``. SAI ``inc/saibuffer.h``,
@@ -212,7 +215,7 @@ def _header(mark: str, limit: QueueLimit, release: str, references: tuple[str, .
 TC_REFERENCES = (
     "tc-pfifo(8)/tc-bfifo(8): 'limit' is packets for pfifo, bytes for bfifo",
     "tc-fq_codel(8): limit PACKETS, target TIME, interval TIME",
-    "RFC 8289 §4.3 (interval ~ worst-case RTT), §4.4 (target 5-10 % of interval)",
+    "RFC 8289 §4 (interval ~ worst-case RTT; target a small fraction of it, 5 ms for 100 ms)",
 )
 TC_RELEASE = "iproute2 6.1 (Debian 12)"
 
@@ -220,10 +223,12 @@ TC_RELEASE = "iproute2 6.1 (Debian 12)"
 def codel_times_us(rtt_s: float | None, limit: QueueLimit) -> tuple[int, int]:
     """CoDel's (target, interval) in microseconds for a port with this limit.
 
-    ``interval`` is the round-trip time when known, else tc-codel(8)'s 100 ms (RFC 8289 §4.3:
-    "on the order of a worst-case RTT"); ``target`` is 5 % of it (RFC 8289 §4.4: 5-10 % of
-    interval), raised to one packet time at line rate so that a single packet in service never
-    counts as a standing queue.
+    ``interval`` is the round-trip time when known, else tc-codel(8)'s 100 ms (tc-codel(8):
+    "on the order of the worst-case RTT through the bottleneck", as RFC 8289 §4 sets it);
+    ``target`` is 5 % of it (5 ms for the default 100 ms, tc-codel(8)'s "Default and
+    recommended value"; RFC 8289's "5-10 % of interval" is not checked against its text),
+    raised to one packet time at line rate so that a single packet in service never counts as
+    a standing queue.
     """
     interval_s = (
         CODEL_DEFAULT_INTERVAL_S if rtt_s is None else float(checks.positive("rtt_s", rtt_s))
@@ -257,7 +262,7 @@ def tc_config(
         "pfifo": "drop-tail FIFO, limit in packets (tc-pfifo(8))",
         "bfifo": "drop-tail FIFO, limit in bytes (tc-bfifo(8))",
         "fq_codel": f"FQ-CoDel, hard limit in packets; interval {interval_us} us ~ RTT "
-        f"(RFC 8289 §4.3), target {target_us} us = 5 % of it (§4.4) (tc-fq_codel(8))",
+        f"(RFC 8289 §4), target {target_us} us = 5 % of it (tc-fq_codel(8))",
     }
     lines = [
         *_header("#", limit, f"Linux tc, {TC_RELEASE}", TC_REFERENCES),

@@ -123,11 +123,13 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
     .. [1] Y. Ganjali, PhD thesis (seed ``000_9b46cc70677d86b3.txt``), ch. 2-3, §5.1, App. A-B.
     .. [2] J. Augé, J. Roberts (seeds ``002_e29b74a3ab8ed403.txt``, ``003_04878e78c5c6bb91.txt``).
     .. [3] A. Dhamdhere, H. Jiang, C. Dovrolis (seed ``004_cb0749363e88d206.txt``), §II, §V.
-    .. [4] M. Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010, §3.4; RFC 8257.
+    .. [4] M. Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010, §3.3 (K > C·RTT/7);
+       RFC 8257 §3.5 (loss handled as conventional TCP).
     .. [5] N. Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM Queue 14(5),
-       2016; IETF draft-cardwell-iccrg-bbr-congestion-control.
+       2016; IETF draft-cardwell-iccrg-bbr-congestion-control (not checked against the text).
     .. [6] B. Spang, S. Arslan, N. McKeown, "Updating the theory of buffer sizing",
-       Performance Evaluation 2021.
+       Performance Evaluation 2021 (not checked against the text: which of its results
+       generalize the β rule is stated here from the issue, not from the paper).
     """
     targets = targets if targets is not None else Targets()
     ctx = derive(scenario, targets)
@@ -337,7 +339,7 @@ def _choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
         why = (
             "DCTCP senders with ECN marking at this port: the marking threshold K > C·RTT/7 "
             "keeps the link busy with a small standing queue (Alizadeh et al. SIGCOMM 2010 "
-            "§3.4; RFC 8257), and the buffer above K absorbs synchronized fan-in bursts"
+            "§3.3; RFC 8257), and the buffer above K absorbs synchronized fan-in bursts"
         )
         return model, DCTCP, why
     if n < FEW_FLOWS:

@@ -50,27 +50,32 @@ BBR = "bbr"
 AQM = "aqm"
 
 #: DCTCP's marking threshold must exceed C·RTT/7 for full throughput (Alizadeh et al.,
-#: "Data Center TCP (DCTCP)", SIGCOMM 2010, §3.4, "Guidelines for choosing parameters").
+#: "Data Center TCP (DCTCP)", SIGCOMM 2010, §3.3 "Analysis", its closing paragraph; the
+#: paper's own text was not at hand, the section is that of the MIT 6.033 reading guide to it).
 DCTCP_K_DIVISOR = 7.0
 
 #: BBR's ProbeBW gain cycle sends at 1.25× the estimated bottleneck bandwidth for one round
 #: trip (Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM Queue 14(5), 2016;
 #: IETF draft-cardwell-iccrg-bbr-congestion-control, ProbeBW_UP pacing_gain 1.25): a queue of
 #: 0.25·C·T_e builds unless the buffer drops it. Its cwnd_gain of 2 caps in-flight data at
-#: 2·C·T_e, so it never queues more than one BDP.
+#: 2·C·T_e, so it never queues more than one BDP. Not checked against the text: neither the
+#: ACM Queue article nor the draft could be read here; the gains are as commonly quoted.
 BBR_PROBE_GAIN = 1.25
 BBR_CWND_GAIN = 2.0
 
 #: AQM target delays (the standing queue they aim for): CoDel TARGET 5 ms with INTERVAL
-#: 100 ms (RFC 8289 §4.3-4.4); PIE QDELAY_REF 15 ms (RFC 8033 §4.2); DualQ Coupled
-#: AQM: the L4S queue's step marking threshold 1 ms and the Classic queue's PI2 target 15 ms
-#: (RFC 9332 Appendix A.1, the example's parameters: Classic target 15 ms, L4S marking ramp
-#: from minTh = 800 µs over range = 400 µs, and a buffer limit sized apart from both).
+#: 100 ms (RFC 8289 §4); PIE QDELAY_REF 15 ms (RFC 8033, "a default value of 15 milliseconds
+#: for the target queue delay" as Linux's sch_pie commit abde7920 quotes it); DualQ Coupled
+#: AQM: the Classic queue's PI2 target 15 ms and the L4S marking ramp from minTh = 800 µs over
+#: range = 400 µs (RFC 9332 Appendix A, the example PI2 pseudocode's parameters, as its
+#: published implementations copy them), with a buffer limit sized apart from both.
+#: The values are confirmed; the subsection numbers (RFC 8289 §4.2/§4.3, RFC 8033 §4.2,
+#: RFC 9332 App. A.1) are not checked against the RFC text, which could not be read here.
 AQM_TARGET_S = {"codel": 0.005, "pie": 0.015, "dualq": 0.015}
 AQM_REFERENCE = {
-    "codel": "RFC 8289 §4.3-4.4 (TARGET 5 ms, INTERVAL 100 ms)",
-    "pie": "RFC 8033 §4.2 (QDELAY_REF 15 ms)",
-    "dualq": "RFC 9332 Appendix A.1 (Classic target 15 ms, L4S ramp from 0.8 ms over 0.4 ms)",
+    "codel": "RFC 8289 §4 (TARGET 5 ms, INTERVAL 100 ms)",
+    "pie": "RFC 8033 (QDELAY_REF 15 ms)",
+    "dualq": "RFC 9332 Appendix A (Classic target 15 ms, L4S ramp from 0.8 ms over 0.4 ms)",
 }
 DUALQ_L4S_MIN_THRESHOLD_S = 0.0008
 DUALQ_L4S_RANGE_S = 0.0004
@@ -659,8 +664,9 @@ def dctcp_rule(ctx: Context) -> RuleResult | None:
 
     Listed when the senders run DCTCP. 004's and 000's models assume drop-tail loss-based
     senders; DCTCP keeps the queue near K by ECN marks, so the buffer needs K of standing
-    queue plus room for a synchronized fan-in burst (Alizadeh et al. SIGCOMM 2010 §3.4,
-    §2.3.2; RFC 8257 §3.1).
+    queue plus room for a synchronized fan-in burst (Alizadeh et al. SIGCOMM 2010 §3.3 for
+    K; its incast discussion, §2.3 (subsection not checked against the text); RFC 8257 §3.1,
+    switch marking (subsection not checked against the text)).
     """
     sc = ctx.scenario
     if sc.congestion_control != "dctcp":
@@ -696,7 +702,7 @@ def dctcp_rule(ctx: Context) -> RuleResult | None:
         DCTCP,
         "DCTCP marking threshold plus incast burst",
         "B = C·RTT/7 + senders × IW",
-        "Alizadeh et al. SIGCOMM 2010 §3.4, §2.3.2; RFC 8257 §3.1",
+        "Alizadeh et al. SIGCOMM 2010 §3.3, §2.3; RFC 8257 §3.1",
         k + burst,
         [ecn, incast, shared],
         note,
@@ -714,7 +720,7 @@ def incast_rule(ctx: Context) -> RuleResult | None:
         INCAST,
         "Incast burst (synchronized fan-in)",
         "B = senders × IW",
-        "Alizadeh et al. SIGCOMM 2010 §2.3.2 (partition/aggregate incast); RFC 6928 (IW 10)",
+        "Alizadeh et al. SIGCOMM 2010 §2.3 (partition/aggregate incast); RFC 6928 (IW 10)",
         burst,
         [
             Assumption(
@@ -743,7 +749,8 @@ def bbr_rule(ctx: Context) -> RuleResult | None:
             "the flows through the port all run BBR",
             UNKNOWN,
             "mixed with CUBIC, BBR takes more than its share in buffers below about one BDP "
-            "and CUBIC more in deep buffers (Ware et al. IMC 2019; Hock et al. ICNP 2017)",
+            "and CUBIC more in deep buffers (Ware et al. IMC 2019; Hock et al. ICNP 2017; "
+            "not checked against the papers' text)",
         ),
         congestion_limited(ctx),
     ]

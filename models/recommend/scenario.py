@@ -17,7 +17,9 @@ TargetSource = Literal["default", "user"]
 #: Multiplicative-decrease factor β of each congestion control on a packet loss: the window
 #: after a loss is β times the window before it. Reno halves (000 §2.1); CUBIC keeps 0.7
 #: (RFC 9438 §4.6, β_cubic); BBR (v2 and later) keeps BBR.beta = 0.7 of its in-flight bound
-#: on loss (IETF draft-cardwell-iccrg-bbr-congestion-control, "BBR.beta"); DCTCP reacts to a
+#: on loss (IETF draft-cardwell-iccrg-bbr-congestion-control, now draft-ietf-ccwg-bbr, "BBR.Beta",
+#: "the value is 0.7" as implementations of the draft quote it; the draft itself was not read
+#: here); DCTCP reacts to a
 #: loss as Reno does (RFC 8257 §3.5), its gentler α/2 cut applies to ECN marks only.
 MD_BETA: dict[str, float] = {"reno": 0.5, "cubic": 0.7, "bbr": 0.7, "dctcp": 0.5}
 

@@ -109,7 +109,8 @@ def test_scenario_uses_the_recommended_size(client: TestClient) -> None:
     assert f"pfifo limit {packets}\n" in out["text"]
     assert out["limit"]["capacity_bps"] == 10e9
     assert out["limit"]["packet_bytes"] == 1000.0
-    # The scenario's RTT (100 ms) is CoDel's interval: target 5 ms (RFC 8289 §4.3-4.4).
+    # The scenario's RTT (100 ms) is CoDel's interval: target 5 ms (RFC 8289 §4;
+    # tc-codel(8): target "Default and recommended value is 5ms").
     assert f"fq_codel limit {packets} target 5000us interval 100000us" in out["text"]
 
 

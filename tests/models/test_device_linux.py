@@ -134,7 +134,7 @@ def test_fq_codel_limit_target_interval(veth: tuple[str, str]) -> None:
     assert done.returncode == 0, done.stderr
     options = _root_qdisc(namespace, device)["options"]
     assert options["limit"] == best.buffer_packets
-    # RFC 8289 §4.3-4.4: interval = the RTT (100 ms), target = 5 % of it (5 ms); iproute2's JSON
-    # gives both in microseconds.
+    # RFC 8289 §4 / tc-codel(8): interval = the RTT (100 ms), target = 5 % of it (5 ms);
+    # iproute2's JSON gives both in microseconds.
     assert options["interval"] == 100_000
     assert options["target"] == 5_000

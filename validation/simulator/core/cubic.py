@@ -31,10 +31,10 @@ from __future__ import annotations
 from validation.simulator.core.jit import jit
 from validation.simulator.layout import FLOW_FLOATS, FlowFloat
 
-#: RFC 9438 §4.6 and §5: β_cubic and C (window in segments, time in seconds).
+#: RFC 9438 §4.6 (β_cubic = 0.7) and §5.1 (C = 0.4) (window in segments, time in seconds).
 BETA_CUBIC = 0.7
 C_CUBIC = 0.4
-#: RFC 9438 Eq. 3.
+#: RFC 9438 §4.3 (α_cubic; the equation number is not checked against the text).
 ALPHA_CUBIC = 3.0 * (1.0 - BETA_CUBIC) / (1.0 + BETA_CUBIC)
 
 
