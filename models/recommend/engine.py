@@ -128,8 +128,13 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
     .. [5] N. Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM Queue 14(5),
        2016; IETF draft-cardwell-iccrg-bbr-congestion-control (not checked against the text).
     .. [6] B. Spang, S. Arslan, N. McKeown, "Updating the theory of buffer sizing",
-       Performance Evaluation 2021 (not checked against the text: which of its results
-       generalize the β rule is stated here from the issue, not from the paper).
+       Performance Evaluation 2021, doi:10.1016/j.peva.2021.102232. Checked against the
+       abstract only (the full text could not be read): "For the single flow case, we
+       generalize the BDP rule to account for ... Cubic and BBR ... buffers can be made
+       60-75% smaller for newer algorithms", and the square-root-of-n rule "holds under a
+       broader set of assumptions ..., including for these new congestion control
+       algorithms", but not "for unfair flows and certain settings with ECN". That its
+       single-flow rule is B = C·T·(1−β)/β is our reading, not checked against the paper.
     """
     targets = targets if targets is not None else Targets()
     ctx = derive(scenario, targets)
