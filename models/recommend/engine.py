@@ -123,7 +123,7 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
     .. [1] Y. Ganjali, PhD thesis (seed ``000_9b46cc70677d86b3.txt``), ch. 2-3, §5.1, App. A-B.
     .. [2] J. Augé, J. Roberts (seeds ``002_e29b74a3ab8ed403.txt``, ``003_04878e78c5c6bb91.txt``).
     .. [3] A. Dhamdhere, H. Jiang, C. Dovrolis (seed ``004_cb0749363e88d206.txt``), §II, §V.
-    .. [4] M. Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010, §3.3 (K > C·RTT/7);
+    .. [4] M. Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010, §3.4 (K > C·RTT/7);
        RFC 8257 §3.5 (loss handled as conventional TCP).
     .. [5] N. Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM Queue 14(5),
        2016; IETF draft-cardwell-iccrg-bbr-congestion-control (not checked against the text).
@@ -344,7 +344,7 @@ def _choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
         why = (
             "DCTCP senders with ECN marking at this port: the marking threshold K > C·RTT/7 "
             "keeps the link busy with a small standing queue (Alizadeh et al. SIGCOMM 2010 "
-            "§3.3; RFC 8257), and the buffer above K absorbs synchronized fan-in bursts"
+            "§3.4; RFC 8257), and the buffer above K absorbs synchronized fan-in bursts"
         )
         return model, DCTCP, why
     if n < FEW_FLOWS:

@@ -50,8 +50,9 @@ BBR = "bbr"
 AQM = "aqm"
 
 #: DCTCP's marking threshold must exceed C·RTT/7 for full throughput (Alizadeh et al.,
-#: "Data Center TCP (DCTCP)", SIGCOMM 2010, §3.3 "Analysis", its closing paragraph; the
-#: paper's own text was not at hand, the section is that of the MIT 6.033 reading guide to it).
+#: "Data Center TCP (DCTCP)", SIGCOMM 2010, §3.4 "Guidelines for choosing parameters",
+#: "Marking Threshold": K > (C × RTT)/7, C in packets/s; checked against a section-by-section
+#: summary of the paper, the paper itself could not be read here).
 DCTCP_K_DIVISOR = 7.0
 
 #: BBR's ProbeBW gain cycle sends at 1.25× the estimated bottleneck bandwidth for one round
@@ -664,9 +665,9 @@ def dctcp_rule(ctx: Context) -> RuleResult | None:
 
     Listed when the senders run DCTCP. 004's and 000's models assume drop-tail loss-based
     senders; DCTCP keeps the queue near K by ECN marks, so the buffer needs K of standing
-    queue plus room for a synchronized fan-in burst (Alizadeh et al. SIGCOMM 2010 §3.3 for
-    K; its incast discussion, §2.3 (subsection not checked against the text); RFC 8257 §3.1,
-    switch marking (subsection not checked against the text)).
+    queue plus room for a synchronized fan-in burst (Alizadeh et al. SIGCOMM 2010 §3.4 for
+    K, §2.3.2 "Incast"; RFC 8257 §3.1, switch marking (subsection not checked against the
+    RFC text)).
     """
     sc = ctx.scenario
     if sc.congestion_control != "dctcp":
@@ -702,7 +703,7 @@ def dctcp_rule(ctx: Context) -> RuleResult | None:
         DCTCP,
         "DCTCP marking threshold plus incast burst",
         "B = C·RTT/7 + senders × IW",
-        "Alizadeh et al. SIGCOMM 2010 §3.3, §2.3; RFC 8257 §3.1",
+        "Alizadeh et al. SIGCOMM 2010 §3.4, §2.3.2; RFC 8257 §3.1",
         k + burst,
         [ecn, incast, shared],
         note,
@@ -720,7 +721,7 @@ def incast_rule(ctx: Context) -> RuleResult | None:
         INCAST,
         "Incast burst (synchronized fan-in)",
         "B = senders × IW",
-        "Alizadeh et al. SIGCOMM 2010 §2.3 (partition/aggregate incast); RFC 6928 (IW 10)",
+        "Alizadeh et al. SIGCOMM 2010 §2.3.2 (partition/aggregate incast); RFC 6928 (IW 10)",
         burst,
         [
             Assumption(

@@ -74,7 +74,7 @@ PANEL = [
         ("β = 0.7", "RFC 9438 §4.6", "hard limit of the buffer"),
     ),
     # 4. Datacenter leaf, DCTCP, fan-in of 40 senders: 10 Gb/s, 100 µs RTT: BDP = 83.3
-    # packets; K > C·RTT/7 = 11.9 packets (Alizadeh et al. SIGCOMM 2010 §3.3) plus the burst of
+    # packets; K > C·RTT/7 = 11.9 packets (Alizadeh et al. SIGCOMM 2010 §3.4) plus the burst of
     # 40 senders × IW 10 = 400 packets: 411.9 -> 412 packets, 4.9 RTTs, above the BDP because
     # the user gave the fan-in (a drop in the burst costs the query a 200 ms RTO).
     Link(
