@@ -68,15 +68,16 @@ BBR_CWND_GAIN = 2.0
 #: 100 ms (RFC 8289 §4); PIE QDELAY_REF 15 ms (RFC 8033, "a default value of 15 milliseconds
 #: for the target queue delay" as Linux's sch_pie commit abde7920 quotes it); DualQ Coupled
 #: AQM: the Classic queue's PI2 target 15 ms and the L4S marking ramp from minTh = 800 µs over
-#: range = 400 µs (RFC 9332 Appendix A, the example PI2 pseudocode's parameters, as its
-#: published implementations copy them), with a buffer limit sized apart from both.
-#: The values are confirmed; the subsection numbers (RFC 8289 §4.2/§4.3, RFC 8033 §4.2,
-#: RFC 9332 App. A.1) are not checked against the RFC text, which could not be read here.
+#: range = 400 µs (RFC 9332 Appendix A.1, Fig. 2, the example PI2 pseudocode's parameters:
+#: "target = 15 ms" as an ns-3 test pins it to Fig. 2 line 8; the ramp as descriptions of the
+#: RFC quote it), with a buffer limit sized apart from both. The values are confirmed through
+#: such quotations; the subsection numbers of RFC 8289 (§4.2/§4.3) and RFC 8033 (§4.2) are not
+#: checked against the RFC text, which could not be read here.
 AQM_TARGET_S = {"codel": 0.005, "pie": 0.015, "dualq": 0.015}
 AQM_REFERENCE = {
     "codel": "RFC 8289 §4 (TARGET 5 ms, INTERVAL 100 ms)",
     "pie": "RFC 8033 (QDELAY_REF 15 ms)",
-    "dualq": "RFC 9332 Appendix A (Classic target 15 ms, L4S ramp from 0.8 ms over 0.4 ms)",
+    "dualq": "RFC 9332 Appendix A.1 (Classic target 15 ms, L4S ramp from 0.8 ms over 0.4 ms)",
 }
 DUALQ_L4S_MIN_THRESHOLD_S = 0.0008
 DUALQ_L4S_RANGE_S = 0.0004

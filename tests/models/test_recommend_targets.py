@@ -182,8 +182,8 @@ def test_busy_peak_rate_limited_link_is_not_transparent() -> None:
 def test_aqm_target_is_sized_apart_from_the_hard_limit() -> None:
     # 1 Gb/s, 50 ms, 20 CUBIC flows with the L4S DualQ: the Classic PI2 target of 15 ms is
     # 0.015/(8·1500/1e9) = 1,250 packets of standing queue and the L4S ramp starts at 0.8 ms =
-    # 66.7 packets (RFC 9332 Appendix A); the hard limit is the recommendation (one RTT here,
-    # C·T_e = 4,167 packets at most), above the AQM's target.
+    # 66.7 packets (RFC 9332 Appendix A.1, Fig. 2); the hard limit is the recommendation (one
+    # RTT here, C·T_e = 4,167 packets at most), above the AQM's target.
     rec = recommend(LinkScenario(capacity_bps=1e9, rtts_s=(0.05,), flows=20, aqm="dualq"))
     aqm = next(r for r in rec.rules if r.rule == "aqm")
     assert aqm.buffer_packets == 1250
