@@ -97,7 +97,7 @@ def charts_drawn(page: Page) -> list[dict[str, Any]]:
                 svg: el.querySelectorAll('.main-svg').length,
                 xaxis: el.layout && el.layout.xaxis.type,
                 traces: (el.data || []).map((t) => ({
-                    name: t.name, points: (t.x || []).length,
+                    name: t.name, points: (t.x || []).length, x: Array.from(t.x || []),
                     drawn: t.y.filter((v) => v !== null).length})),
                 markers: el.querySelectorAll('.scatterlayer .point').length,
                 note: Array.from(el.querySelectorAll('.annotation-text')).map(
@@ -370,6 +370,10 @@ def test_keyboard_alone_reaches_every_input_and_submits(
 # ----- check by simulation -----------------------------------------------------------------------
 
 
+def _size_order(line: str) -> int:
+    return ["half", "recommended", "double"].index(line.split(" (")[0])
+
+
 def test_simulation_progress_and_points_with_confidence_intervals(
     page: Page, live_server: LiveServer, page_log: PageLog, screenshot: Screenshot
 ) -> None:
@@ -384,12 +388,22 @@ def test_simulation_progress_and_points_with_confidence_intervals(
         "Simulation done", timeout=SIMULATION_TIMEOUT_MS
     )
     assert bar.evaluate("(el) => el.value") == 1
-    planned = json.loads(page.locator("#chart-data").inner_text())["simulation"]
-    sizes = len(planned["request"]["buffer_packets"])
+    # The verification simulates half, the recommended size and double it (validation/verify.py
+    # plan: "half", "recommended", "double"); each gets a verdict line and a point per chart.
+    verdicts = page.locator("#sim-verdicts li")
+    expect(verdicts).to_have_count(3)
+    texts = verdicts.all_inner_texts()
+    ordered = sorted(texts, key=_size_order)
+    for label, line in zip(("half", "recommended", "double"), ordered, strict=True):
+        assert line.startswith(label + " ("), texts
+        assert any(v in line for v in ("agrees", "disagrees", "not reproducible here")), line
+    expect(page.locator("#sim-scaling")).to_contain_text("scaled by")
+    recommended_packets = packets_on_page(page.locator("#recommendation").inner_text())
     for chart in charts_drawn(page):
         simulated = [t for t in chart["traces"] if t["name"].startswith("simulated")]
         assert len(simulated) == 1, chart
-        assert simulated[0]["points"] == sizes
+        assert simulated[0]["points"] == 3
+        assert recommended_packets in simulated[0]["x"], (recommended_packets, simulated[0])
     error_bars = page.locator("#chart-utilization .errorbars path")
     assert error_bars.count() > 0
     page.locator("#charts-title").scroll_into_view_if_needed()
