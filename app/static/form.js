@@ -211,9 +211,17 @@
     cancelButton.disabled = true;
     say("Cancelling…");
     try {
-      const answer = await fetch("/v1/simulations/" + id, { method: "DELETE" });
-      if (answer.ok) say("Simulation cancelled.");
-      else say("Could not cancel the simulation job " + id + ": " + (await answer.json()).detail, true);
+      let answer = await fetch("/v1/simulations/" + id, { method: "DELETE" });
+      let job = await answer.json();
+      // A running job stops at its next progress report (about a second): wait to see it stop.
+      while (answer.ok && (job.status === "queued" || job.status === "running")) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        answer = await fetch("/v1/simulations/" + id);
+        job = await answer.json();
+      }
+      if (!answer.ok) say("Could not cancel the simulation job " + id + ": " + job.detail, true);
+      else if (job.status === "cancelled") say("Simulation cancelled.");
+      else say("The simulation job " + id + " " + job.status + " before it could be cancelled.", true);
     } catch (err) {
       say("Could not cancel the simulation job " + id + ": " + err.message, true);
     } finally {

@@ -420,9 +420,32 @@ def test_simulation_can_be_cancelled(
     page.locator("#simulate").click()
     cancel = page.locator("#cancel")
     expect(cancel).to_be_visible()
-    cancel.click()
+    with page.expect_request(lambda r: r.method == "DELETE") as deleted:
+        cancel.click()
     expect(page.locator("#sim-status")).to_have_text("Simulation cancelled.", timeout=60_000)
+    # The verification's simulation job itself was stopped, not just the page's polling.
+    job = httpx.get(deleted.value.url, timeout=30).json()
+    assert job["status"] == "cancelled", job
     expect(cancel).to_be_hidden()
     expect(page.locator("#simulate")).to_be_enabled()
     screenshot(page, "simulation-cancelled", full_page=False)
+    page_log.assert_clean()
+
+
+def test_a_link_that_cannot_be_scaled_faithfully_says_why_at_once(
+    page: Page, live_server: LiveServer, page_log: PageLog
+) -> None:
+    # 10 Gb/s of 1000 B packets is scaled by 0.04 (validation/verify.py MAX_SIMULATED_PPS
+    # 50,000 / 1.25e6 packets/s): 10 flows would become 0.4, fewer than MIN_SCALED_FLOWS.
+    page.goto(f"{live_server.url}/?capacity=10+Gbit/s&rtt=100+ms&packet=1000+B&flows=10")
+    expect(page.locator("#recommendation")).to_be_visible()
+    wait_for_charts(page)
+    page.locator("#simulate").click()
+    status = page.locator("#sim-status")
+    expect(status).to_contain_text("not reproducible here", timeout=60_000)
+    expect(status).to_contain_text("flows")
+    expect(page.locator("#sim-scaling")).to_contain_text("leaves 1 of 10 flows")
+    expect(page.locator("#cancel")).to_be_hidden()
+    for chart in charts_drawn(page):
+        assert not [t for t in chart["traces"] if t["name"].startswith("simulated")], chart
     page_log.assert_clean()
