@@ -1,7 +1,7 @@
 // bufsize operators' page: copies the device configuration, draws the three charts and runs
 // "Check by simulation".
 // Reads only the page's own data (#chart-data, built by app/web/view.py); the one call to the
-// simulation API is startSimulation().
+// verification API is verify().
 "use strict";
 
 (function () {
@@ -111,6 +111,7 @@
   const status = document.getElementById("sim-status");
   let jobId = null;
   let timer = null;
+  let running = false;
 
   function say(text, failed) {
     status.textContent = text;
@@ -121,100 +122,111 @@
     if (timer) clearTimeout(timer);
     timer = null;
     jobId = null;
+    running = false;
     startButton.disabled = false;
     cancelButton.hidden = true;
   }
 
-  function overlay(job) {
-    const points = job.results;
+  function overlay(result) {
+    const points = result.sizes;
     CHARTS.forEach((chart) => {
-      const ys = points.map((p) => value(p[chart.sim], chart));
-      const errs = points.map((p) => {
-        const half = p[chart.sim + "_ci99"];
-        return half === null || half === undefined ? 0 : half * chart.scale;
-      });
       Plotly.addTraces(chart.id, {
-        x: points.map((p) => p.buffer_packets / plan.scale), y: ys, mode: "markers",
-        name: chart.simLabel + " (99% CI)", error_y: { type: "data", array: errs, visible: true, color: "#1a7f37" },
+        x: points.map((p) => p.buffer_packets), y: points.map((p) => value(p[chart.sim], chart)),
+        mode: "markers", name: chart.simLabel + " (99% CI)", text: points.map((p) => p.label),
+        error_y: { type: "data", visible: true, color: "#1a7f37",
+          array: points.map((p) => (p[chart.sim + "_ci99"] || 0) * chart.scale) },
         marker: { size: 8, color: "#1a7f37", symbol: "diamond" },
-        customdata: points.map((p) => p.buffer_packets),
-        hovertemplate: "%{customdata} packets simulated (drawn at %{x:,.0f})<br>%{y:.3g}<extra>simulation</extra>",
+        customdata: points.map((p) => p.simulated_buffer_packets),
+        hovertemplate: "%{text}: %{customdata} packets simulated (drawn at %{x:,.0f})<br>%{y:.3g}<extra>simulation</extra>",
       });
     });
   }
 
-  async function poll() {
-    const id = jobId;
-    if (!id) return;
-    let job;
-    try {
-      const answer = await fetch("/v1/simulations/" + id);
-      job = await answer.json();
-      if (!answer.ok) throw new Error(job.detail || answer.statusText);
-    } catch (err) {
-      say("Could not read the simulation's progress: " + err.message, true);
-      finish();
-      return;
-    }
-    if (id !== jobId) return;
-    bar.value = job.progress;
-    const done = job.results.length;
-    const sizes = job.request.buffer_packets.length;
-    if (job.status === "succeeded") {
-      bar.value = 1;
-      overlay(job);
-      say("Simulation done: " + sizes + " buffer sizes, " + job.request.replications +
-          " runs each; the green diamonds on the charts are its results.");
-      finish();
-    } else if (job.status === "failed") {
-      say("The simulation failed: " + (job.message || "no reason given"), true);
-      finish();
-    } else if (job.status === "cancelled") {
-      say("Simulation cancelled.");
-      finish();
-    } else {
-      say((job.status === "queued" ? "Waiting for a worker" : "Simulating") + ": " +
-          Math.round(job.progress * 100) + " % (" + done + " of " + sizes + " buffer sizes done)");
-      timer = setTimeout(poll, 1000);
-    }
+  function show(result) {
+    const scaling = document.getElementById("sim-scaling");
+    const list = document.getElementById("sim-verdicts");
+    scaling.textContent = "Scaling: " + result.scaling.reason + ".";
+    scaling.hidden = false;
+    list.replaceChildren(...result.sizes.map((s) => {
+      const item = document.createElement("li");
+      item.textContent = s.label + " (" + s.buffer_packets.toLocaleString() + " packets): " +
+        s.verdict + (s.reason ? " — " + s.reason : "");
+      return item;
+    }));
+    list.hidden = result.sizes.length === 0;
+    if (result.sizes.length) overlay(result);
+    say("Simulation done: " + result.verdict + (result.reason ? " — " + result.reason : "") +
+        (result.sizes.length ? " The green diamonds on the charts are the simulated points." : ""),
+        result.verdict !== "agrees");
   }
 
-  // The one call that starts a simulation job.
-  async function startSimulation() {
-    startButton.disabled = true;
-    bar.hidden = false;
-    bar.value = 0;
-    say("Starting the simulation…");
+  // The one call to the verification API: starts the check, and polls by sending it again.
+  async function verify() {
     let answer, body;
     try {
-      answer = await fetch("/v1/simulations", {
+      answer = await fetch("/v1/verifications", {
         method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(plan.request),
       });
       body = await answer.json();
     } catch (err) {
-      say("Could not start the simulation: " + err.message, true);
-      finish();
-      return;
+      say("Could not check by simulation: " + err.message, true);
+      return finish();
     }
     if (!answer.ok) {
       const detail = Array.isArray(body.detail) ? body.detail.map((d) => d.msg).join("; ") : body.detail;
-      say("Could not start the simulation: " + detail, true);
-      finish();
-      return;
+      say("Could not check by simulation: " + detail, true);
+      return finish();
     }
+    if (!running) return; // cancelled meanwhile
     jobId = body.id;
-    cancelButton.hidden = false;
-    poll();
+    bar.value = body.progress;
+    if (answer.status === 200) {
+      show(body.verification);
+      finish();
+    } else if (body.status === "failed" || body.status === "cancelled") {
+      say("The simulation " + body.status + ": " + (body.message || "no reason given"), true);
+      finish();
+    } else {
+      cancelButton.hidden = !jobId;
+      say((body.status === "queued" ? "Waiting for a worker" : "Simulating") + ": " +
+          Math.round(body.progress * 100) + " %");
+      timer = setTimeout(verify, 1000);
+    }
+  }
+
+  function startSimulation() {
+    startButton.disabled = true;
+    bar.hidden = false;
+    bar.value = 0;
+    running = true;
+    say("Starting the simulation…");
+    verify();
   }
 
   async function cancelSimulation() {
     if (!jobId) return;
+    const id = jobId;
+    running = false;
+    if (timer) clearTimeout(timer);
     cancelButton.disabled = true;
     say("Cancelling…");
     try {
-      await fetch("/v1/simulations/" + jobId, { method: "DELETE" });
+      let answer = await fetch("/v1/simulations/" + id, { method: "DELETE" });
+      let job = await answer.json();
+      // A running job stops at its next progress report (about a second): wait to see it stop.
+      while (answer.ok && (job.status === "queued" || job.status === "running")) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        answer = await fetch("/v1/simulations/" + id);
+        job = await answer.json();
+      }
+      if (!answer.ok) say("Could not cancel the simulation job " + id + ": " + job.detail, true);
+      else if (job.status === "cancelled") say("Simulation cancelled.");
+      else say("The simulation job " + id + " " + job.status + " before it could be cancelled.", true);
+    } catch (err) {
+      say("Could not cancel the simulation job " + id + ": " + err.message, true);
     } finally {
       cancelButton.disabled = false;
+      finish();
     }
   }
 

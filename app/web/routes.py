@@ -38,7 +38,7 @@ async def form_page(request: Request) -> HTMLResponse:
     sub = await answer(request.query_params)
     view = None
     if sub.answer is not None and sub.request is not None:
-        view = build_view(sub.answer, sub.request.scenario.model_dump())
+        view = build_view(sub.answer, sub.request)
     return templates.TemplateResponse(
         request,
         "index.html",

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.cli.formatting import human_bytes
+from app.schemas.recommend import RecommendRequest
 from app.web.fields import BY_NAME, RESULT
-from app.web.simulation import simulation_plan
+from app.web.simulation import verification_plan
 
 
 def _get(mapping: dict[str, Any], key: str) -> Any:
@@ -123,8 +124,8 @@ def _rule_name(rules: list[dict[str, Any]], rule_id: str) -> str:
     return rule_id
 
 
-def build_view(answer: dict[str, Any], scenario: dict[str, Any]) -> ResultView:
-    """The page's view of one recommendation; ``scenario`` is the request's, in SI units."""
+def build_view(answer: dict[str, Any], request: RecommendRequest) -> ResultView:
+    """The page's view of one recommendation and the request that produced it."""
     rec = _get(answer, "recommended")
     rules: list[dict[str, Any]] = _get(answer, "rules")
     regime = _get(answer, "regime")
@@ -185,7 +186,7 @@ def build_view(answer: dict[str, Any], scenario: dict[str, Any]) -> ResultView:
             "loss": _get(pred, "loss"),
             "delay_s": _get(pred, "delay_s"),
         },
-        "simulation": simulation_plan(answer, scenario),
+        "simulation": verification_plan(request),
     }
     return ResultView(
         sentence_packets=packets_text(_get(rec, "buffer_packets")),

@@ -6,9 +6,11 @@ from typing import get_args
 
 from pydantic import BaseModel
 
+from app.routers.verifications import VerificationRequest
 from app.schemas.recommend import RecommendRequest
 from app.web.fields import BY_NAME, FIELDS, field_for_location
 from app.web.form import read_values, request_body
+from app.web.simulation import verification_plan
 
 
 def _section_model(name: str) -> type[BaseModel]:
@@ -32,6 +34,17 @@ def test_defaults_make_a_valid_request() -> None:
     assert request.scenario.capacity_bps == 10e9  # "10 Gbit/s"
     assert request.scenario.rtt_s == 0.1
     assert request.scenario.flows == 1000
+
+
+def test_the_check_by_simulation_body_is_the_same_request_with_replications() -> None:
+    body, _ = request_body(read_values({}))
+    request = RecommendRequest.model_validate(body)
+    sent = verification_plan(request)["request"]
+    # What the page posts to /v1/verifications reads back as the same link and targets.
+    again = VerificationRequest.model_validate(sent)
+    assert again.scenario == request.scenario
+    assert again.targets == request.targets
+    assert (again.replications, again.seed) == (5, 1)
 
 
 def test_a_list_of_rtts_goes_to_rtts_s() -> None:

@@ -97,7 +97,7 @@ def charts_drawn(page: Page) -> list[dict[str, Any]]:
                 svg: el.querySelectorAll('.main-svg').length,
                 xaxis: el.layout && el.layout.xaxis.type,
                 traces: (el.data || []).map((t) => ({
-                    name: t.name, points: (t.x || []).length,
+                    name: t.name, points: (t.x || []).length, x: Array.from(t.x || []),
                     drawn: t.y.filter((v) => v !== null).length})),
                 markers: el.querySelectorAll('.scatterlayer .point').length,
                 note: Array.from(el.querySelectorAll('.annotation-text')).map(
@@ -370,6 +370,10 @@ def test_keyboard_alone_reaches_every_input_and_submits(
 # ----- check by simulation -----------------------------------------------------------------------
 
 
+def _size_order(line: str) -> int:
+    return ["half", "recommended", "double"].index(line.split(" (")[0])
+
+
 def test_simulation_progress_and_points_with_confidence_intervals(
     page: Page, live_server: LiveServer, page_log: PageLog, screenshot: Screenshot
 ) -> None:
@@ -384,12 +388,22 @@ def test_simulation_progress_and_points_with_confidence_intervals(
         "Simulation done", timeout=SIMULATION_TIMEOUT_MS
     )
     assert bar.evaluate("(el) => el.value") == 1
-    planned = json.loads(page.locator("#chart-data").inner_text())["simulation"]
-    sizes = len(planned["request"]["buffer_packets"])
+    # The verification simulates half, the recommended size and double it (validation/verify.py
+    # plan: "half", "recommended", "double"); each gets a verdict line and a point per chart.
+    verdicts = page.locator("#sim-verdicts li")
+    expect(verdicts).to_have_count(3)
+    texts = verdicts.all_inner_texts()
+    ordered = sorted(texts, key=_size_order)
+    for label, line in zip(("half", "recommended", "double"), ordered, strict=True):
+        assert line.startswith(label + " ("), texts
+        assert any(v in line for v in ("agrees", "disagrees", "not reproducible here")), line
+    expect(page.locator("#sim-scaling")).to_contain_text("scaled by")
+    recommended_packets = packets_on_page(page.locator("#recommendation").inner_text())
     for chart in charts_drawn(page):
         simulated = [t for t in chart["traces"] if t["name"].startswith("simulated")]
         assert len(simulated) == 1, chart
-        assert simulated[0]["points"] == sizes
+        assert simulated[0]["points"] == 3
+        assert recommended_packets in simulated[0]["x"], (recommended_packets, simulated[0])
     error_bars = page.locator("#chart-utilization .errorbars path")
     assert error_bars.count() > 0
     page.locator("#charts-title").scroll_into_view_if_needed()
@@ -406,9 +420,32 @@ def test_simulation_can_be_cancelled(
     page.locator("#simulate").click()
     cancel = page.locator("#cancel")
     expect(cancel).to_be_visible()
-    cancel.click()
+    with page.expect_request(lambda r: r.method == "DELETE") as deleted:
+        cancel.click()
     expect(page.locator("#sim-status")).to_have_text("Simulation cancelled.", timeout=60_000)
+    # The verification's simulation job itself was stopped, not just the page's polling.
+    job = httpx.get(deleted.value.url, timeout=30).json()
+    assert job["status"] == "cancelled", job
     expect(cancel).to_be_hidden()
     expect(page.locator("#simulate")).to_be_enabled()
     screenshot(page, "simulation-cancelled", full_page=False)
+    page_log.assert_clean()
+
+
+def test_a_link_that_cannot_be_scaled_faithfully_says_why_at_once(
+    page: Page, live_server: LiveServer, page_log: PageLog
+) -> None:
+    # 10 Gb/s of 1000 B packets is scaled by 0.04 (validation/verify.py MAX_SIMULATED_PPS
+    # 50,000 / 1.25e6 packets/s): 10 flows would become 0.4, fewer than MIN_SCALED_FLOWS.
+    page.goto(f"{live_server.url}/?capacity=10+Gbit/s&rtt=100+ms&packet=1000+B&flows=10")
+    expect(page.locator("#recommendation")).to_be_visible()
+    wait_for_charts(page)
+    page.locator("#simulate").click()
+    status = page.locator("#sim-status")
+    expect(status).to_contain_text("not reproducible here", timeout=60_000)
+    expect(status).to_contain_text("flows")
+    expect(page.locator("#sim-scaling")).to_contain_text("leaves 1 of 10 flows")
+    expect(page.locator("#cancel")).to_be_hidden()
+    for chart in charts_drawn(page):
+        assert not [t for t in chart["traces"] if t["name"].startswith("simulated")], chart
     page_log.assert_clean()
