@@ -286,3 +286,20 @@ def test_dctcp_at_a_port_that_never_marks_is_warned_about() -> None:
     assert not any(
         "never marks" in w for w in Scenario(cc="dctcp", ecn_threshold_packets=9).warnings()
     )
+
+
+def test_mark_or_drop_marks_ecn_capable_packets_and_drops_the_others() -> None:
+    # The signal an AQM's mark mode sends (RFC 8289 §5 lets CoDel mark instead of drop):
+    # core/ecn.py's mark_or_drop and the reference's are the one place it is decided.
+    mix = Scenario(
+        duration_s=2.0,
+        warmup_s=0.0,
+        background_load=0.1,
+        groups=(FlowGroup(flows=1, cc="dctcp"), FlowGroup(flows=1, ecn=True), FlowGroup(flows=1)),
+    )
+    sim = ReferenceSimulator(mix, 10, 1, trace=False)
+    assert sim.mark_or_drop(0.5, 0, 1500.0) == CE_FLAG  # DCTCP
+    assert sim.mark_or_drop(0.5, 1, 1500.0) == CE_FLAG  # classic ECN
+    assert sim.mark_or_drop(0.5, 2, 1500.0) == -1  # not ECN-capable: dropped
+    assert sim.mark_or_drop(0.5, 3, 1500.0) == -1  # a background packet
+    assert sim.raw.marks == 2 and sim.raw.drops == 2
