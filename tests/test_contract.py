@@ -69,4 +69,3 @@ def test_each_row_names_the_served_operation_and_fields(key: tuple[str, str]) ->
     assert documented[0] == operation
     assert documented[1] == request, f"request fields of {key}"
     assert documented[2] == response, f"response fields of {key}"
-
