@@ -11,10 +11,13 @@ loss as conventional TCP does. What differs is the reaction to ECN-Echo:
   end becomes ``SND.NXT`` and both counters restart. Counted in packets (every data packet is
   full-sized here, so the fraction of bytes is the fraction of packets).
 - §3.3 step 9: on ECE, ``cwnd ← cwnd·(1 − α/2)`` instead of halving, at most once per window of
-  data (as RFC 3168 §6.1.2 limits the reaction; ``ecn.py`` decides when), and ssthresh with it.
-- The initial α is 1 (the first reaction halves the window): the value Linux's ``tcp_dctcp.c``
-  (``dctcp_alpha_on_init``) and ns-3's ``TcpDctcp`` start with, and the conservative choice of
-  RFC 8257 §4 (an implementation chooses the initial α; 1 is the safe one).
+  data (as RFC 3168 §6.1.2 limits the reaction; ``ecn.py`` decides when), and ssthresh with it;
+  at least 2 packets, as Linux's ``tcp_dctcp.c`` keeps it. The cut is immediate (Linux and ns-3
+  reach the reduced window over the next round trip).
+- α starts at 1, so the first reaction halves the window: RFC 8257's initial DCTCP.Alpha, which
+  is also the default of Linux (``dctcp_alpha_on_init``) and of ns-3's ``TcpDctcp``. (The steps
+  above were checked against a quotation of RFC 8257 §3.3; the section of the initial value and
+  of g = 1/16, the gain implementations use, were not read in the RFC's own text here.)
 
 Paper equations: Alizadeh et al. 2010 §3.1, eq. (1) α ← (1 − g)·α + g·F and eq. (2)
 cwnd ← cwnd·(1 − α/2).
@@ -25,7 +28,8 @@ from __future__ import annotations
 from validation.simulator.core.jit import jit
 from validation.simulator.layout import FLOW_FLOATS, FLOW_INTS, FlowFloat, FlowInt
 
-#: RFC 8257 §4 (and Alizadeh et al. 2010 §3.4): the estimation gain g = 1/16.
+#: The estimation gain g = 1/16 (issue 14; Linux's default, dctcp_shift_g = 4; Alizadeh et al.
+#: 2010 §3.4 bound it by g < 1.386/√(2(C·RTT + K))).
 DCTCP_G = 1.0 / 16.0
 #: Initial α (see the module docstring).
 DCTCP_ALPHA_INIT = 1.0

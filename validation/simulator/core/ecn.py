@@ -26,6 +26,11 @@ with ECE makes the sender reduce: a classic ECN sender as on a loss (Reno: ssthr
 flight; CUBIC: RFC 9438 §4.6) but with no retransmission and no fast recovery, cwnd =
 ssthresh; DCTCP by cwnd·(1 − α/2) (``dctcp.py``). Either then sets CWR on its next new data
 packet. DCTCP also updates α on every ACK (RFC 8257 §3.3).
+
+Simplifications: a loss detected (third duplicate ACK) within the window of an ECE reduction
+reduces again (RFC 3168 §6.1.2 would not lower ssthresh twice in one round trip); a sender
+does not disable ECN on retransmissions; the SYN's negotiation is not modelled (every flow of
+a group is ECN-capable or none is).
 """
 
 from __future__ import annotations
