@@ -82,7 +82,7 @@ def test_notebook_html_typesets_its_mathematics(
     screenshot: Screenshot,
 ) -> None:
     html = rendered_notebooks.html_path(path)
-    notebook = rendered_notebooks.notebook(path)
+    notebook: Any = rendered_notebooks.notebook(path)
     figures = image_outputs(notebook)
     page.goto(html.as_uri())
     page.wait_for_function(MATHJAX_DONE, timeout=MATHJAX_TIMEOUT_MS)
