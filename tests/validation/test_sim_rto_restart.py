@@ -92,3 +92,53 @@ def test_sack_recoveries_end_without_timeouts() -> None:
         result.packets_dropped,
     )
     assert result.utilization > 0.98
+
+
+class _Dropper(ReferenceSimulator):
+    """The reference with the first copies of some packets of flow 0 dropped on arrival."""
+
+    def __init__(self, scenario: Scenario, buffer_packets: int, drop: set[int]) -> None:
+        super().__init__(scenario, buffer_packets, 1, False)
+        self.to_drop = set(drop)
+
+    def arrive(self, t: float, f: int, epoch: int, seq: int, size: float) -> None:
+        if f == 0 and seq in self.to_drop:
+            self.to_drop.discard(seq)
+            self.raw.arrivals_total += 1
+            self.raw.arrivals += 1
+            self.drop(t, f, size)
+            return
+        super().arrive(t, f, epoch, seq, size)
+
+
+def test_three_losses_in_a_window_recover_without_a_timeout() -> None:
+    # One paced flow limited to 20-packet windows on a 10 Mb/s, 100 ms path (BDP 125 packets,
+    # so no queue): RTT 100.8 ms, a packet (and an ACK) every 5 ms. By packet 300 RTTVAR has
+    # decayed (one RTT sample per round trip) and the RTO sits at its 120 ms floor. Packets
+    # 300, 302 and 305 are lost. The third duplicate ACK (of 304) comes 25 ms after the last
+    # new ACK (of 299); the timer armed by that ACK expires 120 ms later, before the fast
+    # retransmission's ACK (125.8 ms): the old sender timed out, went back to slow start and
+    # resent packets that were not lost (measured: 1 timeout, 4 retransmissions). Restarted at
+    # the fast retransmission, the timer expires 19 ms after that ACK; the two later holes
+    # are resent as the pipe falls below the halved window and are ACKed before the timer
+    # restarted by the partial ACKs: SACK recovery repairs the three losses in one recovery.
+    scenario = classic_scenario(
+        capacity_bps=10e6,
+        flows=1,
+        rtt_s=0.1,
+        max_window_packets=20,
+        recovery="sack",
+        pacing=True,
+        min_rto_s=0.12,
+        start_spread_s=0.0,
+        duration_s=3.0,
+        warmup_s=0.0,
+    )
+    sim = _Dropper(scenario, 100, {300, 302, 305})
+    raw = sim.run()
+    fl = sim.flows[0]
+    assert raw.timeouts == 0
+    assert raw.drops == 3
+    assert raw.sent == fl.high_tx + 3  # the three lost packets, each resent once
+    assert fl.rcv_nxt > 400  # the transfer went on
+    assert fl.ssthresh == 10.0  # one halving of the 20-packet window
