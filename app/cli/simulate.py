@@ -74,6 +74,9 @@ from validation.simulator.scenario import (
 DEFAULTS = SCENARIO_DEFAULTS
 
 #: Scenario field -> the option that sets it, for error messages.
+#: How the scenario description names each congestion control.
+CC_NAMES = {"reno": "Reno", "cubic": "CUBIC", "bbr": "BBR v1"}
+
 OPTION_OF = {
     "capacity_bps": "--capacity",
     "flows": "--flows",
@@ -483,7 +486,7 @@ def describe(scenario: Scenario) -> str:
     if sc.rtt_jitter_s:
         rtt += f" ± {_time(sc.rtt_jitter_s)}"
     tcp = (
-        f"{'CUBIC' if sc.cc == 'cubic' else 'Reno'}, "
+        f"{CC_NAMES[sc.cc]}, "
         f"{sc.recovery.upper() if sc.recovery == 'sack' else 'NewReno'} recovery, "
         f"{'paced' if sc.pacing else 'unpaced'}, delayed ACK {sc.delayed_ack}, "
         f"initial window {sc.initial_window_packets}, min RTO {_time(sc.min_rto_s)}, "
@@ -510,7 +513,7 @@ def _describe_groups(sc: Scenario) -> str:
             f"(at most {g.flows:,} at once)",
         }[g.traffic]
         parts.append(
-            f"{g.name}: {what}, {g.cc.upper() if g.cc == 'cubic' else 'Reno'}, RTT {rtt}, "
+            f"{g.name}: {what}, {CC_NAMES[g.cc]}, RTT {rtt}, "
             f"access {_rate(g.access_bps)}, largest window "
             f"{g.max_window_packets:,} packets"
         )
@@ -684,10 +687,10 @@ def render(req: Request, results: list[Result], console: Console) -> None:
 )
 @click.option(
     "--cc",
-    type=click.Choice(["reno", "cubic"]),
+    type=click.Choice(["reno", "cubic", "bbr"]),
     default=DEFAULTS["cc"],
     show_default=True,
-    help="Congestion control: Reno (RFC 5681) or CUBIC (RFC 9438).",
+    help="Congestion control: Reno (RFC 5681), CUBIC (RFC 9438) or BBR v1 (paced).",
 )
 @click.option(
     "--delayed-ack",

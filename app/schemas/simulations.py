@@ -74,9 +74,12 @@ class _FlowFields(RequestModel):
         default=DEFAULTS["recovery"],
         description="Loss recovery: SACK (RFC 6675) or NewReno (RFC 6582).",
     )
-    cc: Literal["reno", "cubic"] = Field(
+    cc: Literal["reno", "cubic", "bbr"] = Field(
         default=DEFAULTS["cc"],
-        description="Congestion control: Reno (RFC 5681) or CUBIC (RFC 9438).",
+        description=(
+            "Congestion control: Reno (RFC 5681), CUBIC (RFC 9438) or BBR v1 (Cardwell et al. "
+            "2016; draft-cardwell-iccrg-bbr-congestion-control-00; always paced)."
+        ),
     )
     delayed_ack: int = Field(
         default=DEFAULTS["delayed_ack"],

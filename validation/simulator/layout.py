@@ -58,10 +58,28 @@ class CongestionControl(IntEnum):
 
     RENO = 0  # RFC 5681
     CUBIC = 1  # RFC 9438
+    BBR = 2  # BBR v1 (core/bbr.py)
 
 
 #: Scenario congestion-control name -> code.
-CC_CODES = {"reno": CongestionControl.RENO, "cubic": CongestionControl.CUBIC}
+CC_CODES = {
+    "reno": CongestionControl.RENO,
+    "cubic": CongestionControl.CUBIC,
+    "bbr": CongestionControl.BBR,
+}
+
+
+class BbrMode(IntEnum):
+    """BBR v1's state machine (core/bbr.py)."""
+
+    STARTUP = 0
+    DRAIN = 1
+    PROBE_BW = 2
+    PROBE_RTT = 3
+
+
+#: BBR's bandwidth filter: a windowed max over this many round trips (Linux bbr_bw_rtts).
+BBR_BW_ROUNDS = 10
 
 
 class SizeDistribution(IntEnum):
@@ -125,6 +143,22 @@ class FlowFloat(IntEnum):
     EPOCH_START_S = 17  # start of the current congestion-avoidance epoch (-1: none)
     K_S = 18  # time to grow back to W_MAX_PACKETS (Eq. 2)
     W_EST_PACKETS = 19  # Reno-friendly estimate (Eq. 4)
+    # BBR v1 state (core/bbr.py): reset when a transfer starts; rates in packets/s
+    BBR_MIN_RTT_S = 20  # RTprop: windowed min RTT
+    BBR_MIN_RTT_STAMP_S = 21  # when BBR_MIN_RTT_S was last set
+    BBR_PACING_RATE_PER_S = 22
+    BBR_PACING_GAIN = 23
+    BBR_CWND_GAIN = 24
+    BBR_FULL_BW_PER_S = 25  # Startup: the bandwidth of the last 25% growth
+    BBR_CYCLE_STAMP_S = 26  # start of the ProbeBW gain phase
+    BBR_PROBE_RTT_DONE_S = 27  # end of ProbeRTT's 200 ms (-1: not yet timed)
+    BBR_PRIOR_CWND_PACKETS = 28  # cwnd saved at recovery or ProbeRTT
+    BBR_DELIVERED_TIME_S = 29  # when the last delivered packet was (S)ACKed
+    BBR_FIRST_TX_S = 30  # send time of the last packet (S)ACKed (start of the send phase)
+    BBR_MAX_BW_PER_S = 31  # BtlBw: the max of the per-round maxima below
+    BBR_RS_BW_PER_S = 32  # this ACK's delivery-rate sample (-1: none)
+    BBR_RS_RTT_S = 33  # this ACK's RTT sample (-1: none)
+    BBR_BW_ROUND = 34  # first of BBR_BW_ROUNDS per-round maxima (round number modulo)
 
 
 class FlowInt(IntEnum):
@@ -163,6 +197,25 @@ class FlowInt(IntEnum):
     DELAYED_ACK = 28
     PACING = 29
     CC = 30  # a CongestionControl
+    # BBR v1 state (core/bbr.py): reset when a transfer starts
+    BBR_MODE = 31  # a BbrMode
+    BBR_CYCLE_INDEX = 32  # phase of the ProbeBW gain cycle
+    BBR_DELIVERED = 33  # packets delivered (ACKed or SACKed) so far
+    BBR_NEXT_ROUND_DELIVERED = 34  # BBR_DELIVERED at which the next round starts
+    BBR_ROUNDS = 35  # packet-timed round trips so far
+    BBR_ROUND_START = 36  # this ACK started a round
+    BBR_FULL_BW_COUNT = 37  # Startup: rounds without 25% growth
+    BBR_FULL_BW_REACHED = 38
+    BBR_PREV_CA_STATE = 39  # a BbrCaState at the last ACK
+    BBR_PACKET_CONSERVATION = 40
+    BBR_PROBE_RTT_ROUND_DONE = 41
+    BBR_APP_LIMITED = 42  # BBR_DELIVERED + 1 at which the app-limited marking ends (0: none)
+    BBR_LOSSES = 43  # packets deemed lost since the last ACK was processed
+    BBR_RS_ACKED = 44  # this ACK's newly delivered packets
+    BBR_RS_PRIOR_DELIVERED = 45  # BBR_DELIVERED when the sample's packet was sent (-1: none)
+    BBR_RS_APP_LIMITED = 46
+    BBR_RS_PRIOR_IN_FLIGHT = 47  # packets in flight before this ACK
+    BBR_RS_SLOT = 48  # window slot of this ACK's sample packet
 
 
 #: Columns of ``fi`` reset when a transfer starts.
@@ -178,9 +231,31 @@ class EventList(IntEnum):
 
 
 #: Columns of ``ff`` and ``fi``.
-FLOW_FLOATS = len(FlowFloat)
+FLOW_FLOATS = int(max(FlowFloat)) + BBR_BW_ROUNDS
 FLOW_INTS = int(max(FlowInt)) + 1
 assert FlowInt.ARRIVAL_LIST + len(EventList) == FlowInt.GROUP
+
+
+class BbrCaState(IntEnum):
+    """The TCP state BBR v1 reacts to (Linux's icsk_ca_state, the values BBR compares)."""
+
+    OPEN = 0
+    RECOVERY = 3  # fast recovery
+    LOSS = 4  # after a retransmission timeout
+
+
+class RateSlot(IntEnum):
+    """Columns of ``rs``, the delivery-rate state of each sent packet (BBR flows only;
+    Linux's ``tcp_rate.c``): per flow and window slot, set when the packet is (re)sent."""
+
+    DELIVERED = 0  # the flow's BBR_DELIVERED then
+    DELIVERED_TIME_S = 1  # the flow's BBR_DELIVERED_TIME_S then
+    FIRST_TX_S = 2  # the flow's BBR_FIRST_TX_S then
+    SENT_S = 3  # the send time
+    APP_LIMITED = 4  # sent while app-limited (1.0) or not (0.0)
+
+
+RATE_SLOT = len(RateSlot)
 
 
 class GroupFloat(IntEnum):
@@ -390,3 +465,4 @@ class Arrays(NamedTuple):
     st: FloatArray  # sampled trace: times
     sq: IntArray  # sampled trace: queue packets
     scw: FloatArray  # (samples, traced flows): cwnd
+    rs: FloatArray  # (flows, window slots, RATE_SLOT): RateSlot (1 x 1 without BBR groups)

@@ -16,8 +16,8 @@ from models.errors import ParameterError
 
 Traffic = Literal["persistent", "closed_loop", "poisson_flows", "open_loop"]
 Recovery = Literal["sack", "newreno"]
-CongestionControl = Literal["reno", "cubic"]
-CC_KINDS = ("reno", "cubic")
+CongestionControl = Literal["reno", "cubic", "bbr"]
+CC_KINDS = ("reno", "cubic", "bbr")
 Discipline = Literal["droptail", "fq"]
 SizeDistribution = Literal["fixed", "uniform", "pareto"]
 OpenLoopArrivals = Literal["poisson", "periodic"]
@@ -91,7 +91,7 @@ class FlowGroup:
     access_bps : rate of each flow's access link, bit/s (below the bottleneck rate: flows
         bottlenecked at their access link, 004 §VII's RBP flows).
     max_window_packets : maximum (advertised) window, packets (window-limited flows).
-    cc : congestion control, "reno" (RFC 5681) or "cubic" (RFC 9438).
+    cc : congestion control, "reno" (RFC 5681), "cubic" (RFC 9438) or "bbr" (BBR v1, paced).
     pacing, recovery, delayed_ack, delayed_ack_timeout_s, initial_window_packets, min_rto_s,
         initial_rto_s : TCP options (see :class:`Scenario`; the same defaults).
     start_spread_s : persistent and closed-loop flows start uniform in [0, start_spread_s), s.
@@ -222,7 +222,9 @@ class Scenario:
     pacing : space a flow's packets srtt/cwnd apart (000 §3.4).
     recovery : "sack" (RFC 6675 loss recovery) or "newreno" (RFC 6582, no SACK).
     cc : congestion control: "reno" (RFC 5681) or "cubic" (RFC 9438, C = 0.4, β = 0.7, fast
-        convergence, the Reno-friendly region; validation/simulator/core/cubic.py).
+        convergence, the Reno-friendly region; validation/simulator/core/cubic.py) or "bbr"
+        (BBR v1: Cardwell et al., ACM Queue 2016, draft-cardwell-iccrg-bbr-congestion-control-00;
+        always paced; validation/simulator/core/bbr.py says what is simplified).
     delayed_ack : in-order segments per acknowledgement (1 = no delayed ACKs).
     delayed_ack_timeout_s : longest an acknowledgement is held, s.
     initial_window_packets : initial congestion window, packets.
