@@ -3,7 +3,9 @@
 Run with ``.venv/bin/python benchmarks/simulator_speed.py``. Each scenario is run once short
 to compile (numba caches the compiled core on disk) and then timed ``--repeat`` times; the
 best wall time is the one reported (the machine is shared, and the best run is the one least
-disturbed by other work), with the CPU time of that run beside it. Peak memory of the
+disturbed by other work), with the CPU time of that run beside it. The ratios printed at the
+end set each congestion control beside Reno on the same scenario, in packets per CPU second of
+those runs (less disturbed by other work on a shared machine than wall time). Peak memory of the
 simulation's arrays is measured with ``tracemalloc`` at two durations to show that it does not
 grow with simulated time when no trace is asked for.
 """
@@ -50,6 +52,22 @@ CASES = [
     # The same scenarios per congestion control (issue 14: CUBIC within 20% of Reno).
     ("Fig. 3.1, unpaced, B=10, CUBIC", FIG_3_1.replace(cc="cubic"), 10),
     ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85, CUBIC", GIGABIT.replace(cc="cubic"), 85),
+    # BBR always paces (issue 14: BBR within 35% of Reno); paced Reno beside it.
+    ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85, paced", GIGABIT.replace(pacing=True), 85),
+    ("Fig. 3.1, B=10, BBR", FIG_3_1.replace(cc="bbr"), 10),
+    ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85, BBR", GIGABIT.replace(cc="bbr"), 85),
+]
+#: Speed ratios printed at the end (same run, same machine): (case, the Reno case it is set beside).
+RATIOS = [
+    ("Fig. 3.1, unpaced, B=10, CUBIC", "Fig. 3.1, unpaced, B=10"),
+    ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85, CUBIC", "1 Gb/s, 1000 flows, 15 Mb/s access, B=85"),
+    ("Fig. 3.1, B=10, BBR", "Fig. 3.1, unpaced, B=10"),
+    ("Fig. 3.1, B=10, BBR", "Fig. 3.1, paced, B=10"),
+    ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85, BBR", "1 Gb/s, 1000 flows, 15 Mb/s access, B=85"),
+    (
+        "1 Gb/s, 1000 flows, 15 Mb/s access, B=85, BBR",
+        "1 Gb/s, 1000 flows, 15 Mb/s access, B=85, paced",
+    ),
 ]
 
 
@@ -57,8 +75,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--duration", type=float, default=60.0, help="simulated seconds")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per scenario")
+    parser.add_argument("--only", default="", help="run only the cases whose name has this")
     args = parser.parse_args()
+    speeds: dict[str, float] = {}
     for name, scenario, buffer_packets in CASES:
+        if args.only not in name:
+            continue
         simulate(scenario.replace(duration_s=2.0, warmup_s=1.0), buffer_packets, 1)  # compile
         sc = scenario.replace(duration_s=args.duration, warmup_s=min(10.0, args.duration / 2))
         gc.collect()  # not during a timed run: compilation leaves many objects behind
@@ -70,6 +92,7 @@ def main() -> None:
             timings.append((time.perf_counter() - start, time.process_time() - cpu_start))
         wall, cpu = min(timings)
         packets = result.bottleneck_packets
+        speeds[name] = packets / cpu
         peaks = []
         for duration in (args.duration / 4, args.duration):
             tracemalloc.start()
@@ -84,6 +107,10 @@ def main() -> None:
             f"peak memory {peaks[0]:.1f} MiB at {args.duration / 4:g} s simulated, "
             f"{peaks[1]:.1f} MiB at {args.duration:g} s"
         )
+    for case, reno in RATIOS:
+        if case in speeds and reno in speeds:
+            ratio = speeds[case] / speeds[reno]
+            print(f"{case} / {reno}: {ratio:.2f} of the packets per CPU second")
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from validation.simulator.layout import (
     GROUP_FLOATS,
     GROUP_INTS,
     TCP_STATE,
+    BbrMode,
     CongestionControl,
     Event,
     FlowCount,
@@ -321,8 +322,12 @@ def on_ack(sp, t, f, cum, sack_seq):  # type: ignore[no-untyped-def]
     row = f * (wmask + 1)
     sack = fi[b + FlowInt.SACK] != 0
     bbr = fi[b + FlowInt.CC] == CongestionControl.BBR
-    if bbr:
-        bbr_ack_sample(sp, t, f, cum, sack_seq, in_flight(sp, f))
+    if bbr:  # the flight before the ACK matters only in ProbeBW's 5/4 and 3/4 phases
+        probing = (
+            fi[b + FlowInt.BBR_MODE] == BbrMode.PROBE_BW
+            and ff[a + FlowFloat.BBR_PACING_GAIN] != 1.0
+        )
+        bbr_ack_sample(sp, t, f, cum, sack_seq, in_flight(sp, f) if probing else 0)
     if sack_seq >= cum:
         j = row + (sack_seq & wmask)
         s.rg[j] = s.rg[j] | SlotFlag.SACKED
