@@ -488,7 +488,7 @@ def describe(scenario: Scenario) -> str:
     tcp = (
         f"{CC_NAMES[sc.cc]}, "
         f"{sc.recovery.upper() if sc.recovery == 'sack' else 'NewReno'} recovery, "
-        f"{'paced' if sc.pacing else 'unpaced'}, delayed ACK {sc.delayed_ack}, "
+        f"{'paced' if sc.pacing or sc.cc == 'bbr' else 'unpaced'}, delayed ACK {sc.delayed_ack}, "
         f"initial window {sc.initial_window_packets}, min RTO {_time(sc.min_rto_s)}, "
         f"largest window {sc.max_window_packets:,} packets"
     )
