@@ -17,7 +17,8 @@ its functions. Rates are in packets per second, windows in packets, times in sec
   max of 10 per-round maxima (Linux approximates the same with Nichols' three-sample filter).
   App-limited samples (here only those of ProbeRTT) enter only if they raise it.
 - RTprop [bbr_update_min_rtt]: min RTT over 10 s; the handshake's RTT (the propagation
-  delay) is the first sample.
+  delay) is the first sample. A sample refreshes it when lower (Linux's ``<``; the draft's
+  pseudocode, followed by ns-3 3.44, also takes an equal one).
 - Startup: pacing_gain = cwnd_gain = 2/ln 2; the pipe is full after 3 rounds in which BtlBw grew
   by less than 25% [bbr_check_full_bw_reached]. Drain: pacing gain ln 2 / 2 until the packets in
   flight are at most one BDP [bbr_check_drain].
@@ -44,8 +45,11 @@ its functions. Rates are in packets per second, windows in packets, times in sec
 Not modelled (simplifications): the ACK-aggregation allowance (``extra_acked``, added to
 Linux after v1's paper and draft), long-term bandwidth sampling (policer detection,
 ``lt_bw``), idle restart, application-limited periods other than ProbeRTT (flows always have
-data), EDT adjustments of the flight, the delayed-ACK exemption of RTT samples; RTprop is also
-the lower bound of a valid rate sample's interval (Linux: TCP's 5-minute min RTT).
+data; a finite transfer is not marked app-limited near its end), EDT adjustments of the flight,
+the delayed-ACK exemption of RTT samples; RTprop is also the lower bound of a valid rate
+sample's interval (Linux: TCP's 5-minute min RTT). Gains are the paper's reals (2/ln 2, not
+Linux's fixed-point 739/256). The flight is RFC 6675's pipe while SACKed or lost packets may be
+outstanding, else the packets sent and not acknowledged (Linux's tcp_packets_in_flight).
 """
 
 from __future__ import annotations
@@ -72,24 +76,28 @@ from validation.simulator.layout import (
     SlotFlag,
 )
 
-#: Startup's gains, 2/ln 2 (Queue 2016, "Startup"; draft-00 §4.3.2.1: BBRHighGain).
+#: Startup's gains, 2/ln 2 (Queue 2016, "Startup"; draft-00's BBRHighGain). Section numbers of
+#: draft-00 are given only where checked (§4.2.3.2); the other names are its pseudocode's.
 HIGH_GAIN = 2.0 / math.log(2.0)
-#: Drain's pacing gain, ln 2 / 2, the inverse (draft-00 §4.3.3).
+#: Drain's pacing gain, ln 2 / 2, the inverse (draft-00's Drain state).
 DRAIN_GAIN = math.log(2.0) / 2.0
-#: ProbeBW's cwnd_gain (draft-00 §4.2.3.2: 2).
+#: ProbeBW's cwnd_gain (draft-00 §4.2.3.2: 2, bounding in-flight data to a small multiple of
+#: the BDP).
 CWND_GAIN = 2.0
-#: ProbeBW's pacing gains, eight phases (draft-00 §4.3.4.3).
+#: ProbeBW's pacing gains, eight phases (Queue 2016; Linux bbr_pacing_gain).
 PACING_GAINS = np.array([1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0])
 CYCLE_LENGTH = 8
 #: Linux's bbr_cycle_rand: ProbeBW starts at index 7 - rand(7), then advances one phase.
 CYCLE_RAND = 7
-#: BtlBw grows by 25% per round while the pipe is not full; 3 rounds without (draft-00 §4.3.2.2).
+#: The pipe is full after 3 rounds in which BtlBw grew by less than 25% (draft-00's
+#: BBRCheckFullPipe; Linux bbr_full_bw_thresh, bbr_full_bw_cnt).
 FULL_BW_GROWTH = 1.25
 FULL_BW_ROUNDS = 3
-#: RTprop filter window and ProbeRTT's duration (draft-00 §4.1.2.1, §4.3.5).
+#: RTprop filter window and ProbeRTT's duration (draft-00's RTpropFilterLen, ProbeRTTDuration;
+#: Linux bbr_min_rtt_win_sec, bbr_probe_rtt_mode_ms).
 MIN_RTT_WINDOW_S = 10.0
 PROBE_RTT_S = 0.2
-#: Smallest cwnd (draft-00 §4.2.3.1: BBRMinPipeCwnd = 4 packets) and ProbeRTT's.
+#: Smallest cwnd and ProbeRTT's (draft-00's BBRMinPipeCwnd; Linux bbr_cwnd_min_target: 4).
 MIN_CWND_PACKETS = 4.0
 #: Linux's pacing margin (bbr_pacing_margin_percent = 1).
 PACING_MARGIN = 0.99
