@@ -72,10 +72,12 @@ def _transmit(sp, t, f, seg):  # type: ignore[no-untyped-def]
     bbr = fi[b + FlowInt.CC] == CongestionControl.BBR
     if bbr:
         bbr_on_send(sp, t, f, seg, fi[b + FlowInt.HIGH_TX] - fi[b + FlowInt.SND_UNA])
+    restart = False
     if seg < fi[b + FlowInt.HIGH_TX]:
         j = f * (wmask + 1) + (seg & wmask)
         s.rg[j] = s.rg[j] | SlotFlag.REXMIT
         fi[b + FlowInt.RTT_SEQ] = -1
+        restart = seg == fi[b + FlowInt.SND_UNA]
     else:
         fi[b + FlowInt.HIGH_TX] = seg + 1
         if fi[b + FlowInt.RTT_SEQ] < 0:
@@ -88,7 +90,7 @@ def _transmit(sp, t, f, seg):  # type: ignore[no-untyped-def]
     ff[a + FlowFloat.ACCESS_FREE_S] = free
     arrival = free + 0.5 * ff[a + FlowFloat.RTT_S]
     push_packet(sp, arrival, Event.ARRIVAL, f, fi[b + FlowInt.EPOCH], seg)
-    if ff[a + FlowFloat.RTO_EXPIRY_S] == INF:
+    if restart or ff[a + FlowFloat.RTO_EXPIRY_S] == INF:  # see the reference's transmit
         _arm_rto(sp, t, f)
     if bbr:
         ff[a + FlowFloat.NEXT_SEND_S] = t + bbr_pacing_gap(sp, f)
