@@ -3,7 +3,9 @@
 Run with ``.venv/bin/python benchmarks/simulator_speed.py``. Each scenario is run once short
 to compile (numba caches the compiled core on disk) and then timed ``--repeat`` times; the
 best wall time is the one reported (the machine is shared, and the best run is the one least
-disturbed by other work), with the CPU time of that run beside it. Peak memory of the
+disturbed by other work), with the CPU time of that run beside it. The ratios printed at the
+end set each congestion control beside Reno on the same scenario, in packets per CPU second of
+those runs (less disturbed by other work on a shared machine than wall time). Peak memory of the
 simulation's arrays is measured with ``tracemalloc`` at two durations to show that it does not
 grow with simulated time when no trace is asked for.
 """
@@ -86,6 +88,23 @@ CASES = [
         300,
         0.01,
     ),
+    # BBR always paces (issue 14: BBR within 35% of Reno); paced Reno beside it.
+    ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85, paced", GIGABIT.replace(pacing=True), 85, 1.0),
+    ("Fig. 3.1, B=10, BBR", FIG_3_1.replace(cc="bbr"), 10, 1.0),
+    ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85, BBR", GIGABIT.replace(cc="bbr"), 85, 1.0),
+]
+#: Speed ratios printed at the end (same run, same machine): (case, the Reno case it is set beside).
+_GIGA = "1 Gb/s, 1000 flows, 15 Mb/s access, B=85"
+RATIOS = [
+    ("Fig. 3.1, unpaced, B=10, CUBIC", "Fig. 3.1, unpaced, B=10"),
+    (f"{_GIGA}, CUBIC", _GIGA),
+    ("Fig. 3.1, unpaced, B=10, DCTCP K=5", "Fig. 3.1, unpaced, B=10"),
+    (f"{_GIGA}, DCTCP K=40", _GIGA),
+    ("10 Gb/s, 100 us, 20 flows, B=300, DCTCP K=12", "10 Gb/s, 100 us, 20 flows, B=300, Reno"),
+    ("Fig. 3.1, B=10, BBR", "Fig. 3.1, unpaced, B=10"),
+    ("Fig. 3.1, B=10, BBR", "Fig. 3.1, paced, B=10"),
+    (f"{_GIGA}, BBR", _GIGA),
+    (f"{_GIGA}, BBR", f"{_GIGA}, paced"),
 ]
 
 
@@ -97,6 +116,7 @@ def main() -> None:
         "--only", default="", help="run only the cases whose name contains this text"
     )
     args = parser.parse_args()
+    speeds: dict[str, float] = {}
     for name, scenario, buffer_packets, scale in CASES:
         if args.only not in name:
             continue
@@ -112,6 +132,7 @@ def main() -> None:
             timings.append((time.perf_counter() - start, time.process_time() - cpu_start))
         wall, cpu = min(timings)
         packets = result.bottleneck_packets
+        speeds[name] = packets / cpu
         peaks = []
         for duration in (duration_s / 4, duration_s):
             tracemalloc.start()
@@ -126,6 +147,10 @@ def main() -> None:
             f"peak memory {peaks[0]:.1f} MiB at {duration_s / 4:g} s simulated, "
             f"{peaks[1]:.1f} MiB at {duration_s:g} s"
         )
+    for case, reno in RATIOS:
+        if case in speeds and reno in speeds:
+            ratio = speeds[case] / speeds[reno]
+            print(f"{case} / {reno}: {ratio:.2f} of the packets per CPU second")
 
 
 if __name__ == "__main__":

@@ -74,6 +74,7 @@ from validation.simulator.scenario import (
 DEFAULTS = SCENARIO_DEFAULTS
 
 #: Scenario field -> the option that sets it, for error messages.
+#: How the scenario description names each congestion control.
 OPTION_OF = {
     "capacity_bps": "--capacity",
     "flows": "--flows",
@@ -513,7 +514,7 @@ def describe(scenario: Scenario) -> str:
     tcp = (
         f"{cc_name(sc.cc, sc.ecn)}, "
         f"{sc.recovery.upper() if sc.recovery == 'sack' else 'NewReno'} recovery, "
-        f"{'paced' if sc.pacing else 'unpaced'}, delayed ACK {sc.delayed_ack}, "
+        f"{'paced' if sc.pacing or sc.cc == 'bbr' else 'unpaced'}, delayed ACK {sc.delayed_ack}, "
         f"initial window {sc.initial_window_packets}, min RTO {_time(sc.min_rto_s)}, "
         f"largest window {sc.max_window_packets:,} packets"
     )
@@ -528,7 +529,7 @@ def describe(scenario: Scenario) -> str:
 
 def cc_name(cc: str, ecn: bool) -> str:
     """A congestion control as people write it: Reno, CUBIC, DCTCP; "with ECN" for RFC 3168."""
-    name = {"reno": "Reno", "cubic": "CUBIC", "dctcp": "DCTCP"}.get(cc, cc)
+    name = {"reno": "Reno", "cubic": "CUBIC", "dctcp": "DCTCP", "bbr": "BBR v1"}.get(cc, cc)
     return f"{name} with ECN" if ecn and cc != "dctcp" else name
 
 
@@ -734,11 +735,11 @@ def render(req: Request, results: list[Result], console: Console) -> None:
 )
 @click.option(
     "--cc",
-    type=click.Choice(["reno", "cubic", "dctcp"]),
+    type=click.Choice(["reno", "cubic", "dctcp", "bbr"]),
     default=DEFAULTS["cc"],
     show_default=True,
-    help="Congestion control: Reno (RFC 5681), CUBIC (RFC 9438) or DCTCP (RFC 8257; give "
-    "the port's --ecn-threshold).",
+    help="Congestion control: Reno (RFC 5681), CUBIC (RFC 9438), DCTCP (RFC 8257; give "
+    "the port's --ecn-threshold) or BBR v1 (paced).",
 )
 @click.option(
     "--ecn/--no-ecn",

@@ -89,10 +89,11 @@ class _FlowFields(RequestModel):
         default=DEFAULTS["recovery"],
         description="Loss recovery: SACK (RFC 6675) or NewReno (RFC 6582).",
     )
-    cc: Literal["reno", "cubic", "dctcp"] = Field(
+    cc: Literal["reno", "cubic", "dctcp", "bbr"] = Field(
         default=DEFAULTS["cc"],
-        description="Congestion control: Reno (RFC 5681), CUBIC (RFC 9438) or DCTCP (RFC 8257, "
-        "ECN-capable; give the port an ecn_threshold_packets or ecn_threshold_bytes).",
+        description="Congestion control: Reno (RFC 5681), CUBIC (RFC 9438), DCTCP (RFC 8257, "
+        "ECN-capable; give the port an ecn_threshold_packets or ecn_threshold_bytes) or BBR v1 "
+        "(Cardwell et al. 2016; draft-cardwell-iccrg-bbr-congestion-control-00; always paced).",
     )
     ecn: bool = Field(
         default=DEFAULTS["ecn"],

@@ -230,6 +230,14 @@ def test_table_output() -> None:
     assert rows[1].split("│")[2].strip() == "24"
 
 
+def test_bbr_senders_are_named_and_paced() -> None:
+    result = _invoke("--buffer", "10", "--cc", "bbr")
+    assert result.exit_code == 0, result.output
+    assert "BBR v1, SACK recovery, paced," in result.stdout
+    rows = [line for line in result.stdout.splitlines() if line.startswith("│")]
+    assert len(rows) == 1
+
+
 def test_table_with_replications_shows_ci() -> None:
     result = _invoke("--buffer", "10", "--replications", "2")
     assert result.exit_code == 0, result.output

@@ -67,6 +67,37 @@ CASES = {
             ),
         ),
     ),
+    "bbr sack": BASE.replace(cc="bbr"),
+    "bbr newreno delayed acks": BASE.replace(cc="bbr", recovery="newreno", delayed_ack=2),
+    "bbr and cubic groups": Scenario(
+        capacity_bps=20e6,
+        duration_s=4.0,
+        warmup_s=1.0,
+        groups=(
+            FlowGroup(name="bbr", flows=3, cc="bbr", rtt_s=0.05, max_window_packets=64),
+            FlowGroup(name="cubic", flows=3, cc="cubic", rtt_s=0.03, max_window_packets=64),
+            FlowGroup(
+                name="bbr short",
+                flows=6,
+                cc="bbr",
+                traffic="poisson_flows",
+                flow_arrival_rate_per_s=20.0,
+                flow_size_packets=30.0,
+                delayed_ack=1,
+            ),
+        ),
+    ),
+    # 12 s: past RTprop's 10 s window, so each flow goes through ProbeRTT
+    "bbr probe rtt": classic_scenario(
+        capacity_bps=5e6,
+        flows=2,
+        rtt_s=0.04,
+        rtt_jitter_s=0.01,
+        max_window_packets=64,
+        duration_s=12.0,
+        warmup_s=1.0,
+        cc="bbr",
+    ),
     "flow groups: 004 §VII-like mix": Scenario(
         capacity_bps=20e6,
         duration_s=4.0,

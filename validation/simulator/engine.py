@@ -18,6 +18,7 @@ from validation.simulator.layout import (
     FLOW_INTS,
     GROUP_FLOATS,
     GROUP_INTS,
+    RATE_SLOT,
     SIZE_CODES,
     TRAFFIC_CODES,
     Arrays,
@@ -176,7 +177,7 @@ def _flows_and_groups(p: RunParameters) -> tuple[Any, Any, Any, Any]:
         fi[rows_k, FlowInt.MAX_WINDOW_PACKETS] = group.max_window_packets
         fi[rows_k, FlowInt.SACK] = int(group.recovery == "sack")
         fi[rows_k, FlowInt.DELAYED_ACK] = group.delayed_ack
-        fi[rows_k, FlowInt.PACING] = int(group.pacing)
+        fi[rows_k, FlowInt.PACING] = int(group.pacing or group.cc == "bbr")  # BBR always paces
         fi[rows_k, FlowInt.CC] = CC_CODES[group.cc]
         fi[rows_k, FlowInt.ECN_MODE] = ecn_mode(group.cc, group.ecn)
         gf[k, GroupFloat.FLOW_RATE_PER_S] = group.flow_arrival_rate_per_s
@@ -249,8 +250,16 @@ def allocate(p: RunParameters, trace: bool) -> Arrays:
         st=np.zeros(scap),
         sq=np.zeros(scap, dtype=np.int64),
         scw=np.zeros((scap, int(gi[GlobalInt.TRACED_FLOWS]))),
+        rs=_rate_slots(p, rows, window),
     )
     return _grow_nodes(arrays, initial_list_nodes(n, window))
+
+
+def _rate_slots(p: RunParameters, rows: int, window: int) -> Any:
+    """BBR's per-packet delivery-rate state (``RateSlot``); one slot when no group is BBR."""
+    if any(group.cc == "bbr" for group in p.groups):
+        return np.zeros((rows, window, RATE_SLOT))
+    return np.zeros((1, 1, RATE_SLOT))
 
 
 def _grow_nodes(a: Arrays, cap: int | None = None) -> Arrays:

@@ -42,12 +42,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from validation.simulator import parameters as P
+from validation.simulator import reference_bbr as bbr
 from validation.simulator.core.cubic import ALPHA_CUBIC, BETA_CUBIC, C_CUBIC
 from validation.simulator.core.dctcp import DCTCP_ALPHA_INIT, DCTCP_G
 from validation.simulator.layout import (
     CE_FLAG,
     CWR_FLAG,
     EPOCHS,
+    BbrCaState,
     EcnMode,
     Event,
     FlowCount,
@@ -133,6 +135,7 @@ class Flow:
     dctcp_acked: int = 0
     dctcp_marked: int = 0
     window_end: int = 0
+    bbr: bbr.Bbr | None = None  # BBR v1 state (reference_bbr.py)
 
 
 class ReferenceSimulator:
@@ -463,6 +466,8 @@ class ReferenceSimulator:
         fl.cwnd = float(fl.grp.initial_window_packets)
         fl.rto = fl.grp.initial_rto_s
         fl.next_send = t
+        if fl.grp.cc == "bbr":
+            fl.bbr = bbr.start(t, fl.rtt_s, fl.cwnd)
         self.flows[f] = fl
         self.try_send(t, f)
 
@@ -501,7 +506,7 @@ class ReferenceSimulator:
                 seg = fl.snd_nxt
             if seg < 0 or (fl.size >= 0 and seg >= fl.size):
                 return
-            if fl.grp.pacing and t < fl.next_send:
+            if (fl.grp.pacing or fl.bbr is not None) and t < fl.next_send:
                 if not fl.pace_pending:
                     fl.pace_pending = True
                     self.push(fl.next_send, Event.PACE, f)
@@ -511,6 +516,8 @@ class ReferenceSimulator:
     def transmit(self, t: float, f: int, seg: int) -> None:
         fl = self.flows[f]
         flags = 0
+        if fl.bbr is not None:
+            bbr.on_send(fl.bbr, t, seg, fl.high_tx - fl.snd_una)
         restart = False
         if seg < fl.high_tx:
             fl.rexmitted.add(seg)
@@ -537,7 +544,9 @@ class ReferenceSimulator:
         # with a 200 ms minimum RTO most SACK recoveries ended in a spurious timeout.
         if restart or fl.rto_expiry == INF:
             self.arm_rto(t, f)
-        if fl.grp.pacing:
+        if fl.bbr is not None:
+            fl.next_send = t + 1.0 / fl.bbr.pacing_rate
+        elif fl.grp.pacing:
             srtt = fl.srtt if fl.srtt > 0 else fl.rtt_s
             fl.next_send = t + srtt / self.window(fl)
 
@@ -565,7 +574,10 @@ class ReferenceSimulator:
         if t >= self.warm:
             self.raw.timeouts += 1
             self.raw.per_flow[f, FlowCount.TIMEOUTS] += 1
-        fl.ssthresh = self.reduce(fl, fl.high_tx - fl.snd_una)
+        if fl.bbr is not None:  # ssthresh unused; cwnd saved
+            bbr.on_timeout(fl.bbr, fl.cwnd)
+        else:
+            fl.ssthresh = self.reduce(fl, fl.high_tx - fl.snd_una)
         fl.cwnd = 1.0
         fl.rto = min(2.0 * fl.rto, P.MAX_RTO_S)
         fl.dupacks = 0
@@ -637,6 +649,11 @@ class ReferenceSimulator:
         fl = self.flows[f]
         una = fl.snd_una
         sack = fl.grp.recovery == "sack"
+        bb = fl.bbr
+        if bb is not None:
+            fresh = [sack_seq] if sack_seq >= cum and sack_seq not in fl.sacked else []
+            fresh += [s for s in range(fl.snd_una, cum) if s not in fl.sacked]
+            bbr.ack_sample(bb, t, fresh, fl.rexmitted.__contains__, self.in_flight(fl))
         if sack_seq >= cum:
             fl.sacked.add(sack_seq)
             fl.high_sacked = max(fl.high_sacked, sack_seq + 1)
@@ -653,15 +670,18 @@ class ReferenceSimulator:
                 fl.rtt_seq = -1
             exited = False
             if fl.recovery != RecoveryState.NONE and cum > fl.recover:
-                if fl.recovery == RecoveryState.FAST:
+                if fl.recovery == RecoveryState.FAST and bb is None:
                     fl.cwnd = fl.ssthresh
                 fl.recovery = RecoveryState.NONE
                 exited = True
             if fl.recovery == RecoveryState.FAST:
                 if not sack:
-                    fl.cwnd = max(fl.cwnd - newly + 1.0, 1.0)
+                    if bb is not None:
+                        bbr.lost(bb, 1)
+                    else:
+                        fl.cwnd = max(fl.cwnd - newly + 1.0, 1.0)
                     self.transmit(t, f, fl.snd_una)
-            elif not exited:
+            elif not exited and bb is None:
                 if fl.cwnd < fl.ssthresh:  # at most one packet per ACK (RFC 5681 eq. 2)
                     fl.cwnd += min(newly, 1)
                 elif fl.grp.cc == "cubic":
@@ -678,25 +698,46 @@ class ReferenceSimulator:
         elif cum == fl.snd_una and fl.snd_una < fl.high_tx and (sack_seq >= 0 or not sack):
             fl.dupacks += 1
             if fl.recovery == RecoveryState.NONE and fl.dupacks == 3 and cum > fl.rto_recover:
-                fl.ssthresh = self.reduce(fl, fl.high_tx - fl.snd_una)
+                if bb is not None:  # BBR keeps its cwnd (set after the ACK) and saves it
+                    bbr.save_cwnd(bb, fl.cwnd)
+                else:
+                    fl.ssthresh = self.reduce(fl, fl.high_tx - fl.snd_una)
                 fl.recover = fl.high_tx - 1
                 fl.recovery = RecoveryState.FAST
                 fl.rtt_seq = -1
+                if bb is not None:
+                    if sack:
+                        bbr.lost(bb, self.unsacked(fl, fl.snd_una, fl.high_sacked))
+                    else:
+                        bbr.lost(bb, 1)
                 if sack:
-                    fl.cwnd = fl.ssthresh
+                    if bb is None:
+                        fl.cwnd = fl.ssthresh
                     fl.lost_limit = fl.high_sacked
                     fl.rexmit_ptr = fl.snd_una
-                else:
+                elif bb is None:
                     fl.cwnd = fl.ssthresh + 3.0
                 # the first missing packet goes out at once, whatever the pipe (RFC 6675
                 # step 4.3; RFC 6582 step 2); later ones wait for pipe < cwnd with SACK
                 self.transmit(t, f, fl.snd_una)
-            elif fl.recovery == RecoveryState.FAST and not sack:
+            elif fl.recovery == RecoveryState.FAST and not sack and bb is None:
                 fl.cwnd += 1.0
         if sack and fl.recovery == RecoveryState.FAST:
+            if bb is not None and fl.high_sacked > fl.lost_limit:
+                bbr.lost(bb, self.unsacked(fl, fl.lost_limit, fl.high_sacked))
             fl.lost_limit = max(fl.lost_limit, fl.high_sacked)
         if fl.ecn != EcnMode.OFF:
             self.ecn_on_ack(fl, cum, cum - una if cum > una else 0, ece)
+        if bb is not None:
+            if fl.snd_una <= fl.rto_recover:
+                state = BbrCaState.LOSS
+            elif fl.recovery == RecoveryState.FAST:
+                state = BbrCaState.RECOVERY
+            else:
+                state = BbrCaState.OPEN
+            wire_bytes = self.p.wire_bits / 8.0
+            in_flight = self.in_flight(fl)
+            fl.cwnd = bbr.on_ack(bb, t, fl.cwnd, in_flight, state, wire_bytes, self.rand.next)
         self.try_send(t, f)
 
     def ecn_on_ack(self, fl: Flow, cum: int, newly: int, ece: bool) -> None:
@@ -727,6 +768,16 @@ class ReferenceSimulator:
         fl.cwnd = ssthresh
         fl.ecn_recover = fl.high_tx - 1
         fl.cwr_pending = True
+
+    def in_flight(self, fl: Flow) -> int:
+        """Packets in flight as BBR counts them (``core.sender.in_flight``)."""
+        if fl.recovery != RecoveryState.NONE or fl.dupacks > 0:
+            return self.pipe(fl)
+        return fl.high_tx - fl.snd_una
+
+    def unsacked(self, fl: Flow, lo: int, hi: int) -> int:
+        """Packets in [lo, hi) not SACKed (newly deemed lost)."""
+        return sum(1 for s in range(lo, hi) if s not in fl.sacked)
 
     def reduce(self, fl: Flow, flight: int) -> float:
         """The new ssthresh at a congestion event (Reno: half the flight; CUBIC: §4.6-4.7)."""

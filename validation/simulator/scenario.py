@@ -16,8 +16,8 @@ from models.errors import ParameterError
 
 Traffic = Literal["persistent", "closed_loop", "poisson_flows", "open_loop"]
 Recovery = Literal["sack", "newreno"]
-CongestionControl = Literal["reno", "cubic", "dctcp"]
-CC_KINDS = ("reno", "cubic", "dctcp")
+CongestionControl = Literal["reno", "cubic", "dctcp", "bbr"]
+CC_KINDS = ("reno", "cubic", "dctcp", "bbr")
 Discipline = Literal["droptail", "fq"]
 SizeDistribution = Literal["fixed", "uniform", "pareto"]
 OpenLoopArrivals = Literal["poisson", "periodic"]
@@ -100,7 +100,8 @@ class FlowGroup:
     access_bps : rate of each flow's access link, bit/s (below the bottleneck rate: flows
         bottlenecked at their access link, 004 §VII's RBP flows).
     max_window_packets : maximum (advertised) window, packets (window-limited flows).
-    cc : congestion control, "reno" (RFC 5681), "cubic" (RFC 9438) or "dctcp" (RFC 8257).
+    cc : congestion control, "reno" (RFC 5681), "cubic" (RFC 9438), "dctcp" (RFC 8257)
+        or "bbr" (BBR v1, paced).
     ecn : classic ECN (RFC 3168) for "reno" and "cubic" senders: their packets are
         ECN-capable, marks are echoed until CWR and treated as a loss without retransmission;
         "dctcp" always uses ECN (its own echo and reaction), whatever this says.
@@ -238,7 +239,9 @@ class Scenario:
     cc : congestion control: "reno" (RFC 5681), "cubic" (RFC 9438, C = 0.4, β = 0.7, fast
         convergence, the Reno-friendly region; validation/simulator/core/cubic.py) or "dctcp"
         (RFC 8257: Reno's growth and loss reaction, α with g = 1/16 and cwnd·(1 − α/2) once per
-        window on ECN-Echo; validation/simulator/core/dctcp.py).
+        window on ECN-Echo; validation/simulator/core/dctcp.py) or "bbr" (BBR v1: Cardwell et
+        al., ACM Queue 2016, draft-cardwell-iccrg-bbr-congestion-control-00; always paced;
+        validation/simulator/core/bbr.py says what is simplified).
     ecn : classic ECN (RFC 3168) senders and receivers for "reno" and "cubic" (see
         :class:`FlowGroup`); "dctcp" is always ECN-capable.
     ecn_threshold_packets : the port marks an ECN-capable arrival CE, instead of dropping it,
