@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from models import checks
 from models.queues import mm1b_loss_scalar
+from models.roots import bracketed_root
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def tcp_mm1b_fixed_point(
     ``p = ρ^B (1 − ρ)/(1 − ρ^(B+1))`` (eq. 3.3) and ``ρ = N·R/C`` with ``C`` in packets per
     second. ``g(ρ) = ρ − N·R(p(ρ))/C`` is increasing (``p`` rises with ``ρ``, so ``R`` falls),
     negative as ``ρ → 0`` and non-negative at the peak load ``N·W_max/(C·τ)``; its unique root
-    is found with Brent's method.
+    is found by bisection (:func:`models.roots.bracketed_root`).
 
     With ``C ∝ W_max`` (e.g. ``C = N·W_max/(2τ)``) the thesis shows that ``B = β·log W_max``
     keeps ``ρ`` bounded away from 0, while a buffer growing slower than ``log W_max`` (for
@@ -118,9 +119,7 @@ def tcp_mm1b_fixed_point(
     if excess(peak_load) <= 0.0:
         rho = peak_load
     else:
-        from scipy import optimize  # on first use: importing it is slow
-
-        rho = float(optimize.brentq(excess, lo, peak_load, xtol=lo, rtol=1e-13))
+        rho = bracketed_root(excess, lo, peak_load, xtol=lo, rtol=1e-13)
     rate, p = rate_pps(rho)
     return TcpQueueFixedPoint(
         load=rho,
