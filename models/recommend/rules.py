@@ -27,7 +27,7 @@ from models.recommend.result import Assumption, RuleResult, Status
 from models.recommend.search import FALSE, OPEN, TRUE, Sizes, Verdicts, smallest_integer_batched
 from models.rule_of_thumb import bdp_buffer_packets, md_beta_buffer_packets
 from models.sqrt_n import sqrt_n_buffer_packets
-from models.tcp_queue import TcpQueueFixedPoint, tcp_mm1b_fixed_point
+from models.tcp_queue import TcpQueueFixedPoint, tcp_mm1b_fixed_point, tcp_mm1b_load_reaches
 from models.tiny_buffers import tiny_buffer_packets
 
 HOLDS: Status = "holds"
@@ -619,9 +619,19 @@ def tcp_queue_rule(ctx: Context) -> RuleResult | None:
             sc.flows, w, sc.capacity_bps, ctx.effective_rtt_s, float(b), sc.packet_bytes
         )
 
+    # The peak load N·W_max/(C·τ), computed as tcp_mm1b_fixed_point computes it.
+    peak = (
+        float(sc.flows)
+        * float(w)
+        / (sc.capacity_bps / (8.0 * sc.packet_bytes) * ctx.effective_rtt_s)
+    )
+    wanted = theta * min(1.0, peak) * (1.0 - 1e-9)
+
     def ok(b: int) -> bool:
-        fp = point(b)
-        return fp.load >= theta * min(1.0, fp.peak_load) * (1.0 - 1e-9)
+        # fixed point's load >= wanted, decided by the sign of g at wanted (no root-finding)
+        return tcp_mm1b_load_reaches(
+            sc.flows, w, sc.capacity_bps, ctx.effective_rtt_s, float(b), wanted, sc.packet_bytes
+        )
 
     found = smallest_integer(ok, _TCP_QUEUE_SEARCH_MAX)
     assumptions = [

@@ -67,3 +67,17 @@ def test_transparency_limit_is_brentqs_root(peak: float) -> None:
     root = optimize.brentq(excess, 1e-9, 1.0 - 1e-12, xtol=1e-13, rtol=1e-12)
     ours = processor_sharing.ps_transparency_limit_load(peak, 0.5)
     assert ours == pytest.approx(root, rel=2e-12, abs=2e-13)
+
+
+def test_root_of_a_step_is_found_by_the_bisection_safeguard() -> None:
+    # A discontinuous f (a step at 0.3): the chord's estimates alone crawl towards the step,
+    # the bisection safeguard halves the bracket at least every second step.
+    calls = []
+
+    def step(x: float) -> float:
+        calls.append(x)
+        return -1.0 if x < 0.3 else 1e9
+
+    x = bracketed_root(step, 0.0, 1.0, xtol=1e-12, rtol=0.0)
+    assert abs(x - 0.3) <= 1e-12
+    assert len(calls) <= 2 * 41 + 2  # two evaluations per halving of 1 down to 1e-12
