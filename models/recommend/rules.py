@@ -228,7 +228,13 @@ def _all_flows_bottlenecked(ctx: Context) -> Assumption:
     )
 
 
-def _paced_or_slow(ctx: Context) -> Assumption:
+def paced_or_slow(ctx: Context) -> Assumption:
+    """Whether the flows are paced or spaced by slow access links (000 §3.4, Thm 2).
+
+    The tiny-buffers and paced-traffic bounds rest on it: "if flows can send at the same rate
+    as the bottleneck link, then there is no pacing of traffic whatsoever and our simulations
+    indicate that constant throughput is not achievable with log-sized buffers" (000 §3.4).
+    """
     text = "senders are paced or their access links are much slower than the port"
     sc = ctx.scenario
     if sc.paced:
@@ -348,7 +354,7 @@ def tiny_buffers_rule(ctx: Context) -> RuleResult:
         HOLDS if w is not None else UNKNOWN,
         f"W_max = {w:g} packets" if w is not None else "maximum window not given",
     )
-    assumptions = [window_known, _window_limited(ctx), _paced_or_slow(ctx)]
+    assumptions = [window_known, _window_limited(ctx), paced_or_slow(ctx)]
     exact = None
     note = f"θ = {theta:g} of the window-limited peak ρ·C (000 Thm 1)"
     if w is not None and rho is not None and rho < 1.0:
@@ -380,7 +386,7 @@ def paced_rule(ctx: Context) -> RuleResult | None:
     theta = ctx.targets.min_utilization
     rho = ctx.window_limited_load
     w = sc.max_window_packets
-    assumptions = [_window_limited(ctx), _paced_or_slow(ctx)]
+    assumptions = [_window_limited(ctx), paced_or_slow(ctx)]
     assumptions.append(
         Assumption(
             "flows start at independent random times (no a-priori synchronization)",
