@@ -12,7 +12,9 @@ import numpy.typing as npt
 from models import checks
 from models.errors import ParameterError
 from validation.simulator import core
+from validation.simulator.core.pie import MAX_BURST_S, T_UPDATE_S
 from validation.simulator.layout import (
+    AQM_CODES,
     CC_CODES,
     FLOW_FLOATS,
     FLOW_INTS,
@@ -125,6 +127,10 @@ def _globals(p: RunParameters, trace: bool, window_slots: int, queue_slots: int)
     g[GlobalFloat.INTERVAL_S] = sc.interval_s
     g[GlobalFloat.SAMPLE_INTERVAL_S] = sc.sample_interval_s
     g[GlobalFloat.DELAY_BIN_S] = p.delay_bin_s
+    g[GlobalFloat.CODEL_TARGET_S] = sc.codel_target_s
+    g[GlobalFloat.CODEL_INTERVAL_S] = sc.codel_interval_s
+    g[GlobalFloat.PIE_BURST_ALLOWANCE_S] = MAX_BURST_S
+    g[GlobalFloat.PIE_NEXT_UPDATE_S] = T_UPDATE_S
     gi = np.zeros(len(GlobalInt), dtype=np.int64)
     gi[GlobalInt.FLOWS] = p.flows
     gi[GlobalInt.GROUPS] = len(p.groups)
@@ -141,6 +147,7 @@ def _globals(p: RunParameters, trace: bool, window_slots: int, queue_slots: int)
     gi[GlobalInt.INTERVALS] = p.intervals
     gi[GlobalInt.QUEUE_MASK] = queue_slots - 1
     gi[GlobalInt.FREE_NODE] = -1
+    gi[GlobalInt.AQM] = AQM_CODES[sc.aqm]
     return g, gi
 
 
@@ -339,6 +346,7 @@ class _State:
             busy_s=float(g[GlobalFloat.BUSY_S]),
             arrivals=int(gi[GlobalInt.ARRIVALS]),
             drops=int(gi[GlobalInt.DROPS]),
+            aqm_drops=int(gi[GlobalInt.AQM_DROPS]),
             arrivals_total=int(gi[GlobalInt.ARRIVALS_TOTAL]),
             timeouts=int(gi[GlobalInt.TIMEOUTS]),
             delay_count=int(gi[GlobalInt.DELAY_COUNT]),

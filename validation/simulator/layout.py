@@ -64,6 +64,18 @@ class CongestionControl(IntEnum):
 CC_CODES = {"reno": CongestionControl.RENO, "cubic": CongestionControl.CUBIC}
 
 
+class Aqm(IntEnum):
+    """Active queue management of the drop-tail FIFO (the buffer stays the hard limit)."""
+
+    NONE = 0
+    CODEL = 1  # RFC 8289, at dequeue (core/codel.py)
+    PIE = 2  # RFC 8033, at enqueue (core/pie.py)
+
+
+#: Scenario AQM name -> code.
+AQM_CODES = {"none": Aqm.NONE, "codel": Aqm.CODEL, "pie": Aqm.PIE}
+
+
 class SizeDistribution(IntEnum):
     """Distributions of finite flow sizes."""
 
@@ -213,6 +225,7 @@ class FlowCount(IntEnum):
     DEPARTED_BYTES = 2  # bytes that left the bottleneck (as interval_bits counts them)
     TIMEOUTS = 3
     COMPLETED = 4  # transfers acknowledged in full
+    AQM_DROPS = 5  # of DROPS, those the AQM chose (the rest overflowed the buffer)
 
 
 class SlotFlag(IntEnum):
@@ -245,6 +258,15 @@ class GlobalFloat(IntEnum):
     SERVICE_BYTES = 15  # fair queueing: the packet in transmission
     SERVICE_ARRIVAL_S = 16
     SERVICE_DEPARTURE_S = 17
+    # AQM parameters and state (core/codel.py, core/pie.py)
+    CODEL_TARGET_S = 18
+    CODEL_INTERVAL_S = 19
+    CODEL_FIRST_ABOVE_S = 20  # 0: the sojourn time is below target (RFC 8289 first_above_time)
+    CODEL_DROP_NEXT_S = 21
+    PIE_DROP_PROB = 22
+    PIE_QDELAY_OLD_S = 23
+    PIE_BURST_ALLOWANCE_S = 24
+    PIE_NEXT_UPDATE_S = 25  # time of the next drop-probability update
 
 
 class GlobalInt(IntEnum):
@@ -293,6 +315,11 @@ class GlobalInt(IntEnum):
     IN_FLIGHT = 39  # TCP packets in flight at the end
     FREE_NODE = 40  # first free node of the event lists (-1: none)
     FREE_NODES = 41
+    AQM = 42  # an Aqm
+    AQM_DROPS = 43  # after the warm-up: drops the AQM chose
+    CODEL_DROPPING = 44
+    CODEL_COUNT = 45
+    CODEL_LASTCOUNT = 46
 
 
 class QueueField(IntEnum):
@@ -303,6 +330,8 @@ class QueueField(IntEnum):
     ARRIVAL_S = 2
     FLOW = 3
     BYTES = 4
+    EPOCH = 5  # CoDel (departures are events): what the delivery needs
+    SEQ = 6
 
 
 class NodeField(IntEnum):

@@ -27,6 +27,8 @@ SCALAR_MEASURES = (
     "jain_index",
     "timeouts",
     "bottleneck_packets",
+    "aqm_drops",
+    "overflow_drops",
     "wall_s",
 )
 
@@ -100,6 +102,8 @@ class GroupResult:
     timeouts : its retransmission timeouts.
     flows_completed : its transfers acknowledged in full.
     jain_index : Jain's fairness index of its flows' goodputs (dimensionless).
+    aqm_drops : its packets the AQM (CoDel, PIE) dropped.
+    overflow_drops : its packets dropped because the buffer was full.
     """
 
     name: str
@@ -113,6 +117,8 @@ class GroupResult:
     timeouts: int
     flows_completed: int
     jain_index: float
+    aqm_drops: int = 0
+    overflow_drops: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able dict of every measure."""
@@ -129,6 +135,8 @@ GROUP_MEASURES = (
     "timeouts",
     "flows_completed",
     "jain_index",
+    "aqm_drops",
+    "overflow_drops",
 )
 
 
@@ -147,7 +155,10 @@ class RunResult:
     ----------
     utilization : busy fraction of the bottleneck (dimensionless).
     goodput_bps : payload delivered in order to the receivers, bit/s.
-    loss_rate : fraction of bottleneck arrivals dropped (dimensionless).
+    loss_rate : fraction of bottleneck arrivals dropped (dimensionless), by the AQM or the full
+        buffer.
+    aqm_drops : packets the AQM (CoDel at dequeue, PIE at enqueue) dropped after the warm-up.
+    overflow_drops : packets dropped after the warm-up because the buffer was full.
     queue_delay_mean_s, queue_delay_std_s, queue_delay_p99_s : waiting time in the buffer
         before transmission starts, of the packets that left the bottleneck, s.
     mean_queue_packets : time-average occupancy, the packet in transmission included.
@@ -188,6 +199,8 @@ class RunResult:
     packets_in_flight: int
     flows_completed: int
     flows_blocked: int
+    aqm_drops: int = 0
+    overflow_drops: int = 0
     groups: list[GroupResult] = field(default_factory=list)
     wall_s: float = 0.0
     samples: SampledTrace | None = None
@@ -226,6 +239,8 @@ class RunResult:
             "packets_in_flight": self.packets_in_flight,
             "flows_completed": self.flows_completed,
             "flows_blocked": self.flows_blocked,
+            "aqm_drops": self.aqm_drops,
+            "overflow_drops": self.overflow_drops,
             "groups": [group.to_dict() for group in self.groups],
             "wall_s": self.wall_s,
             "scenario": self.scenario.to_dict(),

@@ -7,6 +7,7 @@ event at the same time (as the reference's departure events are).
 
 from __future__ import annotations
 
+from validation.simulator.core.aqm import aqm_signal
 from validation.simulator.core.counters import (
     accepted,
     account_departure,
@@ -16,8 +17,10 @@ from validation.simulator.core.counters import (
 )
 from validation.simulator.core.heap import push_packet
 from validation.simulator.core.jit import jit
+from validation.simulator.core.pie import pie_ok_to_signal
 from validation.simulator.layout import (
     FLOW_FLOATS,
+    Aqm,
     Event,
     FlowFloat,
     GlobalFloat,
@@ -65,6 +68,8 @@ def fifo_arrive(sp, t, f, epoch, seq, size):  # type: ignore[no-untyped-def]
         accept = count < gi[GlobalInt.BUFFER_PACKETS]
     if not accept:
         drop(sp, t, f, size)
+        return
+    if gi[GlobalInt.AQM] == Aqm.PIE and pie_ok_to_signal(sp, t) and aqm_signal(sp, t, f, size):
         return
     accepted(sp, t)
     tx = size * 8.0 / g[GlobalFloat.CAPACITY_BPS]
