@@ -6,12 +6,18 @@ best wall time is the one reported (the machine is shared, and the best run is t
 disturbed by other work), with the CPU time of that run beside it. Peak memory of the
 simulation's arrays is measured with ``tracemalloc`` at two durations to show that it does not
 grow with simulated time when no trace is asked for.
+
+Then an A/B of the port's AQM in one run (issue 14's CoDel check: 100 Mb/s, 40 CUBIC flows,
+a one-BDP buffer of 833 packets): drop-tail, CoDel and PIE runs interleaved ``--ab-rounds``
+times, each one's packets per wall second and its median, and the medians' ratios to
+drop-tail's (``--only-aqm`` runs this part alone).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import statistics
 import time
 import tracemalloc
 
@@ -53,17 +59,55 @@ CASES = [
 ]
 
 
+# Issue 14's AQM check: 100 Mb/s, 40 CUBIC flows, 100 ms ± 20 %, B = one BDP of 1500 B packets.
+AQM_SCENARIO = Scenario(capacity_bps=100e6, flows=40, rtt_s=0.1, cc="cubic")
+AQM_BUFFER_PACKETS = 833
+AQMS = ("none", "codel", "pie")
+
+
+def aqm_ab(duration_s: float, rounds: int) -> None:
+    """Drop-tail, CoDel and PIE interleaved: packets per wall second, medians, ratios."""
+    for aqm in AQMS:  # compile
+        simulate(AQM_SCENARIO.replace(aqm=aqm, duration_s=2.0, warmup_s=1.0), AQM_BUFFER_PACKETS, 1)
+    rates: dict[str, list[float]] = {aqm: [] for aqm in AQMS}
+    for _ in range(max(rounds, 1)):
+        for aqm in AQMS:
+            sc = AQM_SCENARIO.replace(aqm=aqm, duration_s=duration_s, warmup_s=duration_s / 4)
+            gc.collect()
+            start = time.perf_counter()
+            result = simulate(sc, AQM_BUFFER_PACKETS, 1)
+            rates[aqm].append(result.bottleneck_packets / (time.perf_counter() - start))
+    base = statistics.median(rates["none"])
+    for aqm in AQMS:
+        median = statistics.median(rates[aqm])
+        runs = ", ".join(f"{r / 1e6:.2f}" for r in rates[aqm])
+        print(
+            f"AQM A/B, 100 Mb/s, 40 CUBIC flows, B=833 (1 BDP), aqm={aqm}: median "
+            f"{median / 1e6:.2f} M packets per wall second over {len(rates[aqm])} interleaved "
+            f"runs ({runs}); {median / base:.2f} x drop-tail's median"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--duration", type=float, default=60.0, help="simulated seconds")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per scenario")
+    parser.add_argument("--ab-rounds", type=int, default=7, help="interleaved AQM A/B rounds")
+    parser.add_argument("--only-aqm", action="store_true", help="run the AQM A/B alone")
     args = parser.parse_args()
+    if not args.only_aqm:
+        cases(args.duration, args.repeat)
+    aqm_ab(args.duration, args.ab_rounds)
+
+
+def cases(duration_s: float, repeat: int) -> None:
+    """Each case of CASES: packets per wall second, CPU second, peak memory."""
     for name, scenario, buffer_packets in CASES:
         simulate(scenario.replace(duration_s=2.0, warmup_s=1.0), buffer_packets, 1)  # compile
-        sc = scenario.replace(duration_s=args.duration, warmup_s=min(10.0, args.duration / 2))
+        sc = scenario.replace(duration_s=duration_s, warmup_s=min(10.0, duration_s / 2))
         gc.collect()  # not during a timed run: compilation leaves many objects behind
         timings = []
-        for _ in range(max(args.repeat, 1)):
+        for _ in range(max(repeat, 1)):
             start = time.perf_counter()
             cpu_start = time.process_time()
             result = simulate(sc, buffer_packets, 1)
@@ -71,7 +115,7 @@ def main() -> None:
         wall, cpu = min(timings)
         packets = result.bottleneck_packets
         peaks = []
-        for duration in (args.duration / 4, args.duration):
+        for duration in (duration_s / 4, duration_s):
             tracemalloc.start()
             simulate(sc.replace(duration_s=duration, warmup_s=duration / 2), buffer_packets, 1)
             peaks.append(tracemalloc.get_traced_memory()[1] / 2**20)
@@ -81,8 +125,8 @@ def main() -> None:
             f"= {packets / wall / 1e6:.2f} M packets per wall second (best of {len(timings)}; "
             f"{packets / cpu / 1e6:.2f} M per CPU second in that run; "
             f"utilization {result.utilization:.3f}); "
-            f"peak memory {peaks[0]:.1f} MiB at {args.duration / 4:g} s simulated, "
-            f"{peaks[1]:.1f} MiB at {args.duration:g} s"
+            f"peak memory {peaks[0]:.1f} MiB at {duration_s / 4:g} s simulated, "
+            f"{peaks[1]:.1f} MiB at {duration_s:g} s"
         )
 
 
