@@ -88,3 +88,62 @@ def test_pie_keeps_the_queueing_delay_near_its_15_ms_reference(seed: int) -> Non
     assert 0.012 <= pie.queue_delay_mean_s <= 0.018
     assert pie.overflow_drops == 0 and pie.aqm_drops > 100
     assert pie.utilization >= 0.995  # measured 1.0000, 0.9999, 1.0000
+
+
+def test_codel_drop_times_follow_the_control_law_interval_over_sqrt_count() -> None:
+    # Periodic open-loop packets at 1.2 x the line rate (10 Mb/s, 1500 B: one packet each
+    # 1.2 ms served, one each 1 ms arriving) into a buffer that never fills: the sojourn time
+    # grows as t·(1 - 1/1.2) and passes the 5 ms target at t = 30 ms (the fluid queue of
+    # the load, not the simulator). RFC 8289 §5: the first dequeue found above target, within
+    # a packet time of 30 ms (at 30 ms exactly, floating-point sums decide; measured: 31.2 ms),
+    # sets first_above_time one INTERVAL later, and the first dequeue at or after it drops:
+    # within two packet times of 130 ms (measured 132.0 ms). Then drop k + 1 at the first
+    # dequeue at or after D_(k+1) = D_k + INTERVAL/sqrt(k), with D_2 = d_1 + INTERVAL. The
+    # link is always busy, so a dequeue comes within one packet time (1.2 ms) of each D_k;
+    # the open-loop source does not slow down, so CoDel stays in its dropping state for the
+    # drops checked here.
+    scenario = Scenario(
+        capacity_bps=10e6,
+        traffic="open_loop",
+        open_loop_load=1.2,
+        open_loop_arrivals="periodic",
+        aqm="codel",
+        duration_s=2.0,
+        warmup_s=0.0,
+    )
+    packet_s = 8.0 * 1500 / 10e6
+    r = simulate(scenario, 10_000, seed=1, trace=True)
+    assert r.packet_trace is not None
+    drops = r.packet_trace.time_s[r.packet_trace.dropped]
+    assert r.overflow_drops == 0 and r.aqm_drops == drops.size
+    interval = scenario.codel_interval_s
+    first_above = scenario.codel_target_s / (1.0 - 1.0 / 1.2)  # 30 ms
+    assert first_above + interval <= drops[0] <= first_above + interval + 2.0 * packet_s
+    due = drops[0] + interval
+    for k, time_s in enumerate(drops[1:30], start=1):
+        assert due <= time_s <= due + packet_s, k
+        due += interval / np.sqrt(k + 1)
+
+
+def test_codel_reuses_the_last_count_when_it_reenters_the_dropping_state_soon() -> None:
+    # RFC 8289 §5 (the Linux rule it quotes): entering the dropping state, count starts at
+    # count - lastcount if that is above 1 and the last drop_next is less than 16 intervals
+    # back, else at 1; the next drop is INTERVAL/sqrt(count) later. Driven on the reference
+    # implementation's dequeue (the core equals it event for event, test_sim_core_vs_reference).
+    from validation.simulator.reference import ReferenceSimulator
+
+    sc = Scenario(capacity_bps=10e6, flows=1, aqm="codel", duration_s=2.0, warmup_s=1.0)
+    for since_s, expected_count in ((0.5, 6), (1.7, 1)):
+        sim = ReferenceSimulator(sc, 100, seed=1, trace=False)
+        t = 10.0
+        for _ in range(20):  # packets that waited 50 ms (> target), 20 full packets queued
+            sim.fifo.append((0, 0, 0, 1500.0, t - 0.05))
+            sim.q_packets += 1
+            sim.q_bytes += 1500.0
+        sim.first_above = t - 0.01  # above target for longer than an interval already
+        sim.count, sim.lastcount, sim.drop_next = 9, 3, t - since_s
+        sent = sim.codel_dequeue(t)
+        assert sent is not None and sim.dropping
+        assert sim.count == expected_count and sim.lastcount == expected_count
+        assert sim.drop_next == pytest.approx(t + 0.1 / np.sqrt(expected_count), abs=1e-12)
+        assert sim.raw.aqm_drops == 1  # the packet at the head; the next one is sent
