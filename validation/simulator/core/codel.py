@@ -10,13 +10,14 @@ queueing delay, ``queue_delay_mean_s``).
 
 The algorithm is the pseudocode of RFC 8289 §5 (section numbers here are from the RFC's
 table of contents as remembered, not checked against the text), which follows Linux's
-``include/net/codel_impl.h``:
+``include/net/codel_impl.h`` (read: torvalds/linux at 02d8f11, ``codel_should_drop`` and
+``codel_dequeue``; the logic below is checked against it):
 
 - ``dodequeue`` (:func:`_dodequeue`, :func:`codel_ok_to_signal`): if the sojourn time is below
   TARGET, or the bytes left in the queue are at most one MTU (here one full packet, the
   scenario's ``packet_bytes + header_bytes``), ``first_above_time = 0``; else the first time
   it is above, ``first_above_time = now + INTERVAL``, and once ``now >= first_above_time``
-  the packet is OK to drop;
+  the packet is OK to drop (Linux tests ``now > first_above_time``, one clock tick apart);
 - ``dequeue`` (:func:`codel_dequeue`): in the dropping state, leave it when the packet is not
   OK to drop; while ``now >= drop_next`` and still dropping, drop, ``count += 1``, dequeue the
   next and schedule ``drop_next = control_law(drop_next, count)``. Not dropping and OK to drop:

@@ -22,6 +22,13 @@ estimation; active/inactive; de-randomization; the 2 % cap on an increment):
   each update, and is reset to MAX_BURST when ``drop_prob == 0`` and both the current and the
   previous delay are below QDELAY_REF/2.
 
+Read beside Linux's ``net/sched/sch_pie.c`` (torvalds/linux at 00ac0dc): the same safeguards
+of ``pie_drop_early``, the same auto-tuning divisors (its α, β shifts), the burst allowance
+restored under the same condition; Linux adds the optional elements left out here (the
+accumulated-probability de-randomization, the 2 % cap at drop_prob >= 10 %, +2 % above 250 ms
+of delay), measures the delay by timestamps by default, and spends the burst allowance by
+dequeue time instead of by T_UPDATE.
+
 The updates are run lazily, at the next arrival, for every update time up to it: the FIFO's
 backlog only changes at an accepted arrival, so the delay at a past update time is exact.
 """
