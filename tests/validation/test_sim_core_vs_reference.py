@@ -121,6 +121,51 @@ CASES = {
             FlowGroup(flows=2, max_window_packets=16),
         ),
     ),
+    # ECN (issue 14 item 2): DCTCP with and without delayed ACKs beside drop-tail Reno and
+    # background packets (not ECN-capable) at a port marking at K = 3 of B = 6 packets ...
+    "ecn: dctcp mix": Scenario(
+        capacity_bps=20e6,
+        duration_s=4.0,
+        warmup_s=1.0,
+        background_load=0.2,
+        ecn_threshold_packets=3,
+        groups=(
+            FlowGroup(name="dctcp", flows=4, cc="dctcp", rtt_s=0.02, max_window_packets=64),
+            FlowGroup(
+                name="dctcp no delack",
+                flows=3,
+                cc="dctcp",
+                delayed_ack=1,
+                recovery="newreno",
+                rtt_s=0.03,
+                max_window_packets=64,
+            ),
+            FlowGroup(name="reno", flows=3, rtt_s=0.02, max_window_packets=64),
+        ),
+    ),
+    # ... and classic ECN (RFC 3168: ECE latched until CWR) Reno and CUBIC, short closed-loop
+    # ECN transfers, and drop-tail Reno, at a port marking at 4,500 bytes.
+    "ecn: classic mix": Scenario(
+        capacity_bps=20e6,
+        duration_s=4.0,
+        warmup_s=1.0,
+        ecn_threshold_bytes=4500,
+        groups=(
+            FlowGroup(name="reno ecn", flows=3, ecn=True, rtt_s=0.03, max_window_packets=64),
+            FlowGroup(
+                name="cubic ecn", flows=3, cc="cubic", ecn=True, rtt_s=0.02, max_window_packets=64
+            ),
+            FlowGroup(
+                name="short ecn",
+                flows=3,
+                ecn=True,
+                traffic="closed_loop",
+                flow_size_packets=25.0,
+                delayed_ack=1,
+            ),
+            FlowGroup(name="reno", flows=2, rtt_s=0.02, max_window_packets=64),
+        ),
+    ),
     "open loop exponential": classic_scenario(
         traffic="open_loop",
         capacity_bps=10e6,
@@ -183,6 +228,21 @@ AQM_CASES = {
             ),
         ),
     ),
+    "codel marking: classic ECN CUBIC, DCTCP and non-ECN Reno groups": Scenario(
+        capacity_bps=20e6,
+        duration_s=4.0,
+        warmup_s=1.0,
+        aqm="codel",
+        background_load=0.1,
+        groups=(
+            FlowGroup(name="cubic ecn", flows=4, cc="cubic", ecn=True, max_window_packets=64),
+            FlowGroup(name="dctcp", flows=2, cc="dctcp", rtt_s=0.03, max_window_packets=64),
+            FlowGroup(name="reno", flows=4, rtt_s=0.05, max_window_packets=64),
+        ),
+    ),
+    "pie marking: classic ECN Reno + background": BASE.replace(
+        aqm="pie", ecn=True, max_window_packets=128, duration_s=6.0, background_load=0.2
+    ),
     "pie open loop exponential": classic_scenario(
         traffic="open_loop",
         aqm="pie",
@@ -209,6 +269,8 @@ SCALARS = [
     "packets_in_flight",
     "flows_completed",
     "flows_blocked",
+    "marks",
+    "mark_rate",
     "aqm_drops",
     "overflow_drops",
 ]
@@ -242,7 +304,9 @@ def test_core_matches_reference(name: str) -> None:
 @pytest.mark.parametrize("name", list(AQM_CASES))
 def test_core_matches_reference_with_an_aqm(name: str) -> None:
     fast = _compare(AQM_CASES[name], 200)
-    assert fast.aqm_drops > 0  # the AQM acted below the hard limit
+    assert fast.aqm_drops > 0 or fast.marks > 0  # the AQM acted below the hard limit
+    if "marking" in name:  # ECN-capable groups are marked instead of dropped
+        assert fast.marks > 0
     for group in fast.groups:  # a group's drops are its AQM drops and its overflow drops
         drops = group.aqm_drops + group.overflow_drops
         assert drops == round(group.loss_rate * group.bottleneck_arrivals)
@@ -270,6 +334,7 @@ def _compare(sc: Scenario, buffer_packets: int) -> RunResult:
         assert mine.bottleneck_arrivals == theirs.bottleneck_arrivals
         assert mine.timeouts == theirs.timeouts
         assert mine.flows_completed == theirs.flows_completed
+        assert mine.marks == theirs.marks
         assert mine.aqm_drops == theirs.aqm_drops
         assert mine.overflow_drops == theirs.overflow_drops
     _check_invariants(fast)

@@ -42,6 +42,7 @@ class RawCounters:
     aqm_drops: int = 0  # of drops, those the AQM chose
     samples: SampledTrace | None = None
     packet_trace: PacketTrace | None = None
+    marks: int = 0  # packets marked CE after the warm-up
 
     @classmethod
     def empty(cls, params: RunParameters) -> RawCounters:
@@ -111,6 +112,8 @@ def to_result(params: RunParameters, raw: RawCounters, wall_s: float, engine: st
         packets_in_flight=int(raw.in_flight),
         flows_completed=int(raw.flows_completed),
         flows_blocked=int(raw.flows_blocked),
+        marks=int(raw.marks),
+        mark_rate=raw.marks / raw.arrivals if raw.arrivals else 0.0,
         groups=_groups(params, raw, per_flow, measured_s),
         wall_s=wall_s,
         samples=raw.samples,
@@ -146,6 +149,8 @@ def _groups(
                 overflow_drops=int(counts[FlowCount.DROPS] - counts[FlowCount.AQM_DROPS]),
                 flows_completed=int(counts[FlowCount.COMPLETED]),
                 jain_index=jain(goodput),
+                marks=int(counts[FlowCount.MARKS]),
+                mark_rate=float(counts[FlowCount.MARKS]) / arrivals if arrivals else 0.0,
             )
         )
     return out

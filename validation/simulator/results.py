@@ -27,6 +27,8 @@ SCALAR_MEASURES = (
     "jain_index",
     "timeouts",
     "bottleneck_packets",
+    "marks",
+    "mark_rate",
     "aqm_drops",
     "overflow_drops",
     "wall_s",
@@ -102,6 +104,8 @@ class GroupResult:
     timeouts : its retransmission timeouts.
     flows_completed : its transfers acknowledged in full.
     jain_index : Jain's fairness index of its flows' goodputs (dimensionless).
+    marks : its packets the port marked CE (ECN).
+    mark_rate : fraction of its bottleneck arrivals marked CE (dimensionless).
     aqm_drops : its packets the AQM (CoDel, PIE) dropped.
     overflow_drops : its packets dropped because the buffer was full.
     """
@@ -117,6 +121,8 @@ class GroupResult:
     timeouts: int
     flows_completed: int
     jain_index: float
+    marks: int = 0
+    mark_rate: float = 0.0
     aqm_drops: int = 0
     overflow_drops: int = 0
 
@@ -135,6 +141,8 @@ GROUP_MEASURES = (
     "timeouts",
     "flows_completed",
     "jain_index",
+    "marks",
+    "mark_rate",
     "aqm_drops",
     "overflow_drops",
 )
@@ -172,6 +180,8 @@ class RunResult:
     interval_throughput_bps : bottleneck departures per interval of ``interval_s``, bit/s.
     packets_sent, packets_delivered, packets_dropped, packets_in_flight : TCP data packets
         over the whole run; sent = delivered + dropped + in flight at the end.
+    marks : packets the port marked CE (ECN) after the warm-up.
+    mark_rate : fraction of bottleneck arrivals marked CE (dimensionless).
     groups : the measures of each flow group (one group when the scenario has no groups).
     software_versions : the versions of bufsize, numpy, scipy and numba that computed it.
     """
@@ -199,6 +209,8 @@ class RunResult:
     packets_in_flight: int
     flows_completed: int
     flows_blocked: int
+    marks: int = 0
+    mark_rate: float = 0.0
     aqm_drops: int = 0
     overflow_drops: int = 0
     groups: list[GroupResult] = field(default_factory=list)
@@ -239,6 +251,8 @@ class RunResult:
             "packets_in_flight": self.packets_in_flight,
             "flows_completed": self.flows_completed,
             "flows_blocked": self.flows_blocked,
+            "marks": self.marks,
+            "mark_rate": self.mark_rate,
             "aqm_drops": self.aqm_drops,
             "overflow_drops": self.overflow_drops,
             "groups": [group.to_dict() for group in self.groups],

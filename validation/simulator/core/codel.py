@@ -29,8 +29,10 @@ table of contents as remembered, not checked against the text), which follows Li
   1/sqrt(count) by Newton steps).
 
 TARGET and INTERVAL are the scenario's ``codel_target_s`` and ``codel_interval_s`` (RFC 8289
-defaults 5 ms and 100 ms). Signalling a packet goes through :func:`aqm.aqm_signal` (drop now;
-ECN marking to be joined there).
+defaults 5 ms and 100 ms). Signalling a packet goes through :func:`aqm.aqm_signal`: an
+ECN-capable packet is marked CE and sent (Linux's ``codel_impl.h``: the mark takes the drop's
+place and the dequeue returns that packet; in the dropping state the next signal is scheduled
+by the control law as after a drop), any other is dropped.
 """
 
 from __future__ import annotations
@@ -45,9 +47,11 @@ from validation.simulator.core.counters import (
     drop,
     record,
 )
+from validation.simulator.core.ecn import mark_on_arrival
 from validation.simulator.core.heap import heap_push, push_packet
 from validation.simulator.core.jit import jit
 from validation.simulator.layout import (
+    EPOCH_BITS,
     FLOW_FLOATS,
     Event,
     FlowFloat,
@@ -94,14 +98,17 @@ def _dodequeue(sp, t):  # type: ignore[no-untyped-def]
 
 @jit
 def _signal(sp, t, q):  # type: ignore[no-untyped-def]
-    """Signal the dequeued packet at ring offset q; True when it was dropped (it leaves)."""
+    """Signal the dequeued packet at ring offset q; True when it was dropped (it leaves),
+    False when it was marked CE (its tag carries the mark to the receiver)."""
     s = sp[0]
     size = s.qf[q + QueueField.BYTES]
-    if aqm_signal(sp, t, int(s.qf[q + QueueField.FLOW]), size):
+    signal = aqm_signal(sp, t, int(s.qf[q + QueueField.FLOW]), size, True)
+    if signal < 0:
         account_occupancy(sp, t)
         s.gi[GlobalInt.QUEUE_PACKETS] -= 1
         s.g[GlobalFloat.QUEUE_BYTES] -= size
         return True
+    s.qf[q + QueueField.EPOCH] = int(s.qf[q + QueueField.EPOCH]) | (signal << EPOCH_BITS)
     return False
 
 
@@ -163,8 +170,12 @@ def _start(sp, t):  # type: ignore[no-untyped-def]
 
 
 @jit
-def codel_arrive(sp, t, f, epoch, seq, size):  # type: ignore[no-untyped-def]
-    """Queue the packet (or drop it at the full buffer); start sending if the link is free."""
+def codel_arrive(sp, t, f, epoch, seq, size, flags):  # type: ignore[no-untyped-def]
+    """Queue the packet (or drop it at the full buffer); start sending if the link is free.
+
+    As on the drop-tail FIFO, an accepted ECN-capable packet may also be marked CE by the
+    port's threshold (``ecn.mark_on_arrival``); its ``flags`` travel with it in its tag.
+    """
     s = sp[0]
     g, gi, qf = s.g, s.gi, s.qf
     qmask = gi[GlobalInt.QUEUE_MASK]
@@ -177,12 +188,13 @@ def codel_arrive(sp, t, f, epoch, seq, size):  # type: ignore[no-untyped-def]
         drop(sp, t, f, size)
         return
     accepted(sp, t)
+    flags |= mark_on_arrival(sp, t, f, count, g[GlobalFloat.QUEUE_BYTES])
     waiting = count - gi[GlobalInt.IN_SERVICE]
     q = QUEUE * ((gi[GlobalInt.QUEUE_HEAD] + waiting) & qmask)
     qf[q + QueueField.ARRIVAL_S] = t
     qf[q + QueueField.FLOW] = f
     qf[q + QueueField.BYTES] = size
-    qf[q + QueueField.EPOCH] = epoch
+    qf[q + QueueField.EPOCH] = epoch | (flags << EPOCH_BITS)  # the tag DELIVER carries
     qf[q + QueueField.SEQ] = seq
     gi[GlobalInt.QUEUE_PACKETS] = count + 1
     g[GlobalFloat.QUEUE_BYTES] += size

@@ -4,8 +4,8 @@ that a PI controller on the queueing delay updates every T_UPDATE. The buffer st
 limit (a full buffer drops first, as the RFC's enqueue does).
 
 The basic algorithm (RFC 8033 §4 and its pseudocode in Appendix A; the section numbers here
-are from the RFC's table of contents as remembered, not checked against the text), without
-the optional elements of §5 (ECN, which is to be joined in ``aqm.py``; dequeue-rate
+are from the RFC's table of contents as remembered, not checked against the text), with the
+ECN marking of §5.1 (``aqm.py``) and without the other optional elements of §5 (dequeue-rate
 estimation; active/inactive; de-randomization; the 2 % cap on an increment):
 
 - §4.1, random drop: no drop while the burst allowance lasts, nor when
@@ -46,6 +46,9 @@ T_UPDATE_S = 0.015
 MAX_BURST_S = 0.150
 ALPHA_PER_S = 0.125
 BETA_PER_S = 1.25
+#: RFC 8033 §5.1 (not checked against the text) and Linux's sch_pie.c: an ECN-capable packet
+#: is marked instead of dropped while the drop probability is at most 10 %.
+PIE_MARK_ECN_MAX_PROB = 0.1
 
 
 @jit
