@@ -4,6 +4,13 @@ and DCTCP's queue against Alizadeh et al.'s analysis.
 Sources: M. Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010 (§3.1 the algorithm and
 the receiver's two-state machine, §3.3 the analysis, §3.4 the guideline K > C·RTT/7);
 RFC 8257 §3.2-3.3 (echo, α, cwnd·(1 − α/2)); RFC 3168 §6.1.2-6.1.3 (classic ECN, CWR).
+
+The analysis (§3.3), as issue 14 states its result and as it is derived there: N synchronized
+flows with one RTT; the queue reaches K when each window is W* = (C·RTT + K)/N; α solves
+α²(1 − α/4) = (2W* + 1)/(W* + 1)², so α ≈ √(2/W*); each window falls by D = (W* + 1)·α/2, the
+queue by A = N·D ≈ ½·√(2N(C·RTT + K)), from Q_max = K + N to Q_min = Q_max − A; Q_min > 0 for
+every N needs K > C·RTT/7 (§3.4). The paper's own text was not reachable from here: these are
+the issue's formula and its derivation, not a quotation, and the equation numbers are not cited.
 """
 
 from __future__ import annotations

@@ -51,8 +51,9 @@ ZERO_JITTER_WARNING = (
 
 #: Why DCTCP without a marking threshold is worth a warning.
 NO_MARKING_WARNING = (
-    "cc is dctcp but neither ecn_threshold_packets nor ecn_threshold_bytes nor an aqm is set: "
-    "the port never marks, so DCTCP reacts only to losses, as Reno does (RFC 8257 §3.5)"
+    "cc is dctcp but the port has no ECN marking threshold (ecn_threshold_packets, or the same "
+    "in bytes) and no aqm: it never marks, so DCTCP reacts only to losses, as Reno does "
+    "(RFC 8257 §3.5)"
 )
 #: Largest ECN marking threshold in bytes.
 MAX_ECN_THRESHOLD_BYTES = 10**12

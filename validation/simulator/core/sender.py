@@ -63,10 +63,12 @@ def _transmit(sp, t, f, seg):  # type: ignore[no-untyped-def]
     b = f * FLOW_INTS
     wmask = gi[GlobalInt.WINDOW_MASK]
     tag = fi[b + FlowInt.EPOCH]
+    restart = False
     if seg < fi[b + FlowInt.HIGH_TX]:
         j = f * (wmask + 1) + (seg & wmask)
         s.rg[j] = s.rg[j] | SlotFlag.REXMIT
         fi[b + FlowInt.RTT_SEQ] = -1
+        restart = seg == fi[b + FlowInt.SND_UNA]
     else:
         if fi[b + FlowInt.CWR_PENDING] != 0:  # RFC 3168 §6.1.2: CWR on the next new data
             fi[b + FlowInt.CWR_PENDING] = 0
@@ -82,7 +84,7 @@ def _transmit(sp, t, f, seg):  # type: ignore[no-untyped-def]
     ff[a + FlowFloat.ACCESS_FREE_S] = free
     arrival = free + 0.5 * ff[a + FlowFloat.RTT_S]
     push_packet(sp, arrival, Event.ARRIVAL, f, tag, seg)
-    if ff[a + FlowFloat.RTO_EXPIRY_S] == INF:
+    if restart or ff[a + FlowFloat.RTO_EXPIRY_S] == INF:  # see the reference's transmit
         _arm_rto(sp, t, f)
     if fi[b + FlowInt.PACING] != 0:
         srtt = ff[a + FlowFloat.SRTT_S] if ff[a + FlowFloat.SRTT_S] > 0 else ff[a + FlowFloat.RTT_S]
