@@ -180,9 +180,9 @@ def test_pie_drops_an_open_loop_overload_down_to_the_line_rate_at_15_ms(arrivals
 def test_ecn_capable_flows_are_marked_instead_of_dropped(aqm: str) -> None:
     # The check's link with classic ECN (RFC 3168) CUBIC senders: the AQM's signal becomes a
     # CE mark (RFC 8289 §5 / Linux codel_impl.h; RFC 8033 §5.1 while drop_prob <= 10 %),
-    # so no packet is dropped and no sender times out. Measured (seed 1): CoDel 439 marks,
-    # mean delay 9.75 ms, standing queue 6.46 ms, utilization 0.9961; PIE 438 marks,
-    # 16.69 ms, 0.9970. The queue stays where the dropping AQM keeps it (same bands as the
+    # so no packet is dropped and no sender times out. Measured (seed 1): CoDel 429 marks,
+    # mean delay 10.25 ms, standing queue 6.66 ms, utilization 0.9960; PIE 464 marks,
+    # 17.14 ms, 0.9996. The queue stays where the dropping AQM keeps it (same bands as the
     # tests above: CoDel standing queue within [target, 2 target], PIE mean within ±20 % of
     # 15 ms), now without losses.
     scenario = Scenario(
