@@ -8,12 +8,18 @@ end set each congestion control beside Reno on the same scenario, in packets per
 those runs (less disturbed by other work on a shared machine than wall time). Peak memory of the
 simulation's arrays is measured with ``tracemalloc`` at two durations to show that it does not
 grow with simulated time when no trace is asked for.
+
+Then an A/B of the port's AQM in one run (issue 14's CoDel check: 100 Mb/s, 40 CUBIC flows,
+a one-BDP buffer of 833 packets): drop-tail, CoDel and PIE runs interleaved ``--ab-rounds``
+times, each one's packets per wall second and its median, and the medians' ratios to
+drop-tail's (``--only-aqm`` runs this part alone).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import statistics
 import time
 import tracemalloc
 
@@ -108,6 +114,35 @@ RATIOS = [
 ]
 
 
+# Issue 14's AQM check: 100 Mb/s, 40 CUBIC flows, 100 ms ± 20 %, B = one BDP of 1500 B packets.
+AQM_SCENARIO = Scenario(capacity_bps=100e6, flows=40, rtt_s=0.1, cc="cubic")
+AQM_BUFFER_PACKETS = 833
+AQMS = ("none", "codel", "pie")
+
+
+def aqm_ab(duration_s: float, rounds: int) -> None:
+    """Drop-tail, CoDel and PIE interleaved: packets per wall second, medians, ratios."""
+    for aqm in AQMS:  # compile
+        simulate(AQM_SCENARIO.replace(aqm=aqm, duration_s=2.0, warmup_s=1.0), AQM_BUFFER_PACKETS, 1)
+    rates: dict[str, list[float]] = {aqm: [] for aqm in AQMS}
+    for _ in range(max(rounds, 1)):
+        for aqm in AQMS:
+            sc = AQM_SCENARIO.replace(aqm=aqm, duration_s=duration_s, warmup_s=duration_s / 4)
+            gc.collect()
+            start = time.perf_counter()
+            result = simulate(sc, AQM_BUFFER_PACKETS, 1)
+            rates[aqm].append(result.bottleneck_packets / (time.perf_counter() - start))
+    base = statistics.median(rates["none"])
+    for aqm in AQMS:
+        median = statistics.median(rates[aqm])
+        runs = ", ".join(f"{r / 1e6:.2f}" for r in rates[aqm])
+        print(
+            f"AQM A/B, 100 Mb/s, 40 CUBIC flows, B=833 (1 BDP), aqm={aqm}: median "
+            f"{median / 1e6:.2f} M packets per wall second over {len(rates[aqm])} interleaved "
+            f"runs ({runs}); {median / base:.2f} x drop-tail's median"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--duration", type=float, default=60.0, help="simulated seconds")
@@ -115,17 +150,27 @@ def main() -> None:
     parser.add_argument(
         "--only", default="", help="run only the cases whose name contains this text"
     )
+    parser.add_argument("--ab-rounds", type=int, default=7, help="interleaved AQM A/B rounds")
+    parser.add_argument("--only-aqm", action="store_true", help="run the AQM A/B alone")
     args = parser.parse_args()
+    if not args.only_aqm:
+        cases(args.duration, args.repeat, args.only)
+    aqm_ab(args.duration, args.ab_rounds)
+
+
+def cases(duration: float, repeat: int, only: str) -> None:
+    """Each case of CASES (whose name contains ``only``): packets per wall and CPU second,
+    peak memory."""
     speeds: dict[str, float] = {}
     for name, scenario, buffer_packets, scale in CASES:
-        if args.only not in name:
+        if only not in name:
             continue
-        duration_s = args.duration * scale
+        duration_s = duration * scale
         simulate(scenario.replace(duration_s=2.0 * scale, warmup_s=scale), buffer_packets, 1)
         sc = scenario.replace(duration_s=duration_s, warmup_s=min(10.0 * scale, duration_s / 2))
         gc.collect()  # not during a timed run: compilation leaves many objects behind
         timings = []
-        for _ in range(max(args.repeat, 1)):
+        for _ in range(max(repeat, 1)):
             start = time.perf_counter()
             cpu_start = time.process_time()
             result = simulate(sc, buffer_packets, 1)
@@ -134,9 +179,9 @@ def main() -> None:
         packets = result.bottleneck_packets
         speeds[name] = packets / cpu
         peaks = []
-        for duration in (duration_s / 4, duration_s):
+        for peak_s in (duration_s / 4, duration_s):
             tracemalloc.start()
-            simulate(sc.replace(duration_s=duration, warmup_s=duration / 2), buffer_packets, 1)
+            simulate(sc.replace(duration_s=peak_s, warmup_s=peak_s / 2), buffer_packets, 1)
             peaks.append(tracemalloc.get_traced_memory()[1] / 2**20)
             tracemalloc.stop()
         print(

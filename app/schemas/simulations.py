@@ -225,6 +225,23 @@ class SimulationScenarioIn(_FlowFields):
         default=DEFAULTS["ecn_threshold_bytes"],
         description="The same marking threshold in bytes on the wire (or e.g. '90 kB').",
     )
+    aqm: Literal["none", "codel", "pie"] = Field(
+        default=DEFAULTS["aqm"],
+        description="Active queue management of the drop-tail FIFO, the buffer staying the hard "
+        "limit: CoDel (RFC 8289, drops at dequeue) or PIE (RFC 8033, random drops at enqueue, "
+        "15 ms reference delay); packets of ECN-capable groups (cc dctcp, or ecn) are marked CE "
+        "instead (PIE: while its drop probability is at most 10%). Not with discipline fq.",
+    )
+    codel_target_s: Annotated[float, Field(gt=0.0, le=10.0), Unit("time")] = Field(
+        default=DEFAULTS["codel_target_s"],
+        description="CoDel's TARGET, the sojourn time it lets persist, in seconds (or e.g. "
+        "'5 ms').",
+    )
+    codel_interval_s: Annotated[float, Field(gt=0.0, le=100.0), Unit("time")] = Field(
+        default=DEFAULTS["codel_interval_s"],
+        description="CoDel's INTERVAL, how long the sojourn time may stay above target before "
+        "CoDel drops, in seconds (or e.g. '100 ms').",
+    )
     duration_s: Seconds = Field(
         default=DEFAULTS["duration_s"], description="Simulated time, in seconds."
     )
@@ -359,7 +376,7 @@ class BufferResult(ResponseModel):
         default_factory=list,
         description="Per flow group: name, flows, traffic, and each of goodput_bps, "
         "throughput_bps, utilization_share, loss_rate, timeouts, flows_completed, jain_index, "
-        "marks, mark_rate as mean and _ci99.",
+        "marks, mark_rate, aqm_drops, overflow_drops as mean and _ci99.",
     )
 
 

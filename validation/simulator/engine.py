@@ -12,7 +12,9 @@ import numpy.typing as npt
 from models import checks
 from models.errors import ParameterError
 from validation.simulator import core
+from validation.simulator.core.pie import MAX_BURST_S, T_UPDATE_S
 from validation.simulator.layout import (
+    AQM_CODES,
     CC_CODES,
     FLOW_FLOATS,
     FLOW_INTS,
@@ -131,6 +133,10 @@ def _globals(p: RunParameters, trace: bool, window_slots: int, queue_slots: int)
     g[GlobalFloat.INTERVAL_S] = sc.interval_s
     g[GlobalFloat.SAMPLE_INTERVAL_S] = sc.sample_interval_s
     g[GlobalFloat.DELAY_BIN_S] = p.delay_bin_s
+    g[GlobalFloat.CODEL_TARGET_S] = sc.codel_target_s
+    g[GlobalFloat.CODEL_INTERVAL_S] = sc.codel_interval_s
+    g[GlobalFloat.PIE_BURST_ALLOWANCE_S] = MAX_BURST_S
+    g[GlobalFloat.PIE_NEXT_UPDATE_S] = T_UPDATE_S
     gi = np.zeros(len(GlobalInt), dtype=np.int64)
     gi[GlobalInt.FLOWS] = p.flows
     gi[GlobalInt.GROUPS] = len(p.groups)
@@ -152,6 +158,7 @@ def _globals(p: RunParameters, trace: bool, window_slots: int, queue_slots: int)
     gi[GlobalInt.ECN_MARKING] = int(packets is not None or bytes_ is not None)
     gi[GlobalInt.ECN_THRESHOLD_PACKETS] = NO_THRESHOLD_PACKETS if packets is None else packets
     g[GlobalFloat.ECN_THRESHOLD_BYTES] = np.inf if bytes_ is None else float(bytes_)
+    gi[GlobalInt.AQM] = AQM_CODES[sc.aqm]
     return g, gi
 
 
@@ -359,6 +366,7 @@ class _State:
             busy_s=float(g[GlobalFloat.BUSY_S]),
             arrivals=int(gi[GlobalInt.ARRIVALS]),
             drops=int(gi[GlobalInt.DROPS]),
+            aqm_drops=int(gi[GlobalInt.AQM_DROPS]),
             arrivals_total=int(gi[GlobalInt.ARRIVALS_TOTAL]),
             timeouts=int(gi[GlobalInt.TIMEOUTS]),
             delay_count=int(gi[GlobalInt.DELAY_COUNT]),

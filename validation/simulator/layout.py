@@ -105,6 +105,18 @@ class BbrMode(IntEnum):
 BBR_BW_ROUNDS = 10
 
 
+class Aqm(IntEnum):
+    """Active queue management of the drop-tail FIFO (the buffer stays the hard limit)."""
+
+    NONE = 0
+    CODEL = 1  # RFC 8289, at dequeue (core/codel.py)
+    PIE = 2  # RFC 8033, at enqueue (core/pie.py)
+
+
+#: Scenario AQM name -> code.
+AQM_CODES = {"none": Aqm.NONE, "codel": Aqm.CODEL, "pie": Aqm.PIE}
+
+
 class SizeDistribution(IntEnum):
     """Distributions of finite flow sizes."""
 
@@ -322,6 +334,7 @@ class FlowCount(IntEnum):
     TIMEOUTS = 3
     COMPLETED = 4  # transfers acknowledged in full
     MARKS = 5  # packets the port marked CE
+    AQM_DROPS = 6  # of DROPS, those the AQM chose (the rest overflowed the buffer)
 
 
 class SlotFlag(IntEnum):
@@ -355,6 +368,15 @@ class GlobalFloat(IntEnum):
     SERVICE_ARRIVAL_S = 16
     SERVICE_DEPARTURE_S = 17
     ECN_THRESHOLD_BYTES = 18  # mark CE at or above this many bytes at the port (inf: never)
+    # AQM parameters and state (core/codel.py, core/pie.py)
+    CODEL_TARGET_S = 19
+    CODEL_INTERVAL_S = 20
+    CODEL_FIRST_ABOVE_S = 21  # 0: the sojourn time is below target (RFC 8289 first_above_time)
+    CODEL_DROP_NEXT_S = 22
+    PIE_DROP_PROB = 23
+    PIE_QDELAY_OLD_S = 24
+    PIE_BURST_ALLOWANCE_S = 25
+    PIE_NEXT_UPDATE_S = 26  # time of the next drop-probability update
 
 
 class GlobalInt(IntEnum):
@@ -406,6 +428,11 @@ class GlobalInt(IntEnum):
     ECN_MARKING = 42  # 1: the port marks ECN-capable packets (a threshold is set)
     ECN_THRESHOLD_PACKETS = 43  # mark CE at or above this many packets at the port
     MARKS = 44  # packets marked CE after the warm-up
+    AQM = 45  # an Aqm
+    AQM_DROPS = 46  # after the warm-up: drops the AQM chose
+    CODEL_DROPPING = 47
+    CODEL_COUNT = 48
+    CODEL_LASTCOUNT = 49
 
 
 class QueueField(IntEnum):
@@ -416,6 +443,8 @@ class QueueField(IntEnum):
     ARRIVAL_S = 2
     FLOW = 3
     BYTES = 4
+    EPOCH = 5  # CoDel (departures are events): what the delivery needs
+    SEQ = 6
 
 
 class NodeField(IntEnum):

@@ -13,7 +13,9 @@ The model, in one place:
   is evaluated at that time, which is equivalent since the ACK path has no queue);
 - the bottleneck holds at most ``B`` packets (or ``B`` full packets' bytes in byte mode), the
   one in transmission included; FIFO drop-tail, or DRR fair queueing that drops from the
-  longest queue;
+  longest queue; the FIFO may run an AQM below that hard limit: CoDel (RFC 8289) deciding at
+  dequeue, PIE (RFC 8033) at enqueue (see ``core/codel.py`` and ``core/pie.py`` for the
+  algorithms and their sources);
 - TCP Reno: slow start (at most one packet per ACK, RFC 5681 §3.1, even when an ACK covers
   a repaired hole), congestion avoidance counting the packets acknowledged, fast retransmit
   on the third duplicate ACK (the first missing packet is resent at once, RFC 6675 step 4.3),
@@ -43,8 +45,17 @@ import numpy as np
 
 from validation.simulator import parameters as P
 from validation.simulator import reference_bbr as bbr
+from validation.simulator.core.codel import REUSE_INTERVALS
 from validation.simulator.core.cubic import ALPHA_CUBIC, BETA_CUBIC, C_CUBIC
 from validation.simulator.core.dctcp import DCTCP_ALPHA_INIT, DCTCP_G
+from validation.simulator.core.pie import (
+    ALPHA_PER_S,
+    BETA_PER_S,
+    MAX_BURST_S,
+    PIE_MARK_ECN_MAX_PROB,
+    QDELAY_REF_S,
+    T_UPDATE_S,
+)
 from validation.simulator.layout import (
     CE_FLAG,
     CWR_FLAG,
@@ -63,6 +74,16 @@ from validation.simulator.scenario import FlowGroup, Scenario
 INF = math.inf
 #: A packet at the bottleneck: flow, epoch, seq, size (bytes), arrival time, flags (CE, CWR).
 Packet = tuple[int, int, int, float, float, int]
+#: RFC 8033 §4.2 auto-tuning: below each drop probability, the increment's divisor
+#: (core/pie.py's ``autotune``, written out there as branches).
+PIE_AUTOTUNE = (
+    (0.000001, 2048.0),
+    (0.00001, 512.0),
+    (0.0001, 128.0),
+    (0.001, 32.0),
+    (0.01, 8.0),
+    (0.1, 2.0),
+)
 
 
 class UniformStream:
@@ -176,6 +197,17 @@ class ReferenceSimulator:
         self.in_service: Packet | None = None
         self.last_change = 0.0
         self.drop_run = 0
+        # AQM: CoDel (RFC 8289 §5) and PIE (RFC 8033 §4) state
+        self.first_above = 0.0
+        self.drop_next = 0.0
+        self.dropping = False
+        self.count = 0
+        self.lastcount = 0
+        self.last_dep = 0.0  # departure time of the last accepted packet (PIE's backlog)
+        self.pie_prob = 0.0
+        self.pie_qdelay_old = 0.0
+        self.pie_burst = MAX_BURST_S
+        self.pie_next_update = T_UPDATE_S
         self.trace_rows: list[tuple[float, int, int, bool]] = []
         self.sample_rows: list[tuple[float, int, list[float]]] = []
 
@@ -258,15 +290,138 @@ class ReferenceSimulator:
         if not accept:
             self.drop(t, f, size)
             return
+        if self.sc.aqm == "pie" and self.pie_ok_to_signal(t):
+            # RFC 8033 §5.1: an ECN-capable packet is marked while drop_prob <= 10 %
+            signal = self.aqm_signal(t, f, size, self.pie_prob <= PIE_MARK_ECN_MAX_PROB)
+            if signal < 0:
+                return
+            flags |= signal
         self.accepted(t)
         flags |= self.mark_on_arrival(t, f, *arrived_to)
         self.q_packets += 1
         self.q_bytes += size
         pkt = (f, epoch, seq, size, t, flags)
+        self.last_dep = max(t, self.last_dep) + size * 8.0 / self.sc.capacity_bps
         if self.busy:
             self.fifo.append(pkt)
+        elif self.sc.aqm == "codel":
+            self.fifo.append(pkt)
+            nxt = self.codel_dequeue(t)
+            if nxt is not None:
+                self.start_service(t, nxt)
         else:
             self.start_service(t, pkt)
+
+    def aqm_signal(self, t: float, f: int, size: float, may_mark: bool) -> int:
+        """The AQM's congestion signal (core/aqm.py): CE_FLAG when the packet is marked (it
+        stays), -1 when it is dropped (counted as an AQM drop too)."""
+        signal = self.mark_or_drop(t, f, size) if may_mark else -1
+        if signal < 0:
+            if not may_mark:
+                self.drop(t, f, size)
+            if t >= self.warm:
+                self.raw.aqm_drops += 1
+                self.raw.per_flow[f, FlowCount.AQM_DROPS] += 1
+        return signal
+
+    # ---------------------------------------------------------------- CoDel
+    def codel_ok(self, t: float, sojourn: float, backlog: float) -> bool:
+        if sojourn < self.sc.codel_target_s or backlog <= self.p.wire_bits / 8.0:
+            self.first_above = 0.0
+            return False
+        if self.first_above == 0.0:
+            self.first_above = t + self.sc.codel_interval_s
+            return False
+        return t >= self.first_above
+
+    def codel_dodequeue(self, t: float) -> tuple[Packet | None, bool]:
+        if not self.fifo:
+            self.first_above = 0.0
+            return None, False
+        pkt = self.fifo.popleft()
+        return pkt, self.codel_ok(t, t - pkt[4], self.q_bytes - pkt[3])
+
+    def codel_signal(self, t: float, pkt: Packet) -> Packet | None:
+        """Signal the dequeued packet: None when dropped (it leaves), else it marked CE."""
+        signal = self.aqm_signal(t, pkt[0], pkt[3], True)
+        if signal < 0:
+            self.account_occupancy(t)
+            self.q_packets -= 1
+            self.q_bytes -= pkt[3]
+            return None
+        return (pkt[0], pkt[1], pkt[2], pkt[3], pkt[4], pkt[5] | signal)
+
+    def codel_dequeue(self, t: float) -> Packet | None:
+        """RFC 8289 ``dequeue``: the packet to send at t, after the control law's drops."""
+        interval = self.sc.codel_interval_s
+        pkt, ok = self.codel_dodequeue(t)
+        if self.dropping:
+            if not ok:
+                self.dropping = False
+            while self.dropping and t >= self.drop_next:
+                assert pkt is not None
+                self.count += 1
+                marked = self.codel_signal(t, pkt)
+                if marked is not None:  # sent; the next signal per the law
+                    self.drop_next += interval / math.sqrt(self.count)
+                    return marked
+                pkt, ok = self.codel_dodequeue(t)
+                if not ok:
+                    self.dropping = False
+                else:
+                    self.drop_next += interval / math.sqrt(self.count)
+        elif ok:
+            assert pkt is not None
+            marked = self.codel_signal(t, pkt)
+            if marked is None:
+                pkt, ok = self.codel_dodequeue(t)
+            else:
+                pkt = marked
+            self.dropping = True
+            delta = self.count - self.lastcount
+            count = 1
+            if delta > 1 and t - self.drop_next < REUSE_INTERVALS * interval:
+                count = delta
+            self.count = count
+            self.drop_next = t + interval / math.sqrt(count)
+            self.lastcount = count
+        return pkt
+
+    # ---------------------------------------------------------------- PIE
+    def pie_update(self, t: float) -> None:
+        """RFC 8033 §4.2-4.4: every update due at or before t (lazily, as the core does)."""
+        while self.pie_next_update <= t:
+            u = self.pie_next_update
+            qdelay = max(self.last_dep - u, 0.0)
+            old = self.pie_qdelay_old
+            prob = self.pie_prob
+            p = ALPHA_PER_S * (qdelay - QDELAY_REF_S) + BETA_PER_S * (qdelay - old)
+            for bound, divisor in PIE_AUTOTUNE:
+                if prob < bound:
+                    p /= divisor
+                    break
+            prob += p
+            if qdelay == 0.0 and old == 0.0:
+                prob *= 0.98
+            prob = min(max(prob, 0.0), 1.0)
+            burst = max(self.pie_burst - T_UPDATE_S, 0.0)
+            if prob == 0.0 and qdelay < 0.5 * QDELAY_REF_S and old < 0.5 * QDELAY_REF_S:
+                burst = MAX_BURST_S
+            self.pie_prob = prob
+            self.pie_burst = burst
+            self.pie_qdelay_old = qdelay
+            self.pie_next_update = u + T_UPDATE_S
+
+    def pie_ok_to_signal(self, t: float) -> bool:
+        """RFC 8033 §4.1 ``drop_early`` for a packet the buffer has room for."""
+        self.pie_update(t)
+        if self.pie_burst > 0.0:
+            return False
+        if self.pie_qdelay_old < 0.5 * QDELAY_REF_S and self.pie_prob < 0.2:
+            return False
+        if self.q_bytes <= 2.0 * self.p.wire_bits / 8.0:
+            return False
+        return self.rand.next() < self.pie_prob
 
     def accepted(self, t: float) -> None:
         if self.drop_run > 0:
@@ -333,7 +488,12 @@ class ReferenceSimulator:
             self.push(t + 0.5 * self.flows[f].rtt_s, Event.DELIVER, f, epoch, seq, flags)
         self.busy = False
         self.in_service = None
-        nxt = self.fq_next() if self.sc.discipline == "fq" else self.fifo_next()
+        if self.sc.discipline == "fq":
+            nxt = self.fq_next()
+        elif self.sc.aqm == "codel":
+            nxt = self.codel_dequeue(t)
+        else:
+            nxt = self.fifo_next()
         if nxt is not None:
             self.start_service(t, nxt)
 

@@ -19,6 +19,8 @@ Recovery = Literal["sack", "newreno"]
 CongestionControl = Literal["reno", "cubic", "dctcp", "bbr"]
 CC_KINDS = ("reno", "cubic", "dctcp", "bbr")
 Discipline = Literal["droptail", "fq"]
+AqmKind = Literal["none", "codel", "pie"]
+AQM_KINDS = ("none", "codel", "pie")
 SizeDistribution = Literal["fixed", "uniform", "pareto"]
 OpenLoopArrivals = Literal["poisson", "periodic"]
 OpenLoopSizes = Literal["fixed", "exponential"]
@@ -50,7 +52,8 @@ ZERO_JITTER_WARNING = (
 #: Why DCTCP without a marking threshold is worth a warning.
 NO_MARKING_WARNING = (
     "cc is dctcp but the port has no ECN marking threshold (ecn_threshold_packets, or the same "
-    "in bytes): it never marks, so DCTCP reacts only to losses, as Reno does (RFC 8257 §3.5)"
+    "in bytes) and no aqm: it never marks, so DCTCP reacts only to losses, as Reno does "
+    "(RFC 8257 §3.5)"
 )
 #: Largest ECN marking threshold in bytes.
 MAX_ECN_THRESHOLD_BYTES = 10**12
@@ -275,6 +278,11 @@ class Scenario:
         queue, 002 §V.B).
     byte_mode : the buffer holds buffer_packets·(packet_bytes + header_bytes) bytes instead of
         buffer_packets packets.
+    aqm : active queue management of the drop-tail FIFO, the buffer staying the hard limit:
+        "none", "codel" (RFC 8289, at dequeue; validation/simulator/core/codel.py) or "pie"
+        (RFC 8033, at enqueue, QDELAY_REF 15 ms; validation/simulator/core/pie.py).
+    codel_target_s : CoDel's TARGET, the sojourn time it allows to persist, s (RFC 8289: 5 ms).
+    codel_interval_s : CoDel's INTERVAL, s (RFC 8289: 100 ms).
     duration_s : simulated time, s.
     warmup_s : measures start after warmup_s, s.
     interval_s : length of the per-interval throughput bins, s.
@@ -312,6 +320,9 @@ class Scenario:
     open_loop_sizes: OpenLoopSizes = "fixed"
     discipline: Discipline = "droptail"
     byte_mode: bool = False
+    aqm: AqmKind = "none"
+    codel_target_s: float = 0.005
+    codel_interval_s: float = 0.1
     duration_s: float = 60.0
     warmup_s: float = 10.0
     interval_s: float = 1.0
@@ -347,6 +358,7 @@ class Scenario:
         if any(g.flows > 1 and g.rtt_jitter_s == 0.0 for g in self.flow_groups):
             out.append(ZERO_JITTER_WARNING)
         marking = self.ecn_threshold_packets is not None or self.ecn_threshold_bytes is not None
+        marking = marking or self.aqm != "none"  # CoDel and PIE mark ECN-capable packets
         if not marking and any(g.cc == "dctcp" for g in self.flow_groups):
             out.append(NO_MARKING_WARNING)
         return out
@@ -440,6 +452,15 @@ class Scenario:
         _choice("open_loop_arrivals", self.open_loop_arrivals, ("poisson", "periodic"))
         _choice("open_loop_sizes", self.open_loop_sizes, ("fixed", "exponential"))
         _choice("discipline", self.discipline, ("droptail", "fq"))
+        _choice("aqm", self.aqm, AQM_KINDS)
+        if self.aqm != "none" and self.discipline != "droptail":
+            raise ParameterError(
+                "aqm",
+                "none when discipline is fq",
+                f"aqm {self.aqm} runs on the drop-tail FIFO; with discipline fq it must be none",
+            )
+        checks.in_range("codel_target_s", self.codel_target_s, 0.0, 10.0, low_inclusive=False)
+        checks.in_range("codel_interval_s", self.codel_interval_s, 0.0, 100.0, low_inclusive=False)
         checks.positive("duration_s", self.duration_s)
         checks.non_negative("warmup_s", self.warmup_s)
         if self.warmup_s >= self.duration_s:
