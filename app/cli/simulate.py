@@ -85,6 +85,7 @@ OPTION_OF = {
     "header_bytes": "--header",
     "recovery": "--recovery",
     "cc": "--cc",
+    "ca_increase": "--ca-increase",
     "delayed_ack": "--delayed-ack",
     "initial_window_packets": "--initial-window",
     "min_rto_s": "--min-rto",
@@ -124,6 +125,7 @@ SCENARIO_OPTIONS = (
     "pacing",
     "recovery",
     "cc",
+    "ca_increase",
     "delayed_ack",
     "initial_window",
     "min_rto",
@@ -318,6 +320,7 @@ def _scenario_from_options(opts: dict[str, Any]) -> Scenario:
         pacing=opts["pacing"],
         recovery=opts["recovery"],
         cc=opts["cc"],
+        ca_increase=opts["ca_increase"],
         delayed_ack=opts["delayed_ack"],
         initial_window_packets=opts["initial_window"],
         min_rto_s=parse_quantity("--min-rto", opts["min_rto"], "time"),
@@ -474,6 +477,11 @@ def _time(seconds: float) -> str:
     return f"{seconds * 1e3:.4g} ms"
 
 
+def _growth(ca_increase: str) -> str:
+    """Nothing for the default byte counting; say so when the growth is one segment per ACK."""
+    return " (congestion avoidance 1/cwnd per ACK)" if ca_increase == "per_ack" else ""
+
+
 def describe(scenario: Scenario) -> str:
     """One paragraph: the scenario in the units people use."""
     if scenario.groups:
@@ -483,7 +491,7 @@ def describe(scenario: Scenario) -> str:
     if sc.rtt_jitter_s:
         rtt += f" ± {_time(sc.rtt_jitter_s)}"
     tcp = (
-        f"{'CUBIC' if sc.cc == 'cubic' else 'Reno'}, "
+        f"{'CUBIC' if sc.cc == 'cubic' else 'Reno'}{_growth(sc.ca_increase)}, "
         f"{sc.recovery.upper() if sc.recovery == 'sack' else 'NewReno'} recovery, "
         f"{'paced' if sc.pacing else 'unpaced'}, delayed ACK {sc.delayed_ack}, "
         f"initial window {sc.initial_window_packets}, min RTO {_time(sc.min_rto_s)}, "
@@ -510,7 +518,8 @@ def _describe_groups(sc: Scenario) -> str:
             f"(at most {g.flows:,} at once)",
         }[g.traffic]
         parts.append(
-            f"{g.name}: {what}, {g.cc.upper() if g.cc == 'cubic' else 'Reno'}, RTT {rtt}, "
+            f"{g.name}: {what}, {g.cc.upper() if g.cc == 'cubic' else 'Reno'}"
+            f"{_growth(g.ca_increase)}, RTT {rtt}, "
             f"access {_rate(g.access_bps)}, largest window "
             f"{g.max_window_packets:,} packets"
         )
@@ -688,6 +697,16 @@ def render(req: Request, results: list[Result], console: Console) -> None:
     default=DEFAULTS["cc"],
     show_default=True,
     help="Congestion control: Reno (RFC 5681) or CUBIC (RFC 9438).",
+)
+@click.option(
+    "--ca-increase",
+    type=click.Choice(["bytes_acked", "per_ack"]),
+    default=DEFAULTS["ca_increase"],
+    show_default=True,
+    metavar="KIND",
+    help="Congestion-avoidance growth per ACK: bytes_acked counts the segments it newly "
+    "acknowledges (RFC 3465, as Linux: 1 segment per RTT); per_ack counts 1 segment whatever "
+    "it acknowledges (RFC 5681 eq. 3, ns-2: 1/2 segment per RTT with delayed ACKs).",
 )
 @click.option(
     "--delayed-ack",

@@ -78,6 +78,13 @@ class _FlowFields(RequestModel):
         default=DEFAULTS["cc"],
         description="Congestion control: Reno (RFC 5681) or CUBIC (RFC 9438).",
     )
+    ca_increase: Literal["bytes_acked", "per_ack"] = Field(
+        default=DEFAULTS["ca_increase"],
+        description="Congestion-avoidance growth per ACK: 'bytes_acked' counts the segments "
+        "it newly acknowledges (RFC 3465, as Linux: one segment per RTT); 'per_ack' counts one "
+        "segment whatever it acknowledges (RFC 5681 eq. 3, ns-2, ns-3's TcpNewReno: half a "
+        "segment per RTT with delayed ACKs).",
+    )
     delayed_ack: int = Field(
         default=DEFAULTS["delayed_ack"],
         ge=1,

@@ -13,6 +13,7 @@ from models import checks
 from models.errors import ParameterError
 from validation.simulator import core
 from validation.simulator.layout import (
+    CA_INCREASE_CODES,
     CC_CODES,
     FLOW_FLOATS,
     FLOW_INTS,
@@ -168,6 +169,7 @@ def _flows_and_groups(p: RunParameters) -> tuple[Any, Any, Any, Any]:
         fi[rows_k, FlowInt.DELAYED_ACK] = group.delayed_ack
         fi[rows_k, FlowInt.PACING] = int(group.pacing)
         fi[rows_k, FlowInt.CC] = CC_CODES[group.cc]
+        fi[rows_k, FlowInt.CA_INCREASE] = CA_INCREASE_CODES[group.ca_increase]
         gf[k, GroupFloat.FLOW_RATE_PER_S] = group.flow_arrival_rate_per_s
         gf[k, GroupFloat.FLOW_MEAN_PACKETS] = group.flow_size_packets
         gf[k, GroupFloat.PARETO_SHAPE] = group.pareto_shape

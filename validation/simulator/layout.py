@@ -64,6 +64,23 @@ class CongestionControl(IntEnum):
 CC_CODES = {"reno": CongestionControl.RENO, "cubic": CongestionControl.CUBIC}
 
 
+class CaIncrease(IntEnum):
+    """How an ACK in congestion avoidance counts toward the window's growth.
+
+    ``BYTES_ACKED``: by the segments it newly acknowledges (RFC 3465 byte counting, as Linux):
+    one segment per RTT whatever the receiver's delayed ACKs. ``PER_ACK``: as one segment,
+    whatever it acknowledges (RFC 5681 §3.1 Eq. 3, ns-2's ``TcpAgent::opencwnd``, ns-3's
+    ``TcpNewReno``): half a segment per RTT when the receiver ACKs every second segment.
+    """
+
+    BYTES_ACKED = 0
+    PER_ACK = 1
+
+
+#: Scenario ``ca_increase`` name -> code.
+CA_INCREASE_CODES = {"bytes_acked": CaIncrease.BYTES_ACKED, "per_ack": CaIncrease.PER_ACK}
+
+
 class SizeDistribution(IntEnum):
     """Distributions of finite flow sizes."""
 
@@ -163,6 +180,7 @@ class FlowInt(IntEnum):
     DELAYED_ACK = 28
     PACING = 29
     CC = 30  # a CongestionControl
+    CA_INCREASE = 31  # a CaIncrease
 
 
 #: Columns of ``fi`` reset when a transfer starts.

@@ -18,6 +18,8 @@ Traffic = Literal["persistent", "closed_loop", "poisson_flows", "open_loop"]
 Recovery = Literal["sack", "newreno"]
 CongestionControl = Literal["reno", "cubic"]
 CC_KINDS = ("reno", "cubic")
+CaIncrease = Literal["bytes_acked", "per_ack"]
+CA_INCREASE_KINDS = ("bytes_acked", "per_ack")
 Discipline = Literal["droptail", "fq"]
 SizeDistribution = Literal["fixed", "uniform", "pareto"]
 OpenLoopArrivals = Literal["poisson", "periodic"]
@@ -58,6 +60,7 @@ GROUP_FIELDS = (
     "pacing",
     "recovery",
     "cc",
+    "ca_increase",
     "delayed_ack",
     "delayed_ack_timeout_s",
     "initial_window_packets",
@@ -92,6 +95,8 @@ class FlowGroup:
         bottlenecked at their access link, 004 §VII's RBP flows).
     max_window_packets : maximum (advertised) window, packets (window-limited flows).
     cc : congestion control, "reno" (RFC 5681) or "cubic" (RFC 9438).
+    ca_increase : what an ACK counts for in congestion avoidance, "bytes_acked" or "per_ack"
+        (see :class:`Scenario`).
     pacing, recovery, delayed_ack, delayed_ack_timeout_s, initial_window_packets, min_rto_s,
         initial_rto_s : TCP options (see :class:`Scenario`; the same defaults).
     start_spread_s : persistent and closed-loop flows start uniform in [0, start_spread_s), s.
@@ -124,6 +129,7 @@ class FlowGroup:
     pacing: bool = False
     recovery: Recovery = "sack"
     cc: CongestionControl = "reno"
+    ca_increase: CaIncrease = "bytes_acked"
     delayed_ack: int = 2
     delayed_ack_timeout_s: float = 0.2
     initial_window_packets: int = 10
@@ -176,6 +182,7 @@ class FlowGroup:
         _int_in(p + "max_window_packets", self.max_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS)
         _choice(p + "recovery", self.recovery, ("sack", "newreno"))
         _choice(p + "cc", self.cc, CC_KINDS)
+        _choice(p + "ca_increase", self.ca_increase, CA_INCREASE_KINDS)
         _int_in(p + "delayed_ack", self.delayed_ack, 1, 64)
         checks.positive(p + "delayed_ack_timeout_s", self.delayed_ack_timeout_s)
         _int_in(
@@ -223,6 +230,13 @@ class Scenario:
     recovery : "sack" (RFC 6675 loss recovery) or "newreno" (RFC 6582, no SACK).
     cc : congestion control: "reno" (RFC 5681) or "cubic" (RFC 9438, C = 0.4, β = 0.7, fast
         convergence, the Reno-friendly region; validation/simulator/core/cubic.py).
+    ca_increase : how an ACK in congestion avoidance grows the window (Reno's cwnd, and
+        CUBIC's Reno-friendly estimate W_est, RFC 9438 §4.3). "bytes_acked" (the default):
+        by the segments it newly acknowledges, cwnd += acked/cwnd (RFC 3465 byte counting,
+        as Linux): one segment per RTT whatever the delayed ACKs. "per_ack": by one segment
+        whatever it acknowledges, cwnd += 1/cwnd (RFC 5681 §3.1 Eq. 3; ns-2's
+        ``TcpAgent::opencwnd``, ns-3's ``TcpNewReno``): with delayed ACKs every second
+        segment, half a segment per RTT. Slow start is one segment per ACK either way.
     delayed_ack : in-order segments per acknowledgement (1 = no delayed ACKs).
     delayed_ack_timeout_s : longest an acknowledgement is held, s.
     initial_window_packets : initial congestion window, packets.
@@ -268,6 +282,7 @@ class Scenario:
     pacing: bool = False
     recovery: Recovery = "sack"
     cc: CongestionControl = "reno"
+    ca_increase: CaIncrease = "bytes_acked"
     delayed_ack: int = 2
     delayed_ack_timeout_s: float = 0.2
     initial_window_packets: int = 10
@@ -389,6 +404,7 @@ class Scenario:
         _int_in("header_bytes", self.header_bytes, 0, 1_000_000)
         _choice("recovery", self.recovery, ("sack", "newreno"))
         _choice("cc", self.cc, CC_KINDS)
+        _choice("ca_increase", self.ca_increase, CA_INCREASE_KINDS)
         _int_in("delayed_ack", self.delayed_ack, 1, 64)
         checks.positive("delayed_ack_timeout_s", self.delayed_ack_timeout_s)
         _int_in("initial_window_packets", self.initial_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS)
