@@ -478,7 +478,7 @@ def _time(seconds: float) -> str:
 
 
 def _growth(ca_increase: str) -> str:
-    """Nothing for the default byte counting; say so when the growth is one segment per ACK."""
+    """Nothing for the default byte counting; say so when each ACK counts as one segment."""
     return " (congestion avoidance 1/cwnd per ACK)" if ca_increase == "per_ack" else ""
 
 
