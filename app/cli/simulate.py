@@ -91,6 +91,7 @@ OPTION_OF = {
     "aqm": "--aqm",
     "codel_target_s": "--codel-target",
     "codel_interval_s": "--codel-interval",
+    "ca_increase": "--ca-increase",
     "delayed_ack": "--delayed-ack",
     "initial_window_packets": "--initial-window",
     "min_rto_s": "--min-rto",
@@ -135,6 +136,7 @@ SCENARIO_OPTIONS = (
     "aqm",
     "codel_target",
     "codel_interval",
+    "ca_increase",
     "delayed_ack",
     "initial_window",
     "min_rto",
@@ -353,6 +355,7 @@ def _scenario_from_options(opts: dict[str, Any]) -> Scenario:
         ecn=opts["ecn"],
         ecn_threshold_packets=threshold_packets,
         ecn_threshold_bytes=threshold_bytes,
+        ca_increase=opts["ca_increase"],
         delayed_ack=opts["delayed_ack"],
         initial_window_packets=opts["initial_window"],
         min_rto_s=parse_quantity("--min-rto", opts["min_rto"], "time"),
@@ -512,6 +515,11 @@ def _time(seconds: float) -> str:
     return f"{seconds * 1e3:.4g} ms"
 
 
+def _growth(ca_increase: str) -> str:
+    """Nothing for the default byte counting; say so when each ACK counts as one segment."""
+    return " (congestion avoidance 1/cwnd per ACK)" if ca_increase == "per_ack" else ""
+
+
 def describe(scenario: Scenario) -> str:
     """One paragraph: the scenario in the units people use."""
     if scenario.groups:
@@ -521,7 +529,7 @@ def describe(scenario: Scenario) -> str:
     if sc.rtt_jitter_s:
         rtt += f" ± {_time(sc.rtt_jitter_s)}"
     tcp = (
-        f"{cc_name(sc.cc, sc.ecn)}, "
+        f"{cc_name(sc.cc, sc.ecn)}{_growth(sc.ca_increase)}, "
         f"{sc.recovery.upper() if sc.recovery == 'sack' else 'NewReno'} recovery, "
         f"{'paced' if sc.pacing or sc.cc == 'bbr' else 'unpaced'}, delayed ACK {sc.delayed_ack}, "
         f"initial window {sc.initial_window_packets}, min RTO {_time(sc.min_rto_s)}, "
@@ -582,7 +590,8 @@ def _describe_groups(sc: Scenario) -> str:
             f"(at most {g.flows:,} at once)",
         }[g.traffic]
         parts.append(
-            f"{g.name}: {what}, {cc_name(g.cc, g.ecn)}, RTT {rtt}, "
+            f"{g.name}: {what}, {cc_name(g.cc, g.ecn)}{_growth(g.ca_increase)}, "
+            f"RTT {rtt}, "
             f"access {_rate(g.access_bps)}, largest window "
             f"{g.max_window_packets:,} packets"
         )
@@ -811,6 +820,16 @@ def render(req: Request, results: list[Result], console: Console) -> None:
     default=_seconds_text(DEFAULTS["codel_interval_s"]),
     show_default=True,
     help="CoDel's INTERVAL: how long the sojourn time may stay above target (with --aqm codel).",
+)
+@click.option(
+    "--ca-increase",
+    type=click.Choice(["bytes_acked", "per_ack"]),
+    default=DEFAULTS["ca_increase"],
+    show_default=True,
+    metavar="KIND",
+    help="Congestion-avoidance growth per ACK: bytes_acked counts the segments it newly "
+    "acknowledges (RFC 3465, as Linux: 1 segment per RTT); per_ack counts 1 segment whatever "
+    "it acknowledges (RFC 5681 eq. 3, ns-2: 1/2 segment per RTT with delayed ACKs).",
 )
 @click.option(
     "--delayed-ack",

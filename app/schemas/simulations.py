@@ -100,6 +100,13 @@ class _FlowFields(RequestModel):
         description="Classic ECN (RFC 3168) for reno and cubic senders: a CE mark is echoed "
         "until CWR and treated as a loss, without retransmission. dctcp always uses ECN.",
     )
+    ca_increase: Literal["bytes_acked", "per_ack"] = Field(
+        default=DEFAULTS["ca_increase"],
+        description="Congestion-avoidance growth per ACK: 'bytes_acked' counts the segments "
+        "it newly acknowledges (RFC 3465, as Linux: one segment per RTT); 'per_ack' counts one "
+        "segment whatever it acknowledges (RFC 5681 eq. 3, ns-2, ns-3's TcpNewReno: half a "
+        "segment per RTT with delayed ACKs).",
+    )
     delayed_ack: int = Field(
         default=DEFAULTS["delayed_ack"],
         ge=1,

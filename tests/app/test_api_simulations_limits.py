@@ -126,6 +126,7 @@ def test_scenario_bound_between_two_fields_names_the_field(client: TestClient) -
         ({"flows": 0}, "flows", "greater than or equal to 1"),
         ({"traffic": "bursty"}, "traffic", "persistent"),
         ({"cc": "vegas"}, "cc", "'bbr'"),
+        ({"ca_increase": "per_byte"}, "ca_increase", "'bytes_acked' or 'per_ack'"),
         ({"warmup_s": 20}, "warmup_s", "must be < duration_s"),
         ({"packet_budget": 5}, "packet_budget", "Extra inputs"),
         ({"groups": [{"flows": 2}, {"flows": 0}]}, "groups", "greater than or equal to 1"),

@@ -499,3 +499,29 @@ def test_classic_ecn_flag_and_dctcp_without_marking_warns() -> None:
     assert document["scenario"]["ecn"] is True and document["results"][0]["marks"] > 0
     plain = _invoke("--cc", "dctcp", "--buffer", "30")
     assert plain.exit_code == 0 and "never marks" in plain.stderr
+
+
+def test_ca_increase_option_and_scenario_file(tmp_path: Path) -> None:
+    # --ca-increase reaches the scenario (default: byte counting, as Linux) and changes the run;
+    # a scenario file sets it per group; a bad value is refused naming the option or field.
+    default = _json("--buffer", "10")
+    per_ack = _json("--buffer", "10", "--ca-increase", "per_ack")
+    assert default["scenario"]["ca_increase"] == "bytes_acked"
+    assert per_ack["scenario"]["ca_increase"] == "per_ack"
+    assert (
+        default["results"][0]["bottleneck_packets"] != per_ack["results"][0]["bottleneck_packets"]
+    )
+    help_text = CliRunner().invoke(main, ["simulate", "--help"]).output
+    assert "--ca-increase" in help_text and "[default: bytes_acked]" in help_text
+    bad = _invoke("--buffer", "10", "--ca-increase", "per_byte")
+    assert bad.exit_code == 2 and "--ca-increase" in bad.stderr
+    mixed = MIX_TOML.replace('name = "RBP"\n', 'name = "RBP"\nca_increase = "per_ack"\n')
+    result = _run_file(tmp_path, mixed, "mix.toml", "--buffer", "20", "--json")
+    assert result.exit_code == 0, result.output
+    groups = json.loads(result.stdout)["scenario"]["groups"]
+    assert [g["ca_increase"] for g in groups] == ["bytes_acked", "per_ack", "bytes_acked"]
+    table = _run_file(tmp_path, mixed, "mix.toml", "--buffer", "20")
+    assert "RBP: 2 persistent flows, Reno (congestion avoidance 1/cwnd per ACK)" in table.stdout
+    wrong = MIX_TOML.replace('name = "RBP"\n', 'name = "RBP"\nca_increase = "sometimes"\n')
+    refused = _run_file(tmp_path, wrong, "bad.toml", "--buffer", "20")
+    assert refused.exit_code == 2 and "groups[1].ca_increase must be one of" in refused.stderr

@@ -70,6 +70,14 @@ def test_cli_and_api_with_no_options_give_the_same_scenario(client: TestClient) 
     assert from_api.min_rto_s == 0.2
 
 
+def test_ca_increase_reaches_the_scenario_from_both_interfaces(client: TestClient) -> None:
+    from_api, _ = api_scenario(client, ca_increase="per_ack")
+    assert from_api == cli_scenario("--ca-increase", "per_ack")
+    assert from_api.ca_increase == "per_ack" and Scenario().ca_increase == "bytes_acked"
+    grouped, _ = api_scenario(client, groups=[{"flows": 2, "ca_increase": "per_ack"}, {"flows": 3}])
+    assert [g.ca_increase for g in grouped.groups] == ["per_ack", "bytes_acked"]
+
+
 def test_the_default_jitter_follows_the_rtt(client: TestClient) -> None:
     from_api, _ = api_scenario(client, rtt_s="40 ms")
     assert from_api.rtt_jitter_s == pytest.approx(0.2 * 0.04, rel=1e-12)

@@ -50,6 +50,20 @@ CASES = {
     ),
     "cubic sack": BASE.replace(cc="cubic"),
     "cubic newreno delayed acks": BASE.replace(cc="cubic", recovery="newreno", delayed_ack=2),
+    "per-ack growth, delayed acks": BASE.replace(ca_increase="per_ack", delayed_ack=2),
+    "per-ack growth, newreno, ns-2 like": BASE.replace(
+        ca_increase="per_ack", recovery="newreno", delayed_ack=2, max_window_packets=64
+    ),
+    "cubic per-ack growth": BASE.replace(cc="cubic", ca_increase="per_ack", delayed_ack=2),
+    "per-ack and byte-counting groups": Scenario(
+        capacity_bps=20e6,
+        duration_s=4.0,
+        warmup_s=1.0,
+        groups=(
+            FlowGroup(name="per ack", flows=4, ca_increase="per_ack", max_window_packets=64),
+            FlowGroup(name="bytes acked", flows=4, rtt_s=0.05, max_window_packets=64),
+        ),
+    ),
     "cubic and reno groups": Scenario(
         capacity_bps=20e6,
         duration_s=4.0,
@@ -383,6 +397,19 @@ def test_same_seed_same_result_other_seed_differs(name: str) -> None:
     if name != "no jitter, equal start":  # nothing random left to change there
         assert (a.bottleneck_packets, a.utilization) != (c.bottleneck_packets, c.utilization)
     _check_invariants(a)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["per-ack growth, delayed acks", "per-ack growth, newreno, ns-2 like", "cubic per-ack growth"],
+)
+def test_per_ack_cases_differ_from_byte_counting(name: str) -> None:
+    # The per-ACK cases above exercise a path of their own: the same scenario with byte
+    # counting (two segments per delayed ACK) takes another sample path.
+    sc = CASES[name]
+    per_ack = simulate(sc, 6, seed=11)
+    counted = simulate(sc.replace(ca_increase="bytes_acked"), 6, seed=11)
+    assert per_ack.packets_sent != counted.packets_sent
 
 
 def test_result_carries_seed_and_scenario_and_trace_is_ordered() -> None:

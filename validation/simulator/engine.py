@@ -15,6 +15,7 @@ from validation.simulator import core
 from validation.simulator.core.pie import MAX_BURST_S, T_UPDATE_S
 from validation.simulator.layout import (
     AQM_CODES,
+    CA_INCREASE_CODES,
     CC_CODES,
     FLOW_FLOATS,
     FLOW_INTS,
@@ -187,6 +188,7 @@ def _flows_and_groups(p: RunParameters) -> tuple[Any, Any, Any, Any]:
         fi[rows_k, FlowInt.PACING] = int(group.pacing or group.cc == "bbr")  # BBR always paces
         fi[rows_k, FlowInt.CC] = CC_CODES[group.cc]
         fi[rows_k, FlowInt.ECN_MODE] = ecn_mode(group.cc, group.ecn)
+        fi[rows_k, FlowInt.CA_INCREASE] = CA_INCREASE_CODES[group.ca_increase]
         gf[k, GroupFloat.FLOW_RATE_PER_S] = group.flow_arrival_rate_per_s
         gf[k, GroupFloat.FLOW_MEAN_PACKETS] = group.flow_size_packets
         gf[k, GroupFloat.PARETO_SHAPE] = group.pareto_shape

@@ -117,6 +117,23 @@ class Aqm(IntEnum):
 AQM_CODES = {"none": Aqm.NONE, "codel": Aqm.CODEL, "pie": Aqm.PIE}
 
 
+class CaIncrease(IntEnum):
+    """How an ACK in congestion avoidance counts toward the window's growth.
+
+    ``BYTES_ACKED``: by the segments it newly acknowledges (RFC 3465 byte counting, as Linux):
+    one segment per RTT whatever the receiver's delayed ACKs. ``PER_ACK``: as one segment,
+    whatever it acknowledges (RFC 5681 §3.1 Eq. 3, ns-2's ``TcpAgent::opencwnd``, ns-3's
+    ``TcpNewReno``): half a segment per RTT when the receiver ACKs every second segment.
+    """
+
+    BYTES_ACKED = 0
+    PER_ACK = 1
+
+
+#: Scenario ``ca_increase`` name -> code.
+CA_INCREASE_CODES = {"bytes_acked": CaIncrease.BYTES_ACKED, "per_ack": CaIncrease.PER_ACK}
+
+
 class SizeDistribution(IntEnum):
     """Distributions of finite flow sizes."""
 
@@ -261,6 +278,8 @@ class FlowInt(IntEnum):
     BBR_RS_APP_LIMITED = 51
     BBR_RS_PRIOR_IN_FLIGHT = 52  # packets in flight before this ACK
     BBR_RS_SLOT = 53  # window slot of this ACK's sample packet
+
+    CA_INCREASE = 36  # a CaIncrease
 
 
 #: Columns of ``fi`` reset when a transfer starts.

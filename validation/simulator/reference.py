@@ -17,7 +17,9 @@ The model, in one place:
   dequeue, PIE (RFC 8033) at enqueue (see ``core/codel.py`` and ``core/pie.py`` for the
   algorithms and their sources);
 - TCP Reno: slow start (at most one packet per ACK, RFC 5681 §3.1, even when an ACK covers
-  a repaired hole), congestion avoidance counting the packets acknowledged, fast retransmit
+  a repaired hole), congestion avoidance counting the packets acknowledged (``ca_increase``
+  "bytes_acked", RFC 3465) or one packet per ACK ("per_ack", RFC 5681 §3.1 Eq. 3, ns-2's
+  ``TcpAgent::opencwnd``): cwnd grows by counted/cwnd per ACK, fast retransmit
   on the third duplicate ACK (the first missing packet is resent at once, RFC 6675 step 4.3),
   RTO per RFC 6298 with backoff (restarted when the first unacknowledged packet is
   retransmitted, as ns-2 and Linux do); SACK recovery (RFC 6675, pipe algorithm; since packets of a
@@ -844,10 +846,13 @@ class ReferenceSimulator:
             elif not exited and bb is None:
                 if fl.cwnd < fl.ssthresh:  # at most one packet per ACK (RFC 5681 eq. 2)
                     fl.cwnd += min(newly, 1)
-                elif fl.grp.cc == "cubic":
-                    self.cubic_increase(t, fl, newly)
                 else:
-                    fl.cwnd += newly / fl.cwnd
+                    # the segments newly ACKed (RFC 3465) or one per ACK (RFC 5681 eq. 3)
+                    acked = newly if fl.grp.ca_increase == "bytes_acked" else 1
+                    if fl.grp.cc == "cubic":
+                        self.cubic_increase(t, fl, acked)
+                    else:
+                        fl.cwnd += acked / fl.cwnd
             if fl.size >= 0 and fl.snd_una >= fl.size:
                 self.complete(t, f)
                 return

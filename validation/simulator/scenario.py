@@ -18,6 +18,8 @@ Traffic = Literal["persistent", "closed_loop", "poisson_flows", "open_loop"]
 Recovery = Literal["sack", "newreno"]
 CongestionControl = Literal["reno", "cubic", "dctcp", "bbr"]
 CC_KINDS = ("reno", "cubic", "dctcp", "bbr")
+CaIncrease = Literal["bytes_acked", "per_ack"]
+CA_INCREASE_KINDS = ("bytes_acked", "per_ack")
 Discipline = Literal["droptail", "fq"]
 AqmKind = Literal["none", "codel", "pie"]
 AQM_KINDS = ("none", "codel", "pie")
@@ -70,6 +72,7 @@ GROUP_FIELDS = (
     "recovery",
     "cc",
     "ecn",
+    "ca_increase",
     "delayed_ack",
     "delayed_ack_timeout_s",
     "initial_window_packets",
@@ -108,6 +111,8 @@ class FlowGroup:
     ecn : classic ECN (RFC 3168) for "reno" and "cubic" senders: their packets are
         ECN-capable, marks are echoed until CWR and treated as a loss without retransmission;
         "dctcp" always uses ECN (its own echo and reaction), whatever this says.
+    ca_increase : what an ACK counts for in congestion avoidance, "bytes_acked" or "per_ack"
+        (see :class:`Scenario`).
     pacing, recovery, delayed_ack, delayed_ack_timeout_s, initial_window_packets, min_rto_s,
         initial_rto_s : TCP options (see :class:`Scenario`; the same defaults).
     start_spread_s : persistent and closed-loop flows start uniform in [0, start_spread_s), s.
@@ -141,6 +146,7 @@ class FlowGroup:
     recovery: Recovery = "sack"
     cc: CongestionControl = "reno"
     ecn: bool = False
+    ca_increase: CaIncrease = "bytes_acked"
     delayed_ack: int = 2
     delayed_ack_timeout_s: float = 0.2
     initial_window_packets: int = 10
@@ -194,6 +200,7 @@ class FlowGroup:
         _choice(p + "recovery", self.recovery, ("sack", "newreno"))
         _choice(p + "cc", self.cc, CC_KINDS)
         _bool(p + "ecn", self.ecn)
+        _choice(p + "ca_increase", self.ca_increase, CA_INCREASE_KINDS)
         _int_in(p + "delayed_ack", self.delayed_ack, 1, 64)
         checks.positive(p + "delayed_ack_timeout_s", self.delayed_ack_timeout_s)
         _int_in(
@@ -252,6 +259,13 @@ class Scenario:
         included, as buffer_packets counts them): DCTCP's K (Alizadeh et al., SIGCOMM 2010
         §3.1). None (the default): no marking. The buffer stays the hard limit.
     ecn_threshold_bytes : the same threshold in bytes on the wire (at most one of the two).
+    ca_increase : how an ACK in congestion avoidance grows the window (Reno's cwnd, and
+        CUBIC's Reno-friendly estimate W_est, RFC 9438 §4.3). "bytes_acked" (the default):
+        by the segments it newly acknowledges, cwnd += acked/cwnd (RFC 3465 byte counting,
+        as Linux): one segment per RTT whatever the delayed ACKs. "per_ack": by one segment
+        whatever it acknowledges, cwnd += 1/cwnd (RFC 5681 §3.1 Eq. 3; ns-2's
+        ``TcpAgent::opencwnd``, ns-3's ``TcpNewReno``): with delayed ACKs every second
+        segment, half a segment per RTT. Slow start is one segment per ACK either way.
     delayed_ack : in-order segments per acknowledgement (1 = no delayed ACKs).
     delayed_ack_timeout_s : longest an acknowledgement is held, s.
     initial_window_packets : initial congestion window, packets.
@@ -303,6 +317,7 @@ class Scenario:
     recovery: Recovery = "sack"
     cc: CongestionControl = "reno"
     ecn: bool = False
+    ca_increase: CaIncrease = "bytes_acked"
     delayed_ack: int = 2
     delayed_ack_timeout_s: float = 0.2
     initial_window_packets: int = 10
@@ -437,6 +452,7 @@ class Scenario:
         _choice("cc", self.cc, CC_KINDS)
         _bool("ecn", self.ecn)
         _check_marking(self)
+        _choice("ca_increase", self.ca_increase, CA_INCREASE_KINDS)
         _int_in("delayed_ack", self.delayed_ack, 1, 64)
         checks.positive("delayed_ack_timeout_s", self.delayed_ack_timeout_s)
         _int_in("initial_window_packets", self.initial_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS)

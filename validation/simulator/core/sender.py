@@ -34,6 +34,7 @@ from validation.simulator.layout import (
     GROUP_INTS,
     TCP_STATE,
     BbrMode,
+    CaIncrease,
     CongestionControl,
     EcnMode,
     Event,
@@ -377,10 +378,14 @@ def on_ack(sp, t, f, cum, sack_seq, ece):  # type: ignore[no-untyped-def]
             cwnd = ff[a + FlowFloat.CWND_PACKETS]
             if cwnd < ff[a + FlowFloat.SSTHRESH_PACKETS]:  # at most 1 packet/ACK (RFC 5681)
                 ff[a + FlowFloat.CWND_PACKETS] = cwnd + min(newly, 1)
-            elif fi[b + FlowInt.CC] == CongestionControl.CUBIC:
-                cubic_increase(sp, t, f, newly)
             else:
-                ff[a + FlowFloat.CWND_PACKETS] = cwnd + newly / cwnd
+                # segments the increase counts: those newly ACKed (RFC 3465) or 1 per ACK
+                # (RFC 5681 Eq. 3, ns-2); see CaIncrease
+                acked = newly if fi[b + FlowInt.CA_INCREASE] == CaIncrease.BYTES_ACKED else 1
+                if fi[b + FlowInt.CC] == CongestionControl.CUBIC:
+                    cubic_increase(sp, t, f, acked)
+                else:
+                    ff[a + FlowFloat.CWND_PACKETS] = cwnd + acked / cwnd
         size = fi[b + FlowInt.SIZE_PACKETS]
         if size >= 0 and cum >= size:
             _complete(sp, t, f)
