@@ -38,7 +38,7 @@ from validation.simulator import parameters as P
 from validation.simulator.core.cubic import ALPHA_CUBIC, BETA_CUBIC, C_CUBIC
 from validation.simulator.layout import EPOCHS, Event, FlowCount, RecoveryState
 from validation.simulator.measures import RawCounters, to_result
-from validation.simulator.results import PacketTrace, RunResult, SampledTrace
+from validation.simulator.results import PacketTrace, RunResult, SampledTrace, transfer_numbers
 from validation.simulator.scenario import FlowGroup, Scenario
 
 INF = math.inf
@@ -141,7 +141,7 @@ class ReferenceSimulator:
         self.in_service: tuple[int, int, int, float, float] | None = None
         self.last_change = 0.0
         self.drop_run = 0
-        self.trace_rows: list[tuple[float, int, int, bool]] = []
+        self.trace_rows: list[tuple[float, int, int, bool, int]] = []
         self.sample_rows: list[tuple[float, int, list[float]]] = []
 
     # ----------------------------------------------------------------- events
@@ -243,7 +243,11 @@ class ReferenceSimulator:
             self.raw.dropped_tcp += 1
         self.drop_run += 1
         if self.trace:
-            self.trace_rows.append((t, f, round(size), True))
+            self.trace_rows.append((t, f, round(size), True, self._trace_epoch(f)))
+
+    def _trace_epoch(self, f: int) -> int:
+        """The slot's current transfer number modulo EPOCHS (0 for background packets)."""
+        return self.flows[f].epoch if f < self.p.flows else 0
 
     def start_service(self, t: float, pkt: tuple[int, int, int, float, float]) -> None:
         self.busy = True
@@ -261,7 +265,7 @@ class ReferenceSimulator:
         tx = size * 8.0 / self.sc.capacity_bps
         self.account_departure(t, tx, size, t_arr, f)
         if self.trace:
-            self.trace_rows.append((t, f, round(size), False))
+            self.trace_rows.append((t, f, round(size), False, self._trace_epoch(f)))
         if f < p.flows:
             self.push(t + 0.5 * self.flows[f].rtt_s, Event.DELIVER, f, epoch, seq)
         self.busy = False
@@ -694,6 +698,11 @@ class ReferenceSimulator:
                 flow=np.array([r[1] for r in rows], dtype=np.int64),
                 size_bytes=np.array([r[2] for r in rows], dtype=np.int64),
                 dropped=np.array([r[3] for r in rows], dtype=np.bool_),
+                transfer=transfer_numbers(
+                    np.array([r[1] for r in rows], dtype=np.int64),
+                    np.array([r[4] for r in rows], dtype=np.int64),
+                    self.p.flows,
+                ),
             )
             k = min(self.sc.traced_flows, self.p.flows)
             raw.samples = SampledTrace(

@@ -53,15 +53,42 @@ class PacketTrace:
     flow: IntArray
     size_bytes: IntArray
     dropped: npt.NDArray[np.bool_]
+    transfer: IntArray | None = None
 
     def to_dict(self) -> dict[str, list[Any]]:
-        """Columns as lists."""
-        return {
+        """Columns as lists (``transfer`` too when the run recorded it)."""
+        out = {
             "time_s": self.time_s.tolist(),
             "flow": self.flow.tolist(),
             "size_bytes": self.size_bytes.tolist(),
             "dropped": self.dropped.tolist(),
         }
+        if self.transfer is not None:
+            out["transfer"] = self.transfer.tolist()
+        return out
+
+
+def transfer_numbers(flow: IntArray, epoch: IntArray, tcp_flows: int) -> IntArray:
+    """Each trace row's transfer number within its slot (0, 1, ...; 0 for background rows).
+
+    ``epoch`` is the slot's transfer counter modulo ``EPOCHS`` when the row was written; every
+    transfer sends at least one packet through the bottleneck, so a change of it between two
+    rows of a slot is one new transfer (the modulus never hides one).
+    """
+    out = np.zeros(flow.size, dtype=np.int64)
+    tcp = np.flatnonzero(flow < tcp_flows)
+    if tcp.size == 0:
+        return out
+    order = tcp[np.argsort(flow[tcp], kind="stable")]
+    f, e = flow[order], epoch[order]
+    new = np.zeros(order.size, dtype=np.int64)
+    new[1:] = (f[1:] == f[:-1]) & (e[1:] != e[:-1])
+    count = np.cumsum(new)
+    first = np.ones(order.size, dtype=np.bool_)
+    first[1:] = f[1:] != f[:-1]
+    base = np.maximum.accumulate(np.where(first, count, 0))
+    out[order] = count - base
+    return out
 
 
 @dataclass

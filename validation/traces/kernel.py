@@ -12,9 +12,11 @@ Per flow it measures (004 §VI):
   (the second flight waited in this queue; the RTT of BSCL excludes it, 004 §III.A). A gap
   closes the first flight when it is longer than ``GAP_FACTOR`` times the longest gap inside
   the flight and than ``GAP_MIN_S``;
-- whether the start looks like TCP's slow start: the second flight (the packets of the
-  round after the first) has at least as many packets as the first (a flow that does not
-  ramp up so, such as a constant-rate or Poisson stream, is *unresponsive*);
+- whether the start looks like TCP's slow start: the packets of the first flight and of the
+  round after it, and the drops among them (a window-based flow whose second flight is no
+  larger than its first, with no loss, is held by its window, not by congestion);
+- how many of the flow's departures directly follow one of its own at the link (a flow
+  paced by a slower link upstream almost never leaves back to back);
 - rounds of one RTT (the handshake RTT where the capture saw it, otherwise the first-round
   spacing, plus ``queue_s`` at the round's start) and the packets sent in each; a **rate
   reduction** is a pair of rounds with fewer than ``REDUCTION_RATIO`` times the packets of
@@ -69,6 +71,8 @@ INT_FIELDS = (
     "covered",
     "flight1_packets",
     "flight2_packets",
+    "back_to_back",
+    "start_drops",
 )
 F = {name: i for i, name in enumerate(FLOAT_FIELDS)}
 I = {name: i for i, name in enumerate(INT_FIELDS)}  # noqa: E741
@@ -86,7 +90,7 @@ _TSAMPLE, _RAW = 10, 11
 (_PK, _PHASE, _RCOUNT, _P1, _P2, _P3, _ROUNDS, _EXPL, _UNEXPL, _SKIP, _DROPS, _PKM, _MAXSZ) = range(
     13
 )
-_TESTED, _COVERED, _N1, _N2 = 13, 14, 15, 16
+_TESTED, _COVERED, _N1, _N2, _B2B, _SDROPS = 13, 14, 15, 16, 17, 18
 
 
 def new_state(flows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -163,7 +167,7 @@ def advance(
     """Advance the per-flow state over one batch of packets (see the module docstring).
 
     ``link[0]`` carries the time of the latest loss at the link from batch to batch,
-    ``link[1]`` the time of the first.
+    ``link[1]`` the time of the first, ``link[2]`` the flow of the latest departure (-1: none).
     """
     for k in range(time_s.size):
         i = flow[k]
@@ -199,8 +203,13 @@ def advance(
                 fi[i, _N1] += 1
                 if gap > fs[i, _FL_GAP]:
                     fs[i, _FL_GAP] = gap
+        if dropped[k] and fi[i, _PHASE] <= 2:
+            fi[i, _SDROPS] += 1
         if not dropped[k]:
             fs[i, _LAST] = t
+            if t >= warm_s and link[2] == i:
+                fi[i, _B2B] += 1
+            link[2] = i
         if lt == lt and lt > fs[i, _LLOSS]:
             fs[i, _LLOSS] = lt
         # Rounds start once an RTT is known: the handshake's, else the first-round spacing.
