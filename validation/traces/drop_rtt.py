@@ -24,7 +24,9 @@ pattern of lags and can agree by coincidence), when
 at least ``MIN_VOTES`` drops agree on it, they are at least ``MIN_AGREEMENT`` of the drops
 examined, and no lag ``RUNNER_UP_DISTANCE_S`` or more away has more than ``MAX_RUNNER_UP`` of its
 votes. Memory: a ring of the link's latest ``RING``
-departures and ``CANDIDATES`` lags for each flow that drops, up to ``MAX_POOL_FLOWS`` flows.
+departures (each linked to its flow's previous one, so that a drop walks its own flow's
+departures only) and ``CANDIDATES`` lags for each flow that drops, up to ``MAX_POOL_FLOWS``
+flows.
 """
 
 from __future__ import annotations
@@ -62,7 +64,8 @@ class DropRtt:
 
     def __init__(self) -> None:
         self.ring_t = np.full(RING, -np.inf)
-        self.ring_f = np.full(RING, -1, dtype=np.int64)
+        self.ring_prev = np.full(RING, -1, dtype=np.int64)  # the flow's previous departure
+        self.tail = np.full(1024, -1, dtype=np.int64)  # flow -> its latest departure
         self.head = np.zeros(1, dtype=np.int64)  # next ring slot (departures written so far)
         self.row = np.full(1024, -1, dtype=np.int64)  # flow -> pool row
         self.pool_lag = np.zeros((64, CANDIDATES))
@@ -79,6 +82,9 @@ class DropRtt:
             row = np.full(max(flows, 2 * self.row.size), -1, dtype=np.int64)
             row[: self.row.size] = self.row
             self.row = row
+            tail = np.full(row.size, -1, dtype=np.int64)
+            tail[: self.tail.size] = self.tail
+            self.tail = tail
         need = min(int(self.used[0]) + batch, MAX_POOL_FLOWS)
         rows = self.pool_n.size
         if need > rows:
@@ -101,7 +107,8 @@ class DropRtt:
         self._grow(flows, int(np.count_nonzero(dropped)))
         _advance(
             self.ring_t,
-            self.ring_f,
+            self.ring_prev,
+            self.tail,
             self.head,
             self.row,
             self.pool_lag,
@@ -142,27 +149,29 @@ class DropRtt:
 
 
 @njit(cache=True)
-def _seed(ring_t, ring_f, head, lag, t, i):  # type: ignore[no-untyped-def]
+def _seed(ring_t, ring_prev, tail, head, lag, t, i):  # type: ignore[no-untyped-def]
     """The lags from a drop of flow i at t to the flow's departures in the ring, sorted."""
     n = 0
-    k = head - 1
+    k = tail[i]
     stop = max(head - ring_t.size, 0)
     while k >= stop and n < lag.size:
         j = k % ring_t.size
         d = t - ring_t[j]
         if d > MAX_LAG_S:
             break
-        if ring_f[j] == i and d > 0.0:
+        if d > 0.0:
             lag[n] = d
             n += 1
-        k -= 1
+        k = ring_prev[j]
     lag[:n].sort()
     return n
 
 
 @njit(cache=True)
-def _reseed(ring_t, ring_f, head, pool_lag, pool_votes, pool_voted, pool_n, r, t, i):  # type: ignore[no-untyped-def]
-    pool_n[r] = _seed(ring_t, ring_f, head, pool_lag[r], t, i)
+def _reseed(  # type: ignore[no-untyped-def]
+    ring_t, ring_prev, tail, head, pool_lag, pool_votes, pool_voted, pool_n, r, t, i
+):
+    pool_n[r] = _seed(ring_t, ring_prev, tail, head, pool_lag[r], t, i)
     pool_votes[r, :] = 0
     pool_voted[r, :] = 0.0
 
@@ -170,7 +179,8 @@ def _reseed(ring_t, ring_f, head, pool_lag, pool_votes, pool_voted, pool_n, r, t
 @njit(cache=True)
 def _advance(  # type: ignore[no-untyped-def]
     ring_t,
-    ring_f,
+    ring_prev,
+    tail,
     head,
     row,
     pool_lag,
@@ -190,7 +200,8 @@ def _advance(  # type: ignore[no-untyped-def]
         if not dropped[k]:
             h = head[0]
             ring_t[h % ring_t.size] = t
-            ring_f[h % ring_t.size] = i
+            ring_prev[h % ring_t.size] = tail[i]
+            tail[i] = h
             head[0] = h + 1
             continue
         r = row[i]
@@ -200,7 +211,9 @@ def _advance(  # type: ignore[no-untyped-def]
             r = used[0]
             used[0] += 1
             row[i] = r
-            _reseed(ring_t, ring_f, head[0], pool_lag, pool_votes, pool_voted, pool_n, r, t, i)
+            _reseed(
+                ring_t, ring_prev, tail, head[0], pool_lag, pool_votes, pool_voted, pool_n, r, t, i
+            )
             pool_drops[r] = 0
             pool_last[r] = t
             continue
@@ -209,21 +222,23 @@ def _advance(  # type: ignore[no-untyped-def]
             pool_drops[r] >= RESEED_DROPS
             and pool_votes[r, :n].max() + 1 < MIN_AGREEMENT * (pool_drops[r] + 1)
         ):
-            _reseed(ring_t, ring_f, head[0], pool_lag, pool_votes, pool_voted, pool_n, r, t, i)
+            _reseed(
+                ring_t, ring_prev, tail, head[0], pool_lag, pool_votes, pool_voted, pool_n, r, t, i
+            )
             pool_drops[r] = 0
             pool_last[r] = t
             continue
         pool_drops[r] += 1
         cand = pool_lag[r, :n]
         last = -1
-        q = head[0] - 1
+        q = tail[i]
         stop = max(head[0] - ring_t.size, 0)
         while q >= stop:
             j = q % ring_t.size
             d = t - ring_t[j]
             if d > MAX_LAG_S:
                 break
-            if ring_f[j] == i and d > 0.0:
+            if d > 0.0:
                 # Candidates within the tolerance of this lag get one vote per drop.
                 lo = np.searchsorted(cand, d - TOLERANCE_S)
                 hi = np.searchsorted(cand, d + TOLERANCE_S, side="right")
@@ -234,4 +249,4 @@ def _advance(  # type: ignore[no-untyped-def]
                     if t - pool_last[r] > MAX_LAG_S:
                         pool_voted[r, c] = 1.0
                     last = c
-            q -= 1
+            q = ring_prev[j]
