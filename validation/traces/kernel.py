@@ -51,6 +51,7 @@ FLOAT_FIELDS = (
     "queue_at_rtt_s",
     "rtt_sample_at_s",
     "raw_rtt_s",
+    "first_gap_s",
 )
 #: Integer columns of the per-flow state.
 INT_FIELDS = (
@@ -86,7 +87,7 @@ ROUND_QUEUE_SHARE = 1.0
 QUEUE_RECENT_S = 1.0
 
 _FIRST, _LAST, _FL_START, _FL_GAP, _RTT1, _RTTR, _RSTART, _LLOSS, _BYTES, _QRTT = range(10)
-_TSAMPLE, _RAW = 10, 11
+_TSAMPLE, _RAW, _GAP1 = 10, 11, 12
 (_PK, _PHASE, _RCOUNT, _P1, _P2, _P3, _ROUNDS, _EXPL, _UNEXPL, _SKIP, _DROPS, _PKM, _MAXSZ) = range(
     13
 )
@@ -185,7 +186,12 @@ def advance(
             fi[i, _PHASE] = 1
             fi[i, _N1] = 0 if dropped[k] else 1
         elif fi[i, _PHASE] == 2 and not dropped[k]:
-            if t < fs[i, _FL_START] + 2.0 * fs[i, _RTT1] + 2.0 * fs[i, _QRTT]:
+            # The second flight ends one RTT sample after the first began or at a gap of half
+            # the one that ended the first flight (the queue may have shrunk since the
+            # sample: a window-held flow's third flight then comes early).
+            gap = t - fs[i, _LAST]
+            early = gap > GAP_MIN_S and gap > 0.5 * fs[i, _GAP1]
+            if not early and t < fs[i, _FL_START] + 2.0 * fs[i, _RTT1] + 2.0 * fs[i, _QRTT]:
                 fi[i, _N2] += 1
             else:
                 fi[i, _PHASE] = 3
@@ -196,6 +202,7 @@ def advance(
                 fs[i, _QRTT] = queue
                 fs[i, _TSAMPLE] = t
                 fs[i, _RAW] = t - fs[i, _FL_START]
+                fs[i, _GAP1] = gap
                 fs[i, _RTT1] = max(t - fs[i, _FL_START] - queue, 0.1 * (t - fs[i, _FL_START]))
                 fi[i, _PHASE] = 2
                 fi[i, _N2] = 1
