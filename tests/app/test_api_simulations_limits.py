@@ -82,6 +82,17 @@ def test_chunked_body_over_the_limit_gets_413(client: TestClient) -> None:
     assert "the limit is 2,048 bytes (max_body_bytes)" in answer.json()["detail"]
 
 
+def test_bbr_senders_are_accepted(client: TestClient) -> None:
+    body = small_body()
+    body["scenario"] |= {"groups": [{"flows": 2, "cc": "bbr"}, {"cc": "cubic"}]}
+    answer = client.post("/v1/simulations", json=body)
+    assert answer.status_code == 202, answer.text
+    body = small_body()
+    body["scenario"] |= {"cc": "bbr"}
+    answer = client.post("/v1/simulations", json=body)
+    assert answer.status_code == 202, answer.text
+
+
 def test_replications_over_the_limit_get_422_naming_the_bound(client: TestClient) -> None:
     error = only_error(client.post("/v1/simulations", json=small_body(replications=11)))
     assert error["loc"] == ["body", "replications"]
@@ -114,6 +125,7 @@ def test_scenario_bound_between_two_fields_names_the_field(client: TestClient) -
         ({"capacity_bps": "100 ms"}, "capacity_bps", "not a rate"),
         ({"flows": 0}, "flows", "greater than or equal to 1"),
         ({"traffic": "bursty"}, "traffic", "persistent"),
+        ({"cc": "vegas"}, "cc", "'bbr'"),
         ({"warmup_s": 20}, "warmup_s", "must be < duration_s"),
         ({"packet_budget": 5}, "packet_budget", "Extra inputs"),
         ({"groups": [{"flows": 2}, {"flows": 0}]}, "groups", "greater than or equal to 1"),
@@ -123,6 +135,20 @@ def test_scenario_bound_between_two_fields_names_the_field(client: TestClient) -
             "groups[0].rtt_jitter_s",
         ),
         ({"groups": [{"flows": 2}], "flows": 5}, "flows", "set it in each group"),
+        ({"cc": "vegas"}, "cc", "'dctcp'"),
+        ({"ecn_threshold_packets": 0}, "ecn_threshold_packets", "greater than or equal to 1"),
+        ({"ecn_threshold_bytes": "90 ms"}, "ecn_threshold_bytes", "not a size"),
+        (
+            {"ecn_threshold_packets": 5, "ecn_threshold_bytes": 9000},
+            "ecn_threshold_bytes",
+            "not both",
+        ),
+        (
+            {"ecn_threshold_packets": 5, "discipline": "fq"},
+            "discipline",
+            "drop-tail FIFO only",
+        ),
+        ({"groups": [{"flows": 2, "ecn": "maybe"}]}, "groups", "valid boolean"),
     ],
 )
 def test_invalid_scenario_field_gets_422_naming_it(
@@ -177,3 +203,28 @@ def test_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert settings.max_pending_jobs == 7
     assert settings.dask_scheduler == "tcp://127.0.0.1:8786"
     assert settings.database_url.endswith("env.db")
+
+
+def test_dctcp_with_a_marking_threshold_is_accepted_in_si_units(client: TestClient) -> None:
+    body = small_body()
+    body["scenario"] |= {
+        "groups": [{"flows": 2, "cc": "dctcp"}, {"flows": 2, "cc": "cubic", "ecn": True}],
+        "ecn_threshold_bytes": "15 kB",
+    }
+    answer = client.post("/v1/simulations", json=body)
+    assert answer.status_code == 202, answer.text
+    assert answer.json()["warnings"] == []
+    job = client.get(f"/v1/simulations/{answer.json()['id']}").json()
+    scenario = job["request"]["scenario"]
+    assert scenario["ecn_threshold_bytes"] == 15_000
+    assert scenario["ecn_threshold_packets"] is None
+    assert [g["cc"] for g in scenario["groups"]] == ["dctcp", "cubic"]
+    assert [g["ecn"] for g in scenario["groups"]] == [False, True]
+
+
+def test_dctcp_without_a_marking_threshold_is_warned_about(client: TestClient) -> None:
+    body = small_body()
+    body["scenario"] |= {"cc": "dctcp"}
+    answer = client.post("/v1/simulations", json=body)
+    assert answer.status_code == 202, answer.text
+    assert any("never marks" in w for w in answer.json()["warnings"])

@@ -18,6 +18,7 @@ from validation.simulator.layout import (
     FLOW_INTS,
     GROUP_FLOATS,
     GROUP_INTS,
+    RATE_SLOT,
     SIZE_CODES,
     TRAFFIC_CODES,
     Arrays,
@@ -36,6 +37,7 @@ from validation.simulator.layout import (
     QueueField,
     Status,
     TraceInt,
+    ecn_mode,
 )
 from validation.simulator.measures import RawCounters, to_result
 from validation.simulator.parameters import BURST_BINS, RunParameters, make_parameters
@@ -99,6 +101,10 @@ MAX_FQ_SLOTS = 1 << 25
 CHUNK_WALL_S = 0.2
 
 
+#: ``ECN_THRESHOLD_PACKETS`` when the threshold is in bytes or not set: never reached.
+NO_THRESHOLD_PACKETS = 1 << 62
+
+
 def _pow2_at_least(n: int) -> int:
     return 1 << max(int(n) - 1, 1).bit_length()
 
@@ -142,6 +148,11 @@ def _globals(p: RunParameters, trace: bool, window_slots: int, queue_slots: int)
     gi[GlobalInt.INTERVALS] = p.intervals
     gi[GlobalInt.QUEUE_MASK] = queue_slots - 1
     gi[GlobalInt.FREE_NODE] = -1
+    # ECN marking at the port (core/ecn.py): a threshold in packets or in bytes, or none
+    packets, bytes_ = sc.ecn_threshold_packets, sc.ecn_threshold_bytes
+    gi[GlobalInt.ECN_MARKING] = int(packets is not None or bytes_ is not None)
+    gi[GlobalInt.ECN_THRESHOLD_PACKETS] = NO_THRESHOLD_PACKETS if packets is None else packets
+    g[GlobalFloat.ECN_THRESHOLD_BYTES] = np.inf if bytes_ is None else float(bytes_)
     return g, gi
 
 
@@ -167,8 +178,9 @@ def _flows_and_groups(p: RunParameters) -> tuple[Any, Any, Any, Any]:
         fi[rows_k, FlowInt.MAX_WINDOW_PACKETS] = group.max_window_packets
         fi[rows_k, FlowInt.SACK] = int(group.recovery == "sack")
         fi[rows_k, FlowInt.DELAYED_ACK] = group.delayed_ack
-        fi[rows_k, FlowInt.PACING] = int(group.pacing)
+        fi[rows_k, FlowInt.PACING] = int(group.pacing or group.cc == "bbr")  # BBR always paces
         fi[rows_k, FlowInt.CC] = CC_CODES[group.cc]
+        fi[rows_k, FlowInt.ECN_MODE] = ecn_mode(group.cc, group.ecn)
         gf[k, GroupFloat.FLOW_RATE_PER_S] = group.flow_arrival_rate_per_s
         gf[k, GroupFloat.FLOW_MEAN_PACKETS] = group.flow_size_packets
         gf[k, GroupFloat.PARETO_SHAPE] = group.pareto_shape
@@ -239,8 +251,16 @@ def allocate(p: RunParameters, trace: bool) -> Arrays:
         st=np.zeros(scap),
         sq=np.zeros(scap, dtype=np.int64),
         scw=np.zeros((scap, int(gi[GlobalInt.TRACED_FLOWS]))),
+        rs=_rate_slots(p, rows, window),
     )
     return _grow_nodes(arrays, initial_list_nodes(n, window))
+
+
+def _rate_slots(p: RunParameters, rows: int, window: int) -> Any:
+    """BBR's per-packet delivery-rate state (``RateSlot``); one slot when no group is BBR."""
+    if any(group.cc == "bbr" for group in p.groups):
+        return np.zeros((rows, window, RATE_SLOT))
+    return np.zeros((1, 1, RATE_SLOT))
 
 
 def _grow_nodes(a: Arrays, cap: int | None = None) -> Arrays:
@@ -357,6 +377,7 @@ class _State:
             flows_completed=int(gi[GlobalInt.COMPLETED]),
             flows_blocked=int(gi[GlobalInt.BLOCKED]),
             per_flow=a.fc.copy(),
+            marks=int(gi[GlobalInt.MARKS]),
         )
         if self.trace:
             self._flush_trace()

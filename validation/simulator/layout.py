@@ -58,10 +58,51 @@ class CongestionControl(IntEnum):
 
     RENO = 0  # RFC 5681
     CUBIC = 1  # RFC 9438
+    DCTCP = 2  # RFC 8257
+    BBR = 3  # BBR v1 (core/bbr.py)
 
 
 #: Scenario congestion-control name -> code.
-CC_CODES = {"reno": CongestionControl.RENO, "cubic": CongestionControl.CUBIC}
+CC_CODES = {
+    "reno": CongestionControl.RENO,
+    "cubic": CongestionControl.CUBIC,
+    "dctcp": CongestionControl.DCTCP,
+    "bbr": CongestionControl.BBR,
+}
+
+
+class EcnMode(IntEnum):
+    """How a flow group's senders and receivers use ECN (``core/ecn.py``)."""
+
+    OFF = 0  # not ECN-capable: the port drops its packets (drop-tail)
+    CLASSIC = 1  # RFC 3168: ECE treated as a loss, once per window, CWR
+    DCTCP = 2  # RFC 8257: the receiver's two-state echo, the sender's alpha
+
+
+def ecn_mode(cc: str, ecn: bool) -> EcnMode:
+    """How a group uses ECN: DCTCP's own (cc "dctcp"), classic RFC 3168 (``ecn``), or not."""
+    if cc == "dctcp":
+        return EcnMode.DCTCP
+    return EcnMode.CLASSIC if ecn else EcnMode.OFF
+
+
+#: Bits of a packet's flags, carried beside its epoch in the heap payload (``FLAGS_SHIFT``).
+CE_FLAG = 1  # Congestion Experienced, set by the port (RFC 3168 §5)
+CWR_FLAG = 2  # Congestion Window Reduced, set by the sender (RFC 3168 §6.1.2)
+FLAG_MASK = 3
+
+
+class BbrMode(IntEnum):
+    """BBR v1's state machine (core/bbr.py)."""
+
+    STARTUP = 0
+    DRAIN = 1
+    PROBE_BW = 2
+    PROBE_RTT = 3
+
+
+#: BBR's bandwidth filter: a windowed max over this many round trips (Linux bbr_bw_rtts).
+BBR_BW_ROUNDS = 10
 
 
 class SizeDistribution(IntEnum):
@@ -125,6 +166,26 @@ class FlowFloat(IntEnum):
     EPOCH_START_S = 17  # start of the current congestion-avoidance epoch (-1: none)
     K_S = 18  # time to grow back to W_MAX_PACKETS (Eq. 2)
     W_EST_PACKETS = 19  # Reno-friendly estimate (Eq. 4)
+    # DCTCP sender state (RFC 8257 §3.3): reset by ecn_start when a transfer starts
+    DCTCP_ALPHA = 20  # DCTCP.Alpha, the estimate of the fraction of marked packets
+    DCTCP_ACKED_PACKETS = 21  # DCTCP.BytesAcked, in packets
+    DCTCP_MARKED_PACKETS = 22  # DCTCP.BytesMarked, in packets
+    # BBR v1 state (core/bbr.py): reset when a transfer starts; rates in packets/s
+    BBR_MIN_RTT_S = 23  # RTprop: windowed min RTT
+    BBR_MIN_RTT_STAMP_S = 24  # when BBR_MIN_RTT_S was last set
+    BBR_PACING_RATE_PER_S = 25
+    BBR_PACING_GAIN = 26
+    BBR_CWND_GAIN = 27
+    BBR_FULL_BW_PER_S = 28  # Startup: the bandwidth of the last 25% growth
+    BBR_CYCLE_STAMP_S = 29  # start of the ProbeBW gain phase
+    BBR_PROBE_RTT_DONE_S = 30  # end of ProbeRTT's 200 ms (-1: not yet timed)
+    BBR_PRIOR_CWND_PACKETS = 31  # cwnd saved at recovery or ProbeRTT
+    BBR_DELIVERED_TIME_S = 32  # when the last delivered packet was (S)ACKed
+    BBR_FIRST_TX_S = 33  # send time of the last packet (S)ACKed (start of the send phase)
+    BBR_MAX_BW_PER_S = 34  # BtlBw: the max of the per-round maxima below
+    BBR_RS_BW_PER_S = 35  # this ACK's delivery-rate sample (-1: none)
+    BBR_RS_RTT_S = 36  # this ACK's RTT sample (-1: none)
+    BBR_BW_ROUND = 37  # first of BBR_BW_ROUNDS per-round maxima (round number modulo)
 
 
 class FlowInt(IntEnum):
@@ -163,6 +224,31 @@ class FlowInt(IntEnum):
     DELAYED_ACK = 28
     PACING = 29
     CC = 30  # a CongestionControl
+    ECN_MODE = 31  # an EcnMode (a group parameter)
+    # ECN state (core/ecn.py): reset by ecn_start when a transfer starts
+    ECN_RECOVER = 32  # highest sequence number outstanding at the last ECE reduction
+    DCTCP_WINDOW_END = 33  # DCTCP.WindowEnd, in packets (RFC 8257 §3.3)
+    CE_STATE = 34  # receiver: DCTCP.CE (RFC 8257 §3.2), or the RFC 3168 ECE latch
+    CWR_PENDING = 35  # sender: the next new data packet carries CWR
+    # BBR v1 state (core/bbr.py): reset when a transfer starts
+    BBR_MODE = 36  # a BbrMode
+    BBR_CYCLE_INDEX = 37  # phase of the ProbeBW gain cycle
+    BBR_DELIVERED = 38  # packets delivered (ACKed or SACKed) so far
+    BBR_NEXT_ROUND_DELIVERED = 39  # BBR_DELIVERED at which the next round starts
+    BBR_ROUNDS = 40  # packet-timed round trips so far
+    BBR_ROUND_START = 41  # this ACK started a round
+    BBR_FULL_BW_COUNT = 42  # Startup: rounds without 25% growth
+    BBR_FULL_BW_REACHED = 43
+    BBR_PREV_CA_STATE = 44  # a BbrCaState at the last ACK
+    BBR_PACKET_CONSERVATION = 45
+    BBR_PROBE_RTT_ROUND_DONE = 46
+    BBR_APP_LIMITED = 47  # BBR_DELIVERED + 1 at which the app-limited marking ends (0: none)
+    BBR_LOSSES = 48  # packets deemed lost since the last ACK was processed
+    BBR_RS_ACKED = 49  # this ACK's newly delivered packets
+    BBR_RS_PRIOR_DELIVERED = 50  # BBR_DELIVERED when the sample's packet was sent (-1: none)
+    BBR_RS_APP_LIMITED = 51
+    BBR_RS_PRIOR_IN_FLIGHT = 52  # packets in flight before this ACK
+    BBR_RS_SLOT = 53  # window slot of this ACK's sample packet
 
 
 #: Columns of ``fi`` reset when a transfer starts.
@@ -178,9 +264,31 @@ class EventList(IntEnum):
 
 
 #: Columns of ``ff`` and ``fi``.
-FLOW_FLOATS = len(FlowFloat)
+FLOW_FLOATS = int(max(FlowFloat)) + BBR_BW_ROUNDS
 FLOW_INTS = int(max(FlowInt)) + 1
 assert FlowInt.ARRIVAL_LIST + len(EventList) == FlowInt.GROUP
+
+
+class BbrCaState(IntEnum):
+    """The TCP state BBR v1 reacts to (Linux's icsk_ca_state, the values BBR compares)."""
+
+    OPEN = 0
+    RECOVERY = 3  # fast recovery
+    LOSS = 4  # after a retransmission timeout
+
+
+class RateSlot(IntEnum):
+    """Columns of ``rs``, the delivery-rate state of each sent packet (BBR flows only;
+    Linux's ``tcp_rate.c``): per flow and window slot, set when the packet is (re)sent."""
+
+    DELIVERED = 0  # the flow's BBR_DELIVERED then
+    DELIVERED_TIME_S = 1  # the flow's BBR_DELIVERED_TIME_S then
+    FIRST_TX_S = 2  # the flow's BBR_FIRST_TX_S then
+    SENT_S = 3  # the send time
+    APP_LIMITED = 4  # sent while app-limited (1.0) or not (0.0)
+
+
+RATE_SLOT = len(RateSlot)
 
 
 class GroupFloat(IntEnum):
@@ -213,6 +321,7 @@ class FlowCount(IntEnum):
     DEPARTED_BYTES = 2  # bytes that left the bottleneck (as interval_bits counts them)
     TIMEOUTS = 3
     COMPLETED = 4  # transfers acknowledged in full
+    MARKS = 5  # packets the port marked CE
 
 
 class SlotFlag(IntEnum):
@@ -245,6 +354,7 @@ class GlobalFloat(IntEnum):
     SERVICE_BYTES = 15  # fair queueing: the packet in transmission
     SERVICE_ARRIVAL_S = 16
     SERVICE_DEPARTURE_S = 17
+    ECN_THRESHOLD_BYTES = 18  # mark CE at or above this many bytes at the port (inf: never)
 
 
 class GlobalInt(IntEnum):
@@ -293,6 +403,9 @@ class GlobalInt(IntEnum):
     IN_FLIGHT = 39  # TCP packets in flight at the end
     FREE_NODE = 40  # first free node of the event lists (-1: none)
     FREE_NODES = 41
+    ECN_MARKING = 42  # 1: the port marks ECN-capable packets (a threshold is set)
+    ECN_THRESHOLD_PACKETS = 43  # mark CE at or above this many packets at the port
+    MARKS = 44  # packets marked CE after the warm-up
 
 
 class QueueField(IntEnum):
@@ -348,12 +461,17 @@ class TraceInt(IntEnum):
 
 #: Heap key: kind << KEY_SHIFT | sequence number.
 KEY_SHIFT = 56
-#: Heap payload: (flow + 1) << 40 | epoch << 32 | argument (sequence number, timer generation).
-FLOW_SHIFT = 40
+#: Heap payload: (flow + 1) << 42 | flags << 40 | epoch << 32 | argument (sequence number,
+#: timer generation). A packet's flags (CE_FLAG, CWR_FLAG) travel with it from the sender to the
+#: port and on to the receiver: the core passes ``epoch | flags << EPOCH_BITS`` as the epoch.
+FLOW_SHIFT = 42
+FLAGS_SHIFT = 40
 EPOCH_SHIFT = 32
+EPOCH_BITS = 8
 ARG_MASK = (1 << 32) - 1
 #: Restarts of a flow slot are told apart modulo this (stale packets of an earlier transfer).
 EPOCHS = 256
+assert EPOCHS == 1 << EPOCH_BITS and FLAGS_SHIFT == EPOCH_SHIFT + EPOCH_BITS
 
 
 class Arrays(NamedTuple):
@@ -391,3 +509,4 @@ class Arrays(NamedTuple):
     st: FloatArray  # sampled trace: times
     sq: IntArray  # sampled trace: queue packets
     scw: FloatArray  # (samples, traced flows): cwnd
+    rs: FloatArray  # (flows, window slots, RATE_SLOT): RateSlot (1 x 1 without BBR groups)
