@@ -57,6 +57,18 @@ class PacketTrace:
     dropped: npt.NDArray[np.bool_]
     transfer: IntArray | None = None
 
+    def flow_keys(self) -> list[str]:
+        """Each row's flow as a capture would name it: the slot, and ``slot.k`` for the slot's
+        k-th later transfer (a closed-loop user's or a Poisson group's next flow is a new
+        connection, a new 5-tuple, in a real trace)."""
+        flows = self.flow.tolist()
+        if self.transfer is None:
+            return [str(f) for f in flows]
+        return [
+            str(f) if k == 0 else f"{f}.{k}"
+            for f, k in zip(flows, self.transfer.tolist(), strict=True)
+        ]
+
     def to_dict(self) -> dict[str, list[Any]]:
         """Columns as lists (``transfer`` too when the run recorded it)."""
         out = {

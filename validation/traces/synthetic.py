@@ -114,16 +114,8 @@ def simulated_trace(
 
 
 def flow_keys(trace: PacketTrace) -> list[str]:
-    """Each row's flow as a capture would name it: the slot, and ``slot.k`` for the slot's
-    k-th later transfer (a closed-loop user's or a Poisson group's next flow is a new
-    connection, a new 5-tuple, in a real trace)."""
-    flows = trace.flow.tolist()
-    if trace.transfer is None:
-        return [str(f) for f in flows]
-    return [
-        str(f) if k == 0 else f"{f}.{k}"
-        for f, k in zip(flows, trace.transfer.tolist(), strict=True)
-    ]
+    """Each row's flow, each transfer of a slot under its own id (:meth:`PacketTrace.flow_keys`)."""
+    return trace.flow_keys()
 
 
 def write_csv(trace: PacketTrace, path: str | Path) -> None:
