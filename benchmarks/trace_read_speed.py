@@ -4,9 +4,12 @@ Run with ``.venv/bin/python benchmarks/trace_read_speed.py [--packets 2000000] [
 It writes a CSV trace (the format of ``bufsize simulate --trace``) and a pcap capture of
 Ethernet/IPv4/TCP packets (the payload cut off, as with a short snap length) to a temporary
 directory, then times, with ``time.perf_counter``, (a) the reader alone (every batch built)
-and (b) the reader plus the estimators' per-flow pass (``estimate_trace``). It prints the
-median of ``--repeats`` runs. The CSV and pcap packets are 400 flows sending in turn, with
-1 % of the CSV rows drops.
+and (b) the reader plus the estimators' per-flow pass (``estimate_trace``), and (c) the
+reference parsers the fast paths are tested against (the CSV reader's line-exact numpy
+parser, the pcap reader's record-by-record decoder), interleaved with (a) run by run so that
+the ratio of their medians is an A/B comparison on the same load. It prints the medians of
+``--repeats`` runs and the load average before and after. The CSV and pcap packets are 400
+flows sending in turn, with 1 % of the CSV rows drops.
 
 Targets (issue 13): at least 1 M packets per second for CSV and 300 k for pcap on two cores.
 The machine is shared: quote medians, and ratios between runs taken together.
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import statistics
 import struct
 import tempfile
@@ -26,6 +30,8 @@ import dpkt
 import numpy as np
 
 from validation.traces import estimate_trace, open_trace
+from validation.traces.csv_reader import CsvTraceReader
+from validation.traces.pcap_reader import PcapTraceReader
 
 FLOWS = 400
 
@@ -74,18 +80,26 @@ def read_only(path: Path) -> int:
     return sum(len(batch) for batch in open_trace(path).batches())
 
 
+def read_reference(path: Path) -> int:
+    if path.suffix == ".csv":
+        return sum(len(batch) for batch in CsvTraceReader(path)._exact_batches())
+    return sum(len(batch) for batch in PcapTraceReader(path, exact=True).batches())
+
+
 def read_and_estimate(path: Path) -> int:
     return estimate_trace(open_trace(path), capacity_bps=1e9).packets
 
 
-def timed(fn: object, path: Path, repeats: int) -> tuple[int, float]:
-    times = []
-    count = 0
+def timed(fns: list[object], path: Path, repeats: int) -> list[tuple[int, float]]:
+    """Median seconds of each function, the functions run in turn ``repeats`` times."""
+    times: list[list[float]] = [[] for _ in fns]
+    counts = [0] * len(fns)
     for _ in range(repeats):
-        start = time.perf_counter()
-        count = fn(path)  # type: ignore[operator]
-        times.append(time.perf_counter() - start)
-    return count, statistics.median(times)
+        for k, fn in enumerate(fns):
+            start = time.perf_counter()
+            counts[k] = fn(path)  # type: ignore[operator]
+            times[k].append(time.perf_counter() - start)
+    return [(counts[k], statistics.median(times[k])) for k in range(len(fns))]
 
 
 def main() -> None:
@@ -95,21 +109,26 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     rng = np.random.default_rng(1)
+    print("load average (1, 5, 15 min) before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     with tempfile.TemporaryDirectory() as tmp:
         csv_path = Path(tmp) / "trace.csv"
         pcap_path = Path(tmp) / "trace.pcap"
         write_csv(csv_path, args.packets, rng)
         write_pcap(pcap_path, args.pcap_packets, rng)
-        read_and_estimate(csv_path)  # compile the numba kernel once, outside the timing
+        for path in (csv_path, pcap_path):  # compile and load the numba code outside the timing
+            read_and_estimate(path)
         for label, path in (("CSV", csv_path), ("pcap", pcap_path)):
             size_mb = path.stat().st_size / 1e6
-            for what, fn in (("read", read_only), ("read + estimate", read_and_estimate)):
-                count, seconds = timed(fn, path, args.repeats)
+            results = timed([read_only, read_reference, read_and_estimate], path, args.repeats)
+            names = ("read", "read (reference)", "read + estimate")
+            for what, (count, seconds) in zip(names, results, strict=True):
                 print(
                     f"{label:4s} {what:16s} {count:>10,} packets ({size_mb:,.0f} MB) in "
                     f"{seconds:6.3f} s: {count / seconds / 1e3:8,.0f} k packets/s "
                     f"(median of {args.repeats})"
                 )
+            print(f"{label:4s} read: {results[1][1] / results[0][1]:.1f}x the reference's speed")
+    print("load average (1, 5, 15 min) after: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 
 
 if __name__ == "__main__":

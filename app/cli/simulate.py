@@ -469,7 +469,7 @@ def _write_trace(writer: Any, run: RunResult, lead: tuple[int, ...]) -> None:
         raise RuntimeError("the simulator returned no packet trace")
     columns = [
         trace.time_s.tolist(),
-        trace.flow.tolist(),
+        trace.flow_keys(),
         trace.size_bytes.tolist(),
         trace.dropped.astype(int).tolist(),
     ]
@@ -899,7 +899,8 @@ def render(req: Request, results: list[Result], console: Console) -> None:
     help="Write the bottleneck's departures and drops (time_s, flow, size_bytes, dropped) "
     "to this CSV file; a buffer_packets column leads when several buffers are run, and a "
     "seed column (each run's own seed) with --replications 2 or more. Flows are "
-    "numbered from 0; flow = --flows marks background packets.",
+    "numbered from 0; flow = --flows marks background packets; a slot's later transfers "
+    "(closed-loop users, Poisson flows) are SLOT.K, the K-th after its first.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON on stdout.")
 def simulate(**opts: Any) -> None:

@@ -525,3 +525,28 @@ def test_ca_increase_option_and_scenario_file(tmp_path: Path) -> None:
     wrong = MIX_TOML.replace('name = "RBP"\n', 'name = "RBP"\nca_increase = "sometimes"\n')
     refused = _run_file(tmp_path, wrong, "bad.toml", "--buffer", "20")
     assert refused.exit_code == 2 and "groups[1].ca_increase must be one of" in refused.stderr
+
+
+def test_trace_csv_names_each_poisson_transfer_apart(tmp_path: Path) -> None:
+    """A Poisson group's slots carry one transfer after another; each later transfer is written
+    as SLOT.K (a new connection in a real trace), so ``bufsize trace`` does not read a reused
+    slot as one long flow. Persistent flows keep their plain numbers."""
+    scenario = tmp_path / "mix.toml"
+    scenario.write_text(
+        'capacity_bps = "10 Mbit/s"\nduration_s = 4\nwarmup_s = 1\n\n'
+        '[[groups]]\nname = "long"\nflows = 2\nrtt_s = "40 ms"\n\n'
+        '[[groups]]\nname = "short"\nflows = 20\ntraffic = "poisson_flows"\n'
+        'flow_arrival_rate_per_s = 30\nflow_size_packets = 14\nrtt_s = "40 ms"\n',
+        encoding="utf-8",
+    )
+    path = tmp_path / "trace.csv"
+    result = CliRunner().invoke(
+        main, ["simulate", "--scenario", str(scenario), "--buffer", "20", "--trace", str(path)]
+    )
+    assert result.exit_code == 0, result.output
+    _, rows = _read_trace(path)
+    keys = {r["flow"] for r in rows}
+    assert {"0", "1"} <= keys
+    later = [k for k in keys if "." in k]
+    assert later  # 30 arrivals a second over 4 s on the short group's first free slots
+    assert all(int(k.split(".")[0]) >= 2 and int(k.split(".")[1]) >= 1 for k in later)

@@ -369,6 +369,7 @@ def _compare(sc: Scenario, buffer_packets: int) -> RunResult:
     assert fast.packet_trace is not None and ref.packet_trace is not None
     assert np.array_equal(fast.packet_trace.flow, ref.packet_trace.flow)
     assert np.array_equal(fast.packet_trace.dropped, ref.packet_trace.dropped)
+    assert np.array_equal(fast.packet_trace.transfer, ref.packet_trace.transfer)
     assert np.allclose(fast.packet_trace.time_s, ref.packet_trace.time_s, rtol=0, atol=1e-12)
     assert fast.samples is not None and ref.samples is not None
     assert np.allclose(fast.samples.cwnd_packets, ref.samples.cwnd_packets)

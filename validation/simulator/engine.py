@@ -50,6 +50,7 @@ from validation.simulator.results import (
     RunResult,
     SampledTrace,
     summarize,
+    transfer_numbers,
 )
 from validation.simulator.scenario import Scenario
 
@@ -398,6 +399,9 @@ class _State:
                 flow=ints[:, TraceInt.FLOW].copy(),
                 size_bytes=ints[:, TraceInt.BYTES].copy(),
                 dropped=ints[:, TraceInt.DROPPED].astype(np.bool_),
+                transfer=transfer_numbers(
+                    ints[:, TraceInt.FLOW], ints[:, TraceInt.EPOCH], int(gi[GlobalInt.FLOWS])
+                ),
             )
             raw.samples = SampledTrace(
                 time_s=np.concatenate([part[0] for part in self.sample_parts]),

@@ -504,6 +504,7 @@ class TraceInt(IntEnum):
     FLOW = 0
     BYTES = 1
     DROPPED = 2
+    EPOCH = 3  # the TCP slot's transfer number modulo EPOCHS when the row is written
 
 
 #: Heap key: kind << KEY_SHIFT | sequence number.

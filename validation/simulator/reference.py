@@ -70,7 +70,7 @@ from validation.simulator.layout import (
     ecn_mode,
 )
 from validation.simulator.measures import RawCounters, to_result
-from validation.simulator.results import PacketTrace, RunResult, SampledTrace
+from validation.simulator.results import PacketTrace, RunResult, SampledTrace, transfer_numbers
 from validation.simulator.scenario import FlowGroup, Scenario
 
 INF = math.inf
@@ -210,7 +210,7 @@ class ReferenceSimulator:
         self.pie_qdelay_old = 0.0
         self.pie_burst = MAX_BURST_S
         self.pie_next_update = T_UPDATE_S
-        self.trace_rows: list[tuple[float, int, int, bool]] = []
+        self.trace_rows: list[tuple[float, int, int, bool, int]] = []
         self.sample_rows: list[tuple[float, int, list[float]]] = []
 
     # ----------------------------------------------------------------- events
@@ -439,7 +439,11 @@ class ReferenceSimulator:
             self.raw.dropped_tcp += 1
         self.drop_run += 1
         if self.trace:
-            self.trace_rows.append((t, f, round(size), True))
+            self.trace_rows.append((t, f, round(size), True, self._trace_epoch(f)))
+
+    def _trace_epoch(self, f: int) -> int:
+        """The slot's current transfer number modulo EPOCHS (0 for background packets)."""
+        return self.flows[f].epoch if f < self.p.flows else 0
 
     def ecn_capable(self, f: int) -> bool:
         """Whether packets of flow ``f`` are ECN-capable (background packets are not)."""
@@ -485,7 +489,7 @@ class ReferenceSimulator:
         tx = size * 8.0 / self.sc.capacity_bps
         self.account_departure(t, tx, size, t_arr, f)
         if self.trace:
-            self.trace_rows.append((t, f, round(size), False))
+            self.trace_rows.append((t, f, round(size), False, self._trace_epoch(f)))
         if f < p.flows:
             self.push(t + 0.5 * self.flows[f].rtt_s, Event.DELIVER, f, epoch, seq, flags)
         self.busy = False
@@ -1031,6 +1035,11 @@ class ReferenceSimulator:
                 flow=np.array([r[1] for r in rows], dtype=np.int64),
                 size_bytes=np.array([r[2] for r in rows], dtype=np.int64),
                 dropped=np.array([r[3] for r in rows], dtype=np.bool_),
+                transfer=transfer_numbers(
+                    np.array([r[1] for r in rows], dtype=np.int64),
+                    np.array([r[4] for r in rows], dtype=np.int64),
+                    self.p.flows,
+                ),
             )
             k = min(self.sc.traced_flows, self.p.flows)
             raw.samples = SampledTrace(

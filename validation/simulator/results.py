@@ -57,15 +57,54 @@ class PacketTrace:
     flow: IntArray
     size_bytes: IntArray
     dropped: npt.NDArray[np.bool_]
+    transfer: IntArray | None = None
+
+    def flow_keys(self) -> list[str]:
+        """Each row's flow as a capture would name it: the slot, and ``slot.k`` for the slot's
+        k-th later transfer (a closed-loop user's or a Poisson group's next flow is a new
+        connection, a new 5-tuple, in a real trace)."""
+        flows = self.flow.tolist()
+        if self.transfer is None:
+            return [str(f) for f in flows]
+        return [
+            str(f) if k == 0 else f"{f}.{k}"
+            for f, k in zip(flows, self.transfer.tolist(), strict=True)
+        ]
 
     def to_dict(self) -> dict[str, list[Any]]:
-        """Columns as lists."""
-        return {
+        """Columns as lists (``transfer`` too when the run recorded it)."""
+        out = {
             "time_s": self.time_s.tolist(),
             "flow": self.flow.tolist(),
             "size_bytes": self.size_bytes.tolist(),
             "dropped": self.dropped.tolist(),
         }
+        if self.transfer is not None:
+            out["transfer"] = self.transfer.tolist()
+        return out
+
+
+def transfer_numbers(flow: IntArray, epoch: IntArray, tcp_flows: int) -> IntArray:
+    """Each trace row's transfer number within its slot (0, 1, ...; 0 for background rows).
+
+    ``epoch`` is the slot's transfer counter modulo ``EPOCHS`` when the row was written; every
+    transfer sends at least one packet through the bottleneck, so a change of it between two
+    rows of a slot is one new transfer (the modulus never hides one).
+    """
+    out = np.zeros(flow.size, dtype=np.int64)
+    tcp = np.flatnonzero(flow < tcp_flows)
+    if tcp.size == 0:
+        return out
+    order = tcp[np.argsort(flow[tcp], kind="stable")]
+    f, e = flow[order], epoch[order]
+    new = np.zeros(order.size, dtype=np.int64)
+    new[1:] = (f[1:] == f[:-1]) & (e[1:] != e[:-1])
+    count = np.cumsum(new)
+    first = np.ones(order.size, dtype=np.bool_)
+    first[1:] = f[1:] != f[:-1]
+    base = np.maximum.accumulate(np.where(first, count, 0))
+    out[order] = count - base
+    return out
 
 
 @dataclass

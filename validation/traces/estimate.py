@@ -16,7 +16,15 @@ state) and returns :class:`TraceEstimates`:
   no loss here and fewer reductions keeps a steady rate that something other than congestion
   sets: **window-limited** (a receiver window, or an upstream rate limit that drops nothing).
   A window-limited flow that loses here is counted LBP (004 §VI: "the possible
-  mis-classification of window-limited flows as LBPs has no major impact"). Non-TCP flows
+  mis-classification of window-limited flows as LBPs has no major impact"). Two signs of a
+  flow limited by something other than this link come first: a flow whose departures
+  (almost) never follow one of its own back to back (under ``PACED_MAX_SHARE``) is paced by
+  a slower link before this one and is RBP (004 §VII's RBP flows sit behind slow access
+  links); a flow whose second flight is no larger than its first, with no drop in them,
+  stopped growing at a window of its own and is window-limited ("the key difference with
+  LBP flows is that the latter keep increasing their window until a loss occurs", 004 §VI).
+  Losses during the warm-up count ("loses packets at this link"): a few LBP flows on a large
+  buffer may lose only when their slow start overflows it. Non-TCP flows
   of a capture, and long flows whose rate times RTT sample is under ``MIN_WINDOW_PACKETS``
   (no window-based flow keeps less in flight; a Poisson stream's first gap passes for a
   short "RTT"), are *unresponsive*. Flows that carried no payload (the acknowledgements of
@@ -27,12 +35,15 @@ state) and returns :class:`TraceEstimates`:
   that follow a loss); a one-sided binomial test of the explained count gives a p-value. The
   interval runs from the LBP flows that are sure (``SURE_DROPS`` drops here, or
   p < ``LBP_P_VALUE``) to the LBP flows plus the RBP flows with p < ``UNSURE_P_VALUE``.
-- **per-flow RTTs**: the handshake RTT where the capture saw it, otherwise the first-round
-  spacing (H. Jiang, C. Dovrolis, CCR 2002, [21] of 004 §VI). Both include the queueing of one
-  packet at this link at the flow's start, which BSCL's RTT excludes (004 §III.A); samples
-  taken once the link is congested are reduced by the median excess over those taken
-  before (:func:`_queue_corrected_rtts`). The queue varies around that median, so a single
-  flow's RTT is still off by up to the buffer's delay.
+- **per-flow RTTs**: BSCL's RTT excludes the queueing at this link (004 §III.A). With the
+  link's drop events (CSV), the lag from a departure to the drop of the packet its
+  acknowledgement released, on which the flow's drops agree (:mod:`validation.traces.drop_rtt`):
+  a drop is timed at the packet's arrival, so no queueing here is in it. Otherwise the
+  handshake RTT where the capture saw it, or the first-round spacing (H. Jiang, C. Dovrolis,
+  CCR 2002, [21] of 004 §VI); both include the queueing of one packet at this link at the
+  flow's start: samples taken once the link is congested are reduced by the median excess
+  over those taken before (:func:`_queue_corrected_rtts`). The queue varies around that
+  median, so such an RTT is still off by up to the buffer's delay.
 - **T_e** = N_b / Σ 1/T_i over the LBP flows (004 eq. 12), with a 95 % percentile bootstrap
   interval over the flows (``BOOTSTRAP_REPS`` resamples, seed ``BOOTSTRAP_SEED``).
 - **C_e**, the LBP flows' aggregate rate after the warm-up, and the link's total rate and
@@ -54,6 +65,7 @@ import numpy as np
 from scipy import stats
 
 from validation.traces import kernel
+from validation.traces.drop_rtt import DropRtt
 from validation.traces.records import FloatArray, IntArray, TraceReader
 
 #: Rounds a flow must last to be more than size-limited.
@@ -74,6 +86,9 @@ RBP_P_VALUE = 0.5
 MIN_GROUP = 5
 #: The least mean window (rate x RTT, packets) of a window-based (TCP) flow.
 MIN_WINDOW_PACKETS = 1.0
+#: Share of a flow's departures (after the warm-up) that directly follow one of its own, below
+#: which the flow is paced by a slower link before this one (RBP).
+PACED_MAX_SHARE = 0.05
 #: Drops here that make an LBP flow sure (without correlated reductions).
 SURE_DROPS = 3
 BOOTSTRAP_REPS = 2000
@@ -205,6 +220,7 @@ class _Accumulator:
         self.second_bytes = np.zeros(0)
         self.first_loss_s = math.inf
         self.queue_full_s = 0.0
+        self.drop_rtt_s = np.zeros(0)
 
     def grow(self, flows: int) -> None:
         rows = self.fs.shape[0]
@@ -272,9 +288,10 @@ def estimate_trace(
     queue_full_s = 0.0
     if buffer_bytes is not None and capacity_bps is not None:
         queue_full_s = 8.0 * float(buffer_bytes) / float(capacity_bps)
-    link = np.array([-np.inf, np.inf])
+    link = np.array([-np.inf, np.inf, -1.0])
     warm_abs = math.inf
     handshake = np.full(1024, np.nan)
+    drop_rtt = DropRtt() if reader.has_drops else None
     for batch in reader.batches():
         if len(batch) == 0:
             continue
@@ -303,6 +320,8 @@ def estimate_trace(
             queue_full_s,
             link,
         )
+        if drop_rtt is not None:
+            drop_rtt.advance(flows, batch.time_s, batch.flow, batch.dropped)
         _bin(acc, batch.time_s, batch.size_bytes, batch.dropped, batch.loss_time_s, warm_abs)
         if progress is not None and reader.total_bytes > 0:
             progress(min(reader.bytes_read / reader.total_bytes, 1.0))
@@ -313,6 +332,8 @@ def estimate_trace(
         )
     acc.first_loss_s = float(link[1])
     acc.queue_full_s = queue_full_s
+    if drop_rtt is not None:
+        acc.drop_rtt_s = drop_rtt.rtts(len(reader.flows))
     return _summarize(reader, acc, warm_abs, capacity_bps)
 
 
@@ -367,13 +388,29 @@ def _summarize(
     classes = np.full(n, "window_limited", dtype=object)
     short = (rounds < MIN_ROUNDS) | (packets < MIN_PACKETS)
     reductions = expl + unexpl
+    # Any loss here counts, the warm-up's too: a few LBP flows on a large buffer may lose only
+    # when their slow start overflows it (004 §VII's N_b = 2 at B = C·T_avg).
     lossy = fi[:, I["drops_measured"]] > 0
-    lossy |= np.isfinite(fs[:, F["last_loss_s"]]) & (fs[:, F["last_loss_s"]] >= warm_abs)
+    lossy |= np.isfinite(fs[:, F["last_loss_s"]])
+    # A flow behind a slower link (004 §VII's RBP flows) reaches this link with its packets
+    # spaced by that link's transmission time: they (almost) never leave back to back, whereas
+    # a window-based flow from a fast access link sends bursts (slow start, and two packets
+    # per delayed ACK) that do.
+    departed = fi[:, I["packets_measured"]]
+    paced = (departed >= MIN_PACKETS) & (
+        fi[:, I["back_to_back"]] < PACED_MAX_SHARE * np.maximum(departed, 1)
+    )
     # Reductions that ignore the flow's losses here: many, mostly unexplained, and no more
     # often after a loss than chance (p >= 0.5).
     uncorrelated = (unexpl >= RBP_MIN_UNEXPLAINED) & (unexpl >= 2 * expl) & (p_value >= RBP_P_VALUE)
-    lbp = ~short & lossy & ~uncorrelated
-    rbp = ~short & ~lbp & (unexpl >= MIN_REDUCTIONS)
+    # "The key difference with LBP flows is that the latter keep increasing their window until
+    # a loss occurs" (004 §VI): a flow whose second flight is no larger than its first, with
+    # no loss in them, stopped growing at a window of its own (receiver window, [19]'s
+    # window-limited flows; 004 §VII's are limited by the receiver window).
+    n1, n2 = fi[:, I["flight1_packets"]], fi[:, I["flight2_packets"]]
+    window_held = (n1 >= 1) & (n2 >= 1) & (n2 <= n1) & (fi[:, I["start_drops"]] == 0)
+    lbp = ~short & lossy & ~uncorrelated & ~paced & ~window_held
+    rbp = ~short & ~lbp & ((unexpl >= MIN_REDUCTIONS) | paced)
     # A capture shows which flows are TCP; the CSV format does not (its flows are all taken
     # for TCP: a Poisson or constant-rate stream there may be counted as LBP or RBP).
     unresponsive = np.zeros(n, dtype=np.bool_)
@@ -385,6 +422,9 @@ def _summarize(
     # first gap passes for a round trip) is not window-based.
     rate_pps = fi[:, I["packets_measured"]] / measured_s
     raw_rtt_s = fs[:, F["round_rtt_s"]] + fs[:, F["queue_at_rtt_s"]]  # before the correction
+    if acc.drop_rtt_s.size:
+        # The window is the rate times the RTT with the queue in it: at least the drop lag.
+        raw_rtt_s = np.fmax(raw_rtt_s, acc.drop_rtt_s)
     with np.errstate(invalid="ignore"):
         unresponsive |= ~short & (rate_pps * raw_rtt_s < MIN_WINDOW_PACKETS)
     lbp &= ~unresponsive
@@ -412,6 +452,14 @@ def _summarize(
     )
     rtt, queue_note = _queue_corrected_rtts(fs, rtt, lbp, acc)
     notes.append(queue_note)
+    if acc.drop_rtt_s.size:
+        from_drops = np.isfinite(acc.drop_rtt_s)
+        rtt = np.where(from_drops, acc.drop_rtt_s, rtt)
+        source[from_drops] = "drops"
+        notes.append(
+            f"{int((from_drops & lbp).sum())} of {int(lbp.sum())} LBP flows have their RTT "
+            "from the lag on which their drops agree (no queueing at this link in it)"
+        )
     lbp_rtts = rtt[lbp & np.isfinite(rtt) & (rtt > 0)]
     if lbp.sum() > lbp_rtts.size:
         notes.append(
@@ -482,7 +530,8 @@ def _summarize(
     ]
     counts = {name: int((classes == name).sum()) for name in CLASSES}
     sources = {
-        name: int((source[lbp] == name).sum()) for name in ("handshake", "first_round", "none")
+        name: int((source[lbp] == name).sum())
+        for name in ("handshake", "drops", "first_round", "none")
     }
     return TraceEstimates(
         kind=reader.kind,

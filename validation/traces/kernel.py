@@ -12,9 +12,11 @@ Per flow it measures (004 §VI):
   (the second flight waited in this queue; the RTT of BSCL excludes it, 004 §III.A). A gap
   closes the first flight when it is longer than ``GAP_FACTOR`` times the longest gap inside
   the flight and than ``GAP_MIN_S``;
-- whether the start looks like TCP's slow start: the second flight (the packets of the
-  round after the first) has at least as many packets as the first (a flow that does not
-  ramp up so, such as a constant-rate or Poisson stream, is *unresponsive*);
+- whether the start looks like TCP's slow start: the packets of the first flight and of the
+  round after it, and the drops among them (a window-based flow whose second flight is no
+  larger than its first, with no loss, is held by its window, not by congestion);
+- how many of the flow's departures directly follow one of its own at the link (a flow
+  paced by a slower link upstream almost never leaves back to back);
 - rounds of one RTT (the handshake RTT where the capture saw it, otherwise the first-round
   spacing, plus ``queue_s`` at the round's start) and the packets sent in each; a **rate
   reduction** is a pair of rounds with fewer than ``REDUCTION_RATIO`` times the packets of
@@ -49,6 +51,7 @@ FLOAT_FIELDS = (
     "queue_at_rtt_s",
     "rtt_sample_at_s",
     "raw_rtt_s",
+    "first_gap_s",
 )
 #: Integer columns of the per-flow state.
 INT_FIELDS = (
@@ -69,6 +72,8 @@ INT_FIELDS = (
     "covered",
     "flight1_packets",
     "flight2_packets",
+    "back_to_back",
+    "start_drops",
 )
 F = {name: i for i, name in enumerate(FLOAT_FIELDS)}
 I = {name: i for i, name in enumerate(INT_FIELDS)}  # noqa: E741
@@ -82,11 +87,11 @@ ROUND_QUEUE_SHARE = 1.0
 QUEUE_RECENT_S = 1.0
 
 _FIRST, _LAST, _FL_START, _FL_GAP, _RTT1, _RTTR, _RSTART, _LLOSS, _BYTES, _QRTT = range(10)
-_TSAMPLE, _RAW = 10, 11
+_TSAMPLE, _RAW, _GAP1 = 10, 11, 12
 (_PK, _PHASE, _RCOUNT, _P1, _P2, _P3, _ROUNDS, _EXPL, _UNEXPL, _SKIP, _DROPS, _PKM, _MAXSZ) = range(
     13
 )
-_TESTED, _COVERED, _N1, _N2 = 13, 14, 15, 16
+_TESTED, _COVERED, _N1, _N2, _B2B, _SDROPS = 13, 14, 15, 16, 17, 18
 
 
 def new_state(flows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -163,7 +168,7 @@ def advance(
     """Advance the per-flow state over one batch of packets (see the module docstring).
 
     ``link[0]`` carries the time of the latest loss at the link from batch to batch,
-    ``link[1]`` the time of the first.
+    ``link[1]`` the time of the first, ``link[2]`` the flow of the latest departure (-1: none).
     """
     for k in range(time_s.size):
         i = flow[k]
@@ -181,7 +186,12 @@ def advance(
             fi[i, _PHASE] = 1
             fi[i, _N1] = 0 if dropped[k] else 1
         elif fi[i, _PHASE] == 2 and not dropped[k]:
-            if t < fs[i, _FL_START] + 2.0 * fs[i, _RTT1] + 2.0 * fs[i, _QRTT]:
+            # The second flight ends one RTT sample after the first began or at a gap of half
+            # the one that ended the first flight (the queue may have shrunk since the
+            # sample: a window-held flow's third flight then comes early).
+            gap = t - fs[i, _LAST]
+            early = gap > GAP_MIN_S and gap > 0.5 * fs[i, _GAP1]
+            if not early and t < fs[i, _FL_START] + 2.0 * fs[i, _RTT1] + 2.0 * fs[i, _QRTT]:
                 fi[i, _N2] += 1
             else:
                 fi[i, _PHASE] = 3
@@ -192,6 +202,7 @@ def advance(
                 fs[i, _QRTT] = queue
                 fs[i, _TSAMPLE] = t
                 fs[i, _RAW] = t - fs[i, _FL_START]
+                fs[i, _GAP1] = gap
                 fs[i, _RTT1] = max(t - fs[i, _FL_START] - queue, 0.1 * (t - fs[i, _FL_START]))
                 fi[i, _PHASE] = 2
                 fi[i, _N2] = 1
@@ -199,8 +210,13 @@ def advance(
                 fi[i, _N1] += 1
                 if gap > fs[i, _FL_GAP]:
                     fs[i, _FL_GAP] = gap
+        if dropped[k] and fi[i, _PHASE] <= 2:
+            fi[i, _SDROPS] += 1
         if not dropped[k]:
             fs[i, _LAST] = t
+            if t >= warm_s and link[2] == i:
+                fi[i, _B2B] += 1
+            link[2] = i
         if lt == lt and lt > fs[i, _LLOSS]:
             fs[i, _LLOSS] = lt
         # Rounds start once an RTT is known: the handshake's, else the first-round spacing.

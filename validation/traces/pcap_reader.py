@@ -40,6 +40,8 @@ from typing import Any, BinaryIO
 import dpkt
 import numpy as np
 
+from validation.traces import pcap_fast
+from validation.traces.pcap_fast import flow_key
 from validation.traces.records import FlowTable, PacketBatch, TraceFormatError
 
 #: Packets per batch handed to the estimators.
@@ -110,8 +112,9 @@ class PcapTraceReader:
 
     has_drops = False
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, exact: bool = False) -> None:
         self.path = str(path)
+        self.exact = exact
         self.flows = FlowTable()
         self.total_bytes = os.path.getsize(self.path)
         self.bytes_read = 0
@@ -122,6 +125,7 @@ class PcapTraceReader:
         self._syn_s: dict[int, float] = {}
         self._payload: list[bool] = []
         self._record_offset = 0
+        self._last_s = -np.inf
 
     def batches(self) -> Iterator[PacketBatch]:
         """Yield the packets in batches; raise :class:`TraceFormatError` on a bad record."""
@@ -150,11 +154,153 @@ class PcapTraceReader:
                     f"link type {link} is not supported (Ethernet, raw IP, Linux SLL, loopback)",
                     byte_offset=0,
                 )
-            if self.kind == "pcap":
-                # dpkt checked the file header; the records are read below (see _pcap_records).
+            if self.kind == "pcap" and not self.exact:
+                # dpkt checked the file header; the records are decoded in blocks.
+                yield from self._fast_read(raw, head, link)
+            elif self.kind == "pcap":
+                # The reference path: records read below (see _pcap_records), one at a time.
                 yield from self._read(self._pcap_records(raw, head), counted, link)
             else:
                 yield from self._read(iter(reader), counted, link)
+
+    def _fast_read(self, raw: BinaryIO, magic: bytes, link: int) -> Iterator[PacketBatch]:
+        """The libpcap records a block at a time (:mod:`validation.traces.pcap_fast`)."""
+        little = magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1")
+        nano = magic in (b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d")
+        offset = _LINK_OFFSETS[link]
+        state = pcap_fast.TcpState()
+        raw.seek(24)
+        base = 24  # file offset of block[0]
+        block = np.zeros(0, dtype=np.uint8)
+        last_s = -np.inf
+        starts = np.zeros(BATCH_PACKETS, dtype=np.int64)
+        while True:
+            more = raw.read(PCAP_BLOCK_BYTES)
+            if more:
+                block = np.concatenate([block, np.frombuffer(more, dtype=np.uint8)])
+            count, end = pcap_fast.record_offsets(block, 0, little, starts)
+            while count:
+                offsets = starts[:count].copy()
+                yield from self._fast_block(
+                    block, offsets, base, little, nano, offset, state, last_s
+                )
+                last_s = self._last_s
+                block = block[end:]
+                base += end
+                count, end = pcap_fast.record_offsets(block, 0, little, starts)
+            self.bytes_read = min(base, self.total_bytes)
+            if not more:
+                break
+        if block.size:
+            need = (
+                16
+                if block.size < 16
+                else 16
+                + int(pcap_fast._u32_header(block, np.zeros(1, dtype=np.int64) + 8, little)[0])
+            )
+            raise TraceFormatError(
+                self.path,
+                f"the file is cut short: a record needs {need:,} bytes, "
+                f"the file has {block.size:,}",
+                byte_offset=base,
+            )
+        self.flows.no_payload = {
+            i
+            for i in range(len(self.flows))
+            if i not in self.flows.not_tcp
+            and not (i < state.payload_seen.size and state.payload_seen[i])
+        }
+        self.bytes_read = self.total_bytes
+
+    def _fast_block(
+        self,
+        block: np.ndarray,
+        offsets: np.ndarray,
+        base: int,
+        little: bool,
+        nano: bool,
+        link_offset: int | None,
+        state: pcap_fast.TcpState,
+        last_s: float,
+    ) -> Iterator[PacketBatch]:
+        """One block's records as a batch (the unusual packets through the reference)."""
+        dec = pcap_fast.decode(block, offsets, little, nano, link_offset)
+        ts = dec.ts
+        back = np.flatnonzero(np.diff(np.concatenate([[last_s], ts])) < 0)
+        if back.size:
+            k = int(back[0])
+            before = last_s if k == 0 else float(ts[k - 1])
+            raise TraceFormatError(
+                self.path,
+                f"timestamps go backwards ({float(ts[k])!r} s after {before!r} s); "
+                "sort the capture by time (e.g. reordercap)",
+                byte_offset=base + int(offsets[k]),
+            )
+        self._last_s = float(ts[-1]) if ts.size else last_s
+        fast, skip = dec.fast, dec.skip
+        flow = np.full(offsets.size, -1, dtype=np.int64)
+        # Flow indices of the common packets: one dictionary look-up per distinct key.
+        rows = np.flatnonzero(fast)
+        if rows.size:
+            keys = np.ascontiguousarray(dec.key[rows]).view(f"V{pcap_fast.KEY_BYTES}").ravel()
+            unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+            order = np.argsort(first, kind="stable")  # new flows in order of appearance
+            index = np.empty(unique.size, dtype=np.int64)
+            for u in order.tolist():
+                key = unique[u].tobytes()
+                found = self._index.get(key)
+                if found is None:
+                    found = self._new_flow(key, *_key_parts(key))
+                index[u] = found
+            flow[rows] = index[inverse.reshape(-1)]
+        # The others, one by one through the reference decoder.
+        tcp, seq, flags, payload = dec.tcp & fast, dec.seq, dec.flags, dec.payload
+        length = dec.length.copy()
+        for k in np.flatnonzero(~fast & ~skip).tolist():
+            start = int(dec.data[k])
+            buf = block[start : start + int(dec.caplen[k])].tobytes()
+            fields = self._decode(buf, link_offset)
+            if fields is None:
+                continue
+            flow[k], length[k], tcp_fields = fields
+            if tcp_fields is not None:
+                tcp[k] = True
+                seq[k], flags[k], payload[k] = tcp_fields
+        keep = flow >= 0
+        flow, ts, length = flow[keep], ts[keep], length[keep]
+        tcp, seq, flags, payload = tcp[keep], seq[keep], flags[keep], payload[keep]
+        state.grow(len(self.flows))
+        loss = np.empty(flow.size)
+        pcap_fast.track_tcp(
+            flow,
+            tcp,
+            seq,
+            flags,
+            payload,
+            ts,
+            state.next_seq,
+            state.has_next,
+            state.holes,
+            state.nholes,
+            state.syn_s,
+            state.handshake_s,
+            state.payload_seen,
+            state.downstream,
+            loss,
+        )
+        n = len(self.flows)
+        for i in np.flatnonzero(np.isfinite(state.handshake_s[:n])).tolist():
+            self.flows.handshake_rtt_s[i] = float(state.handshake_s[i])
+        for i in np.flatnonzero(state.downstream[:n]).tolist():
+            self.flows.downstream_losses[i] = int(state.downstream[i])
+        if flow.size:
+            yield PacketBatch(
+                time_s=ts,
+                flow=flow,
+                size_bytes=length,
+                dropped=np.zeros(flow.size, dtype=np.bool_),
+                loss_time_s=loss,
+            )
 
     def _pcap_records(self, raw: BinaryIO, magic: bytes) -> Iterator[tuple[float, bytes]]:
         """The records of a libpcap file: (timestamp, packet bytes), read in large blocks.
@@ -266,6 +412,19 @@ class PcapTraceReader:
 
     def _packet(self, buf: bytes, offset: int | None, ts: float) -> tuple[int, int, float] | None:
         """Flow index, IP length and loss time (NaN) of one packet; None if it is not IP."""
+        fields = self._decode(buf, offset)
+        if fields is None:
+            return None
+        index, length, tcp = fields
+        if tcp is None:
+            return index, length, np.nan
+        seq, flags, payload_bytes = tcp
+        return index, length, self._tcp(index, seq, flags, payload_bytes, ts)
+
+    def _decode(
+        self, buf: bytes, offset: int | None
+    ) -> tuple[int, int, tuple[int, int, int] | None] | None:
+        """Flow index, IP length and (seq, flags, payload) of a TCP packet; None if not IP."""
         if offset is None:  # Ethernet
             if len(buf) < 14:
                 return None
@@ -301,15 +460,15 @@ class PcapTraceReader:
             return None
         transport = proto in _PROTOCOLS and len(buf) >= pos + 4
         ports = buf[pos : pos + 4] if transport else b""
-        key = src + dst + ports + bytes((proto,))
+        key = flow_key(src, dst, ports, proto)
         index = self._index.get(key)
         if index is None:
             index = self._new_flow(key, src, dst, ports, proto)
         if proto != 6 or len(buf) < pos + 14:
-            return index, length, np.nan
+            return index, length, None
         _, _, seq, _, data_offset, flags = _TCP.unpack_from(buf, pos)
         payload_bytes = length - (pos - ip_start) - (data_offset >> 4) * 4
-        return index, length, self._tcp(index, seq, flags, payload_bytes, ts)
+        return index, length, (seq, flags, payload_bytes)
 
     def _new_flow(self, key: bytes, src: bytes, dst: bytes, ports: bytes, proto: int) -> int:
         family = socket.AF_INET if len(src) == 4 else socket.AF_INET6
@@ -373,10 +532,19 @@ class PcapTraceReader:
                     if end < hole[1]:
                         holes.append([float(end), hole[1], hole[2]])
                     hole[1] = float(start)
+                    if len(holes) > MAX_HOLES:
+                        del holes[0]
                 return hole[2]
         losses = self.flows.downstream_losses
         losses[index] = losses.get(index, 0) + 1
         return np.nan
+
+
+def _key_parts(key: bytes) -> tuple[bytes, bytes, bytes, int]:
+    """Source, destination, ports (b"" if none) and protocol of a :func:`flow_key`."""
+    width = key[0]
+    ports = key[33:37] if key[37] else b""
+    return key[1 : 1 + width], key[17 : 17 + width], ports, key[38]
 
 
 def _batch(

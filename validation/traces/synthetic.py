@@ -42,8 +42,8 @@ class SimulatedTrace:
     trace : the departures and drops at the bottleneck.
     scenario, buffer_packets, seed : what produced it.
     rtts_s : each TCP flow's two-way propagation delay (the RTT without queueing).
-    lbp_flows : TCP flow ids bottlenecked at the link (every TCP flow of a congested
-        single-group scenario).
+    lbp_flows : TCP flow slots bottlenecked at the link (the groups named LBP, or every TCP
+        flow of a congested single-group scenario).
     effective_rtt_s : harmonic mean of the LBP flows' RTTs (004 eq. 12).
     bottlenecked_share : the LBP flows' bytes after the warm-up over C times the
         measured time.
@@ -69,19 +69,35 @@ def true_rtts_s(scenario: Scenario, buffer_packets: int, seed: int) -> FloatArra
     return rtts
 
 
-def simulated_trace(scenario: Scenario, buffer_packets: int, seed: int) -> SimulatedTrace:
-    """Run the simulator with the packet trace on and gather the truth."""
+def simulated_trace(
+    scenario: Scenario,
+    buffer_packets: int,
+    seed: int,
+    lbp_groups: tuple[str, ...] | None = None,
+) -> SimulatedTrace:
+    """Run the simulator with the packet trace on and gather the truth.
+
+    ``lbp_groups`` names the flow groups bottlenecked at the link (004 §VII's LBP flows);
+    None: every TCP flow (a congested single-group scenario).
+    """
     run = simulate(scenario, buffer_packets, seed, trace=True)
     trace = run.packet_trace
     if trace is None:  # the simulator returns one when asked
         raise RuntimeError("the simulator returned no packet trace")
     rtts = true_rtts_s(scenario, buffer_packets, seed)
-    lbp = list(range(scenario.tcp_flows))
+    lbp: list[int] = []
+    first = 0
+    for group in scenario.flow_groups:
+        if lbp_groups is None or group.name in lbp_groups:
+            lbp.extend(range(first, first + int(group.flows)))
+        first += int(group.flows)
     after = (trace.time_s >= scenario.warmup_s) & ~trace.dropped
-    tcp = trace.flow < scenario.tcp_flows
+    is_lbp = np.zeros(scenario.tcp_flows + 1, dtype=np.bool_)
+    is_lbp[lbp] = True
+    lbp_rows = is_lbp[np.minimum(trace.flow, scenario.tcp_flows)]
     measured_s = scenario.duration_s - scenario.warmup_s
     fraction = (
-        8.0 * float(trace.size_bytes[after & tcp].sum()) / (scenario.capacity_bps * measured_s)
+        8.0 * float(trace.size_bytes[after & lbp_rows].sum()) / (scenario.capacity_bps * measured_s)
     )
     return SimulatedTrace(
         trace=trace,
@@ -97,15 +113,21 @@ def simulated_trace(scenario: Scenario, buffer_packets: int, seed: int) -> Simul
     )
 
 
+def flow_keys(trace: PacketTrace) -> list[str]:
+    """Each row's flow, each transfer of a slot under its own id (:meth:`PacketTrace.flow_keys`)."""
+    return trace.flow_keys()
+
+
 def write_csv(trace: PacketTrace, path: str | Path) -> None:
-    """Write ``trace`` as ``bufsize simulate --trace`` does (``time_s,flow,size_bytes,dropped``)."""
+    """Write ``trace`` as ``bufsize simulate --trace`` does (``time_s,flow,size_bytes,dropped``),
+    each transfer of a slot under its own flow id (:func:`flow_keys`)."""
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(("time_s", "flow", "size_bytes", "dropped"))
         writer.writerows(
             zip(
                 trace.time_s.tolist(),
-                trace.flow.tolist(),
+                flow_keys(trace),
                 trace.size_bytes.tolist(),
                 trace.dropped.astype(int).tolist(),
                 strict=True,

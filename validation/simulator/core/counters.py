@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from validation.simulator.core.jit import jit
-from validation.simulator.layout import FlowCount, GlobalFloat, GlobalInt, TraceInt
+from validation.simulator.layout import (
+    FLOW_INTS,
+    FlowCount,
+    FlowInt,
+    GlobalFloat,
+    GlobalInt,
+    TraceInt,
+)
 from validation.simulator.parameters import BURST_BINS
 
 TRACE = len(TraceInt)
@@ -57,6 +64,8 @@ def record(sp, t, flow, size, dropped):  # type: ignore[no-untyped-def]
     s.tri[TRACE * k + TraceInt.FLOW] = flow
     s.tri[TRACE * k + TraceInt.BYTES] = np.int64(np.round(size))
     s.tri[TRACE * k + TraceInt.DROPPED] = dropped
+    if flow < s.gi[GlobalInt.FLOWS]:
+        s.tri[TRACE * k + TraceInt.EPOCH] = s.fi[flow * FLOW_INTS + FlowInt.EPOCH]
     s.gi[GlobalInt.TRACE_ROWS] = k + 1
 
 

@@ -1,0 +1,332 @@
+"""The fast path of the libpcap reader: records and headers decoded a block at a time.
+
+A libpcap file is a 24-byte file header and records, each a 16-byte header (seconds, micro- or
+nanoseconds, captured length, original length, in the file's byte order) and the captured
+bytes ("PCAP Capture File Format", IETF draft-ietf-opsawg-pcap, §4-5). The records of a block
+of the file are found with one compiled pass over their lengths (:func:`record_offsets`);
+their headers are gathered for the whole block with numpy, and the Ethernet / IPv4 / IPv6 /
+TCP / UDP fields the estimators need (at fixed offsets: IEEE 802.3 type field; RFC 791 §3.1;
+RFC 8200 §3; RFC 9293 §3.1; RFC 768) are read by one compiled pass over the block. Packets
+that are not the common case (an 802.1Q tag) are decoded one by one by the reference decoder
+of :mod:`validation.traces.pcap_reader`.
+Every packet then goes, in time order, through the per-flow sequence tracking
+(:func:`track_tcp`, the reference's ``_tcp`` compiled over arrays). The reference path reads
+the same file record by record; ``tests/validation/test_traces.py`` checks that both give the
+same packets, flows, handshakes and losses.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: Bytes of the flow key: family (4 or 16), source and destination (16 each, IPv4 first 4),
+#: ports (4), has ports (1), protocol (1).
+KEY_BYTES = 39
+MAX_HOLES = 64
+_MASK = 0xFFFFFFFF
+_HALF = 1 << 31
+_SYN, _ACK = 0x02, 0x10
+
+
+def flow_key(src: bytes, dst: bytes, ports: bytes, proto: int) -> bytes:
+    """The flow key both decoders use (see :data:`KEY_BYTES`)."""
+    return (
+        bytes((len(src),))
+        + src.ljust(16, b"\0")
+        + dst.ljust(16, b"\0")
+        + ports.ljust(4, b"\0")
+        + bytes((1 if ports else 0, proto))
+    )
+
+
+@njit(cache=True)
+def record_offsets(buf, start, little, out):  # type: ignore[no-untyped-def]
+    """Offsets of the whole records in ``buf`` from ``start``; (count, end of the last)."""
+    n = 0
+    pos = start
+    size = buf.size
+    while pos + 16 <= size and n < out.size:
+        if little:
+            cap = (
+                buf[pos + 8]
+                | (buf[pos + 9] << 8)
+                | (buf[pos + 10] << 16)
+                | (np.int64(buf[pos + 11]) << 24)
+            )
+        else:
+            cap = (
+                (np.int64(buf[pos + 8]) << 24)
+                | (buf[pos + 9] << 16)
+                | (buf[pos + 10] << 8)
+                | buf[pos + 11]
+            )
+        if pos + 16 + cap > size:
+            break
+        out[n] = pos
+        n += 1
+        pos += 16 + cap
+    return n, pos
+
+
+def _u32_header(buf: np.ndarray, at: np.ndarray, little: bool) -> np.ndarray:
+    b = buf[at[:, None] + np.arange(4)].astype(np.int64)
+    if little:
+        return b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16) | (b[:, 3] << 24)
+    return (b[:, 0] << 24) | (b[:, 1] << 16) | (b[:, 2] << 8) | b[:, 3]
+
+
+class Decoded:
+    """The fields of a block's packets (columns), and which ones need the reference decoder.
+
+    ``fast`` marks the packets decoded here; ``skip`` those the reference would not count
+    either (not IP); the rest (802.1Q tags) are left to the reference decoder.
+    """
+
+    def __init__(self, n: int) -> None:
+        self.ts = np.zeros(n)
+        self.data = np.zeros(n, dtype=np.int64)  # offset of the packet bytes in the block
+        self.caplen = np.zeros(n, dtype=np.int64)
+        self.fast = np.zeros(n, dtype=np.bool_)
+        self.skip = np.zeros(n, dtype=np.bool_)
+        self.key = np.zeros((n, KEY_BYTES), dtype=np.uint8)
+        self.length = np.zeros(n, dtype=np.int64)
+        self.tcp = np.zeros(n, dtype=np.bool_)  # a TCP header is there (seq, flags, payload)
+        self.seq = np.zeros(n, dtype=np.int64)
+        self.flags = np.zeros(n, dtype=np.int64)
+        self.payload = np.zeros(n, dtype=np.int64)
+
+
+def decode(
+    buf: np.ndarray, offsets: np.ndarray, little: bool, nano: bool, link_offset: int | None
+) -> Decoded:
+    """Decode the records at ``offsets`` of ``buf`` (a block of the file, uint8)."""
+    out = Decoded(offsets.size)
+    seconds = _u32_header(buf, offsets, little)
+    fraction = _u32_header(buf, offsets + 4, little)
+    out.ts = seconds + fraction * (1e-9 if nano else 1e-6)
+    out.caplen = _u32_header(buf, offsets + 8, little)
+    out.data = offsets + 16
+    _decode(
+        buf,
+        out.data,
+        out.caplen,
+        -1 if link_offset is None else link_offset,
+        out.fast,
+        out.skip,
+        out.key,
+        out.length,
+        out.tcp,
+        out.seq,
+        out.flags,
+        out.payload,
+    )
+    return out
+
+
+@njit(cache=True)
+def _u16(buf, at):  # type: ignore[no-untyped-def]
+    return (np.int64(buf[at]) << 8) | buf[at + 1]
+
+
+@njit(cache=True)
+def _decode(  # type: ignore[no-untyped-def]
+    buf, data, caplen, link_offset, fast, skip, key, length, tcp, seq, flags, payload
+):
+    """The reference decoder's ``_decode`` for the common packets (see the module docstring)."""
+    for k in range(data.size):
+        d = data[k]
+        end = d + caplen[k]
+        if link_offset < 0:  # Ethernet
+            if caplen[k] < 14:
+                skip[k] = True
+                continue
+            ether = _u16(buf, d + 12)
+            if ether == 0x8100:
+                continue  # 802.1Q: the reference decoder
+            if ether == 0x0800:
+                version = 4
+            elif ether == 0x86DD:
+                version = 6
+            else:
+                skip[k] = True
+                continue
+            ip = d + 14
+        else:
+            ip = d + link_offset
+            if caplen[k] <= link_offset:
+                skip[k] = True
+                continue
+            version = buf[ip] >> 4
+        if version == 4:
+            if ip + 20 > end:
+                skip[k] = True
+                continue
+            transport = ip + (buf[ip] & 0x0F) * 4
+            proto = buf[ip + 9]
+            length[k] = _u16(buf, ip + 2)
+            width = 4
+            src = ip + 12
+            dst = ip + 16
+        elif version == 6:
+            if ip + 40 > end:
+                skip[k] = True
+                continue
+            transport = ip + 40
+            proto = buf[ip + 6]
+            length[k] = _u16(buf, ip + 4) + 40
+            width = 16
+            src = ip + 8
+            dst = ip + 24
+        else:
+            skip[k] = True
+            continue
+        fast[k] = True
+        key[k, 0] = width
+        for j in range(width):
+            key[k, 1 + j] = buf[src + j]
+            key[k, 17 + j] = buf[dst + j]
+        if (proto == 6 or proto == 17) and transport + 4 <= end:
+            for j in range(4):
+                key[k, 33 + j] = buf[transport + j]
+            key[k, 37] = 1
+        key[k, 38] = proto
+        if proto == 6 and transport + 14 <= end:
+            tcp[k] = True
+            seq[k] = (
+                (np.int64(buf[transport + 4]) << 24)
+                | (np.int64(buf[transport + 5]) << 16)
+                | (np.int64(buf[transport + 6]) << 8)
+                | buf[transport + 7]
+            )
+            flags[k] = buf[transport + 13]
+            payload[k] = length[k] - (transport - ip) - (buf[transport + 12] >> 4) * 4
+
+
+class TcpState:
+    """Per-flow sequence tracking (grown as flows appear)."""
+
+    def __init__(self) -> None:
+        self.next_seq = np.zeros(0, dtype=np.int64)
+        self.has_next = np.zeros(0, dtype=np.bool_)
+        self.holes = np.zeros((0, MAX_HOLES + 1, 3))
+        self.nholes = np.zeros(0, dtype=np.int64)
+        self.syn_s = np.zeros(0)
+        self.handshake_s = np.zeros(0)
+        self.payload_seen = np.zeros(0, dtype=np.bool_)
+        self.downstream = np.zeros(0, dtype=np.int64)
+
+    def grow(self, flows: int) -> None:
+        old = self.next_seq.size
+        if flows <= old:
+            return
+        new = max(flows, 2 * old, 64)
+
+        def more(a: np.ndarray, fill: float) -> np.ndarray:
+            extra = np.full((new - old, *a.shape[1:]), fill, dtype=a.dtype)
+            return np.concatenate([a, extra])
+
+        self.next_seq = more(self.next_seq, 0)
+        self.has_next = more(self.has_next, False)
+        self.holes = more(self.holes, 0.0)
+        self.nholes = more(self.nholes, 0)
+        self.syn_s = more(self.syn_s, np.nan)
+        self.handshake_s = more(self.handshake_s, np.nan)
+        self.payload_seen = more(self.payload_seen, False)
+        self.downstream = more(self.downstream, 0)
+
+
+@njit(cache=True)
+def track_tcp(  # type: ignore[no-untyped-def]
+    flow,
+    tcp,
+    seq,
+    flags,
+    payload,
+    ts,
+    next_seq,
+    has_next,
+    holes,
+    nholes,
+    syn_s,
+    handshake_s,
+    payload_seen,
+    downstream,
+    loss_time,
+):
+    """The reference decoder's ``_tcp`` over arrays: the loss time each packet reveals."""
+    for k in range(flow.size):
+        loss_time[k] = np.nan
+        if not tcp[k]:
+            continue
+        i = flow[k]
+        f = flags[k]
+        t = ts[k]
+        if f & _SYN:
+            if not f & _ACK:
+                syn_s[i] = t
+            next_seq[i] = seq[k] + 1
+            has_next[i] = True
+            nholes[i] = 0
+            continue
+        if syn_s[i] == syn_s[i]:
+            if f & _ACK:
+                handshake_s[i] = t - syn_s[i]
+            syn_s[i] = np.nan
+        p = payload[k]
+        if p <= 0:
+            continue
+        payload_seen[i] = True
+        if not has_next[i]:
+            next_seq[i] = seq[k] + p
+            has_next[i] = True
+            continue
+        nxt = next_seq[i]
+        ahead = (seq[k] - nxt) & _MASK
+        if ahead == 0:
+            next_seq[i] = nxt + p
+            continue
+        if ahead < _HALF:
+            m = nholes[i]
+            holes[i, m, 0] = nxt
+            holes[i, m, 1] = nxt + ahead
+            holes[i, m, 2] = t
+            m += 1
+            if m > MAX_HOLES:
+                for j in range(m - 1):
+                    holes[i, j, :] = holes[i, j + 1, :]
+                m -= 1
+            nholes[i] = m
+            next_seq[i] = nxt + ahead + p
+            continue
+        start = nxt - ((_HALF * 2) - ahead)
+        found = False
+        for j in range(nholes[i]):
+            if holes[i, j, 0] <= start < holes[i, j, 1]:
+                found = True
+                end = start + p
+                loss_time[k] = holes[i, j, 2]
+                if start == holes[i, j, 0]:
+                    holes[i, j, 0] = end
+                    if holes[i, j, 0] >= holes[i, j, 1]:
+                        for q in range(j, nholes[i] - 1):
+                            holes[i, q, :] = holes[i, q + 1, :]
+                        nholes[i] -= 1
+                else:
+                    if end < holes[i, j, 1]:
+                        m = nholes[i]
+                        holes[i, m, 0] = end
+                        holes[i, m, 1] = holes[i, j, 1]
+                        holes[i, m, 2] = holes[i, j, 2]
+                        holes[i, j, 1] = start
+                        m += 1
+                        if m > MAX_HOLES:  # as the reference: the oldest is forgotten
+                            for q in range(m - 1):
+                                holes[i, q, :] = holes[i, q + 1, :]
+                            m -= 1
+                        nholes[i] = m
+                    else:
+                        holes[i, j, 1] = start
+                break
+        if not found:
+            downstream[i] += 1
