@@ -14,8 +14,9 @@ The public entry points:
   ``DEFAULT_PACKET_BUDGET``, the budget a scenario has unless it says otherwise.
 
 The event loop is compiled with numba (the package ``core``; every array layout and code it
-shares with the driver is declared once in ``layout.py``); ``reference.py`` is a short
-pure-Python implementation of the same model that the compiled core is checked against.
+shares with the driver is declared once in ``layout.py``). The tests hold a short pure-Python
+implementation of the same model (``tests/validation/reference/simulator.py``) that the
+compiled core is checked against, event for event.
 """
 
 from validation.simulator.engine import replicate, replication_seeds, simulate

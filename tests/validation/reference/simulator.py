@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tests.validation.reference import bbr
 from validation.simulator import parameters as P
-from validation.simulator import reference_bbr as bbr
 from validation.simulator.core.codel import REUSE_INTERVALS
 from validation.simulator.core.cubic import ALPHA_CUBIC, BETA_CUBIC, C_CUBIC
 from validation.simulator.core.dctcp import DCTCP_ALPHA_INIT, DCTCP_G
@@ -158,7 +158,7 @@ class Flow:
     dctcp_acked: int = 0
     dctcp_marked: int = 0
     window_end: int = 0
-    bbr: bbr.Bbr | None = None  # BBR v1 state (reference_bbr.py)
+    bbr: bbr.Bbr | None = None  # BBR v1 state (bbr.py beside this file)
 
 
 class ReferenceSimulator:
