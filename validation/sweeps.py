@@ -82,7 +82,8 @@ def executor(scheduler: str | None = None, workers: int | None = None) -> Iterat
             client.close()  # type: ignore[no-untyped-call]
         return
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["validation.sweeps"])
+    # The fork server compiles (or loads) the simulator's core once; the workers inherit it.
+    context.set_forkserver_preload(["validation.sweeps", "validation.warm_core"])
     with ProcessPoolExecutor(max_workers=workers or default_workers(), mp_context=context) as pool:
         yield pool
 
