@@ -94,6 +94,7 @@ def run_tasks(
     scheduler: str | None = None,
     workers: int | None = None,
     progress: Progress | None = None,
+    on_result: Callable[[Task, dict[str, float]], None] | None = None,
 ) -> list[dict[str, float]]:
     """Run every task and return their measures in the order of ``tasks``.
 
@@ -103,6 +104,8 @@ def run_tasks(
     scheduler, workers : see :func:`executor`.
     progress : callable, optional
         Called with (runs done, runs in all) after each run.
+    on_result : callable, optional
+        Called with each task and its measures as soon as it is done (to keep them).
     """
     results: list[dict[str, float] | None] = [None] * len(tasks)
     if not tasks:
@@ -115,6 +118,8 @@ def run_tasks(
         }
         for done, future in enumerate(as_completed(futures), start=1):
             results[futures[future]] = future.result()
+            if on_result is not None:
+                on_result(tasks[futures[future]], future.result())
             if progress is not None:
                 progress(done, len(tasks))
     return [r for r in results if r is not None]

@@ -179,11 +179,14 @@ def run_suite(
             if progress is not None:
                 progress(base + finished, most)
 
-        measured = run_tasks(missing, scheduler=scheduler, workers=workers, progress=relay)
-        for task, measures in zip(missing, measured, strict=True):
-            by_task[task] = measures
-            if cache is not None:
-                cache.put(task, measures)
+        measured = run_tasks(
+            missing,
+            scheduler=scheduler,
+            workers=workers,
+            progress=relay,
+            on_result=cache.put if cache is not None else None,
+        )
+        by_task.update(zip(missing, measured, strict=True))
         count["done"] += len(missing)
         count["simulated"] += len(missing)
         for number in simulated:
