@@ -32,7 +32,13 @@ TCP_MODEL = "TCP equation + M/M/1/B fixed point, carried load (000 §3.6 eqs. 3.
 
 
 def scenario_of(row: Row, suite: Suite, capacity_mbps: float | None = None) -> Scenario:
-    """The row's scenario (000 ch. 3 ns-2 set-up; RTT jitter ± 20 ms assumed)."""
+    """The row's scenario (000 ch. 3 ns-2 set-up; RTT jitter ± 20 ms assumed).
+
+    Packets are 1000 bytes on the wire, headers included: "the size of packets is 1,000 bytes,
+    thus the maximum offered load is 100Mb/s with 40 flows" (000 §3.4: 40 × 32 × 8000 bit /
+    0.1 s = 102.4 Mb/s only without extra header bytes). "TCP Reno" is ns-2's Reno agent,
+    which has no SACK: the simulator's NewReno recovery (RFC 6582, no SACK) is the nearest.
+    """
     full = suite.full_scale
     return Scenario(
         capacity_bps=(capacity_mbps or row.number("capacity_mbps")) * 1e6,
@@ -42,6 +48,8 @@ def scenario_of(row: Row, suite: Suite, capacity_mbps: float | None = None) -> S
         access_bps=row.number("access_mbps") * 1e6,
         max_window_packets=int(row.number("max_window_packets")),
         packet_bytes=PACKET_BYTES,
+        header_bytes=0,  # ns-2's 1000-byte packets are the whole packet (provenance.toml)
+        recovery="newreno",  # ns-2's TCP Reno has no SACK; NewReno is the nearest here
         pacing=row.flag("pacing"),
         start_spread_s=5.0,
         duration_s=FULL_DURATION_S if full else suite.duration_s,

@@ -53,6 +53,7 @@ def testbed(
         access_bps=access_bps,
         max_window_packets=window,
         packet_bytes=PACKET_BYTES,
+        header_bytes=0,  # 1500-byte frames; the 950 Mb/s maximum accounts for headers
         traffic=traffic,  # type: ignore[arg-type]
         flow_size_distribution=sizes,  # type: ignore[arg-type]
         flow_size_packets=size_packets,
