@@ -199,10 +199,16 @@ def run_suite(
     phi_summary = None
     if study is not None:
         phi_summary = phi.summarize(study, [(b, i, by_task[t]) for b, i, t in phi_tasks])
+    versions = software_versions()
     comparisons = [
-        compare(check, _runs(check, simulated[number][: done[number]], by_task))
+        compare(
+            check,
+            _runs(check, simulated[number][: done[number]], by_task),
+            seeds=simulated[number][: done[number]],
+            versions=versions,
+        )
         if number in simulated
-        else compare(check, None)
+        else compare(check, None, versions=versions)
         for number, check in enumerate(checks)
     ]
     return Report(
@@ -218,7 +224,7 @@ def run_suite(
             "runs_from_cache": len(by_task) - count["simulated"],
             "runs_at_most": most,
             "full_scale": suite.full_scale,
-            "versions": software_versions(),
+            "versions": versions,
         },
         phi=phi_summary,
     )
@@ -245,8 +251,18 @@ def _runs(
     ]
 
 
-def compare(check: Check, runs: list[dict[str, dict[str, float]]] | None) -> Comparison:
-    """The comparison of one check, given its runs (None when it was not simulated)."""
+def compare(
+    check: Check,
+    runs: list[dict[str, dict[str, float]]] | None,
+    *,
+    seeds: Sequence[int] = (),
+    versions: dict[str, str] | None = None,
+) -> Comparison:
+    """The comparison of one check, given its runs (None when it was not simulated).
+
+    ``seeds`` are the replications' seeds and ``versions`` the software that ran them; both
+    are carried into the comparison with every variant's scenario, for the report.
+    """
     row = check.row
     value, half_width, reps = math.nan, math.nan, 0
     diagnostics: dict[str, float] = {}
@@ -294,4 +310,12 @@ def compare(check: Check, runs: list[dict[str, dict[str, float]]] | None) -> Com
         source=row.source,
         quote=row.quote,
         diagnostics=diagnostics,
+        seeds=[int(seed) for seed in seeds] if runs is not None else [],
+        scenarios={
+            variant: {"buffer_packets": buffer_packets, **scenario.to_dict()}
+            for variant, (scenario, buffer_packets) in check.variants.items()
+        }
+        if runs is not None
+        else {},
+        versions=dict(versions or {}),
     )
