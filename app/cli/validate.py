@@ -88,8 +88,10 @@ def validate(
     for verdict, count in report.counts().items():
         table.add_row(verdict, str(count))
     console.print(table)
+    meta = report.meta
     console.print(
-        f"{report.meta['runs_simulated']} runs simulated, {report.meta['runs_from_cache']} read "
-        f"from the cache (at most {report.meta['runs_at_most']} with every replication)"
+        f"{meta['runs_simulated']} runs simulated ({meta['simulated_cpu_s']:.0f} CPU-s), "
+        f"{meta['runs_from_cache']} read from the cache (at most {meta['runs_at_most']} "
+        "with every replication)"
     )
     console.print(f"wrote {html_path} and {json_path}")

@@ -155,6 +155,7 @@ def run_suite(
         | {task for _, _, task in phi_tasks}
     )
     count = {"done": 0, "simulated": 0}
+    cpu_s = 0.0
     extra: list[Task] = [task for _, _, task in phi_tasks]
     while True:
         todo: list[Task] = []
@@ -187,6 +188,7 @@ def run_suite(
             on_result=cache.put if cache is not None else None,
         )
         by_task.update(zip(missing, measured, strict=True))
+        cpu_s += sum(measures.get("cpu_s", 0.0) for measures in measured)
         count["done"] += len(missing)
         count["simulated"] += len(missing)
         for number in simulated:
@@ -221,6 +223,7 @@ def run_suite(
             "min_replications": MIN_REPLICATIONS,
             "stopping_rule": STOPPING_RULE,
             "runs_simulated": count["simulated"],
+            "simulated_cpu_s": cpu_s,
             "runs_from_cache": len(by_task) - count["simulated"],
             "runs_at_most": most,
             "full_scale": suite.full_scale,
