@@ -15,7 +15,10 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+#: The states of a trace job, in order.
+TraceStatus = Literal["queued", "running", "succeeded", "failed"]
 
 
 @dataclass
@@ -25,7 +28,7 @@ class TraceJob:
     id: str
     path: Path
     options: dict[str, Any]
-    status: str = "queued"
+    status: TraceStatus = "queued"
     progress: float = 0.0
     message: str = ""
     result: dict[str, Any] | None = None

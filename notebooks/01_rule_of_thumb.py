@@ -13,11 +13,12 @@
 # %% [markdown]
 # # The rule of thumb: one bandwidth-delay product
 #
-# Where does `B = C·RTT` come from? Ganjali's thesis (seed `000_9b46cc70677d86b3.txt`,
-# §2.1.2) derives it from the window of one TCP flow; §2.2.1 extends it to synchronized flows;
-# Dhamdhere, Jiang and Dovrolis (seed `004_cb0749363e88d206.txt`, §III.B) show that flows with
-# different RTTs need the *harmonic* mean of their RTTs. The same argument with a general
-# multiplicative decrease β (RFC 9438 for CUBIC) gives `B = C·RTT·(1−β)/β`.
+# Where does $B = C \cdot \mathrm{RTT}$ come from? Ganjali's thesis (seed
+# `000_9b46cc70677d86b3.txt`, §2.1.2) derives it from the window of one TCP flow; §2.2.1 extends it
+# to synchronized flows; Dhamdhere, Jiang and Dovrolis (seed `004_cb0749363e88d206.txt`, §III.B)
+# show that flows with different RTTs need the *harmonic* mean of their RTTs. The same argument with
+# a general multiplicative decrease $\beta$ (RFC 9438 for CUBIC) gives
+# $B = C \cdot \mathrm{RTT} \cdot (1-\beta)/\beta$.
 #
 # **Premises** (000 §2.1.2): one flow in congestion avoidance; $2T$ is the round-trip time and
 # $C$ the bottleneck capacity, so the pipe holds $2T \cdot C$ packets; the window when the
@@ -39,9 +40,9 @@ from models.rule_of_thumb import (
 # %% [markdown]
 # ## The window argument
 #
-# Just before the loss the window is `2T·C + B`; just after it, `T·C + B/2`. The source
+# Just before the loss the window is $2T \cdot C + B$; just after it, $T \cdot C + B/2$. The source
 # resumes sending before the pipe drains only if the halved window still covers the pipe:
-# `T·C + B/2 ≥ 2T·C`.
+# $T \cdot C + B/2 \ge 2T \cdot C$.
 
 # %%
 T, C, B = sp.symbols("T C B", positive=True)
@@ -58,10 +59,10 @@ assert sp.simplify(B_min - 2 * T * C) == 0
 # %% [markdown]
 # ## Synchronized flows (000 §2.2.1)
 #
-# With `N` flows whose sawtooths are in phase, the aggregate window is
-# `W(t) = Σ W_i(t) = 2T̄·C + Q(t)`; all flows halve together, so the aggregate behaves like
-# one flow and the same inequality appears with `T̄` in place of `T`: synchronized flows need
-# the full bandwidth-delay product.
+# With $N$ flows whose sawtooths are in phase, the aggregate window is
+# $W(t) = \sum_i W_i(t) = 2\bar T \cdot C + Q(t)$; all flows halve together, so the aggregate
+# behaves like one flow and the same inequality appears with $\bar T$ in place of $T$: synchronized
+# flows need the full bandwidth-delay product.
 
 # %%
 N = 3  # any number: the windows add up
@@ -74,10 +75,10 @@ display(sp.Eq(sp.Symbol("B_sync"), B_sync))
 assert sp.simplify(B_sync - 2 * Tbar * C) == 0
 
 # %% [markdown]
-# ## A general multiplicative decrease β
+# ## A general multiplicative decrease $\beta$
 #
-# Write `RTT = 2T`. If a loss multiplies the window by β (Reno 0.5, CUBIC 0.7), the
-# condition becomes `β·(C·RTT + B) ≥ C·RTT`.
+# Write $\mathrm{RTT} = 2T$. If a loss multiplies the window by $\beta$ (Reno 0.5, CUBIC 0.7), the
+# condition becomes $\beta (C \cdot \mathrm{RTT} + B) \ge C \cdot \mathrm{RTT}$.
 
 # %%
 RTT, beta = sp.symbols("RTT beta", positive=True)
@@ -100,11 +101,11 @@ plt.show()
 # %% [markdown]
 # ## Heterogeneous RTTs: the harmonic mean (004 §III.B, eqs. 4-12)
 #
-# `N_b` flows with RTTs `T_i`, all losing at the same congestion event. The worst case has
-# each window halve exactly to its in-flight share `W^flt`, which is the same for every flow
-# (the mean window does not depend on the RTT). The link stays busy with an empty queue when
-# the flows' rates `W^flt/T_i` add up to `C` (eqs. 7-8); the buffer must hold the backlog
-# before the event, `Q^max = N_b·W^flt` (eq. 6).
+# $N_b$ flows with RTTs $T_i$, all losing at the same congestion event. The worst case has each
+# window halve exactly to its in-flight share $W^{\mathrm{flt}}$, which is the same for every flow
+# (the mean window does not depend on the RTT). The link stays busy with an empty queue when the
+# flows' rates $W^{\mathrm{flt}}/T_i$ add up to $C$ (eqs. 7-8); the buffer must hold the backlog
+# before the event, $Q^{\max} = N_b W^{\mathrm{flt}}$ (eq. 6).
 
 # %%
 Nb = 4
@@ -118,9 +119,9 @@ assert sp.simplify(Qmax - C * Te) == 0  # eq. 11: B = C·T_e
 assert sp.simplify(Qmax.subs({t: T for t in Ti}) - C * T) == 0  # equal RTTs: the plain rule
 
 # %% [markdown]
-# The paper's example: RTTs spread evenly from `T/N_b` to `T` give `T_e = T/H(N_b)`
-# (`H` the harmonic number), about `T/(ln N_b + 1)`; for `N_b = 1000`, about `T/8`, while the
-# arithmetic mean is about `T/2`.
+# The paper's example: RTTs spread evenly from $T/N_b$ to $T$ give $T_e = T/H(N_b)$
+# ($H$ the harmonic number), about $T/(\ln N_b + 1)$; for $N_b = 1000$, about $T/8$, while the
+# arithmetic mean is about $T/2$.
 
 # %%
 n_b = sp.symbols("N_b", positive=True, integer=True)
@@ -134,9 +135,9 @@ assert 7.0 < ratio_1000 < 8.5
 # %% [markdown]
 # ## From packets of bandwidth-delay product to the model's units
 #
-# `models` works in SI: capacity in bit/s, RTT in seconds, packets of `packet_bytes` bytes, so
-# `B = C·RTT / (8·packet_bytes)` packets. The thesis's example (000 §1.3): 10 Gb/s, 100 ms,
-# 1000-byte packets -> 125,000 packets.
+# `models` works in SI: capacity in bit/s, RTT in seconds, packets of $M$ bytes (the argument
+# `packet_bytes`), so $B = C \cdot \mathrm{RTT}/(8M)$ packets. The thesis's example (000 §1.3):
+# 10 Gb/s, 100 ms, 1000-byte packets -> 125,000 packets.
 
 # %%
 C_bps, rtt_s, pkt = sp.symbols("C_bps rtt_s packet_bytes", positive=True)

@@ -11,12 +11,14 @@
 # ---
 
 # %% [markdown]
-# # The sqrt(N) rule: many desynchronized flows
+# # The $\sqrt{N}$ rule: many desynchronized flows
 #
 # Ganjali's thesis (seed `000_9b46cc70677d86b3.txt`, §2.2.2, eq. 2.2) summarizes Appenzeller,
-# Keslassy and McKeown (SIGCOMM 2004): with `N` desynchronized long-lived flows the buffer can
-# shrink from `2T·C` to `2T·C/√N`. This notebook derives the rule and Appenzeller's utilization
-# bound `U ≥ erf(3√3/(2√2) · B/(2T·C/√N))` from the central-limit argument.
+# Keslassy and McKeown (SIGCOMM 2004): with $N$ desynchronized long-lived flows the buffer can
+# shrink from $2T \cdot C$ to $2T \cdot C/\sqrt{N}$. This notebook derives the rule and
+# Appenzeller's utilization bound
+# $U \ge \mathrm{erf}\left(\frac{3\sqrt{3}}{2\sqrt{2}} \cdot \frac{B}{2T \cdot C/\sqrt{N}}\right)$
+# from the central-limit argument.
 #
 # **Premises**:
 #
@@ -42,8 +44,8 @@ from models.sqrt_n import sqrt_n_buffer_packets, sqrt_n_utilization_lower_bound
 # %% [markdown]
 # ## One sawtooth
 #
-# The window of one flow is uniform on `[W_max/2, W_max]`: mean `3W_max/4`, standard
-# deviation `W_max/(4√3)`, i.e. `1/(3√3)` of its mean.
+# The window of one flow is uniform on $[W_{\max}/2, W_{\max}]$: mean $3W_{\max}/4$, standard
+# deviation $W_{\max}/(4\sqrt{3})$, i.e. $1/(3\sqrt{3})$ of its mean.
 
 # %%
 Wmax = sp.symbols("W_max", positive=True)
@@ -53,11 +55,11 @@ display(sp.Eq(sp.Symbol("E[W_i]"), mean_i), sp.Eq(sp.Symbol("sd[W_i]"), sd_i))
 assert sp.simplify(sd_i / mean_i - 1 / (3 * sp.sqrt(3))) == 0
 
 # %% [markdown]
-# ## The sum of N sawtooths
+# ## The sum of $N$ sawtooths
 #
-# Independent flows: variances add, so the aggregate's standard deviation grows like `√N`
-# while its mean grows like `N`. With the mean pinned at the pipe size `2T·C`
-# (premise 3), the standard deviation is `2T·C / (3√3·√N)`: `√N` times smaller than a single
+# Independent flows: variances add, so the aggregate's standard deviation grows like $\sqrt{N}$
+# while its mean grows like $N$. With the mean pinned at the pipe size $2T \cdot C$ (premise 3), the
+# standard deviation is $2T \cdot C/(3\sqrt{3}\,\sqrt{N})$: $\sqrt{N}$ times smaller than a single
 # flow carrying the whole link.
 
 # %%
@@ -72,8 +74,8 @@ assert sp.simplify(sigma - pipe / (3 * sp.sqrt(3) * sp.sqrt(N))) == 0
 # %% [markdown]
 # ## Utilization
 #
-# The queue absorbs swings of `±B/2` around its mean; the link stays fully used while
-# `|W − E[W]| ≤ B/2`. For a Gaussian this probability is an error function.
+# The queue absorbs swings of $\pm B/2$ around its mean; the link stays fully used while
+# $|W - E[W]| \le B/2$. For a Gaussian this probability is an error function.
 
 # %%
 Wagg = Normal("W", pipe, sigma)
@@ -87,8 +89,8 @@ assert sp.simplify(U_x - sp.erf(3 * sp.sqrt(3) / (2 * sp.sqrt(2)) * x)) == 0
 print("U at the rule (x = 1):", sp.N(U_x.subs(x, 1), 4))
 
 # %% [markdown]
-# So a buffer of `2T·C/√N` keeps the link at least 99.1% busy, whatever `N` is; half of it
-# gives about 80%, twice it more than 99.99%.
+# So a buffer of $2T \cdot C/\sqrt{N}$ keeps the link at least 99.1% busy, whatever $N$ is; half of
+# it gives about 80%, twice it more than 99.99%.
 
 # %%
 xs = np.linspace(0, 2.5, 200)

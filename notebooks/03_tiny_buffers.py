@@ -11,13 +11,13 @@
 # ---
 
 # %% [markdown]
-# # Tiny buffers: O(log W_max) packets
+# # Tiny buffers: $O(\log W_{\max})$ packets
 #
-# Ganjali's Theorem 1 (seed `000_9b46cc70677d86b3.txt`, §3.3, proof in App. A): if sources
-# send in a locally Poisson way and the link is over-provisioned, a buffer of
-# `log_{1/ρ}(W_max²/(2(1−θ)))` packets gives an effective utilization `θ`, whatever the link
-# rate. This notebook follows App. A from eq. A.9 to eq. A.13 and reproduces the worked
-# example (`W_max = 64`, `ρ = 0.5`, `θ = 0.9` -> 15 packets).
+# Ganjali's Theorem 1 (seed `000_9b46cc70677d86b3.txt`, §3.3, proof in App. A): if sources send in a
+# locally Poisson way and the link is over-provisioned, a buffer of
+# $\log_{1/\rho}\bigl(W_{\max}^2/(2(1-\theta))\bigr)$ packets gives an effective utilization
+# $\theta$, whatever the link rate. This notebook follows App. A from eq. A.9 to eq. A.13 and
+# reproduces the worked example ($W_{\max} = 64$, $\rho = 0.5$, $\theta = 0.9$ -> 15 packets).
 #
 # **Premises** (App. A):
 #
@@ -49,9 +49,10 @@ from models.tiny_buffers import (
 # %% [markdown]
 # ## From A.9 to A.12
 #
-# A.9 asks for `(U_T − U_L)/(ρ·C·Δ) ≥ θ`; with `ρC = N·W_max/RTT` and `U_T` at its
-# lower end this is A.10, `U_L ≤ N·Δ·W_max·(1 − θ − ε)/RTT`. Inserting the high-probability
-# bound on `U_L` (A.8) gives A.11.
+# A.9 asks for $(U_T - U_L)/(\rho C \Delta) \ge \theta$; with $\rho C = N W_{\max}/\mathrm{RTT}$ and
+# $U_T$ at its lower end this is A.10,
+# $U_L \le N \Delta W_{\max} (1 - \theta - \varepsilon)/\mathrm{RTT}$. Inserting the
+# high-probability bound on $U_L$ (A.8) gives A.11.
 
 # %%
 rho, B, W, theta, eps, N, Delta, RTT = sp.symbols(
@@ -68,7 +69,8 @@ A11 = sp.Lt(U_L_bound, A10_rhs)
 display(A11)
 
 # %% [markdown]
-# Dividing A.11 by `Δ·N·W_max/RTT` leaves a condition on `ρ^B` alone (A.12); with `ε -> 0`:
+# Dividing A.11 by $\Delta N W_{\max}/\mathrm{RTT}$ leaves a condition on $\rho^B$ alone (A.12);
+# with $\varepsilon \to 0$:
 
 # %%
 x = sp.symbols("x", positive=True)  # x stands for rho**B
@@ -80,10 +82,10 @@ display(sp.Eq(sp.Symbol("rho^B (A.12)"), A12))
 assert sp.simplify(A12 - 2 * (1 - theta) / W**2) == 0
 
 # %% [markdown]
-# ## A.13: solve for B
+# ## A.13: solve for $B$
 #
-# `ρ^B < 2(1−θ)/W_max²` with `0 < ρ < 1`; taking logarithms flips the inequality since
-# `ln ρ < 0`: `B > ln(W_max²/(2(1−θ))) / ln(1/ρ)`.
+# $\rho^B < 2(1-\theta)/W_{\max}^2$ with $0 < \rho < 1$; taking logarithms flips the inequality
+# since $\ln \rho < 0$: $B > \ln\bigl(W_{\max}^2/(2(1-\theta))\bigr)/\ln(1/\rho)$.
 
 # %%
 B_A13 = sp.solve(sp.Eq(rho**B, A12), B)[0]
@@ -94,7 +96,7 @@ assert sp.simplify(sp.expand_log(B_A13 - B_thm1, force=True)) == 0
 
 # %% [markdown]
 # The inverse, the utilization a given buffer guarantees, is A.12 read the other way:
-# `θ ≥ 1 − ρ^B·W_max²/2`.
+# $\theta \ge 1 - \rho^B W_{\max}^2/2$.
 
 # %%
 theta_bound = sp.solve(sp.Eq(rho**B, 2 * (1 - theta) / W**2), theta)[0]
@@ -103,7 +105,7 @@ display(sp.Eq(sp.Symbol("θ_min"), theta_bound))
 # %% [markdown]
 # ## The worked example (000 §3.3)
 #
-# "if `W_max = 64` packets, `ρ = 0.5`, and we want an effective utilization of 90%, we need a
+# "if $W_{\max} = 64$ packets, $\rho = 0.5$, and we want an effective utilization of 90%, we need a
 # buffer size of 15 packets regardless of the link capacity".
 
 # %%
@@ -132,7 +134,7 @@ plt.show()
 # ## Check against `models.tiny_buffers`
 #
 # The model returns the exact (un-rounded) size and the clipped inverse; the load is
-# `ρ = N·W_max/(C·RTT)` with `C·RTT` in packets.
+# $\rho = N W_{\max}/(C \cdot \mathrm{RTT})$ with $C \cdot \mathrm{RTT}$ in packets.
 
 # %%
 rng = np.random.default_rng(3)

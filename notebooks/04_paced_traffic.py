@@ -15,7 +15,7 @@
 #
 # Theorem 1 (notebook 03) assumes Poisson sources. Theorem 2 of Ganjali's thesis (seed
 # `000_9b46cc70677d86b3.txt`, §3.4, proof in App. B) replaces that with *pacing*: the packets
-# of one flow arrive at least `S` slots apart (`S` = bottleneck rate / access rate), and the
+# of one flow arrive at least $S$ slots apart ($S$ = bottleneck rate / access rate), and the
 # flows start at random times. The drop probability of a packet is then bounded by a union
 # bound over the intervals that end at its arrival, each bounded with a Chernoff bound.
 #
@@ -40,10 +40,11 @@ from models.pacing import paced_drop_bound_slots, paced_drop_probability_bound
 # %% [markdown]
 # ## The Chernoff bound
 #
-# For `Y` in `[0, 1]` with mean `p`, convexity gives `E[e^{tY}] ≤ 1 + p(e^t − 1) ≤
-# exp(p(e^t − 1))`; for the independent sum, `E[e^{tX}] ≤ exp(μ(e^t − 1))`. Markov's
-# inequality on `e^{tX}` gives `Pr[X ≥ a] ≤ exp(μ(e^t − 1) − t·a)` for every `t > 0`; the
-# best `t` is found by differentiation.
+# For $Y$ in $[0, 1]$ with mean $p$, convexity gives
+# $E[e^{tY}] \le 1 + p(e^t - 1) \le \exp(p(e^t - 1))$; for the independent sum,
+# $E[e^{tX}] \le \exp(\mu(e^t - 1))$. Markov's inequality on $e^{tX}$ gives
+# $\Pr[X \ge a] \le \exp(\mu(e^t - 1) - t a)$ for every $t > 0$; the best $t$ is found by
+# differentiation.
 
 # %%
 t, mu, a, delta = sp.symbols("t mu a delta", positive=True)
@@ -60,24 +61,24 @@ assert sp.simplify(sp.expand_log(log_bound.subs(a, (1 + delta) * mu) - textbook,
 # %% [markdown]
 # ## The three interval classes (and the thesis's Lemmas 7-9)
 #
-# In an interval of `l` slots one flow has at most `k(l) = min(⌈l/S⌉, W_max)` packets (one
-# every `S` slots, at most `W_max` per RTT), and on average `W_max·l/M` packets, so all flows
-# together `ρ·l` on average. Scaling each flow's count by `1/k` puts it in `[0, 1]`; the
-# Chernoff bound with mean `ρl/k` and threshold `(l + B)/k` gives
-# `ln Pr[overpopulated] ≤ (a − μ − a·ln(a/μ))/k` with `a = l + B`, `μ = ρl`:
+# In an interval of $l$ slots one flow has at most $k(l) = \min(\lceil l/S \rceil, W_{\max})$
+# packets (one every $S$ slots, at most $W_{\max}$ per RTT), and on average $W_{\max} l/M$ packets,
+# so all flows together $\rho l$ on average. Scaling each flow's count by $1/k$ puts it in $[0, 1]$;
+# the Chernoff bound with mean $\rho l/k$ and threshold $(l + B)/k$ gives
+# $\ln \Pr[\text{overpopulated}] \le (a - \mu - a \ln(a/\mu))/k$ with $a = l + B$, $\mu = \rho l$:
 #
-# - one packet per flow, `l ≤ S`: `k = 1`;
-# - part of a window, `S < l < S·W_max`: `k = ⌈l/S⌉`;
-# - the whole window, `l ≥ S·W_max`: `k = W_max`.
+# - one packet per flow, $l \le S$: $k = 1$;
+# - part of a window, $S < l < S W_{\max}$: $k = \lceil l/S \rceil$;
+# - the whole window, $l \ge S W_{\max}$: $k = W_{\max}$.
 #
-# 000 App. B splits the lengths differently: Lemma 7 is `l ≤ log W_max` (one packet per flow,
-# since `c_S ≥ 1` makes `log W_max ≤ S`), Lemma 8 is `log W_max ≤ l ≤ S·W_max` (its proof
-# takes `(k − 1)S ≤ l ≤ kS`) and Lemma 9 is `l ≥ S·W_max`. The first two classes here cover
-# Lemmas 7 and 8 together; the third is Lemma 9.
+# 000 App. B splits the lengths differently: Lemma 7 is $l \le \log W_{\max}$ (one packet per flow,
+# since $c_S \ge 1$ makes $\log W_{\max} \le S$), Lemma 8 is $\log W_{\max} \le l \le S W_{\max}$
+# (its proof takes $(k - 1)S \le l \le kS$) and Lemma 9 is $l \ge S W_{\max}$. The first two classes
+# here cover Lemmas 7 and 8 together; the third is Lemma 9.
 #
-# The union bound adds these over `l = 1, 2, ...`; intervals longer than one RTT, or needing
-# more than the `N·W_max` packets sent in an RTT, cannot be overpopulated. (The text weakens
-# the threshold to `B` or `l` and integrates Lemma 9 to infinity; the exact sum is tighter and
+# The union bound adds these over $l = 1, 2, \dots$; intervals longer than one RTT, or needing
+# more than the $N W_{\max}$ packets sent in an RTT, cannot be overpopulated. (The text weakens
+# the threshold to $B$ or $l$ and integrates Lemma 9 to infinity; the exact sum is tighter and
 # still a valid bound.)
 
 # %%
@@ -109,12 +110,13 @@ def union_bound(flows, w_max, slots, slowdown, buffer):
 # %% [markdown]
 # ## Evaluated: the 000 §1.3 link
 #
-# 10 Gb/s, 100 ms, 1000-byte packets: `M = 125,000` slots; 1000 flows with `W_max = 64`, so
-# `ρ = 0.512`. The Poisson bound of Theorem 1 is `ρ^B`. A slow access link (large `S`) pushes
-# the paced bound far below it; as `S -> 1` (no pacing by the access link) the bound gives
-# nothing for small buffers, as the text warns. In between (`S = 100`) the partial-window
-# intervals (`S < l < S·W_max`, within Lemma 8's range) set a floor that more buffer does not lower: there the bound needs `S` of order
-# `log W_max` *times a large constant*, Assumption (2) of Theorem 2.
+# 10 Gb/s, 100 ms, 1000-byte packets: $M = 125{,}000$ slots; 1000 flows with $W_{\max} = 64$, so
+# $\rho = 0.512$. The Poisson bound of Theorem 1 is $\rho^B$. A slow access link (large $S$) pushes
+# the paced bound far below it; as $S \to 1$ (no pacing by the access link) the bound gives nothing
+# for small buffers, as the text warns. In between ($S = 100$) the partial-window intervals
+# ($S < l < S W_{\max}$, within Lemma 8's range) set a floor that more buffer does not lower: there
+# the bound needs $S$ of order $\log W_{\max}$ *times a large constant*, Assumption (2) of Theorem
+# 2.
 
 # %%
 M, Nf, Wm = 125_000, 1000, 64
@@ -132,14 +134,14 @@ print(f"B = 15, S = 1000: bound {p15:.3g} (one-packet / partial-window / whole-w
 print(f"ρ^B = {(Nf * Wm / M) ** 15:.3g}, ratio {(Nf * Wm / M) ** 15 / p15:.0f}")
 
 # %% [markdown]
-# The utilization then follows as in App. A: each drop costs at most `W_max²/2` packets, so
-# `θ ≥ 1 − p·W_max²/2`.
+# The utilization then follows as in App. A: each drop costs at most $W_{\max}^2/2$ packets, so
+# $\theta \ge 1 - p W_{\max}^2/2$.
 
 # %% [markdown]
 # ## Check against `models.pacing`
 #
 # The model sums the same terms in log-space, in chunks, and stops once the rest is provably
-# below `e^-40` of the sum; agreement within `1e-9` relative is expected.
+# below $e^{-40}$ of the sum; agreement within $10^{-9}$ relative is expected.
 
 # %%
 rng = np.random.default_rng(4)

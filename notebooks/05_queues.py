@@ -46,9 +46,9 @@ from models.tcp_queue import tcp_mm1b_fixed_point
 # %% [markdown]
 # ## M/M/1/B from the birth-death chain
 #
-# States `0..B` packets; arrivals at rate `λ` move up (except in state `B`, where they are
-# dropped), services at rate `μ` move down. Cutting between `n` and `n+1`:
-# `λ π_n = μ π_(n+1)`. With a concrete `B` SymPy solves the balance equations outright:
+# States $0, \dots, B$ packets; arrivals at rate $\lambda$ move up (except in state $B$, where they
+# are dropped), services at rate $\mu$ move down. Cutting between $n$ and $n+1$:
+# $\lambda \pi_n = \mu \pi_{n+1}$. With a concrete $B$ SymPy solves the balance equations outright:
 
 # %%
 rho = sp.symbols("rho", positive=True)
@@ -61,7 +61,7 @@ loss_B4 = sp.simplify(sol[pis[B_small]])  # PASTA: an arrival sees the time-aver
 display(sp.Eq(sp.Symbol("p (B = 4)"), sp.factor(loss_B4)))
 
 # %% [markdown]
-# In general `π_n = ρ^n π_0`, and the geometric sum normalizes it; the loss is `π_B`:
+# In general $\pi_n = \rho^n \pi_0$, and the geometric sum normalizes it; the loss is $\pi_B$:
 
 # %%
 B, n = sp.symbols("B n", positive=True, integer=True)
@@ -74,13 +74,13 @@ p_at_1 = sp.limit(p_mm1b, rho, 1)
 display(sp.Eq(sp.Symbol("p(ρ=1)"), p_at_1))
 
 # %% [markdown]
-# ## The bound ρ^B and the transparent-regime sizing
+# ## The bound $\rho^B$ and the transparent-regime sizing
 #
-# `p ≤ ρ^B` (the infinite M/M/1 queue holds at least `B` packets with probability `ρ^B`).
-# Asking `ρ^B ≤ ε` gives `B = ⌈ln ε / ln ρ⌉` and, for a given `B`, the admissible load
-# `ε^(1/B)`. Checks from the papers: `0.75^20 ≈ 0.3%` (000 §3.3); `B = 20` admits
-# `ρ = 0.79` at `ε = 1%` and `0.70` at `ε = 0.1%` (003 §4.2; the exact value is 0.708);
-# `0.9^100 < 1/30000` (002).
+# $p \le \rho^B$ (the infinite M/M/1 queue holds at least $B$ packets with probability $\rho^B$).
+# Asking $\rho^B \le \varepsilon$ gives $B = \lceil \ln \varepsilon / \ln \rho \rceil$ and, for a
+# given $B$, the admissible load $\varepsilon^{1/B}$. Checks from the papers:
+# $0.75^{20} \approx 0.3\%$ (000 §3.3); $B = 20$ admits $\rho = 0.79$ at $\varepsilon = 1\%$ and
+# $0.70$ at $\varepsilon = 0.1\%$ (003 §4.2; the exact value is 0.708); $0.9^{100} < 1/30000$ (002).
 
 # %%
 eps = sp.symbols("epsilon", positive=True)
@@ -95,12 +95,12 @@ print("0.9^100 * 30000 =", sp.N(sp.Rational(9, 10) ** 100 * 30000, 3))
 # ## M/D/1/B from the embedded chain at departures
 #
 # With fixed packet sizes the number in the system is not Markov, but it is at departure
-# epochs. Let `a_k = e^{−ρ}ρ^k/k!` be the probability of `k` Poisson arrivals during one
-# transmission. A departure leaves `i` packets; the next leaves `i − 1 + A` (or `A` if the port
-# was empty and the next arrival starts a transmission), capped at `K − 1 = B − 1` since
-# arrivals to a full port are dropped. The departure distribution `π` solves `π = πP`; the
+# epochs. Let $a_k = e^{-\rho}\rho^k/k!$ be the probability of $k$ Poisson arrivals during one
+# transmission. A departure leaves $i$ packets; the next leaves $i - 1 + A$ (or $A$ if the port
+# was empty and the next arrival starts a transmission), capped at $K - 1 = B - 1$ since
+# arrivals to a full port are dropped. The departure distribution $\pi$ solves $\pi = \pi P$; the
 # time-average distribution and the loss follow from the standard M/G/1/K relations
-# `p_j = π_j/(π_0 + ρ)` for `j < K` and `p_K = 1 − 1/(π_0 + ρ)`.
+# $p_j = \pi_j/(\pi_0 + \rho)$ for $j < K$ and $p_K = 1 - 1/(\pi_0 + \rho)$.
 
 # %%
 def embedded_matrix(K, r, a=None):
@@ -134,8 +134,8 @@ for K in (1, 2, 3):
 display(sp.Eq(sp.Symbol("p (M/D/1/1)"), md1_loss[1]), sp.Eq(sp.Symbol("p (M/D/1/2)"), md1_loss[2]))
 
 # %% [markdown]
-# `B = 1` is the M/D/1/1 loss system, `p = ρ/(1 + ρ)` as Erlang's formula says for any
-# service-time distribution. For larger `B` the same chain is solved numerically.
+# $B = 1$ is the M/D/1/1 loss system, $p = \rho/(1 + \rho)$ as Erlang's formula says for any
+# service-time distribution. For larger $B$ the same chain is solved numerically.
 
 # %%
 assert sp.simplify(md1_loss[1] - rho / (1 + rho)) == 0
@@ -155,11 +155,11 @@ def md1k_numeric(K, r):
 # ## The LCFS-PR bound (000 App. A, Lemma 6)
 #
 # An M/D/1 FCFS queue has the same occupancy as the M/D/1 LCFS-PR queue (same arrivals, both
-# work-conserving), and any M/G/1 LCFS-PR queue has geometric occupancy `(1 − ρ)ρ^n`; so the
-# chance that an arrival finds `B` or more packets, hence the drop probability with a buffer of
-# `B`, is at most `ρ^B`. Fixed sizes lose less than exponential ones, and both less than `ρ^B`.
-# (The curves use `models.queues.md1b_queue`, checked against the chain above at the end: the
-# direct `1 − 1/(π_0 + ρ)` loses all its digits to cancellation below about `1e-13`.)
+# work-conserving), and any M/G/1 LCFS-PR queue has geometric occupancy $(1 - \rho)\rho^n$; so the
+# chance that an arrival finds $B$ or more packets, hence the drop probability with a buffer of $B$,
+# is at most $\rho^B$. Fixed sizes lose less than exponential ones, and both less than $\rho^B$.
+# (The curves use `models.queues.md1b_queue`, checked against the chain above at the end: the direct
+# $1 - 1/(\pi_0 + \rho)$ loses all its digits to cancellation below about $10^{-13}$.)
 
 # %%
 buffers = np.arange(1, 31)
@@ -181,11 +181,12 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## TCP + M/M/1/B: why B must grow like log W_max (000 §3.6)
+# ## TCP + M/M/1/B: why $B$ must grow like $\log W_{\max}$ (000 §3.6)
 #
-# `N` flows, RTT `τ`, each sending `R = (1/τ)√(3/(2p))` (eq. 3.2, capped by `W_max/τ`), through
-# a link of `C = N·W_max/(2τ)` packets per second, so `ρ = N·R/C = 2τR/W_max`. With the
-# approximation `p ≈ ρ^(B+1)` of eq. 3.3 the fixed point is explicit:
+# $N$ flows, RTT $\tau$, each sending $R = (1/\tau)\sqrt{3/(2p)}$ (eq. 3.2, capped by
+# $W_{\max}/\tau$), through a link of $C = N W_{\max}/(2\tau)$ packets per second, so
+# $\rho = N R/C = 2\tau R/W_{\max}$. With the approximation $p \approx \rho^{B+1}$ of eq. 3.3 the
+# fixed point is explicit:
 
 # %%
 W, beta, alpha = sp.symbols("W_max beta alpha", positive=True)
@@ -195,9 +196,9 @@ rho_star = sp.solve(fixed_point, rho_fp)[0]
 display(sp.Eq(sp.Symbol("ρ*"), rho_star))
 
 # %% [markdown]
-# A constant buffer lets the utilization vanish as `W_max` grows; a buffer `B = β·ln W_max`
-# keeps it at `e^(−2/β)`, so any target `α < 1` is reached with `β = −2/ln α` (000 §3.6,
-# statements 1 and 2).
+# A constant buffer lets the utilization vanish as $W_{\max}$ grows; a buffer
+# $B = \beta \ln W_{\max}$ keeps it at $e^{-2/\beta}$, so any target $\alpha < 1$ is reached with
+# $\beta = -2/\ln \alpha$ (000 §3.6, statements 1 and 2).
 
 # %%
 lim_const = sp.limit(rho_star.subs(B, 5), W, sp.oo)
@@ -208,9 +209,9 @@ assert sp.simplify(lim_log - sp.exp(-2 / beta)) == 0
 print("β for α = 0.5:", sp.N(sp.solve(sp.Eq(lim_log, sp.Rational(1, 2)), beta)[0], 4))
 
 # %% [markdown]
-# Without the approximation, the fixed point `ρ = N·R(p(ρ))/C` with the exact M/M/1/B loss
+# Without the approximation, the fixed point $\rho = N R(p(\rho))/C$ with the exact M/M/1/B loss
 # is found numerically; the picture is the same (Fig. 3.8 of the thesis shows it in
-# simulation: `N = 10`, `W_max` from 10 to 1529, peak load a little over 50%).
+# simulation: $N = 10$, $W_{\max}$ from 10 to 1529, peak load a little over 50%).
 
 # %%
 tau, N_flows = 0.1, 10

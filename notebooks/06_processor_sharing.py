@@ -45,9 +45,10 @@ from models.regimes import classify_regime
 # %% [markdown]
 # ## The birth-death chain of flows and eq. 1
 #
-# Flows arrive at rate `λ`; with `i` in progress they complete at rate `φ(i)·C/σ` (`σ` the mean
-# size), so the cut equations give `π_i = π_0·ρ^i/Φ(i)`. Little's law turns the mean number
-# in progress into the mean duration, `E[T] = E[N]/λ`, hence `γ = σ/(C·E[T]) = ρ/E[N]`:
+# Flows arrive at rate $\lambda$; with $i$ in progress they complete at rate $\varphi(i) C/\sigma$
+# ($\sigma$ the mean size), so the cut equations give $\pi_i = \pi_0 \rho^i/\Phi(i)$. Little's law
+# turns the mean number in progress into the mean duration, $E[T] = E[N]/\lambda$, hence
+# $\gamma = \sigma/(C\,E[T]) = \rho/E[N]$:
 
 # %%
 rho = sp.symbols("rho", positive=True)
@@ -62,10 +63,10 @@ display(sp.Eq(sp.Symbol("γ"), eq1))
 assert sp.simplify(rho * i * rho ** (i - 1) / Phi(i) - i * rho**i / Phi(i)) == 0
 
 # %% [markdown]
-# ## φ ≡ 1 in closed form
+# ## $\varphi \equiv 1$ in closed form
 #
-# With no peak-rate limit every flow could use the whole link: `Φ ≡ 1`, the number in progress
-# is geometric, `P(n) = (1 − ρ)ρ^n`, and `γ = 1 − ρ` (002 §III; 003 Fig. 1).
+# With no peak-rate limit every flow could use the whole link: $\Phi \equiv 1$, the number in
+# progress is geometric, $P(n) = (1 - \rho)\rho^n$, and $\gamma = 1 - \rho$ (002 §III; 003 Fig. 1).
 
 # %%
 def converged(expr):
@@ -84,11 +85,11 @@ print("P(N > 4 | ρ = 0.5) =", tail.subs(rho, sp.Rational(1, 2)), "≈ 0.03 (002
 print("γ(ρ = 0.5) =", gamma_1.subs(rho, sp.Rational(1, 2)))
 
 # %% [markdown]
-# ## Peak-rate-limited flows, φ(i) = min(i·p/C, 1)
+# ## Peak-rate-limited flows, $\varphi(i) = \min(i p/C, 1)$
 #
-# If every flow is capped at a peak rate `p` (its access line), `i` flows use `min(i·p, C)`.
-# With `p/C = 1/m`, `Φ(i) = i!/m^i` up to `i = m` and stays at `m!/m^m` beyond, so the sums
-# are a polynomial head plus a geometric tail: `γ` is an exact rational function of `ρ`.
+# If every flow is capped at a peak rate $p$ (its access line), $i$ flows use $\min(i p, C)$.
+# With $p/C = 1/m$, $\Phi(i) = i!/m^i$ up to $i = m$ and stays at $m!/m^m$ beyond, so the sums
+# are a polynomial head plus a geometric tail: $\gamma$ is an exact rational function of $\rho$.
 
 # %%
 def gamma_peak(m):
@@ -122,20 +123,19 @@ plt.show()
 # %% [markdown]
 # ## The regimes
 #
-# - **overload**, `ρ ≥ 1`: the sums diverge, the number of flows grows without bound and `γ -> 0`;
-#   no buffer fixes this.
-# - **transparent**: the peak rates of the flows in progress add up to less than `C` with high
-#   probability, `P(N ≥ m)` small; flows run at their own pace, packets arrive nearly as a
-#   Poisson stream, and `ρ^B < ε` sizes the buffer (003 §4).
+# - **overload**, $\rho \ge 1$: the sums diverge, the number of flows grows without bound and
+#   $\gamma \to 0$; no buffer fixes this.
+# - **transparent**: the peak rates of the flows in progress add up to less than $C$ with high
+#   probability, $P(N \ge m)$ small; flows run at their own pace, packets arrive nearly as a
+#   Poisson stream, and $\rho^B < \varepsilon$ sizes the buffer (003 §4).
 # - **elastic**: some flows can fill the residual capacity (or the link saturates often);
 #   these flows are bottlenecked here and the buffer must absorb TCP's sawtooth (003 §5).
 #
-# The probability that the link is saturated with `p = C/m` is `P(N ≥ m)`. It grows steadily
-# with the load, so "with high probability" needs a threshold; `models.regimes` uses the
-# throughput reading of 003 §3.3 instead: the link is transparent while flows still get at
-# least half their peak rate on average, which for `p = 0.1 C` holds up to about
-# `ρ ≈ 1 − p/C = 0.9` (the right panel above). A flow that could fill the link alone makes it
-# elastic at any load.
+# The probability that the link is saturated with $p = C/m$ is $P(N \ge m)$. It grows steadily with
+# the load, so "with high probability" needs a threshold; `models.regimes` uses the throughput
+# reading of 003 §3.3 instead: the link is transparent while flows still get at least half their
+# peak rate on average, which for $p = 0.1\,C$ holds up to about $\rho \approx 1 - p/C = 0.9$ (the
+# right panel above). A flow that could fill the link alone makes it elastic at any load.
 
 # %%
 Pn_10 = [rho**k / (sp.factorial(k) / sp.Integer(10) ** k) / Z_10 for k in range(10)]
@@ -148,11 +148,11 @@ print("unlimited peak rate, ρ = 0.5:", classify_regime(0.5).regime)
 print("ρ = 1.2:", classify_regime(1.2, peak_rate_fraction=0.1).regime)
 
 # %% [markdown]
-# ## A measured φ table
+# ## A measured $\varphi$ table
 #
-# 003 §5 measures `φ(i)` by simulation (TCP flows lose throughput with small buffers); any table
-# `φ(1..n)`, held at `φ(n)` beyond, gives `γ` the same way: explicit head, geometric tail with
-# ratio `ρ/φ(n)`.
+# 003 §5 measures $\varphi(i)$ by simulation (TCP flows lose throughput with small buffers); any
+# table $\varphi(1), \dots, \varphi(n)$, held at $\varphi(n)$ beyond, gives $\gamma$ the same way:
+# explicit head, geometric tail with ratio $\rho/\varphi(n)$.
 
 # %%
 phi_table = [sp.Rational(6, 10), sp.Rational(8, 10), sp.Rational(9, 10), sp.Rational(95, 100)]

@@ -14,9 +14,9 @@
 # # BSCL: buffer sizing for congested links
 #
 # Dhamdhere, Jiang and Dovrolis (seed `004_cb0749363e88d206.txt`) size the buffer of a link
-# saturated by `N_b` locally bottlenecked persistent (LBP) TCP flows under two constraints:
-# keep the link busy (utilization, §III) and keep the loss rate below `p̂` (§IV). This notebook
-# solves eq. 15 for `B` (eq. 16), derives `K_p` from eqs. 18-22 and finds the crossover `Ñ_b`
+# saturated by $N_b$ locally bottlenecked persistent (LBP) TCP flows under two constraints:
+# keep the link busy (utilization, §III) and keep the loss rate below $\hat p$ (§IV). This notebook
+# solves eq. 15 for $B$ (eq. 16), derives $K_p$ from eqs. 18-22 and finds the crossover $\tilde N_b$
 # where the loss constraint takes over (eq. 23).
 #
 # **Premises** (004 §III.C, §IV):
@@ -45,7 +45,7 @@ from models.bscl import (
 )
 
 # %% [markdown]
-# ## Eq. 15 -> eq. 16: the utilization term B_ρ
+# ## Eq. 15 -> eq. 16: the utilization term $B_\rho$
 
 # %%
 q, C, T, B, M, Nb = sp.symbols("q C T B M N_b", positive=True)
@@ -59,8 +59,8 @@ eq16 = (q * C * T - 2 * M * Nb * (1 - q)) / (2 - q)
 assert sp.simplify(B_rho - eq16) == 0
 
 # %% [markdown]
-# Global synchronization, `q = 1`, gives back the bandwidth-delay product `C·T` (eq. 11); and
-# `B_ρ` falls as `q` falls (partial synchronization needs less buffer):
+# Global synchronization, $q = 1$, gives back the bandwidth-delay product $C \cdot T$ (eq. 11); and
+# $B_\rho$ falls as $q$ falls (partial synchronization needs less buffer):
 
 # %%
 assert sp.simplify(B_rho.subs(q, 1) - C * T) == 0
@@ -71,11 +71,11 @@ q_of_N = 1 - (1 - 1 / Nb) ** (alpha * Nb)  # eqs. 13 and 17
 print("q as N_b → ∞:", sp.limit(q_of_N, Nb, sp.oo))
 
 # %% [markdown]
-# ## Eqs. 18-22: the loss term B_p and K_p
+# ## Eqs. 18-22: the loss term $B_p$ and $K_p$
 #
-# `N_b` flows saturating the link, `N_b·R = C` (all in packets), give the loss rate of
-# eq. 18. Holding it at `p̂` needs the RTT `T = T_p + T_q` to grow with `N_b` (eqs. 19-20);
-# with the queueing delay at its maximum `B/C`, the buffer is eq. 21.
+# $N_b$ flows saturating the link, $N_b R = C$ (all in packets), give the loss rate of
+# eq. 18. Holding it at $\hat p$ needs the RTT $T = T_p + T_q$ to grow with $N_b$ (eqs. 19-20);
+# with the queueing delay at its maximum $B/C$, the buffer is eq. 21.
 
 # %%
 p, p_hat, Tp, Tq = sp.symbols("p phat T_p T_q", positive=True)
@@ -91,8 +91,8 @@ print("K_p(1%) =", sp.N(Kp.subs(p_hat, 0.01), 3), "packets;  K_p(2%) =", sp.N(Kp
 assert sp.simplify(B_p - (Kp * Nb - C * Tp)) == 0
 
 # %% [markdown]
-# In bytes and with the LBP flows' share `C_e` of the capacity and `T_e` for `T_p` (Fig. 4):
-# `B_p = K_p·N_b·M − C_e·T_e`, and `B̂ = max{B_ρ, B_p}` (eqs. 23, 26).
+# In bytes and with the LBP flows' share $C_e$ of the capacity and $T_e$ for $T_p$ (Fig. 4):
+# $B_p = K_p N_b M - C_e T_e$, and $\hat B = \max\{B_\rho, B_p\}$ (eqs. 23, 26).
 
 # %%
 Ce, Te = sp.symbols("C_e T_e", positive=True)
@@ -100,11 +100,11 @@ B_rho_bytes = eq16.subs({C: Ce, T: Te})
 B_p_bytes = Kp * Nb * M - Ce * Te
 
 # %% [markdown]
-# ## The crossover Ñ_b
+# ## The crossover $\tilde N_b$
 #
-# `B_ρ` flattens as `N_b` grows (q falls) while `B_p` grows linearly, so they cross once. An
-# example: 100 Mb/s, 90% of it used by LBP flows, `T_e` = 100 ms, 1500-byte segments,
-# `p̂ = 1%`, `α = 0.55`.
+# $B_\rho$ flattens as $N_b$ grows ($q$ falls) while $B_p$ grows linearly, so they cross once. An
+# example: 100 Mb/s, 90% of it used by LBP flows, $T_e$ = 100 ms, 1500-byte segments,
+# $\hat p = 1\%$, $\alpha = 0.55$.
 
 # %%
 example = {Ce: 0.9 * 100e6 / 8, Te: 0.1, M: 1500, p_hat: 0.01, alpha: 0.55}
@@ -128,9 +128,9 @@ plt.show()
 # %% [markdown]
 # ## Check against `models.bscl`
 #
-# The model works with the capacity in bit/s (`C_e = fraction·capacity_bps/8` bytes/s) and
-# replaces `B_ρ` by `C·T_e` below 5 flows (004 §VII); the comparisons use `N_b ≥ 5` for the
-# combined buffer.
+# The model works with the capacity in bit/s ($C_e$ is `bottlenecked_share` × `capacity_bps`/8
+# bytes/s) and replaces $B_\rho$ by $C \cdot T_e$ below 5 flows (004 §VII); the comparisons use
+# $N_b \ge 5$ for the combined buffer.
 
 # %%
 rng = np.random.default_rng(7)

@@ -16,7 +16,7 @@
 # An all-optical router cannot write a packet to memory and read it back later: the only
 # optical "memory" is a fibre delay line, which holds a packet for a fixed time. Ganjali's
 # thesis (seed `000_9b46cc70677d86b3.txt`, §5.2) shows how to emulate a FIFO queue of
-# `N − 1` packets (`N = 2^n`) with only `O(log N)` delay lines and 2×2 switches, and how to
+# $N - 1$ packets ($N = 2^n$) with only $O(\log N)$ delay lines and 2×2 switches, and how to
 # trade more lines for less fibre. This notebook derives the counts of Theorems 4-6 from the
 # construction, and runs the slot-level emulator of Algorithm A
 # (`validation/simulator/optical_fifo.py`) on a small example.
@@ -43,9 +43,9 @@ from models.optical import FIBER_SPEED_MPS, optical_fifo_design
 from validation.simulator.optical_fifo import emulate_optical_fifo, ideal_fifo
 
 # %% [markdown]
-# ## Theorems 4 and 5: `2 log N − 1` lines of total length `1.5 N − 2`
+# ## Theorems 4 and 5: $2 \log N - 1$ lines of total length $1.5 N - 2$
 #
-# The FIFO lines are a geometric series; so are the lines of `W`.
+# The FIFO lines are a geometric series; so are the lines of $W$.
 
 # %%
 n, i, k = sp.symbols("n i k", integer=True, positive=True)
@@ -62,9 +62,9 @@ assert sp.simplify(fifo_length - (N - 1)) == 0  # the FIFO lines hold N - 1 pack
 assert sp.simplify(length_k1 - (sp.Rational(3, 2) * N - 2)) == 0  # "1.5N" in the thesis
 
 # %% [markdown]
-# The waiting time is at most `N/2 − 1` slots (Lemma 2): in binary it has `log N − 1` bits,
-# hence `log N − 1` lines of `W`, and `W`'s length `N/2 − 1` is exactly the largest waiting
-# time. Together with the `log N` FIFO lines this is `2 log N − 1` lines (Thm 4).
+# The waiting time is at most $N/2 - 1$ slots (Lemma 2): in binary it has $\log N - 1$ bits,
+# hence $\log N - 1$ lines of $W$, and $W$'s length $N/2 - 1$ is exactly the largest waiting
+# time. Together with the $\log N$ FIFO lines this is $2 \log N - 1$ lines (Thm 4).
 
 # %%
 assert sp.simplify(waiting_length - (N / 2 - 1)) == 0
@@ -73,10 +73,10 @@ sp.simplify(lines_k1)
 # %% [markdown]
 # ## Theorem 6: halving the longest lines
 #
-# Replacing every longest line by two half-length lines keeps the FIFO's `N − 1` places but
-# halves the longest line, hence the longest wait, hence `W`. After `k` halvings
-# (`K = 2^k`) the FIFO lines are `1, 2, ..., 2^(n−k−2)` plus `2K − 1` lines of length
-# `2^(n−k−1) = N/(2K)`, and `W` has the lines `1, ..., 2^(n−k−2)`.
+# Replacing every longest line by two half-length lines keeps the FIFO's $N - 1$ places but
+# halves the longest line, hence the longest wait, hence $W$. After $k$ halvings
+# ($K = 2^k$) the FIFO lines are $1, 2, \dots, 2^{n-k-2}$ plus $2K - 1$ lines of length
+# $2^{n-k-1} = N/(2K)$, and $W$ has the lines $1, \dots, 2^{n-k-2}$.
 
 # %%
 K = 2**k
@@ -98,9 +98,9 @@ display(sp.Eq(sp.Symbol("length"), thm6_length))
 
 # %% [markdown]
 # The switches follow the lines one for one, plus the input/output switch. Relative to the
-# original design the halvings add `2^(k+1) − 2k − 2` switches, as the thesis states
-# ("the total number of switches added to the system would be `2^(k+1) − 2k − 2`"), while the
-# extra fibre `(N − 2K)/(2K)` is about `1/2^(k+1)` of `N`.
+# original design the halvings add $2^{k+1} - 2k - 2$ switches, as the thesis states
+# ("the total number of switches added to the system would be $2^{k+1} - 2k - 2$"), while the
+# extra fibre $(N - 2K)/(2K)$ is about $1/2^{k+1}$ of $N$.
 
 # %%
 switches_k = thm6_lines + 1
@@ -109,8 +109,8 @@ assert sp.simplify(added - (2 ** (k + 1) - 2 * k - 2)) == 0
 added
 
 # %% [markdown]
-# The checks of DESIGN §2: `N = 64` gives 11 lines of total length 94 with `K = 1`, and 13
-# lines of length 70 with `K = 4`.
+# The checks of DESIGN §2: $N = 64$ gives 11 lines of total length 94 with $K = 1$, and 13
+# lines of length 70 with $K = 4$.
 
 # %%
 for kk, expected in [(0, (11, 94)), (2, (13, 70))]:
@@ -121,9 +121,9 @@ for kk, expected in [(0, (11, 94)), (2, (13, 70))]:
 # %% [markdown]
 # ## What the trade-off buys
 #
-# For `N = 1024` (a FIFO of 1023 packets), every `K` from 1 to `N/2`. Lengths are also shown
+# For $N = 1024$ (a FIFO of 1023 packets), every $K$ from 1 to $N/2$. Lengths are also shown
 # in metres of fibre for 1500-byte packets at 10 Gb/s: one packet time is 1.2 µs, i.e.
-# 244.8 m of fibre at 2.04·10⁸ m/s. The last point, `K = N/2`, is `N − 1` lines of length 1:
+# 244.8 m of fibre at 2.04·10⁸ m/s. The last point, $K = N/2$, is $N - 1$ lines of length 1:
 # the linear design again.
 
 # %%
@@ -153,10 +153,10 @@ plt.show()
 # %% [markdown]
 # ## Algorithm A at work
 #
-# A FIFO of 7 packets (`N = 8`): lines `D` of lengths 1, 2, 4 and `W` of lengths 1, 2.
+# A FIFO of 7 packets ($N = 8$): lines $D$ of lengths 1, 2, 4 and $W$ of lengths 1, 2.
 # Arrivals every slot, departures from slot 8 on: the arrivals find their predecessor two
-# places from the tail of the longest line and wait 3 slots in `W`, which then holds
-# `N/2 = 4` packets, the bound of Lemma 2. Each row of the picture is one place of a line
+# places from the tail of the longest line and wait 3 slots in $W$, which then holds
+# $N/2 = 4$ packets, the bound of Lemma 2. Each row of the picture is one place of a line
 # (`D3[0]` is the head of `D3`, `D3[3]` its tail), each column the state after the switching
 # at the end of a slot; the number is the packet. Packet 7 is dropped: the FIFO is full.
 
@@ -201,7 +201,7 @@ plt.show()
 # ## Check against `models.optical`
 #
 # The derived line count, total length and switch count, lambdified, against
-# `optical_fifo_design` for every `N` from 2 to 2¹⁴ and every admissible `K`, and the fibre
+# `optical_fifo_design` for every $N$ from 2 to 2¹⁴ and every admissible $K$, and the fibre
 # length against the packet time times 2.04·10⁸ m/s.
 
 # %%

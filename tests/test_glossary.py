@@ -71,6 +71,8 @@ def _api_fields() -> set[str]:
         for operation in path.values():
             for parameter in operation.get("parameters", []):
                 fields.add(parameter["name"])
+            # Bodies declared inline (the multipart form of /v1/traces), not as components.
+            _schema_fields(operation.get("requestBody", {}), fields)
     return fields
 
 
@@ -101,7 +103,7 @@ def test_every_models_parameter_is_in_the_glossary() -> None:
 
 def test_every_api_field_is_in_the_glossary() -> None:
     fields = _api_fields()
-    assert {"buffer_s", "bottlenecked_share", "software_versions", "kp_packets"} <= fields
+    assert {"buffer_s", "bottlenecked_share", "software_versions", "kp_packets", "verify"} <= fields
     missing = sorted(fields - _glossary_names())
     assert not missing, missing
 

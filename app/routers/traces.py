@@ -1,8 +1,8 @@
 """``/v1/traces``: upload a packet trace, estimate BSCL's parameters from it (004 §VI), size.
 
 ``POST`` takes ``multipart/form-data`` with the trace in the ``file`` part (pcap, pcapng, or
-the CSV ``bufsize simulate --trace`` writes) and optional text fields ``capacity``,
-``buffer``, ``warmup``, ``max_loss``, ``verify``, ``replications`` and ``seed``, as the
+the CSV ``bufsize simulate --trace`` writes) and optional text fields ``capacity_bps``,
+``buffer_packets``, ``warmup_s``, ``max_loss``, ``verify``, ``replications`` and ``seed``, as the
 ``bufsize trace`` options (``verify``: the BSCL size checked by simulation with
 validation/verify.py, as ``/v1/verifications`` checks a recommendation). The
 body is streamed to disk as it arrives (never held in memory whole); a body over
@@ -29,13 +29,22 @@ from python_multipart.multipart import File, FormParser, create_form_parser
 from app.cli.trace import _loss
 from app.deps import SettingsDep
 from app.errors import invalid
+from app.schemas.traces import TraceCreatedOut, TraceJobOut
 from app.trace_jobs import TraceJob, TraceJobs, TracePending
 from app.units import parse_packets, parse_quantity
 
 router = APIRouter(prefix="/traces", tags=["traces"])
 
 #: Form fields besides ``file``.
-TEXT_FIELDS = ("capacity", "buffer", "warmup", "max_loss", "verify", "replications", "seed")
+TEXT_FIELDS = (
+    "capacity_bps",
+    "buffer_packets",
+    "warmup_s",
+    "max_loss",
+    "verify",
+    "replications",
+    "seed",
+)
 #: Bytes a form part may hold in memory before it is written to disk.
 IN_MEMORY_BYTES = 1 << 20
 
@@ -66,32 +75,36 @@ def _options(fields: dict[str, str], filename: str) -> dict[str, Any]:
     """The ``bufsize trace`` options from the form's text fields (422 naming the field)."""
     out: dict[str, Any] = {"filename": filename, "verify": False, "seed": 1, "replications": 5}
     try:
-        capacity = fields.get("capacity")
+        capacity = fields.get("capacity_bps")
         out["capacity_bps"] = (
-            None if capacity is None else parse_quantity("capacity", capacity, "rate")
+            None if capacity is None else parse_quantity("capacity_bps", capacity, "rate")
         )
     except ValueError as exc:
-        raise _invalid("capacity", str(exc), fields.get("capacity")) from exc
+        raise _invalid("capacity_bps", str(exc), fields.get("capacity_bps")) from exc
     try:
-        out["warmup_s"] = parse_quantity("warmup", fields.get("warmup", "0s"), "time")
+        out["warmup_s"] = parse_quantity("warmup_s", fields.get("warmup_s", "0s"), "time")
         if not out["warmup_s"] >= 0:
-            raise ValueError(f"warmup must be >= 0, got {fields.get('warmup')!r}")
+            raise ValueError(f"warmup_s must be >= 0, got {fields.get('warmup_s')!r}")
     except ValueError as exc:
-        raise _invalid("warmup", str(exc), fields.get("warmup")) from exc
+        raise _invalid("warmup_s", str(exc), fields.get("warmup_s")) from exc
     try:
         out["max_loss"] = _loss(fields.get("max_loss", "1%"))
     except ValueError as exc:
         raise _invalid("max_loss", str(exc).replace("--max-loss", "max_loss"), None) from exc
     out["buffer_bytes"] = None
-    if "buffer" in fields:
+    if "buffer_packets" in fields:
         if out["capacity_bps"] is None:
-            raise _invalid("buffer", "buffer needs capacity (the queue's delay is buffer/C)", None)
+            raise _invalid(
+                "buffer_packets",
+                "buffer_packets needs capacity_bps (the queue's delay is buffer/C)",
+                None,
+            )
         try:
-            packets = parse_packets("buffer", fields["buffer"], 1500)
+            packets = parse_packets("buffer_packets", fields["buffer_packets"], 1500)
             if not packets > 0:
-                raise ValueError(f"buffer must be > 0, got {fields['buffer']!r}")
+                raise ValueError(f"buffer_packets must be > 0, got {fields['buffer_packets']!r}")
         except ValueError as exc:
-            raise _invalid("buffer", str(exc), fields["buffer"]) from exc
+            raise _invalid("buffer_packets", str(exc), fields["buffer_packets"]) from exc
         out["buffer_bytes"] = packets * 1500
     verify = fields.get("verify", "false").strip().lower()
     if verify not in ("true", "false", "1", "0"):
@@ -121,8 +134,9 @@ def _options(fields: dict[str, str], filename: str) -> dict[str, Any]:
     status_code=202,
     summary="Upload a packet trace and estimate BSCL's parameters from it",
     description="multipart/form-data: the trace in the `file` part (pcap, pcapng or the CSV of "
-    '`bufsize simulate --trace`), and optional fields `capacity` (\\"50 Mbit/s\\"), `buffer` '
-    '(the buffer while the trace was taken: packets or a size), `warmup` (\\"10s\\"), `max_loss` '
+    '`bufsize simulate --trace`), and optional fields `capacity_bps` (\\"50 Mbit/s\\"), '
+    "`buffer_packets` (the buffer while the trace was taken: packets or a size), "
+    '`warmup_s` (\\"10s\\"), `max_loss` '
     '(\\"1%\\"), `verify` (true: simulate the BSCL size, half and double it, as '
     "/v1/verifications does for a recommendation), `replications` and `seed`. Answers 202 "
     "with the job's "
@@ -149,15 +163,15 @@ def _options(fields: dict[str, str], filename: str) -> dict[str, Any]:
                                 "description": "The trace: pcap, pcapng, or the CSV "
                                 "time_s,flow,size_bytes,dropped.",
                             },
-                            "capacity": {
+                            "capacity_bps": {
                                 "type": "string",
                                 "description": "Link rate, e.g. 50 Mbit/s.",
                             },
-                            "buffer": {
+                            "buffer_packets": {
                                 "type": "string",
                                 "description": "Buffer during the capture: packets or a size.",
                             },
-                            "warmup": {
+                            "warmup_s": {
                                 "type": "string",
                                 "description": "Left out at the start, e.g. 10s.",
                             },
@@ -184,7 +198,7 @@ def _options(fields: dict[str, str], filename: str) -> dict[str, Any]:
         }
     },
 )
-async def create_trace(request: Request, response: Response, jobs: TraceJobsDep) -> dict[str, Any]:
+async def create_trace(request: Request, response: Response, jobs: TraceJobsDep) -> TraceCreatedOut:
     content_type = request.headers.get("content-type", "")
     if not content_type.lower().startswith("multipart/form-data"):
         raise HTTPException(
@@ -241,19 +255,19 @@ async def create_trace(request: Request, response: Response, jobs: TraceJobsDep)
         path.unlink(missing_ok=True)
         raise HTTPException(status_code=429, detail=str(exc)) from exc
     response.headers["Location"] = str(request.url_for("get_trace", job_id=job.id))
-    return {"id": job.id, "status": job.status, "bytes": upload.size}
+    return TraceCreatedOut(id=job.id, status=job.status, bytes=upload.size)
 
 
-def _job_out(job: TraceJob) -> dict[str, Any]:
-    return {
-        "id": job.id,
-        "status": job.status,
-        "progress": job.progress if math.isfinite(job.progress) else 0.0,
-        "message": job.message,
-        "created_at": job.created_at.isoformat(),
-        "finished_at": None if job.finished_at is None else job.finished_at.isoformat(),
-        "result": job.result,
-    }
+def _job_out(job: TraceJob) -> TraceJobOut:
+    return TraceJobOut(
+        id=job.id,
+        status=job.status,
+        progress=job.progress if math.isfinite(job.progress) else 0.0,
+        message=job.message,
+        created_at=job.created_at,
+        finished_at=job.finished_at,
+        result=job.result,
+    )
 
 
 @router.get(
@@ -267,7 +281,7 @@ def _job_out(job: TraceJob) -> dict[str, Any]:
     "the file and where.",
     responses={404: {"description": "No trace job with this id."}},
 )
-def get_trace(job_id: JobId, jobs: TraceJobsDep) -> dict[str, Any]:
+def get_trace(job_id: JobId, jobs: TraceJobsDep) -> TraceJobOut:
     job = jobs.get(job_id)
     if job is None:
         raise HTTPException(status_code=404, detail=f"no trace job {job_id}")

@@ -54,7 +54,7 @@ def test_upload_is_read_in_a_job(client: TestClient) -> None:
     response = client.post(
         "/v1/traces",
         files={"file": ("link.csv", _csv(2000), "text/csv")},
-        data={"capacity": "12 Mbit/s", "warmup": "0.2s"},
+        data={"capacity_bps": "12 Mbit/s", "warmup_s": "0.2s"},
     )
     assert response.status_code == 202, response.text
     body = _wait(client, response.headers["location"])
@@ -110,10 +110,10 @@ def test_upload_without_a_declared_length_is_stopped_at_the_limit(client: TestCl
 
 def test_field_errors_name_the_field(client: TestClient) -> None:
     files = {"file": ("t.csv", _csv(10), "text/csv")}
-    response = client.post("/v1/traces", files=files, data={"capacity": "fast"})
+    response = client.post("/v1/traces", files=files, data={"capacity_bps": "fast"})
     assert response.status_code == 422
-    assert response.json()["detail"][0]["loc"] == ["body", "capacity"]
-    response = client.post("/v1/traces", data={"capacity": "1 Mbit/s"}, files={"x": ("a", b"")})
+    assert response.json()["detail"][0]["loc"] == ["body", "capacity_bps"]
+    response = client.post("/v1/traces", data={"capacity_bps": "1 Mbit/s"}, files={"x": ("a", b"")})
     assert response.status_code == 422
     assert response.json()["detail"][0]["loc"] == ["body", "file"]
     response = client.post("/v1/traces", content=b"{}", headers={"content-type": "text/json"})
@@ -160,8 +160,8 @@ def test_verify_checks_the_bscl_size_with_the_recommendation_check(tmp_path: Pat
             "/v1/traces",
             files={"file": ("link.csv", path.read_bytes(), "text/csv")},
             data={
-                "capacity": "10 Mbit/s",
-                "warmup": "4s",
+                "capacity_bps": "10 Mbit/s",
+                "warmup_s": "4s",
                 "verify": "true",
                 "replications": "2",
                 "seed": "7",
