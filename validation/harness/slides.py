@@ -32,7 +32,6 @@ def oc3_scenario(flows: int, duration_s: float, warmup_s: float) -> Scenario:
         access_bps=1e9,
         max_window_packets=65_536,
         packet_bytes=PACKET_BYTES,
-        header_bytes=0,  # 12,000-bit packets on the wire (the 2TC/√n column)
         start_spread_s=5.0,
         duration_s=duration_s,
         warmup_s=warmup_s,
