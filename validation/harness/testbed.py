@@ -217,12 +217,15 @@ def table_4_2(rows: Sequence[Row], suite: Suite) -> list[Check]:
     return checks
 
 
+#: The quick suite's Sprint rows: only buffers in the tiny-buffer range (000 §4.2.2: "192, 63,
+#: and 50 packets, which is in the range of tiny buffers model"), whose size in packets does
+#: not scale with C. A buffer of 922-8500 packets kept while C is divided by 10 would be 10
+#: times larger against the bandwidth-delay product (2.2 instead of 0.22 BDP at 922 packets),
+#: which is no longer the row's experiment: those rows are left to the full suite.
 SPRINT_QUICK = {
-    "thr_b8500",
-    "thr_b922",
+    "thr_b192",
     "thr_b50",
     "delay_b50",
-    "drops_b922",
     "drops_b50",
     "access_16",
 }
