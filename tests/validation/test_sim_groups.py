@@ -5,6 +5,13 @@ The single-group scenario must keep today's sample path: the figures below were 
 with the simulator of main at commit 63e2c58, before flow groups existed (every counter, and
 the SHA-256 of the packet trace's times, flows and drop flags), and are compared exactly. The
 scenarios then had the classic hosts' defaults (``tests/validation/hosts.py``), stated here.
+
+Since the sender restarts its retransmission timer when it retransmits the first
+unacknowledged packet (``test_sim_rto_restart.py``), the figures are those of 63e2c58's
+``core.py`` with that one change made to its ``_transmit`` (the same two lines); the scenarios
+without a fast retransmit kept their figures ("newreno paced slow access", "closed loop pareto
+bg", "fair queueing byte mode"). 63e2c58 as it was still gives the older figures (checked when
+they were replaced), so the comparison is still with the code from before flow groups.
 """
 
 from __future__ import annotations
@@ -31,11 +38,11 @@ BEFORE_GROUPS = {  # buffer 12 packets, seed 7, trace on; figures from main 63e2
     "cli defaults like": (
         _BASE | {"delayed_ack": 2, "initial_window_packets": 10, "header_bytes": 52,
                  "packet_bytes": 1448, "max_window_packets": 2172, "flows": 10},
-        {"bottleneck_packets": 7554, "packets_sent": 7608, "packets_dropped": 390,
-         "timeouts": 12, "flows_completed": 0, "utilization": "0.7777166490583075",
-         "goodput_bps": "15073680.0", "loss_rate": "0.04093350620485275",
-         "queue_delay_mean_s": "0.0023821586712654825",
-         "trace_sha256": "72f7ad5c006a5f827fd6ee2b62d0f6791dfb29519a2a4d0dc50a6e84c2627a56"},
+        {"bottleneck_packets": 7687, "packets_sent": 7719, "packets_dropped": 396,
+         "timeouts": 10, "flows_completed": 0, "utilization": "0.8052528149346491",
+         "goodput_bps": "15505184.0", "loss_rate": "0.04112283211156803",
+         "queue_delay_mean_s": "0.0024340397564065535",
+         "trace_sha256": "170ab1d085eb04ebbdefe6dd1d59db1004852569bcc282d9c977297e9d2d0263"},
     ),
     "newreno paced slow access": (
         _BASE | {"recovery": "newreno", "pacing": True, "access_bps": 2e6},
@@ -57,11 +64,11 @@ BEFORE_GROUPS = {  # buffer 12 packets, seed 7, trace on; figures from main 63e2
     "poisson flows uniform": (
         _BASE | {"traffic": "poisson_flows", "flows": 30, "flow_arrival_rate_per_s": 60.0,
                  "flow_size_distribution": "uniform", "flow_size_packets": 40},
-        {"bottleneck_packets": 11577, "packets_sent": 11626, "packets_dropped": 1378,
-         "timeouts": 111, "flows_completed": 180, "utilization": "0.697019737014956",
-         "goodput_bps": "13984000.0", "loss_rate": "0.11896333754740834",
-         "queue_delay_mean_s": "0.0018708695379008379",
-         "trace_sha256": "5e891bebee05f8ce65c13cf812e9db900b47e99987f53ca182ffa602031a57db"},
+        {"bottleneck_packets": 11848, "packets_sent": 11888, "packets_dropped": 1390,
+         "timeouts": 122, "flows_completed": 170, "utilization": "0.7102681211958738",
+         "goodput_bps": "14208000.0", "loss_rate": "0.11941964285714286",
+         "queue_delay_mean_s": "0.001822211074374618",
+         "trace_sha256": "e763dc0159eb4fe45f85a7383385912b8489f279de9fcabb82ae83344618ce8c"},
     ),
     "fair queueing byte mode": (
         _BASE | {"discipline": "fq", "byte_mode": True},

@@ -17,7 +17,8 @@ The model, in one place:
 - TCP Reno: slow start (at most one packet per ACK, RFC 5681 §3.1, even when an ACK covers
   a repaired hole), congestion avoidance counting the packets acknowledged, fast retransmit
   on the third duplicate ACK (the first missing packet is resent at once, RFC 6675 step 4.3),
-  RTO per RFC 6298 with backoff; SACK recovery (RFC 6675, pipe algorithm; since packets of a
+  RTO per RFC 6298 with backoff (restarted when the first unacknowledged packet is
+  retransmitted, as ns-2 and Linux do); SACK recovery (RFC 6675, pipe algorithm; since packets of a
   flow are never reordered, a hole below the highest SACKed packet is lost) or NewReno
   (RFC 6582) without SACK, go-back-N after a timeout;
 - the receiver ACKs every ``delayed_ack`` in-order segments (at most ``delayed_ack_timeout_s``
@@ -445,9 +446,11 @@ class ReferenceSimulator:
 
     def transmit(self, t: float, f: int, seg: int) -> None:
         fl = self.flows[f]
+        restart = False
         if seg < fl.high_tx:
             fl.rexmitted.add(seg)
             fl.rtt_seq = -1
+            restart = seg == fl.snd_una
         else:
             fl.high_tx = seg + 1
             if fl.rtt_seq < 0:
@@ -458,7 +461,13 @@ class ReferenceSimulator:
         self.raw.sent += 1
         fl.access_free = max(t, fl.access_free) + fl.access_tx_s
         self.push(fl.access_free + 0.5 * fl.rtt_s, Event.ARRIVAL, f, fl.epoch, seg)
-        if fl.rto_expiry == INF:
+        # RFC 6298 (5.1) starts the timer if it is not running; a retransmission of the first
+        # unacknowledged packet (the fast retransmit) restarts it, as ns-2's SACK sender
+        # (tcp-sack1.cc, dupack_action: reset_rtx_timer) and Linux (tcp_xmit_retransmit_queue
+        # re-arms at the head) do. Otherwise the timer armed by the last new ACK before the
+        # loss runs out during the retransmission's round trip through the full queue, and
+        # with a 200 ms minimum RTO most SACK recoveries ended in a spurious timeout.
+        if restart or fl.rto_expiry == INF:
             self.arm_rto(t, f)
         if fl.grp.pacing:
             srtt = fl.srtt if fl.srtt > 0 else fl.rtt_s

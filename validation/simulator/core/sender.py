@@ -58,10 +58,12 @@ def _transmit(sp, t, f, seg):  # type: ignore[no-untyped-def]
     a = f * FLOW_FLOATS
     b = f * FLOW_INTS
     wmask = gi[GlobalInt.WINDOW_MASK]
+    restart = False
     if seg < fi[b + FlowInt.HIGH_TX]:
         j = f * (wmask + 1) + (seg & wmask)
         s.rg[j] = s.rg[j] | SlotFlag.REXMIT
         fi[b + FlowInt.RTT_SEQ] = -1
+        restart = seg == fi[b + FlowInt.SND_UNA]
     else:
         fi[b + FlowInt.HIGH_TX] = seg + 1
         if fi[b + FlowInt.RTT_SEQ] < 0:
@@ -74,7 +76,7 @@ def _transmit(sp, t, f, seg):  # type: ignore[no-untyped-def]
     ff[a + FlowFloat.ACCESS_FREE_S] = free
     arrival = free + 0.5 * ff[a + FlowFloat.RTT_S]
     push_packet(sp, arrival, Event.ARRIVAL, f, fi[b + FlowInt.EPOCH], seg)
-    if ff[a + FlowFloat.RTO_EXPIRY_S] == INF:
+    if restart or ff[a + FlowFloat.RTO_EXPIRY_S] == INF:  # see the reference's transmit
         _arm_rto(sp, t, f)
     if fi[b + FlowInt.PACING] != 0:
         srtt = ff[a + FlowFloat.SRTT_S] if ff[a + FlowFloat.SRTT_S] > 0 else ff[a + FlowFloat.RTT_S]
