@@ -35,8 +35,8 @@ RENO_NOTE = (
     "The paper's ns-2 Reno has no SACK; the simulator's nearest is NewReno, which repairs "
     "several losses of one window in one recovery where Reno without partial ACKs falls back "
     "to a timeout after the second. Measured in the full suite: 0.34 (10 flows) and 0.32 (100 "
-    "flows) with SACK recovery, 0.27 with NewReno, at about 2.3% loss; the rest of the gap to "
-    "'around 20%' is the recovery Reno lacks, not a scenario error."
+    "flows) with SACK recovery, 0.28 and 0.27 with NewReno, at about 2.3% loss; the rest of "
+    "the gap to 'around 20%' is the recovery Reno lacks, not a scenario error."
 )
 NOTES = {
     "f34_reno_n10": RENO_NOTE,
@@ -49,9 +49,10 @@ NOTES = {
         "modifications' without saying which, so the difference is not traced to the scenario."
     ),
     "f36_load_gain_n100": (
-        "The measured mean gain is negative (full suite: utilization 0.86 at offered load 1.5, "
-        "0.94 at 1.0); the verdict agrees only because the 99% interval of 4 replications "
-        "reaches above 0. The simulator does not show the paper's increase clearly."
+        "The measured mean gain is negative (full suite: utilization 0.85 at offered load 1.5, "
+        "0.95 at 1.0, about 37 timeouts per run in both); the 99% interval of 4 replications "
+        "is about ±0.1 wide, so whether it reaches 0 turns on the replication spread. The "
+        "simulator does not show the paper's increase."
     ),
 }
 
