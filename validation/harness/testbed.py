@@ -94,7 +94,7 @@ def load_note(users: int, window: int, access_bps: float = 15e6) -> str:
     )
 
 
-#: Measured (full suite, before the retransmission-timer restart of the simulator) where a
+#: Measured (full suite, the same before and after the retransmission-timer restart) where a
 #: window of an odd number of packets stalls on the receiver's delayed ACK.
 ODD_WINDOW_NOTE = (
     "The window is an odd number of packets: each round trip ends with the last packet's "
