@@ -25,15 +25,23 @@ TARGET_UNITS = {
 _BIT_SYMBOL = re.compile(r"(?<![A-Za-z])([kKMGTPE]i?)?b(ps)?(?![A-Za-z])")
 
 
+# "90KB": a capital K before B is a kilobyte as people write it (pint would read kelvin·byte).
+_KILOBYTE = re.compile(r"(?<![A-Za-z])KB(?![A-Za-z])")
+
+
 def _network_bits(text: str) -> str:
     return _BIT_SYMBOL.sub(
         lambda m: (m.group(1) or "") + "bit" + ("/s" if m.group(2) else ""), text
     )
 
 
+def _kilobytes(text: str) -> str:
+    return _KILOBYTE.sub("kB", text)
+
+
 @lru_cache(maxsize=1)
 def registry() -> pint.UnitRegistry:  # type: ignore[type-arg]
-    return pint.UnitRegistry(preprocessors=[_network_bits])
+    return pint.UnitRegistry(preprocessors=[_network_bits, _kilobytes])
 
 
 class UnitError(ValueError):

@@ -43,13 +43,49 @@ GIGABIT = Scenario(
     delayed_ack=1,
     initial_window_packets=2,
 )
+# Issue 14's datacenter link: 10 Gb/s, 100 µs, 20 flows at line rate, a 300-packet buffer;
+# DCTCP's port marks from K = C·RTT/7 = 12 packets (Alizadeh et al. 2010 §3.4).
+DATACENTER = Scenario(
+    capacity_bps=10e9,
+    flows=20,
+    rtt_s=100e-6,
+    access_bps=10e9,
+    max_window_packets=1000,
+    min_rto_s=0.01,
+    start_spread_s=0.001,
+)
+DCTCP_MARKING = {"cc": "dctcp", "ecn_threshold_packets": 12}
+#: (name, scenario, buffer, simulated time as a fraction of --duration): the 10 Gb/s link
+#: carries 100 times the packets per second of the others, so it runs 1/100 of the time.
 CASES = [
-    ("Fig. 3.1, unpaced, B=10", FIG_3_1, 10),
-    ("Fig. 3.1, paced, B=10", FIG_3_1.replace(pacing=True), 10),
-    ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85", GIGABIT, 85),
-    # The same scenarios per congestion control (issue 14: CUBIC within 20% of Reno).
-    ("Fig. 3.1, unpaced, B=10, CUBIC", FIG_3_1.replace(cc="cubic"), 10),
-    ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85, CUBIC", GIGABIT.replace(cc="cubic"), 85),
+    ("Fig. 3.1, unpaced, B=10", FIG_3_1, 10, 1.0),
+    ("Fig. 3.1, paced, B=10", FIG_3_1.replace(pacing=True), 10, 1.0),
+    ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85", GIGABIT, 85, 1.0),
+    # The same scenarios per congestion control (issue 14: CUBIC and DCTCP within 20% of
+    # Reno). DCTCP at Fig. 3.1's port marks from K = 5 of its 10 packets.
+    ("Fig. 3.1, unpaced, B=10, CUBIC", FIG_3_1.replace(cc="cubic"), 10, 1.0),
+    ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85, CUBIC", GIGABIT.replace(cc="cubic"), 85, 1.0),
+    (
+        "Fig. 3.1, unpaced, B=10, DCTCP K=5",
+        FIG_3_1.replace(cc="dctcp", ecn_threshold_packets=5),
+        10,
+        1.0,
+    ),
+    (
+        "1 Gb/s, 1000 flows, 15 Mb/s access, B=85, DCTCP K=40",
+        GIGABIT.replace(cc="dctcp", ecn_threshold_packets=40),
+        85,
+        1.0,
+    ),
+    # Reno locks out here (one flow carries almost everything, the others in RTO backoff: Jain
+    # index 0.05), which a packet simulator runs fast; DCTCP keeps all 20 flows going.
+    ("10 Gb/s, 100 us, 20 flows, B=300, Reno", DATACENTER, 300, 0.01),
+    (
+        "10 Gb/s, 100 us, 20 flows, B=300, DCTCP K=12",
+        DATACENTER.replace(**DCTCP_MARKING),
+        300,
+        0.01,
+    ),
 ]
 
 
@@ -57,10 +93,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--duration", type=float, default=60.0, help="simulated seconds")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per scenario")
+    parser.add_argument(
+        "--only", default="", help="run only the cases whose name contains this text"
+    )
     args = parser.parse_args()
-    for name, scenario, buffer_packets in CASES:
-        simulate(scenario.replace(duration_s=2.0, warmup_s=1.0), buffer_packets, 1)  # compile
-        sc = scenario.replace(duration_s=args.duration, warmup_s=min(10.0, args.duration / 2))
+    for name, scenario, buffer_packets, scale in CASES:
+        if args.only not in name:
+            continue
+        duration_s = args.duration * scale
+        simulate(scenario.replace(duration_s=2.0 * scale, warmup_s=scale), buffer_packets, 1)
+        sc = scenario.replace(duration_s=duration_s, warmup_s=min(10.0 * scale, duration_s / 2))
         gc.collect()  # not during a timed run: compilation leaves many objects behind
         timings = []
         for _ in range(max(args.repeat, 1)):
@@ -71,7 +113,7 @@ def main() -> None:
         wall, cpu = min(timings)
         packets = result.bottleneck_packets
         peaks = []
-        for duration in (args.duration / 4, args.duration):
+        for duration in (duration_s / 4, duration_s):
             tracemalloc.start()
             simulate(sc.replace(duration_s=duration, warmup_s=duration / 2), buffer_packets, 1)
             peaks.append(tracemalloc.get_traced_memory()[1] / 2**20)
@@ -80,9 +122,9 @@ def main() -> None:
             f"{name}: {packets:,} bottleneck packets in {wall:.3f} s wall "
             f"= {packets / wall / 1e6:.2f} M packets per wall second (best of {len(timings)}; "
             f"{packets / cpu / 1e6:.2f} M per CPU second in that run; "
-            f"utilization {result.utilization:.3f}); "
-            f"peak memory {peaks[0]:.1f} MiB at {args.duration / 4:g} s simulated, "
-            f"{peaks[1]:.1f} MiB at {args.duration:g} s"
+            f"utilization {result.utilization:.3f}, Jain index {result.jain_index:.2f}); "
+            f"peak memory {peaks[0]:.1f} MiB at {duration_s / 4:g} s simulated, "
+            f"{peaks[1]:.1f} MiB at {duration_s:g} s"
         )
 
 

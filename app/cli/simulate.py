@@ -85,6 +85,8 @@ OPTION_OF = {
     "header_bytes": "--header",
     "recovery": "--recovery",
     "cc": "--cc",
+    "ecn_threshold_packets": "--ecn-threshold",
+    "ecn_threshold_bytes": "--ecn-threshold",
     "delayed_ack": "--delayed-ack",
     "initial_window_packets": "--initial-window",
     "min_rto_s": "--min-rto",
@@ -124,6 +126,8 @@ SCENARIO_OPTIONS = (
     "pacing",
     "recovery",
     "cc",
+    "ecn",
+    "ecn_threshold",
     "delayed_ack",
     "initial_window",
     "min_rto",
@@ -248,6 +252,26 @@ def _jitter_s(text: str, rtt_s: float) -> float:
     return parse_quantity("--rtt-jitter", stripped, "time")
 
 
+_PACKETS = re.compile(r"^\s*(\d+)\s*(packets?|pkts?)?\s*$", re.IGNORECASE)
+
+
+def ecn_threshold(text: str | None) -> tuple[int | None, int | None]:
+    """``--ecn-threshold``: (packets, bytes). A whole number, or ``65 packets``, is packets;
+    a size (``90KB``, ``64 KiB``) is bytes on the wire; None: no marking."""
+    if text is None:
+        return None, None
+    match = _PACKETS.match(text)
+    if match:
+        return int(match.group(1)), None
+    size = parse_quantity("--ecn-threshold", text, "size")
+    if not math.isfinite(size) or not size.is_integer():
+        raise ValueError(
+            f"--ecn-threshold: {text!r} is not a whole number of packets or of bytes; "
+            "try '65', '65 packets' or '90KB'"
+        )
+    return None, int(size)
+
+
 def _whole(name: str, value: float) -> int:
     if not value.is_integer():
         raise ValueError(f"{name} must be a whole number of bytes, got {value!r}")
@@ -306,6 +330,7 @@ def _scenario_from_options(opts: dict[str, Any]) -> Scenario:
         raise ValueError(f"--packet must be >= 1 byte, got {opts['packet']!r}")
     if header_bytes < 0:
         raise ValueError(f"--header must be >= 0 bytes, got {opts['header']!r}")
+    threshold_packets, threshold_bytes = ecn_threshold(opts["ecn_threshold"])
     scenario = Scenario(
         capacity_bps=capacity_bps,
         flows=opts["flows"],
@@ -318,6 +343,9 @@ def _scenario_from_options(opts: dict[str, Any]) -> Scenario:
         pacing=opts["pacing"],
         recovery=opts["recovery"],
         cc=opts["cc"],
+        ecn=opts["ecn"],
+        ecn_threshold_packets=threshold_packets,
+        ecn_threshold_bytes=threshold_bytes,
         delayed_ack=opts["delayed_ack"],
         initial_window_packets=opts["initial_window"],
         min_rto_s=parse_quantity("--min-rto", opts["min_rto"], "time"),
@@ -483,7 +511,7 @@ def describe(scenario: Scenario) -> str:
     if sc.rtt_jitter_s:
         rtt += f" ± {_time(sc.rtt_jitter_s)}"
     tcp = (
-        f"{'CUBIC' if sc.cc == 'cubic' else 'Reno'}, "
+        f"{cc_name(sc.cc, sc.ecn)}, "
         f"{sc.recovery.upper() if sc.recovery == 'sack' else 'NewReno'} recovery, "
         f"{'paced' if sc.pacing else 'unpaced'}, delayed ACK {sc.delayed_ack}, "
         f"initial window {sc.initial_window_packets}, min RTO {_time(sc.min_rto_s)}, "
@@ -493,9 +521,27 @@ def describe(scenario: Scenario) -> str:
     return (
         f"{sc.flows:,} flows over {_rate(sc.capacity_bps)}, RTT {rtt}, access links "
         f"{_rate(sc.access_bps)}, packets of {sc.packet_bytes:,} B + {sc.header_bytes} B "
-        f"header{background}; {tcp}. {_time(sc.duration_s)} simulated, the first "
+        f"header{background}{_marking(sc)}; {tcp}. {_time(sc.duration_s)} simulated, the first "
         f"{_time(sc.warmup_s)} discarded."
     )
+
+
+def cc_name(cc: str, ecn: bool) -> str:
+    """A congestion control as people write it: Reno, CUBIC, DCTCP; "with ECN" for RFC 3168."""
+    name = {"reno": "Reno", "cubic": "CUBIC", "dctcp": "DCTCP"}.get(cc, cc)
+    return f"{name} with ECN" if ecn and cc != "dctcp" else name
+
+
+def _marking(sc: Scenario) -> str:
+    if sc.ecn_threshold_packets is not None:
+        return f", ECN marking from {sc.ecn_threshold_packets:,} packets at the port"
+    if sc.ecn_threshold_bytes is not None:
+        return f", ECN marking from {human_bytes(sc.ecn_threshold_bytes)} at the port"
+    return ""
+
+
+def _marks(sc: Scenario) -> bool:
+    return sc.ecn_threshold_packets is not None or sc.ecn_threshold_bytes is not None
 
 
 def _describe_groups(sc: Scenario) -> str:
@@ -510,14 +556,14 @@ def _describe_groups(sc: Scenario) -> str:
             f"(at most {g.flows:,} at once)",
         }[g.traffic]
         parts.append(
-            f"{g.name}: {what}, {g.cc.upper() if g.cc == 'cubic' else 'Reno'}, RTT {rtt}, "
+            f"{g.name}: {what}, {cc_name(g.cc, g.ecn)}, RTT {rtt}, "
             f"access {_rate(g.access_bps)}, largest window "
             f"{g.max_window_packets:,} packets"
         )
     background = f", background load {sc.background_load:.3g}" if sc.background_load > 0 else ""
     return (
         f"{len(parts)} flow groups over {_rate(sc.capacity_bps)}, packets of "
-        f"{sc.packet_bytes:,} B + {sc.header_bytes} B header{background}. "
+        f"{sc.packet_bytes:,} B + {sc.header_bytes} B header{background}{_marking(sc)}. "
         + "; ".join(parts)
         + f". {_time(sc.duration_s)} simulated, the first {_time(sc.warmup_s)} discarded."
     )
@@ -527,7 +573,8 @@ def _group_table(req: Request, results: list[Result]) -> Table:
     table = Table(title="Per flow group", title_justify="left")
     for name in ("Buffer pkts", "Group", "Flows", "Share", "Goodput Mbit/s", "Loss"):
         table.add_column(name, justify="right", no_wrap=True)
-    for name in ("Timeouts", "Completed", "Jain"):
+    marks = _marks(req.scenario)
+    for name in ("Timeouts", "Completed", "Jain") + (("Marked",) if marks else ()):
         table.add_column(name, justify="right", no_wrap=True)
     for result in results:
         if isinstance(result, RunResult):
@@ -559,6 +606,7 @@ def _group_table(req: Request, results: list[Result]) -> Table:
                 cell("timeouts", ".4g"),
                 cell("flows_completed", ".4g"),
                 cell("jain_index", ".3f"),
+                *((cell("mark_rate", ".3g"),) if marks else ()),
             )
     return table
 
@@ -586,7 +634,8 @@ def render(req: Request, results: list[Result], console: Console) -> None:
     table = Table(title="Packet simulation", title_justify="left")
     for name in ("Buffer pkts", "Buffer ms", "Utilization", "Goodput Mbit/s", "Loss"):
         table.add_column(name, justify="right", no_wrap=True)
-    for name in ("Delay mean ms", "Delay p99 ms", "Timeouts"):
+    marks = _marks(req.scenario)
+    for name in ("Delay mean ms", "Delay p99 ms", "Timeouts") + (("Marked",) if marks else ()):
         table.add_column(name, justify="right", no_wrap=True)
     packets = 0.0
     wall_s = 0.0
@@ -601,6 +650,7 @@ def render(req: Request, results: list[Result], console: Console) -> None:
             _cell(result, "queue_delay_mean_s", ".3g", 1e3),
             _cell(result, "queue_delay_p99_s", ".3g", 1e3),
             _cell(result, "timeouts", ".4g"),
+            *((_cell(result, "mark_rate", ".3g"),) if marks else ()),
         )
         runs = [result] if isinstance(result, RunResult) else result.runs
         packets += sum(run.bottleneck_packets for run in runs)
@@ -684,10 +734,27 @@ def render(req: Request, results: list[Result], console: Console) -> None:
 )
 @click.option(
     "--cc",
-    type=click.Choice(["reno", "cubic"]),
+    type=click.Choice(["reno", "cubic", "dctcp"]),
     default=DEFAULTS["cc"],
     show_default=True,
-    help="Congestion control: Reno (RFC 5681) or CUBIC (RFC 9438).",
+    help="Congestion control: Reno (RFC 5681), CUBIC (RFC 9438) or DCTCP (RFC 8257; give "
+    "the port's --ecn-threshold).",
+)
+@click.option(
+    "--ecn/--no-ecn",
+    default=DEFAULTS["ecn"],
+    show_default=True,
+    help="Classic ECN (RFC 3168) for Reno and CUBIC: marks are treated as a loss, without "
+    "retransmission. DCTCP always uses ECN.",
+)
+@click.option(
+    "--ecn-threshold",
+    default=None,
+    metavar="K",
+    help="The port marks ECN-capable packets CE instead of dropping them when an arrival "
+    "finds K packets there (the one in transmission included): a number or '65 packets', or "
+    "a size in bytes on the wire ('90KB'). DCTCP's guideline is K > C·RTT/7. The buffer stays "
+    "the hard limit. Default: no marking.",
 )
 @click.option(
     "--delayed-ack",

@@ -11,11 +11,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import BeforeValidator, ConfigDict, Field
 
 from app.schemas.common import BufferPacketsIn, RequestModel, ResponseModel, Unit
 from validation.simulator.scenario import (
     DEFAULT_RTT_JITTER_FRACTION,
+    MAX_ECN_THRESHOLD_BYTES,
     MAX_FLOWS,
     MAX_WINDOW_LIMIT_PACKETS,
     SCENARIO_DEFAULTS,
@@ -28,6 +29,20 @@ MAX_DURATION_S = 1e6
 DEFAULTS = SCENARIO_DEFAULTS
 
 Rate = Annotated[float, Field(ge=1e3, le=1e15), Unit("rate")]
+
+
+def _whole_bytes(value: Any) -> Any:
+    """A size read from a quantity string is a float; a whole number of bytes becomes an int."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+#: Whole bytes, or a size with its unit ('90 kB'); in a union with None pydantic would not take
+#: the float a unit string is converted to as an int, hence the conversion.
+ThresholdBytes = Annotated[
+    int, Field(ge=1, le=MAX_ECN_THRESHOLD_BYTES), BeforeValidator(_whole_bytes), Unit("size")
+]
 Seconds = Annotated[float, Field(gt=0.0, le=MAX_DURATION_S), Unit("time")]
 SecondsOrZero = Annotated[float, Field(ge=0.0, le=MAX_DURATION_S), Unit("time")]
 
@@ -74,9 +89,15 @@ class _FlowFields(RequestModel):
         default=DEFAULTS["recovery"],
         description="Loss recovery: SACK (RFC 6675) or NewReno (RFC 6582).",
     )
-    cc: Literal["reno", "cubic"] = Field(
+    cc: Literal["reno", "cubic", "dctcp"] = Field(
         default=DEFAULTS["cc"],
-        description="Congestion control: Reno (RFC 5681) or CUBIC (RFC 9438).",
+        description="Congestion control: Reno (RFC 5681), CUBIC (RFC 9438) or DCTCP (RFC 8257, "
+        "ECN-capable; give the port an ecn_threshold_packets or ecn_threshold_bytes).",
+    )
+    ecn: bool = Field(
+        default=DEFAULTS["ecn"],
+        description="Classic ECN (RFC 3168) for reno and cubic senders: a CE mark is echoed "
+        "until CWR and treated as a loss, without retransmission. dctcp always uses ECN.",
     )
     delayed_ack: int = Field(
         default=DEFAULTS["delayed_ack"],
@@ -189,6 +210,19 @@ class SimulationScenarioIn(_FlowFields):
     byte_mode: bool = Field(
         default=DEFAULTS["byte_mode"],
         description="The buffer holds buffer_packets x (packet_bytes + header_bytes) bytes.",
+    )
+    ecn_threshold_packets: int | None = Field(
+        default=DEFAULTS["ecn_threshold_packets"],
+        ge=1,
+        le=10_000_000,
+        description="The port marks an ECN-capable arrival CE instead of dropping it when it "
+        "finds at least this many packets there (the one in transmission included); DCTCP's K "
+        "(Alizadeh et al. 2010: K > C·RTT/7). The buffer stays the hard limit. null: no "
+        "marking. At most one of ecn_threshold_packets and ecn_threshold_bytes; drop-tail only.",
+    )
+    ecn_threshold_bytes: ThresholdBytes | None = Field(
+        default=DEFAULTS["ecn_threshold_bytes"],
+        description="The same marking threshold in bytes on the wire (or e.g. '90 kB').",
     )
     duration_s: Seconds = Field(
         default=DEFAULTS["duration_s"], description="Simulated time, in seconds."
@@ -313,11 +347,18 @@ class BufferResult(ResponseModel):
     queue_delay_p99_s: float | None = Field(
         default=None, description="99th percentile of queueing delay, in seconds."
     )
+    marks: float | None = Field(
+        default=None, description="Packets the port marked CE (ECN) after the warm-up."
+    )
+    mark_rate: float | None = Field(
+        default=None,
+        description="Fraction of bottleneck arrivals marked CE, dimensionless.",
+    )
     groups: list[dict[str, Any]] = Field(
         default_factory=list,
         description="Per flow group: name, flows, traffic, and each of goodput_bps, "
-        "throughput_bps, utilization_share, loss_rate, timeouts, flows_completed, jain_index "
-        "as mean and _ci99.",
+        "throughput_bps, utilization_share, loss_rate, timeouts, flows_completed, jain_index, "
+        "marks, mark_rate as mean and _ci99.",
     )
 
 

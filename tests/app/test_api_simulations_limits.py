@@ -123,6 +123,20 @@ def test_scenario_bound_between_two_fields_names_the_field(client: TestClient) -
             "groups[0].rtt_jitter_s",
         ),
         ({"groups": [{"flows": 2}], "flows": 5}, "flows", "set it in each group"),
+        ({"cc": "vegas"}, "cc", "'dctcp'"),
+        ({"ecn_threshold_packets": 0}, "ecn_threshold_packets", "greater than or equal to 1"),
+        ({"ecn_threshold_bytes": "90 ms"}, "ecn_threshold_bytes", "not a size"),
+        (
+            {"ecn_threshold_packets": 5, "ecn_threshold_bytes": 9000},
+            "ecn_threshold_bytes",
+            "not both",
+        ),
+        (
+            {"ecn_threshold_packets": 5, "discipline": "fq"},
+            "discipline",
+            "drop-tail FIFO only",
+        ),
+        ({"groups": [{"flows": 2, "ecn": "maybe"}]}, "groups", "valid boolean"),
     ],
 )
 def test_invalid_scenario_field_gets_422_naming_it(
@@ -177,3 +191,28 @@ def test_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert settings.max_pending_jobs == 7
     assert settings.dask_scheduler == "tcp://127.0.0.1:8786"
     assert settings.database_url.endswith("env.db")
+
+
+def test_dctcp_with_a_marking_threshold_is_accepted_in_si_units(client: TestClient) -> None:
+    body = small_body()
+    body["scenario"] |= {
+        "groups": [{"flows": 2, "cc": "dctcp"}, {"flows": 2, "cc": "cubic", "ecn": True}],
+        "ecn_threshold_bytes": "15 kB",
+    }
+    answer = client.post("/v1/simulations", json=body)
+    assert answer.status_code == 202, answer.text
+    assert answer.json()["warnings"] == []
+    job = client.get(f"/v1/simulations/{answer.json()['id']}").json()
+    scenario = job["request"]["scenario"]
+    assert scenario["ecn_threshold_bytes"] == 15_000
+    assert scenario["ecn_threshold_packets"] is None
+    assert [g["cc"] for g in scenario["groups"]] == ["dctcp", "cubic"]
+    assert [g["ecn"] for g in scenario["groups"]] == [False, True]
+
+
+def test_dctcp_without_a_marking_threshold_is_warned_about(client: TestClient) -> None:
+    body = small_body()
+    body["scenario"] |= {"cc": "dctcp"}
+    answer = client.post("/v1/simulations", json=body)
+    assert answer.status_code == 202, answer.text
+    assert any("never marks" in w for w in answer.json()["warnings"])

@@ -324,6 +324,11 @@ def _no_simulation(*args: Any, **kwargs: Any) -> Any:
         (["--background-load", "1.5"], "--background-load"),
         (["--replications", "0"], "--replications"),
         (["--seed", "-1"], "--seed"),
+        (["--ecn-threshold", "0"], "--ecn-threshold"),
+        (["--ecn-threshold", "-5 packets"], "--ecn-threshold"),
+        (["--ecn-threshold", "10ms"], "--ecn-threshold"),
+        (["--ecn-threshold", "1.0001kB"], "--ecn-threshold"),
+        (["--ecn-threshold", "0.5 B"], "--ecn-threshold"),
     ],
 )
 def test_scenario_errors_exit_2_naming_the_option(
@@ -446,3 +451,40 @@ def test_scenario_file_errors_name_the_field(tmp_path: Path) -> None:
     assert wrong.exit_code == 2 and "is not valid" in wrong.stderr
     missing = CliRunner().invoke(main, ["simulate", "--flows", "3", "--buffer", "5"])
     assert missing.exit_code == 2 and "Missing option '--capacity'" in missing.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "value"),
+    [
+        ("12", "ecn_threshold_packets", 12),
+        ("65 packets", "ecn_threshold_packets", 65),
+        ("1 pkt", "ecn_threshold_packets", 1),
+        ("90KB", "ecn_threshold_bytes", 90_000),
+        ("64 KiB", "ecn_threshold_bytes", 65_536),
+    ],
+)
+def test_ecn_threshold_in_packets_or_bytes(text: str, field: str, value: int) -> None:
+    document = _json("--cc", "dctcp", "--ecn-threshold", text, "--buffer", "20")
+    assert document["scenario"][field] == value
+    other = {"ecn_threshold_packets", "ecn_threshold_bytes"} - {field}
+    assert document["scenario"][other.pop()] is None
+
+
+def test_dctcp_with_a_marking_port_reports_marks() -> None:
+    # 3 DCTCP flows, 10 Mbit/s, 40 ms (33 packets of BDP), K = 5 < B = 30: the port marks.
+    document = _json("--cc", "dctcp", "--ecn-threshold", "5", "--buffer", "30")
+    row = document["results"][0]
+    assert document["scenario"]["cc"] == "dctcp"
+    assert row["marks"] > 0 and 0.0 < row["mark_rate"] < 1.0
+    assert row["groups"][0]["marks"] == row["marks"]
+    table = _invoke("--cc", "dctcp", "--ecn-threshold", "5", "--buffer", "30")
+    assert table.exit_code == 0, table.output
+    assert "DCTCP" in table.output and "ECN marking from 5 packets" in table.output
+    assert "Marked" in table.output
+
+
+def test_classic_ecn_flag_and_dctcp_without_marking_warns() -> None:
+    document = _json("--ecn", "--ecn-threshold", "5", "--buffer", "30")
+    assert document["scenario"]["ecn"] is True and document["results"][0]["marks"] > 0
+    plain = _invoke("--cc", "dctcp", "--buffer", "30")
+    assert plain.exit_code == 0 and "never marks" in plain.stderr

@@ -14,6 +14,7 @@ from app.units import UnitError, parse_quantity
         ("250 ms", "time", 0.25),
         ("1000B", "size", 1000.0),
         ("64 KiB", "size", 65536.0),
+        ("90KB", "size", 90_000.0),  # KB as people write it: kilobytes, not kelvin-bytes
         ("1500", "size", 1500.0),
         (0.1, "time", 0.1),
     ],

@@ -121,6 +121,51 @@ CASES = {
             FlowGroup(flows=2, max_window_packets=16),
         ),
     ),
+    # ECN (issue 14 item 2): DCTCP with and without delayed ACKs beside drop-tail Reno and
+    # background packets (not ECN-capable) at a port marking at K = 3 of B = 6 packets ...
+    "ecn: dctcp mix": Scenario(
+        capacity_bps=20e6,
+        duration_s=4.0,
+        warmup_s=1.0,
+        background_load=0.2,
+        ecn_threshold_packets=3,
+        groups=(
+            FlowGroup(name="dctcp", flows=4, cc="dctcp", rtt_s=0.02, max_window_packets=64),
+            FlowGroup(
+                name="dctcp no delack",
+                flows=3,
+                cc="dctcp",
+                delayed_ack=1,
+                recovery="newreno",
+                rtt_s=0.03,
+                max_window_packets=64,
+            ),
+            FlowGroup(name="reno", flows=3, rtt_s=0.02, max_window_packets=64),
+        ),
+    ),
+    # ... and classic ECN (RFC 3168: ECE latched until CWR) Reno and CUBIC, short closed-loop
+    # ECN transfers, and drop-tail Reno, at a port marking at 4,500 bytes.
+    "ecn: classic mix": Scenario(
+        capacity_bps=20e6,
+        duration_s=4.0,
+        warmup_s=1.0,
+        ecn_threshold_bytes=4500,
+        groups=(
+            FlowGroup(name="reno ecn", flows=3, ecn=True, rtt_s=0.03, max_window_packets=64),
+            FlowGroup(
+                name="cubic ecn", flows=3, cc="cubic", ecn=True, rtt_s=0.02, max_window_packets=64
+            ),
+            FlowGroup(
+                name="short ecn",
+                flows=3,
+                ecn=True,
+                traffic="closed_loop",
+                flow_size_packets=25.0,
+                delayed_ack=1,
+            ),
+            FlowGroup(name="reno", flows=2, rtt_s=0.02, max_window_packets=64),
+        ),
+    ),
     "open loop exponential": classic_scenario(
         traffic="open_loop",
         capacity_bps=10e6,
@@ -146,6 +191,8 @@ SCALARS = [
     "packets_in_flight",
     "flows_completed",
     "flows_blocked",
+    "marks",
+    "mark_rate",
 ]
 
 
@@ -192,6 +239,7 @@ def test_core_matches_reference(name: str) -> None:
         assert mine.bottleneck_arrivals == theirs.bottleneck_arrivals
         assert mine.timeouts == theirs.timeouts
         assert mine.flows_completed == theirs.flows_completed
+        assert mine.marks == theirs.marks
     _check_invariants(fast)
     _check_invariants(ref)
 

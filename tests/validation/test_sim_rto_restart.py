@@ -101,14 +101,14 @@ class _Dropper(ReferenceSimulator):
         super().__init__(scenario, buffer_packets, 1, False)
         self.to_drop = set(drop)
 
-    def arrive(self, t: float, f: int, epoch: int, seq: int, size: float) -> None:
+    def arrive(self, t: float, f: int, epoch: int, seq: int, size: float, flags: int = 0) -> None:
         if f == 0 and seq in self.to_drop:
             self.to_drop.discard(seq)
             self.raw.arrivals_total += 1
             self.raw.arrivals += 1
             self.drop(t, f, size)
             return
-        super().arrive(t, f, epoch, seq, size)
+        super().arrive(t, f, epoch, seq, size, flags)
 
 
 def test_three_losses_in_a_window_recover_without_a_timeout() -> None:

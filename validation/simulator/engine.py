@@ -36,6 +36,7 @@ from validation.simulator.layout import (
     QueueField,
     Status,
     TraceInt,
+    ecn_mode,
 )
 from validation.simulator.measures import RawCounters, to_result
 from validation.simulator.parameters import BURST_BINS, RunParameters, make_parameters
@@ -98,6 +99,10 @@ MAX_FQ_SLOTS = 1 << 25
 CHUNK_WALL_S = 0.2
 
 
+#: ``ECN_THRESHOLD_PACKETS`` when the threshold is in bytes or not set: never reached.
+NO_THRESHOLD_PACKETS = 1 << 62
+
+
 def _pow2_at_least(n: int) -> int:
     return 1 << max(int(n) - 1, 1).bit_length()
 
@@ -141,6 +146,11 @@ def _globals(p: RunParameters, trace: bool, window_slots: int, queue_slots: int)
     gi[GlobalInt.INTERVALS] = p.intervals
     gi[GlobalInt.QUEUE_MASK] = queue_slots - 1
     gi[GlobalInt.FREE_NODE] = -1
+    # ECN marking at the port (core/ecn.py): a threshold in packets or in bytes, or none
+    packets, bytes_ = sc.ecn_threshold_packets, sc.ecn_threshold_bytes
+    gi[GlobalInt.ECN_MARKING] = int(packets is not None or bytes_ is not None)
+    gi[GlobalInt.ECN_THRESHOLD_PACKETS] = NO_THRESHOLD_PACKETS if packets is None else packets
+    g[GlobalFloat.ECN_THRESHOLD_BYTES] = np.inf if bytes_ is None else float(bytes_)
     return g, gi
 
 
@@ -168,6 +178,7 @@ def _flows_and_groups(p: RunParameters) -> tuple[Any, Any, Any, Any]:
         fi[rows_k, FlowInt.DELAYED_ACK] = group.delayed_ack
         fi[rows_k, FlowInt.PACING] = int(group.pacing)
         fi[rows_k, FlowInt.CC] = CC_CODES[group.cc]
+        fi[rows_k, FlowInt.ECN_MODE] = ecn_mode(group.cc, group.ecn)
         gf[k, GroupFloat.FLOW_RATE_PER_S] = group.flow_arrival_rate_per_s
         gf[k, GroupFloat.FLOW_MEAN_PACKETS] = group.flow_size_packets
         gf[k, GroupFloat.PARETO_SHAPE] = group.pareto_shape
@@ -356,6 +367,7 @@ class _State:
             flows_completed=int(gi[GlobalInt.COMPLETED]),
             flows_blocked=int(gi[GlobalInt.BLOCKED]),
             per_flow=a.fc.copy(),
+            marks=int(gi[GlobalInt.MARKS]),
         )
         if self.trace:
             self._flush_trace()

@@ -58,10 +58,36 @@ class CongestionControl(IntEnum):
 
     RENO = 0  # RFC 5681
     CUBIC = 1  # RFC 9438
+    DCTCP = 2  # RFC 8257
 
 
 #: Scenario congestion-control name -> code.
-CC_CODES = {"reno": CongestionControl.RENO, "cubic": CongestionControl.CUBIC}
+CC_CODES = {
+    "reno": CongestionControl.RENO,
+    "cubic": CongestionControl.CUBIC,
+    "dctcp": CongestionControl.DCTCP,
+}
+
+
+class EcnMode(IntEnum):
+    """How a flow group's senders and receivers use ECN (``core/ecn.py``)."""
+
+    OFF = 0  # not ECN-capable: the port drops its packets (drop-tail)
+    CLASSIC = 1  # RFC 3168: ECE treated as a loss, once per window, CWR
+    DCTCP = 2  # RFC 8257: the receiver's two-state echo, the sender's alpha
+
+
+def ecn_mode(cc: str, ecn: bool) -> EcnMode:
+    """How a group uses ECN: DCTCP's own (cc "dctcp"), classic RFC 3168 (``ecn``), or not."""
+    if cc == "dctcp":
+        return EcnMode.DCTCP
+    return EcnMode.CLASSIC if ecn else EcnMode.OFF
+
+
+#: Bits of a packet's flags, carried beside its epoch in the heap payload (``FLAGS_SHIFT``).
+CE_FLAG = 1  # Congestion Experienced, set by the port (RFC 3168 §5)
+CWR_FLAG = 2  # Congestion Window Reduced, set by the sender (RFC 3168 §6.1.2)
+FLAG_MASK = 3
 
 
 class SizeDistribution(IntEnum):
@@ -125,6 +151,10 @@ class FlowFloat(IntEnum):
     EPOCH_START_S = 17  # start of the current congestion-avoidance epoch (-1: none)
     K_S = 18  # time to grow back to W_MAX_PACKETS (Eq. 2)
     W_EST_PACKETS = 19  # Reno-friendly estimate (Eq. 4)
+    # DCTCP sender state (RFC 8257 §3.3): reset by ecn_start when a transfer starts
+    DCTCP_ALPHA = 20  # DCTCP.Alpha, the estimate of the fraction of marked packets
+    DCTCP_ACKED_PACKETS = 21  # DCTCP.BytesAcked, in packets
+    DCTCP_MARKED_PACKETS = 22  # DCTCP.BytesMarked, in packets
 
 
 class FlowInt(IntEnum):
@@ -163,6 +193,12 @@ class FlowInt(IntEnum):
     DELAYED_ACK = 28
     PACING = 29
     CC = 30  # a CongestionControl
+    ECN_MODE = 31  # an EcnMode (a group parameter)
+    # ECN state (core/ecn.py): reset by ecn_start when a transfer starts
+    ECN_RECOVER = 32  # highest sequence number outstanding at the last ECE reduction
+    DCTCP_WINDOW_END = 33  # DCTCP.WindowEnd, in packets (RFC 8257 §3.3)
+    CE_STATE = 34  # receiver: DCTCP.CE (RFC 8257 §3.2), or the RFC 3168 ECE latch
+    CWR_PENDING = 35  # sender: the next new data packet carries CWR
 
 
 #: Columns of ``fi`` reset when a transfer starts.
@@ -213,6 +249,7 @@ class FlowCount(IntEnum):
     DEPARTED_BYTES = 2  # bytes that left the bottleneck (as interval_bits counts them)
     TIMEOUTS = 3
     COMPLETED = 4  # transfers acknowledged in full
+    MARKS = 5  # packets the port marked CE
 
 
 class SlotFlag(IntEnum):
@@ -245,6 +282,7 @@ class GlobalFloat(IntEnum):
     SERVICE_BYTES = 15  # fair queueing: the packet in transmission
     SERVICE_ARRIVAL_S = 16
     SERVICE_DEPARTURE_S = 17
+    ECN_THRESHOLD_BYTES = 18  # mark CE at or above this many bytes at the port (inf: never)
 
 
 class GlobalInt(IntEnum):
@@ -293,6 +331,9 @@ class GlobalInt(IntEnum):
     IN_FLIGHT = 39  # TCP packets in flight at the end
     FREE_NODE = 40  # first free node of the event lists (-1: none)
     FREE_NODES = 41
+    ECN_MARKING = 42  # 1: the port marks ECN-capable packets (a threshold is set)
+    ECN_THRESHOLD_PACKETS = 43  # mark CE at or above this many packets at the port
+    MARKS = 44  # packets marked CE after the warm-up
 
 
 class QueueField(IntEnum):
@@ -347,12 +388,17 @@ class TraceInt(IntEnum):
 
 #: Heap key: kind << KEY_SHIFT | sequence number.
 KEY_SHIFT = 56
-#: Heap payload: (flow + 1) << 40 | epoch << 32 | argument (sequence number, timer generation).
-FLOW_SHIFT = 40
+#: Heap payload: (flow + 1) << 42 | flags << 40 | epoch << 32 | argument (sequence number,
+#: timer generation). A packet's flags (CE_FLAG, CWR_FLAG) travel with it from the sender to the
+#: port and on to the receiver: the core passes ``epoch | flags << EPOCH_BITS`` as the epoch.
+FLOW_SHIFT = 42
+FLAGS_SHIFT = 40
 EPOCH_SHIFT = 32
+EPOCH_BITS = 8
 ARG_MASK = (1 << 32) - 1
 #: Restarts of a flow slot are told apart modulo this (stale packets of an earlier transfer).
 EPOCHS = 256
+assert EPOCHS == 1 << EPOCH_BITS and FLAGS_SHIFT == EPOCH_SHIFT + EPOCH_BITS
 
 
 class Arrays(NamedTuple):

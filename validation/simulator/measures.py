@@ -41,6 +41,7 @@ class RawCounters:
     per_flow: FloatArray  # (flows + 1, len(FlowCount)): each slot's counts, background last
     samples: SampledTrace | None = None
     packet_trace: PacketTrace | None = None
+    marks: int = 0  # packets marked CE after the warm-up
 
     @classmethod
     def empty(cls, params: RunParameters) -> RawCounters:
@@ -108,6 +109,8 @@ def to_result(params: RunParameters, raw: RawCounters, wall_s: float, engine: st
         packets_in_flight=int(raw.in_flight),
         flows_completed=int(raw.flows_completed),
         flows_blocked=int(raw.flows_blocked),
+        marks=int(raw.marks),
+        mark_rate=raw.marks / raw.arrivals if raw.arrivals else 0.0,
         groups=_groups(params, raw, per_flow, measured_s),
         wall_s=wall_s,
         samples=raw.samples,
@@ -141,6 +144,8 @@ def _groups(
                 timeouts=int(counts[FlowCount.TIMEOUTS]),
                 flows_completed=int(counts[FlowCount.COMPLETED]),
                 jain_index=jain(goodput),
+                marks=int(counts[FlowCount.MARKS]),
+                mark_rate=float(counts[FlowCount.MARKS]) / arrivals if arrivals else 0.0,
             )
         )
     return out

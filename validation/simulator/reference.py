@@ -22,7 +22,13 @@ The model, in one place:
   flow are never reordered, a hole below the highest SACKed packet is lost) or NewReno
   (RFC 6582) without SACK, go-back-N after a timeout;
 - the receiver ACKs every ``delayed_ack`` in-order segments (at most ``delayed_ack_timeout_s``
-  late) and immediately for out-of-order segments, duplicates and filled holes.
+  late) and immediately for out-of-order segments, duplicates and filled holes;
+- ECN (``core/ecn.py`` says it in full): with a marking threshold, the drop-tail port marks an
+  accepted ECN-capable arrival CE when it finds at least K packets (or bytes) there; DCTCP
+  receivers echo CE with their two-state machine (a state change first ACKs the packets
+  waiting for a delayed ACK with the old ECE), RFC 3168 receivers latch ECE until CWR; on ECE,
+  at most once per window, a classic sender reduces as on a loss without retransmitting and a
+  DCTCP sender by cwnd·(1 − α/2), α updated per window with g = 1/16 (``core/dctcp.py``).
 """
 
 from __future__ import annotations
@@ -37,12 +43,24 @@ import numpy as np
 
 from validation.simulator import parameters as P
 from validation.simulator.core.cubic import ALPHA_CUBIC, BETA_CUBIC, C_CUBIC
-from validation.simulator.layout import EPOCHS, Event, FlowCount, RecoveryState
+from validation.simulator.core.dctcp import DCTCP_ALPHA_INIT, DCTCP_G
+from validation.simulator.layout import (
+    CE_FLAG,
+    CWR_FLAG,
+    EPOCHS,
+    EcnMode,
+    Event,
+    FlowCount,
+    RecoveryState,
+    ecn_mode,
+)
 from validation.simulator.measures import RawCounters, to_result
 from validation.simulator.results import PacketTrace, RunResult, SampledTrace
 from validation.simulator.scenario import FlowGroup, Scenario
 
 INF = math.inf
+#: A packet at the bottleneck: flow, epoch, seq, size (bytes), arrival time, flags (CE, CWR).
+Packet = tuple[int, int, int, float, float, int]
 
 
 class UniformStream:
@@ -107,6 +125,14 @@ class Flow:
     epoch_start: float = -1.0  # start of the congestion-avoidance epoch (-1: none)
     k: float = 0.0
     w_est: float = 0.0
+    ecn: int = EcnMode.OFF  # the group's EcnMode
+    ecn_recover: int = -1  # highest sequence number outstanding at the last ECE reduction
+    ce_state: int = 0  # receiver: DCTCP.CE, or the RFC 3168 ECE latch
+    cwr_pending: bool = False  # the next new data packet carries CWR
+    alpha: float = DCTCP_ALPHA_INIT  # DCTCP (RFC 8257 §3.3)
+    dctcp_acked: int = 0
+    dctcp_marked: int = 0
+    window_end: int = 0
 
 
 class ReferenceSimulator:
@@ -118,20 +144,25 @@ class ReferenceSimulator:
         self.rand = UniformStream(self.p.generator)
         self.raw = RawCounters.empty(self.p)
         self.trace = trace
-        self.heap: list[tuple[float, int, int, int, int, int]] = []
+        self.heap: list[tuple[float, int, int, int, int, int, int]] = []
         self.seq = 0
         p = self.p
         self.flows = [
             Flow(float(p.rtt_s[f]), k, p.groups[k], float(p.access_tx_s[k]))
             for f, k in enumerate(p.group_of.tolist())
         ]
+        for fl in self.flows:
+            fl.ecn = ecn_mode(fl.grp.cc, fl.grp.ecn)
+        self.marking = scenario.ecn_threshold_packets is not None or (
+            scenario.ecn_threshold_bytes is not None
+        )
+        self.k_packets = scenario.ecn_threshold_packets
+        self.k_bytes = scenario.ecn_threshold_bytes
         self.warm = scenario.warmup_s
         self.end = scenario.duration_s
         # bottleneck
-        self.fifo: deque[tuple[int, int, int, float, float]] = deque()  # flow, epoch, seq, size, t
-        self.fq: list[deque[tuple[int, int, int, float, float]]] = [
-            deque() for _ in range(self.p.flows + 1)
-        ]
+        self.fifo: deque[Packet] = deque()
+        self.fq: list[deque[Packet]] = [deque() for _ in range(self.p.flows + 1)]
         self.fq_bytes = [0.0] * (self.p.flows + 1)
         self.fq_active: deque[int] = deque()
         self.fq_deficit = [0.0] * (self.p.flows + 1)
@@ -139,15 +170,17 @@ class ReferenceSimulator:
         self.q_packets = 0
         self.q_bytes = 0.0
         self.busy = False
-        self.in_service: tuple[int, int, int, float, float] | None = None
+        self.in_service: Packet | None = None
         self.last_change = 0.0
         self.drop_run = 0
         self.trace_rows: list[tuple[float, int, int, bool]] = []
         self.sample_rows: list[tuple[float, int, list[float]]] = []
 
     # ----------------------------------------------------------------- events
-    def push(self, t: float, kind: int, flow: int, epoch: int = 0, seq: int = 0) -> None:
-        heapq.heappush(self.heap, (t, kind, self.seq, flow, epoch, seq))
+    def push(
+        self, t: float, kind: int, flow: int, epoch: int = 0, seq: int = 0, flags: int = 0
+    ) -> None:
+        heapq.heappush(self.heap, (t, kind, self.seq, flow, epoch, seq, flags))
         self.seq += 1
 
     def run(self) -> RawCounters:
@@ -164,13 +197,13 @@ class ReferenceSimulator:
         if self.trace:
             self.push(0.0, Event.SAMPLE, 0)
         while self.heap and self.heap[0][0] <= self.end:
-            t, kind, _, f, epoch, seq = heapq.heappop(self.heap)
+            t, kind, _, f, epoch, seq, flags = heapq.heappop(self.heap)
             if kind == Event.DEPART:
                 self.depart(t)
             elif kind == Event.DELIVER:
-                self.deliver(t, f, epoch, seq)
+                self.deliver(t, f, epoch, seq, flags)
             elif kind == Event.ARRIVAL:
-                self.arrive(t, f, epoch, seq, p.wire_bits / 8.0)
+                self.arrive(t, f, epoch, seq, p.wire_bits / 8.0, flags)
             elif kind == Event.RTO:
                 self.rto_fire(t, f)
             elif kind == Event.DELACK:
@@ -201,7 +234,7 @@ class ReferenceSimulator:
             self.raw.occupancy_s[k] += hi - lo
         self.last_change = t
 
-    def arrive(self, t: float, f: int, epoch: int, seq: int, size: float) -> None:
+    def arrive(self, t: float, f: int, epoch: int, seq: int, size: float, flags: int = 0) -> None:
         raw, p = self.raw, self.p
         self.account_occupancy(t)
         raw.arrivals_total += 1
@@ -214,6 +247,7 @@ class ReferenceSimulator:
         if self.sc.discipline == "fq":
             self.fq_arrive(t, f, epoch, seq, size)
             return
+        arrived_to = (self.q_packets, self.q_bytes)
         if self.sc.byte_mode:
             accept = self.q_bytes + size <= p.limit_bytes
         else:
@@ -222,9 +256,10 @@ class ReferenceSimulator:
             self.drop(t, f, size)
             return
         self.accepted(t)
+        flags |= self.mark_on_arrival(t, f, *arrived_to)
         self.q_packets += 1
         self.q_bytes += size
-        pkt = (f, epoch, seq, size, t)
+        pkt = (f, epoch, seq, size, t, flags)
         if self.busy:
             self.fifo.append(pkt)
         else:
@@ -246,7 +281,35 @@ class ReferenceSimulator:
         if self.trace:
             self.trace_rows.append((t, f, round(size), True))
 
-    def start_service(self, t: float, pkt: tuple[int, int, int, float, float]) -> None:
+    def ecn_capable(self, f: int) -> bool:
+        """Whether packets of flow ``f`` are ECN-capable (background packets are not)."""
+        return f < self.p.flows and self.flows[f].ecn != EcnMode.OFF
+
+    def count_mark(self, t: float, f: int) -> None:
+        if t >= self.warm:
+            self.raw.marks += 1
+            self.raw.per_flow[f, FlowCount.MARKS] += 1
+
+    def mark_on_arrival(self, t: float, f: int, q_packets: int, q_bytes: float) -> int:
+        """CE_FLAG if an accepted arrival that found q_packets (q_bytes) at the port is marked."""
+        if not self.marking or not self.ecn_capable(f):
+            return 0
+        if (self.k_packets is not None and q_packets >= self.k_packets) or (
+            self.k_bytes is not None and q_bytes >= self.k_bytes
+        ):
+            self.count_mark(t, f)
+            return CE_FLAG
+        return 0
+
+    def mark_or_drop(self, t: float, f: int, size: float) -> int:
+        """An AQM's signal: CE_FLAG for an ECN-capable packet (kept), else drop it (-1)."""
+        if self.ecn_capable(f):
+            self.count_mark(t, f)
+            return CE_FLAG
+        self.drop(t, f, size)
+        return -1
+
+    def start_service(self, t: float, pkt: Packet) -> None:
         self.busy = True
         self.in_service = pkt
         self.push(t + pkt[3] * 8.0 / self.sc.capacity_bps, Event.DEPART, pkt[0])
@@ -255,7 +318,7 @@ class ReferenceSimulator:
         p = self.p
         pkt = self.in_service
         assert pkt is not None
-        f, epoch, seq, size, t_arr = pkt
+        f, epoch, seq, size, t_arr, flags = pkt
         self.account_occupancy(t)
         self.q_packets -= 1
         self.q_bytes -= size
@@ -264,7 +327,7 @@ class ReferenceSimulator:
         if self.trace:
             self.trace_rows.append((t, f, round(size), False))
         if f < p.flows:
-            self.push(t + 0.5 * self.flows[f].rtt_s, Event.DELIVER, f, epoch, seq)
+            self.push(t + 0.5 * self.flows[f].rtt_s, Event.DELIVER, f, epoch, seq, flags)
         self.busy = False
         self.in_service = None
         nxt = self.fq_next() if self.sc.discipline == "fq" else self.fifo_next()
@@ -288,7 +351,7 @@ class ReferenceSimulator:
             raw.delay_sumsq_s2 += wait * wait
             raw.delay_hist[min(int(wait / p.delay_bin_s + 1e-6), p.delay_bins - 1)] += 1.0
 
-    def fifo_next(self) -> tuple[int, int, int, float, float] | None:
+    def fifo_next(self) -> Packet | None:
         return self.fifo.popleft() if self.fifo else None
 
     def fq_arrive(self, t: float, f: int, epoch: int, seq: int, size: float) -> None:
@@ -296,7 +359,7 @@ class ReferenceSimulator:
         queue = self.fq[f]
         if not queue:
             self.fq_active.append(f)
-        queue.append((f, epoch, seq, size, t))
+        queue.append((f, epoch, seq, size, t, 0))
         self.fq_bytes[f] += size
         self.q_packets += 1
         self.q_bytes += size
@@ -326,7 +389,7 @@ class ReferenceSimulator:
             if nxt is not None:
                 self.start_service(t, nxt)
 
-    def fq_next(self) -> tuple[int, int, int, float, float] | None:
+    def fq_next(self) -> Packet | None:
         quantum = self.p.wire_bits / 8.0
         while self.fq_active:
             g = self.fq_active[0]
@@ -394,6 +457,7 @@ class ReferenceSimulator:
         fl.rto_event = old.rto_event
         fl.pace_pending = old.pace_pending
         fl.access_free = old.access_free
+        fl.ecn = old.ecn
         fl.active = True
         fl.size = self.draw_size(fl.grp)
         fl.cwnd = float(fl.grp.initial_window_packets)
@@ -446,12 +510,16 @@ class ReferenceSimulator:
 
     def transmit(self, t: float, f: int, seg: int) -> None:
         fl = self.flows[f]
+        flags = 0
         restart = False
         if seg < fl.high_tx:
             fl.rexmitted.add(seg)
             fl.rtt_seq = -1
             restart = seg == fl.snd_una
         else:
+            if fl.cwr_pending:  # RFC 3168 §6.1.2: CWR on the first new data packet
+                fl.cwr_pending = False
+                flags = CWR_FLAG
             fl.high_tx = seg + 1
             if fl.rtt_seq < 0:
                 fl.rtt_seq = seg
@@ -460,7 +528,7 @@ class ReferenceSimulator:
             fl.snd_nxt += 1
         self.raw.sent += 1
         fl.access_free = max(t, fl.access_free) + fl.access_tx_s
-        self.push(fl.access_free + 0.5 * fl.rtt_s, Event.ARRIVAL, f, fl.epoch, seg)
+        self.push(fl.access_free + 0.5 * fl.rtt_s, Event.ARRIVAL, f, fl.epoch, seg, flags)
         # RFC 6298 (5.1) starts the timer if it is not running; a retransmission of the first
         # unacknowledged packet (the fast retransmit) restarts it, as ns-2's SACK sender
         # (tcp-sack1.cc, dupack_action: reset_rtx_timer) and Linux (tcp_xmit_retransmit_queue
@@ -518,11 +586,23 @@ class ReferenceSimulator:
             self.arm_rto(t, f)
 
     # -------------------------------------------------------------- receiver
-    def deliver(self, t: float, f: int, epoch: int, seq: int) -> None:
+    def deliver(self, t: float, f: int, epoch: int, seq: int, flags: int = 0) -> None:
         self.raw.delivered += 1
         fl = self.flows[f]
         if epoch != fl.epoch or not fl.active:
             return
+        ce = 1 if flags & CE_FLAG else 0
+        if fl.ecn == EcnMode.DCTCP and ce != fl.ce_state:
+            # RFC 8257 §3.2: the packets waiting for a delayed ACK are acknowledged at once
+            # with the old state, then DCTCP.CE takes this packet's CE
+            if fl.delack_count > 0:
+                self.send_ack(t, f, -1)
+            fl.ce_state = ce
+        elif fl.ecn == EcnMode.CLASSIC:  # RFC 3168 §6.1.3: ECE from CE until CWR
+            if flags & CWR_FLAG:
+                fl.ce_state = 0
+            if ce:
+                fl.ce_state = 1
         if seq == fl.rcv_nxt:
             fl.rcv_nxt += 1
             while fl.rcv_nxt in fl.ooo:
@@ -550,11 +630,12 @@ class ReferenceSimulator:
         fl = self.flows[f]
         fl.delack_count = 0
         fl.delack_gen += 1
-        self.on_ack(t, f, fl.rcv_nxt, sack_seq)
+        self.on_ack(t, f, fl.rcv_nxt, sack_seq, fl.ce_state != 0)
 
     # -------------------------------------------------------------- sender
-    def on_ack(self, t: float, f: int, cum: int, sack_seq: int) -> None:
+    def on_ack(self, t: float, f: int, cum: int, sack_seq: int, ece: bool = False) -> None:
         fl = self.flows[f]
+        una = fl.snd_una
         sack = fl.grp.recovery == "sack"
         if sack_seq >= cum:
             fl.sacked.add(sack_seq)
@@ -614,7 +695,38 @@ class ReferenceSimulator:
                 fl.cwnd += 1.0
         if sack and fl.recovery == RecoveryState.FAST:
             fl.lost_limit = max(fl.lost_limit, fl.high_sacked)
+        if fl.ecn != EcnMode.OFF:
+            self.ecn_on_ack(fl, cum, cum - una if cum > una else 0, ece)
         self.try_send(t, f)
+
+    def ecn_on_ack(self, fl: Flow, cum: int, newly: int, ece: bool) -> None:
+        """The sender's ECN: DCTCP's α (RFC 8257 §3.3 steps 1-8), then at most once per window
+        and outside loss recovery a reduction on ECE (RFC 3168 §6.1.2; RFC 8257 §3.3 step 9)."""
+        dctcp = fl.grp.cc == "dctcp"
+        if dctcp:
+            fl.dctcp_acked += newly
+            if ece:
+                fl.dctcp_marked += newly
+            if cum > fl.window_end:
+                fraction = fl.dctcp_marked / fl.dctcp_acked if fl.dctcp_acked > 0 else 0.0
+                fl.alpha = fl.alpha * (1.0 - DCTCP_G) + DCTCP_G * fraction
+                fl.window_end = fl.snd_nxt
+                fl.dctcp_acked = fl.dctcp_marked = 0
+        if (
+            not ece
+            or fl.recovery != RecoveryState.NONE
+            or cum <= fl.ecn_recover
+            or cum <= fl.recover
+        ):
+            return
+        if dctcp:
+            ssthresh = max(fl.cwnd * (1.0 - fl.alpha / 2.0), 2.0)
+        else:  # classic ECN: as on a loss (Reno or CUBIC), without retransmitting
+            ssthresh = self.reduce(fl, fl.high_tx - fl.snd_una)
+        fl.ssthresh = ssthresh
+        fl.cwnd = ssthresh
+        fl.ecn_recover = fl.high_tx - 1
+        fl.cwr_pending = True
 
     def reduce(self, fl: Flow, flight: int) -> float:
         """The new ssthresh at a congestion event (Reno: half the flight; CUBIC: §4.6-4.7)."""

@@ -27,6 +27,8 @@ SCALAR_MEASURES = (
     "jain_index",
     "timeouts",
     "bottleneck_packets",
+    "marks",
+    "mark_rate",
     "wall_s",
 )
 
@@ -100,6 +102,8 @@ class GroupResult:
     timeouts : its retransmission timeouts.
     flows_completed : its transfers acknowledged in full.
     jain_index : Jain's fairness index of its flows' goodputs (dimensionless).
+    marks : its packets the port marked CE (ECN).
+    mark_rate : fraction of its bottleneck arrivals marked CE (dimensionless).
     """
 
     name: str
@@ -113,6 +117,8 @@ class GroupResult:
     timeouts: int
     flows_completed: int
     jain_index: float
+    marks: int = 0
+    mark_rate: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able dict of every measure."""
@@ -129,6 +135,8 @@ GROUP_MEASURES = (
     "timeouts",
     "flows_completed",
     "jain_index",
+    "marks",
+    "mark_rate",
 )
 
 
@@ -161,6 +169,8 @@ class RunResult:
     interval_throughput_bps : bottleneck departures per interval of ``interval_s``, bit/s.
     packets_sent, packets_delivered, packets_dropped, packets_in_flight : TCP data packets
         over the whole run; sent = delivered + dropped + in flight at the end.
+    marks : packets the port marked CE (ECN) after the warm-up.
+    mark_rate : fraction of bottleneck arrivals marked CE (dimensionless).
     groups : the measures of each flow group (one group when the scenario has no groups).
     software_versions : the versions of bufsize, numpy, scipy and numba that computed it.
     """
@@ -188,6 +198,8 @@ class RunResult:
     packets_in_flight: int
     flows_completed: int
     flows_blocked: int
+    marks: int = 0
+    mark_rate: float = 0.0
     groups: list[GroupResult] = field(default_factory=list)
     wall_s: float = 0.0
     samples: SampledTrace | None = None
@@ -226,6 +238,8 @@ class RunResult:
             "packets_in_flight": self.packets_in_flight,
             "flows_completed": self.flows_completed,
             "flows_blocked": self.flows_blocked,
+            "marks": self.marks,
+            "mark_rate": self.mark_rate,
             "groups": [group.to_dict() for group in self.groups],
             "wall_s": self.wall_s,
             "scenario": self.scenario.to_dict(),

@@ -16,8 +16,8 @@ from models.errors import ParameterError
 
 Traffic = Literal["persistent", "closed_loop", "poisson_flows", "open_loop"]
 Recovery = Literal["sack", "newreno"]
-CongestionControl = Literal["reno", "cubic"]
-CC_KINDS = ("reno", "cubic")
+CongestionControl = Literal["reno", "cubic", "dctcp"]
+CC_KINDS = ("reno", "cubic", "dctcp")
 Discipline = Literal["droptail", "fq"]
 SizeDistribution = Literal["fixed", "uniform", "pareto"]
 OpenLoopArrivals = Literal["poisson", "periodic"]
@@ -47,6 +47,14 @@ ZERO_JITTER_WARNING = (
     "on 100 Mbit/s with a 10-packet buffer: 89.6% with no jitter, 42.7% with the default 20%)"
 )
 
+#: Why DCTCP without a marking threshold is worth a warning.
+NO_MARKING_WARNING = (
+    "cc is dctcp but the port has no ECN marking threshold (ecn_threshold_packets, or the same "
+    "in bytes): it never marks, so DCTCP reacts only to losses, as Reno does (RFC 8257 §3.5)"
+)
+#: Largest ECN marking threshold in bytes.
+MAX_ECN_THRESHOLD_BYTES = 10**12
+
 #: The fields a flow group sets; a scenario without ``groups`` is one group of its own fields.
 GROUP_FIELDS = (
     "flows",
@@ -58,6 +66,7 @@ GROUP_FIELDS = (
     "pacing",
     "recovery",
     "cc",
+    "ecn",
     "delayed_ack",
     "delayed_ack_timeout_s",
     "initial_window_packets",
@@ -91,7 +100,10 @@ class FlowGroup:
     access_bps : rate of each flow's access link, bit/s (below the bottleneck rate: flows
         bottlenecked at their access link, 004 §VII's RBP flows).
     max_window_packets : maximum (advertised) window, packets (window-limited flows).
-    cc : congestion control, "reno" (RFC 5681) or "cubic" (RFC 9438).
+    cc : congestion control, "reno" (RFC 5681), "cubic" (RFC 9438) or "dctcp" (RFC 8257).
+    ecn : classic ECN (RFC 3168) for "reno" and "cubic" senders: their packets are
+        ECN-capable, marks are echoed until CWR and treated as a loss without retransmission;
+        "dctcp" always uses ECN (its own echo and reaction), whatever this says.
     pacing, recovery, delayed_ack, delayed_ack_timeout_s, initial_window_packets, min_rto_s,
         initial_rto_s : TCP options (see :class:`Scenario`; the same defaults).
     start_spread_s : persistent and closed-loop flows start uniform in [0, start_spread_s), s.
@@ -124,6 +136,7 @@ class FlowGroup:
     pacing: bool = False
     recovery: Recovery = "sack"
     cc: CongestionControl = "reno"
+    ecn: bool = False
     delayed_ack: int = 2
     delayed_ack_timeout_s: float = 0.2
     initial_window_packets: int = 10
@@ -176,6 +189,7 @@ class FlowGroup:
         _int_in(p + "max_window_packets", self.max_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS)
         _choice(p + "recovery", self.recovery, ("sack", "newreno"))
         _choice(p + "cc", self.cc, CC_KINDS)
+        _bool(p + "ecn", self.ecn)
         _int_in(p + "delayed_ack", self.delayed_ack, 1, 64)
         checks.positive(p + "delayed_ack_timeout_s", self.delayed_ack_timeout_s)
         _int_in(
@@ -221,8 +235,17 @@ class Scenario:
     header_bytes : extra bytes on the wire per data packet, bytes.
     pacing : space a flow's packets srtt/cwnd apart (000 §3.4).
     recovery : "sack" (RFC 6675 loss recovery) or "newreno" (RFC 6582, no SACK).
-    cc : congestion control: "reno" (RFC 5681) or "cubic" (RFC 9438, C = 0.4, β = 0.7, fast
-        convergence, the Reno-friendly region; validation/simulator/core/cubic.py).
+    cc : congestion control: "reno" (RFC 5681), "cubic" (RFC 9438, C = 0.4, β = 0.7, fast
+        convergence, the Reno-friendly region; validation/simulator/core/cubic.py) or "dctcp"
+        (RFC 8257: Reno's growth and loss reaction, α with g = 1/16 and cwnd·(1 − α/2) once per
+        window on ECN-Echo; validation/simulator/core/dctcp.py).
+    ecn : classic ECN (RFC 3168) senders and receivers for "reno" and "cubic" (see
+        :class:`FlowGroup`); "dctcp" is always ECN-capable.
+    ecn_threshold_packets : the port marks an ECN-capable arrival CE, instead of dropping it,
+        when it finds at least this many packets at the port (the one in transmission
+        included, as buffer_packets counts them): DCTCP's K (Alizadeh et al., SIGCOMM 2010
+        §3.1). None (the default): no marking. The buffer stays the hard limit.
+    ecn_threshold_bytes : the same threshold in bytes on the wire (at most one of the two).
     delayed_ack : in-order segments per acknowledgement (1 = no delayed ACKs).
     delayed_ack_timeout_s : longest an acknowledgement is held, s.
     initial_window_packets : initial congestion window, packets.
@@ -268,6 +291,7 @@ class Scenario:
     pacing: bool = False
     recovery: Recovery = "sack"
     cc: CongestionControl = "reno"
+    ecn: bool = False
     delayed_ack: int = 2
     delayed_ack_timeout_s: float = 0.2
     initial_window_packets: int = 10
@@ -292,6 +316,8 @@ class Scenario:
     traced_flows: int = 4
     packet_budget: int = DEFAULT_PACKET_BUDGET
     groups: tuple[FlowGroup, ...] = ()
+    ecn_threshold_packets: int | None = None
+    ecn_threshold_bytes: int | None = None
 
     @property
     def flow_groups(self) -> tuple[FlowGroup, ...]:
@@ -312,10 +338,15 @@ class Scenario:
             object.__setattr__(self, "rtt_jitter_s", jitter_s)
 
     def warnings(self) -> list[str]:
-        """What is allowed but probably not meant: a zero RTT jitter among several TCP flows."""
+        """What is allowed but probably not meant: a zero RTT jitter among several TCP flows;
+        DCTCP senders at a port that does not mark."""
+        out = []
         if any(g.flows > 1 and g.rtt_jitter_s == 0.0 for g in self.flow_groups):
-            return [ZERO_JITTER_WARNING]
-        return []
+            out.append(ZERO_JITTER_WARNING)
+        marking = self.ecn_threshold_packets is not None or self.ecn_threshold_bytes is not None
+        if not marking and any(g.cc == "dctcp" for g in self.flow_groups):
+            out.append(NO_MARKING_WARNING)
+        return out
 
     @property
     def wire_bytes(self) -> int:
@@ -389,6 +420,8 @@ class Scenario:
         _int_in("header_bytes", self.header_bytes, 0, 1_000_000)
         _choice("recovery", self.recovery, ("sack", "newreno"))
         _choice("cc", self.cc, CC_KINDS)
+        _bool("ecn", self.ecn)
+        _check_marking(self)
         _int_in("delayed_ack", self.delayed_ack, 1, 64)
         checks.positive("delayed_ack_timeout_s", self.delayed_ack_timeout_s)
         _int_in("initial_window_packets", self.initial_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS)
@@ -452,6 +485,33 @@ class Scenario:
                     f"packet_budget ({self.packet_budget:,}); shorten duration_s or lower "
                     "capacity_bps",
                 )
+
+
+def _check_marking(scenario: Scenario) -> None:
+    packets, bytes_ = scenario.ecn_threshold_packets, scenario.ecn_threshold_bytes
+    if packets is not None:
+        _int_in("ecn_threshold_packets", packets, 1, 10_000_000)
+    if bytes_ is not None:
+        _int_in("ecn_threshold_bytes", bytes_, 1, MAX_ECN_THRESHOLD_BYTES)
+    if packets is not None and bytes_ is not None:
+        raise ParameterError(
+            "ecn_threshold_bytes",
+            "None when ecn_threshold_packets is set",
+            "give the ECN marking threshold in packets (ecn_threshold_packets) or in bytes "
+            "(ecn_threshold_bytes), not both",
+        )
+    if (packets is not None or bytes_ is not None) and scenario.discipline != "droptail":
+        raise ParameterError(
+            "discipline",
+            "droptail when an ECN marking threshold is set",
+            f"ECN marking is modelled at the drop-tail FIFO only; discipline is "
+            f"{scenario.discipline!r}",
+        )
+
+
+def _bool(name: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise ParameterError.got(name, "true or false", value)
 
 
 def _group_from(index: int, values: Any) -> FlowGroup:

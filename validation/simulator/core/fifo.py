@@ -14,9 +14,11 @@ from validation.simulator.core.counters import (
     drop,
     record,
 )
+from validation.simulator.core.ecn import mark_on_arrival
 from validation.simulator.core.heap import push_packet
 from validation.simulator.core.jit import jit
 from validation.simulator.layout import (
+    EPOCH_BITS,
     FLOW_FLOATS,
     Event,
     FlowFloat,
@@ -53,8 +55,12 @@ def fifo_advance(sp, t):  # type: ignore[no-untyped-def]
 
 
 @jit
-def fifo_arrive(sp, t, f, epoch, seq, size):  # type: ignore[no-untyped-def]
-    """Accept the packet (and schedule its delivery) or drop it at the full buffer."""
+def fifo_arrive(sp, t, f, epoch, seq, size, flags):  # type: ignore[no-untyped-def]
+    """Accept the packet (and schedule its delivery) or drop it at the full buffer.
+
+    An accepted ECN-capable packet may be marked CE (``ecn.mark_on_arrival``); ``flags`` travel
+    with it to the receiver.
+    """
     s = sp[0]
     g, gi, qf = s.g, s.gi, s.qf
     qmask = gi[GlobalInt.QUEUE_MASK]
@@ -67,6 +73,7 @@ def fifo_arrive(sp, t, f, epoch, seq, size):  # type: ignore[no-untyped-def]
         drop(sp, t, f, size)
         return
     accepted(sp, t)
+    flags |= mark_on_arrival(sp, t, f, count, g[GlobalFloat.QUEUE_BYTES])
     tx = size * 8.0 / g[GlobalFloat.CAPACITY_BPS]
     dep = max(t, g[GlobalFloat.LAST_DEPARTURE_S]) + tx
     g[GlobalFloat.LAST_DEPARTURE_S] = dep
@@ -80,4 +87,5 @@ def fifo_arrive(sp, t, f, epoch, seq, size):  # type: ignore[no-untyped-def]
     g[GlobalFloat.QUEUE_BYTES] += size
     if f < gi[GlobalInt.FLOWS]:
         rtt = s.ff[f * FLOW_FLOATS + FlowFloat.RTT_S]
-        push_packet(sp, dep + 0.5 * rtt, Event.DELIVER, f, epoch, seq)
+        tag = epoch | (flags << EPOCH_BITS)
+        push_packet(sp, dep + 0.5 * rtt, Event.DELIVER, f, tag, seq)

@@ -19,6 +19,8 @@ from validation.simulator.layout import (
     ARG_MASK,
     EPOCH_SHIFT,
     EPOCHS,
+    FLAG_MASK,
+    FLAGS_SHIFT,
     FLOW_FLOATS,
     FLOW_INTS,
     FLOW_SHIFT,
@@ -123,13 +125,14 @@ def _run_chunk(t_stop, heap_cap, rand_len, trace_cap, sample_cap, sp):  # type: 
         heap_pop(sp)
         f = (payload >> FLOW_SHIFT) - 1
         epoch = (payload >> EPOCH_SHIFT) & (EPOCHS - 1)
+        flags = (payload >> FLAGS_SHIFT) & FLAG_MASK
         arg = payload & ARG_MASK
         if not fq and (kind == Event.ARRIVAL or kind == Event.OPEN or kind == Event.SAMPLE):
             fifo_advance(sp, t)
         if kind == Event.DELIVER:
-            deliver(sp, t, f, epoch, arg)
+            deliver(sp, t, f, epoch, arg, flags)
         elif kind == Event.ARRIVAL:
-            arrive(sp, t, f, epoch, arg)
+            arrive(sp, t, f, epoch, arg, flags)
         elif kind == Event.DEPART:
             fq_depart(sp, t)
         elif kind == Event.RTO:
@@ -148,7 +151,7 @@ def _run_chunk(t_stop, heap_cap, rand_len, trace_cap, sample_cap, sp):  # type: 
                 gap = 1.0 / rate
             else:
                 gap = exponential(sp, 1.0 / rate)
-            arrive(sp, t, n, 0, 0)
+            arrive(sp, t, n, 0, 0, 0)
             heap_push(sp, t + gap, Event.OPEN, n, 0, 0)
         elif kind == Event.FLOW:
             if f >= 0:

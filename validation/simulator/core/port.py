@@ -11,8 +11,11 @@ from validation.simulator.layout import FlowCount, GlobalFloat, GlobalInt
 
 
 @jit
-def arrive(sp, t, f, epoch, seq):  # type: ignore[no-untyped-def]
-    """A packet of flow ``f`` (``FLOWS``: background or open loop) arrives at time t."""
+def arrive(sp, t, f, epoch, seq, flags):  # type: ignore[no-untyped-def]
+    """A packet of flow ``f`` (``FLOWS``: background or open loop) arrives at time t.
+
+    ``flags`` are the packet's CE_FLAG and CWR_FLAG bits (``layout.py``).
+    """
     s = sp[0]
     g, gi = s.g, s.gi
     account_occupancy(sp, t)
@@ -26,4 +29,4 @@ def arrive(sp, t, f, epoch, seq):  # type: ignore[no-untyped-def]
     if gi[GlobalInt.FAIR_QUEUEING] != 0:
         fq_arrive(sp, t, f, epoch, seq, size)
     else:
-        fifo_arrive(sp, t, f, epoch, seq, size)
+        fifo_arrive(sp, t, f, epoch, seq, size, flags)

@@ -2,17 +2,20 @@
 
 The receiver ACKs every ``DELAYED_ACK`` in-order segments (at most ``DELACK_TIMEOUT_S`` late)
 and at once for out-of-order segments, duplicates and filled holes (RFC 5681 §4.2). It is
-evaluated when the ACK is back at the sender (the ACK path has no queue).
+evaluated when the ACK is back at the sender (the ACK path has no queue). ECN-capable
+receivers echo CE marks in ECE as ``ecn.py`` says (DCTCP's two-state machine or RFC 3168).
 """
 
 from __future__ import annotations
 
+from validation.simulator.core.ecn import dctcp_flip, receiver_ce
 from validation.simulator.core.heap import heap_push
 from validation.simulator.core.jit import jit
 from validation.simulator.core.sender import on_ack
 from validation.simulator.layout import (
     FLOW_FLOATS,
     FLOW_INTS,
+    EcnMode,
     Event,
     FlowFloat,
     FlowInt,
@@ -24,23 +27,29 @@ from validation.simulator.layout import (
 
 @jit
 def send_ack(sp, t, f, sack_seq):  # type: ignore[no-untyped-def]
-    """Acknowledge everything received in order (SACKing ``sack_seq`` if >= 0)."""
+    """Acknowledge everything received in order (SACKing ``sack_seq`` if >= 0), with ECE set
+    to the receiver's ECN state."""
     s = sp[0]
     b = f * FLOW_INTS
     s.fi[b + FlowInt.DELACK_COUNT] = 0
     s.fi[b + FlowInt.DELACK_GEN] += 1
-    on_ack(sp, t, f, s.fi[b + FlowInt.RCV_NXT], sack_seq)
+    ece = s.fi[b + FlowInt.CE_STATE] != 0
+    on_ack(sp, t, f, s.fi[b + FlowInt.RCV_NXT], sack_seq, ece)
 
 
 @jit
-def deliver(sp, t, f, epoch, seq):  # type: ignore[no-untyped-def]
-    """Packet ``seq`` of transfer ``epoch`` of flow f reaches its receiver."""
+def deliver(sp, t, f, epoch, seq, flags):  # type: ignore[no-untyped-def]
+    """Packet ``seq`` of transfer ``epoch`` of flow f, with ``flags``, reaches its receiver."""
     s = sp[0]
     fi, gi = s.fi, s.gi
     b = f * FLOW_INTS
     gi[GlobalInt.DELIVERED] += 1
     if epoch != fi[b + FlowInt.EPOCH] or fi[b + FlowInt.ACTIVE] == 0:
         return
+    if fi[b + FlowInt.ECN_MODE] != EcnMode.OFF and receiver_ce(sp, t, f, flags):
+        if fi[b + FlowInt.DELACK_COUNT] > 0:  # DCTCP: ACK the waiting packets with the old ECE
+            send_ack(sp, t, f, -1)
+        dctcp_flip(sp, f)
     wmask = gi[GlobalInt.WINDOW_MASK]
     row = f * (wmask + 1)
     rcv = fi[b + FlowInt.RCV_NXT]

@@ -11,9 +11,12 @@ import numpy as np
 
 from validation.simulator.core.counters import COUNTS
 from validation.simulator.core.cubic import cubic_increase, cubic_reduce, cubic_start
+from validation.simulator.core.ecn import ecn_on_ack, ecn_start
 from validation.simulator.core.heap import heap_push, push_packet, uniform
 from validation.simulator.core.jit import jit
 from validation.simulator.layout import (
+    CWR_FLAG,
+    EPOCH_BITS,
     EPOCHS,
     FLOW_FLOATS,
     FLOW_INTS,
@@ -21,6 +24,7 @@ from validation.simulator.layout import (
     GROUP_INTS,
     TCP_STATE,
     CongestionControl,
+    EcnMode,
     Event,
     FlowCount,
     FlowFloat,
@@ -58,6 +62,7 @@ def _transmit(sp, t, f, seg):  # type: ignore[no-untyped-def]
     a = f * FLOW_FLOATS
     b = f * FLOW_INTS
     wmask = gi[GlobalInt.WINDOW_MASK]
+    tag = fi[b + FlowInt.EPOCH]
     restart = False
     if seg < fi[b + FlowInt.HIGH_TX]:
         j = f * (wmask + 1) + (seg & wmask)
@@ -65,6 +70,9 @@ def _transmit(sp, t, f, seg):  # type: ignore[no-untyped-def]
         fi[b + FlowInt.RTT_SEQ] = -1
         restart = seg == fi[b + FlowInt.SND_UNA]
     else:
+        if fi[b + FlowInt.CWR_PENDING] != 0:  # RFC 3168 §6.1.2: CWR on the next new data
+            fi[b + FlowInt.CWR_PENDING] = 0
+            tag |= CWR_FLAG << EPOCH_BITS
         fi[b + FlowInt.HIGH_TX] = seg + 1
         if fi[b + FlowInt.RTT_SEQ] < 0:
             fi[b + FlowInt.RTT_SEQ] = seg
@@ -75,7 +83,7 @@ def _transmit(sp, t, f, seg):  # type: ignore[no-untyped-def]
     free = max(t, ff[a + FlowFloat.ACCESS_FREE_S]) + ff[a + FlowFloat.ACCESS_TX_S]
     ff[a + FlowFloat.ACCESS_FREE_S] = free
     arrival = free + 0.5 * ff[a + FlowFloat.RTT_S]
-    push_packet(sp, arrival, Event.ARRIVAL, f, fi[b + FlowInt.EPOCH], seg)
+    push_packet(sp, arrival, Event.ARRIVAL, f, tag, seg)
     if restart or ff[a + FlowFloat.RTO_EXPIRY_S] == INF:  # see the reference's transmit
         _arm_rto(sp, t, f)
     if fi[b + FlowInt.PACING] != 0:
@@ -200,6 +208,7 @@ def start_flow(sp, t, f):  # type: ignore[no-untyped-def]
     ff[a + FlowFloat.CWND_PACKETS] = ff[a + FlowFloat.INITIAL_CWND_PACKETS]
     ff[a + FlowFloat.SSTHRESH_PACKETS] = INITIAL_SSTHRESH
     cubic_start(sp, f)
+    ecn_start(sp, f)
     ff[a + FlowFloat.SRTT_S] = 0.0
     ff[a + FlowFloat.RTTVAR_S] = 0.0
     ff[a + FlowFloat.RTO_S] = ff[a + FlowFloat.INITIAL_RTO_S]
@@ -282,8 +291,9 @@ def _rtt_sample(sp, f, r):  # type: ignore[no-untyped-def]
 
 
 @jit
-def on_ack(sp, t, f, cum, sack_seq):  # type: ignore[no-untyped-def]
-    """An ACK of everything below ``cum`` (SACKing ``sack_seq`` if >= cum) reaches flow f."""
+def on_ack(sp, t, f, cum, sack_seq, ece):  # type: ignore[no-untyped-def]
+    """An ACK of everything below ``cum`` (SACKing ``sack_seq`` if >= cum), with ECN-Echo
+    ``ece``, reaches flow f."""
     s = sp[0]
     ff, fi, gi = s.ff, s.fi, s.gi
     a = f * FLOW_FLOATS
@@ -370,6 +380,8 @@ def on_ack(sp, t, f, cum, sack_seq):  # type: ignore[no-untyped-def]
         and fi[b + FlowInt.HIGH_SACKED] > fi[b + FlowInt.LOST_LIMIT]
     ):
         fi[b + FlowInt.LOST_LIMIT] = fi[b + FlowInt.HIGH_SACKED]
+    if fi[b + FlowInt.ECN_MODE] != EcnMode.OFF:
+        ecn_on_ack(sp, t, f, cum, cum - una if cum > una else 0, ece)
     try_send(sp, t, f)
 
 

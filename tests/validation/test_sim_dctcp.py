@@ -1,0 +1,312 @@
+"""DCTCP and ECN (issue 14 item 2): the marking port, the receivers' echo, the senders' reaction,
+and DCTCP's queue against Alizadeh et al.'s analysis.
+
+Sources: M. Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010 (§3.1 the algorithm and
+the receiver's two-state machine, §3.3 the analysis, §3.4 the guideline K > C·RTT/7);
+RFC 8257 §3.2-3.3 (echo, α, cwnd·(1 − α/2)); RFC 3168 §6.1.2-6.1.3 (classic ECN, CWR).
+
+The analysis (§3.3), as issue 14 states its result and as it is derived there: N synchronized
+flows with one RTT; the queue reaches K when each window is W* = (C·RTT + K)/N; α solves
+α²(1 − α/4) = (2W* + 1)/(W* + 1)², so α ≈ √(2/W*); each window falls by D = (W* + 1)·α/2, the
+queue by A = N·D ≈ ½·√(2N(C·RTT + K)), from Q_max = K + N to Q_min = Q_max − A; Q_min > 0 for
+every N needs K > C·RTT/7 (§3.4). The paper's own text was not reachable from here: these are
+the issue's formula and its derivation, not a quotation, and the equation numbers are not cited.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from models.errors import ParameterError
+from validation.simulator import FlowGroup, Scenario, simulate
+from validation.simulator.layout import CE_FLAG, CWR_FLAG
+from validation.simulator.reference import ReferenceSimulator
+
+# The issue's datacenter link: 10 Gb/s, 100 µs, 1500-byte packets on the wire.
+CAPACITY_BPS = 10e9
+RTT_S = 100e-6
+BDP_PACKETS = CAPACITY_BPS * RTT_S / (8 * 1500)  # C·RTT = 83.3 packets
+K_GUIDELINE = round(BDP_PACKETS / 7)  # §3.4: K > C·RTT/7 = 11.9 -> 12 packets
+BUFFER = 300  # deep enough never to drop here: the queue stays below K + N (§3.3's Q_max)
+
+
+def datacenter(flows: int, k: int, **changes: object) -> Scenario:
+    """N persistent DCTCP flows on the datacenter link, 70 ms measured after 30 ms.
+
+    Hosts send at the link rate (10 Gb/s access links); RTTs spread ±20% (the simulator's
+    default, so the flows are not phase-locked); 10 ms minimum RTO (none fires here). 70 ms is
+    700 RTTs: α's filter (g = 1/16) settles within about 50.
+    """
+    values: dict[str, object] = {
+        "capacity_bps": CAPACITY_BPS,
+        "flows": flows,
+        "rtt_s": RTT_S,
+        "access_bps": CAPACITY_BPS,
+        "max_window_packets": 1000,
+        "cc": "dctcp",
+        "ecn_threshold_packets": k,
+        "min_rto_s": 0.01,
+        "start_spread_s": 0.001,
+        "duration_s": 0.1,
+        "warmup_s": 0.03,
+    }
+    values.update(changes)
+    return Scenario(**values)  # type: ignore[arg-type]
+
+
+def queue_percentile(queue_distribution: np.ndarray, p: float) -> int:
+    """Smallest k with at least a fraction p of the time at <= k packets."""
+    return int(np.searchsorted(np.cumsum(queue_distribution), p))
+
+
+def amplitude_closed_form(flows: int, k: int) -> float:
+    """Alizadeh et al. 2010 §3.3: A = N·D ≈ ½·√(2N(C·RTT + K)) packets (the sawtooth of N
+    synchronized flows, D = (W* + 1)·α/2, α ≈ √(2/W*), W* = (C·RTT + K)/N)."""
+    return 0.5 * math.sqrt(2.0 * flows * (BDP_PACKETS + k))
+
+
+@pytest.mark.parametrize("flows", [10, 20, 50])
+def test_k_at_the_guideline_keeps_the_link_busy_and_the_queue_swings_as_analysed(
+    flows: int,
+) -> None:
+    r = simulate(datacenter(flows, K_GUIDELINE), BUFFER, 1)
+    # Issue 14: "with K = C·RTT/7 the link stays above 95% utilized". Measured (seed 1):
+    # 0.9849, 0.9852, 0.9829 for N = 10, 20, 50; marks, no drop.
+    assert r.utilization > 0.95
+    assert r.loss_rate == 0.0 and r.timeouts == 0
+    assert r.marks > 0
+    # The queue oscillates around K: K lies inside its 1st-99th percentile band, and the
+    # band's width (peak to peak) is the analysis's amplitude A. Measured band: [0, 22],
+    # [0, 30], [0, 54] packets against A = 21.8, 30.9, 48.8 (ratios 1.01, 0.97, 1.11; seeds 2
+    # and 3 gave 0.94 to 1.19). Tolerance 25%: the closed form drops O(1/W*) terms of the
+    # analysis's own eq. for α (α²(1 − α/4) = (2W* + 1)/(W* + 1)² solved exactly gives an
+    # amplitude 9%, 14% and 27% larger at W* = 9.5, 4.8, 1.9), and the analysis assumes
+    # synchronized flows with one RTT where these RTTs spread ±20%.
+    low = queue_percentile(r.queue_distribution, 0.01)
+    high = queue_percentile(r.queue_distribution, 0.99)
+    assert low <= K_GUIDELINE <= high
+    amplitude = amplitude_closed_form(flows, K_GUIDELINE)
+    assert abs((high - low) / amplitude - 1.0) <= 0.25
+    # §3.3: Q_max = K + N; the top of the band stays below it (measured 22, 30, 54 against
+    # 22, 32, 62). At N = 50 the bottom does not stay at Q_min = K + N − A = 13.2: each window
+    # is W* = 1.9 packets, the analysis's approximations need W* >> 1 and DCTCP's window
+    # floor of 2 packets is near; the measured queue empties 1.7% of the time.
+    assert high <= K_GUIDELINE + flows
+
+
+@pytest.mark.parametrize("flows", [10, 20])
+def test_k_well_below_the_guideline_empties_the_queue_and_costs_throughput(flows: int) -> None:
+    # §3.4: K > C·RTT/7 keeps Q_min = K + N − A above zero for every N (its minimum over N is
+    # K − (C·RTT + K)/8). With K = 2 packets (C·RTT/42) Q_min < 0 at N = 10 and 20 (−8.7 and
+    # −7.9): the queue empties every cycle and the link idles.
+    k = 2
+    good = simulate(datacenter(flows, K_GUIDELINE), BUFFER, 1)
+    low_k = simulate(datacenter(flows, k), BUFFER, 1)
+    assert flows + k - amplitude_closed_form(flows, k) < 0.0
+    # Measured (seed 1): empty 41% / 27% of the time against 1.5% at K = 12; utilization
+    # 0.588 / 0.727 against 0.985. The drop is larger than the synchronized fluid model's
+    # because flows arriving at line rate put 2 packets in the queue by coincidence of bursts
+    # (marks on 48% of arrivals at N = 10) although the link is not full.
+    assert low_k.queue_distribution[0] > 10 * good.queue_distribution[0]
+    assert low_k.utilization < 0.95
+    assert low_k.utilization < good.utilization - 0.1
+
+
+# ------------------------------------------------------------------ the port
+
+
+def test_packets_not_ecn_capable_see_drop_tail() -> None:
+    # A marking threshold changes nothing for Reno without ECN: no mark, the same sample path.
+    reno = Scenario(capacity_bps=20e6, flows=8, rtt_s=0.02, duration_s=4.0, warmup_s=1.0)
+    plain = simulate(reno, 20, 3)
+    marking = simulate(reno.replace(ecn_threshold_packets=5), 20, 3)
+    assert marking.marks == 0 and plain.marks == 0
+    assert marking.loss_rate == plain.loss_rate > 0.0
+    assert marking.packets_sent == plain.packets_sent
+
+
+def test_the_buffer_stays_the_hard_limit_for_ecn_capable_packets() -> None:
+    # K above the buffer: an arrival never finds K packets (at most B − 1 when accepted), so
+    # nothing is marked and DCTCP loses packets at the full buffer as Reno does.
+    dctcp = Scenario(
+        capacity_bps=20e6, flows=8, rtt_s=0.02, cc="dctcp", duration_s=4.0, warmup_s=1.0
+    )
+    r = simulate(dctcp.replace(ecn_threshold_packets=50), 20, 3)
+    assert r.marks == 0 and r.loss_rate > 0.0
+    # 40 DCTCP flows with 2-packet windows need 80 packets, more than C·RTT (17) plus the
+    # buffer (12): marking cannot shrink them further and the full buffer drops.
+    crowded = dctcp.replace(flows=40, ecn_threshold_packets=3)
+    r = simulate(crowded, 12, 3)
+    assert r.marks > 0 and r.loss_rate > 0.0
+
+
+def test_a_threshold_in_bytes_is_the_same_as_in_packets_of_full_size() -> None:
+    sc = datacenter(10, K_GUIDELINE)
+    in_bytes = sc.replace(ecn_threshold_packets=None, ecn_threshold_bytes=K_GUIDELINE * 1500)
+    a, b = simulate(sc, BUFFER, 5), simulate(in_bytes, BUFFER, 5)
+    assert a.marks == b.marks > 0
+    assert a.utilization == b.utilization
+
+
+def test_marks_are_counted_per_group() -> None:
+    mix = Scenario(
+        capacity_bps=CAPACITY_BPS,
+        duration_s=0.05,
+        warmup_s=0.02,
+        ecn_threshold_packets=K_GUIDELINE,
+        groups=(
+            FlowGroup(
+                name="dctcp",
+                flows=5,
+                cc="dctcp",
+                rtt_s=RTT_S,
+                access_bps=CAPACITY_BPS,
+                start_spread_s=0.001,
+            ),
+            FlowGroup(
+                name="cubic",
+                flows=5,
+                cc="cubic",
+                rtt_s=RTT_S,
+                access_bps=CAPACITY_BPS,
+                start_spread_s=0.001,
+            ),
+        ),
+    )
+    r = simulate(mix, BUFFER, 1)
+    dctcp, cubic = r.groups
+    assert cubic.marks == 0 and dctcp.marks > 0
+    assert dctcp.marks + cubic.marks == r.marks
+    assert dctcp.mark_rate == pytest.approx(dctcp.marks / dctcp.bottleneck_arrivals)
+
+
+# ------------------------------------------------------------ the receivers
+
+
+def _receiver(cc: str, ecn: bool, delayed_ack: int) -> tuple[ReferenceSimulator, list[tuple]]:
+    """One flow's receiver in the reference, its ACKs recorded as (cumulative ack, ECE)."""
+    sc = Scenario(flows=1, cc=cc, ecn=ecn, delayed_ack=delayed_ack, duration_s=1.0, warmup_s=0.0)
+    sim = ReferenceSimulator(sc, 10, 1, trace=False)
+    sim.flows[0].active = True
+    acks: list[tuple] = []
+    sim.on_ack = lambda t, f, cum, sack_seq, ece=False: acks.append((cum, ece))  # type: ignore[method-assign]
+    return sim, acks
+
+
+def test_dctcp_receiver_echoes_each_packets_ce_with_delayed_acks() -> None:
+    # Alizadeh et al. 2010 §3.1 (Fig. 10) and RFC 8257 §3.2: one ACK per 2 packets with
+    # ECE = DCTCP.CE; when CE changes, the packets not yet acknowledged are ACKed at once with
+    # the old ECE. CE of packets 0..6: 0 0 1 1 1 0 0.
+    sim, acks = _receiver("dctcp", False, 2)
+    for seq, ce in enumerate([0, 0, 1, 1, 1, 0, 0]):
+        sim.deliver(0.001 * seq, 0, 0, seq, CE_FLAG if ce else 0)
+    # 0-1 unmarked; 2-3 marked; packet 4 (marked) flushed alone when 5 arrives unmarked; 5-6.
+    assert acks == [(2, False), (4, True), (5, True), (7, False)]
+
+
+def test_classic_receiver_latches_ece_until_cwr() -> None:
+    # RFC 3168 §6.1.3: after a CE packet every ACK carries ECE until a packet with CWR.
+    sim, acks = _receiver("reno", True, 1)
+    flags = [0, CE_FLAG, 0, 0, CWR_FLAG, 0]
+    for seq, flag in enumerate(flags):
+        sim.deliver(0.001 * seq, 0, 0, seq, flag)
+    assert [ece for _, ece in acks] == [False, True, True, True, False, False]
+
+
+# -------------------------------------------------------------- the senders
+
+
+def _sender(cc: str, ecn: bool) -> tuple[ReferenceSimulator, object]:
+    sc = Scenario(flows=1, cc=cc, ecn=ecn, duration_s=1.0, warmup_s=0.0)
+    sim = ReferenceSimulator(sc, 10, 1, trace=False)
+    fl = sim.flows[0]
+    fl.active, fl.cwnd, fl.ssthresh, fl.snd_nxt, fl.high_tx = True, 20.0, 1e9, 20, 20
+    return sim, fl
+
+
+def test_dctcp_sender_alpha_and_one_cut_per_window() -> None:
+    # RFC 8257 §3.3 with g = 1/16 and α starting at 1, worked by hand.
+    sim, fl = _sender("dctcp", False)
+    sim.ecn_on_ack(fl, 10, 10, False)  # passes WindowEnd 0: M = 0/10
+    assert fl.alpha == pytest.approx(15 / 16) and fl.window_end == 20
+    assert fl.cwnd == 20.0  # no ECE: no cut
+    fl.snd_una = 15
+    sim.ecn_on_ack(fl, 15, 5, True)  # inside the window: α kept; ECE: cwnd·(1 − α/2)
+    assert fl.alpha == pytest.approx(15 / 16)
+    assert fl.cwnd == pytest.approx(20.0 * (1 - 15 / 32)) and fl.ssthresh == fl.cwnd
+    assert fl.cwr_pending and fl.ecn_recover == 19
+    fl.snd_una, fl.snd_nxt, fl.high_tx = 21, 30, 30
+    sim.ecn_on_ack(fl, 21, 6, True)  # passes WindowEnd 20: M = 11/11 (5 + 6 marked)
+    assert fl.alpha == pytest.approx(15 / 16 * 15 / 16 + 1 / 16)
+    # ... and 21 > 19: the next window's ECE cuts again, with the new α
+    assert fl.cwnd == pytest.approx(20.0 * (1 - 15 / 32) * (1 - fl.alpha / 2))
+    before = fl.cwnd
+    fl.snd_una = 25
+    sim.ecn_on_ack(fl, 25, 4, True)  # within the window of that cut (ecn_recover 29): none
+    assert fl.cwnd == before
+
+
+def test_classic_ecn_sender_halves_like_a_loss_without_retransmitting() -> None:
+    sim, fl = _sender("reno", True)
+    fl.snd_una = 4  # flight 16
+    sim.ecn_on_ack(fl, 4, 4, True)
+    assert fl.cwnd == fl.ssthresh == 8.0  # RFC 3168 §6.1.2: as a loss (RFC 5681: flight/2)
+    assert not fl.rexmitted and sim.raw.sent == 0 and fl.cwr_pending
+
+
+# ---------------------------------------------------------- scenario checks
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "bound"),
+    [
+        ({"ecn_threshold_packets": 0}, "ecn_threshold_packets", ">= 1"),
+        ({"ecn_threshold_bytes": 0}, "ecn_threshold_bytes", ">= 1"),
+        (
+            {"ecn_threshold_packets": 5, "ecn_threshold_bytes": 5000},
+            "ecn_threshold_bytes",
+            "None when ecn_threshold_packets is set",
+        ),
+        (
+            {"ecn_threshold_packets": 5, "discipline": "fq"},
+            "discipline",
+            "droptail when an ECN marking threshold is set",
+        ),
+        ({"ecn": "yes"}, "ecn", "true or false"),
+        ({"cc": "vegas"}, "cc", "one of reno, cubic, dctcp"),
+    ],
+)
+def test_bad_ecn_settings_name_the_field_and_bound(
+    changes: dict[str, object], field: str, bound: str
+) -> None:
+    with pytest.raises(ParameterError) as info:
+        Scenario.from_dict(changes)
+    assert info.value.name == field
+    assert bound in info.value.bound
+
+
+def test_dctcp_at_a_port_that_never_marks_is_warned_about() -> None:
+    assert any("never marks" in w for w in Scenario(cc="dctcp").warnings())
+    assert not any(
+        "never marks" in w for w in Scenario(cc="dctcp", ecn_threshold_packets=9).warnings()
+    )
+
+
+def test_mark_or_drop_marks_ecn_capable_packets_and_drops_the_others() -> None:
+    # The signal an AQM's mark mode sends (RFC 8289 §5 lets CoDel mark instead of drop):
+    # core/ecn.py's mark_or_drop and the reference's are the one place it is decided.
+    mix = Scenario(
+        duration_s=2.0,
+        warmup_s=0.0,
+        background_load=0.1,
+        groups=(FlowGroup(flows=1, cc="dctcp"), FlowGroup(flows=1, ecn=True), FlowGroup(flows=1)),
+    )
+    sim = ReferenceSimulator(mix, 10, 1, trace=False)
+    assert sim.mark_or_drop(0.5, 0, 1500.0) == CE_FLAG  # DCTCP
+    assert sim.mark_or_drop(0.5, 1, 1500.0) == CE_FLAG  # classic ECN
+    assert sim.mark_or_drop(0.5, 2, 1500.0) == -1  # not ECN-capable: dropped
+    assert sim.mark_or_drop(0.5, 3, 1500.0) == -1  # a background packet
+    assert sim.raw.marks == 2 and sim.raw.drops == 2

@@ -1,0 +1,171 @@
+"""ECN at the port and at the hosts: marking, the receivers' echo, the senders' reaction.
+
+The port (``mark_on_arrival``, called by ``fifo.py`` for a packet it accepts): an arrival of an
+ECN-capable flow (its group's ``EcnMode`` is not OFF) that finds at least
+``ECN_THRESHOLD_PACKETS`` packets (or ``ECN_THRESHOLD_BYTES`` bytes) at the port, the one in
+transmission included, is marked CE instead of being dropped (Alizadeh et al., SIGCOMM 2010
+§3.1, "Simple Marking at the Switch"; RFC 8257 §3.1). Packets not ECN-capable see drop-tail,
+and the buffer stays the hard limit: a full buffer drops an ECN-capable packet too
+(``fifo.py`` decides acceptance first). ``mark_or_drop`` is the one function an AQM that marks
+(CoDel's ECN mode) calls instead of dropping: it marks an ECN-capable packet and drops any
+other.
+
+The receivers (``receiver_ce``, before the packet is acknowledged):
+
+- DCTCP (RFC 8257 §3.2; Alizadeh et al. §3.1 and Fig. 10, the two-state machine with delayed
+  ACKs): the receiver keeps ``DCTCP.CE``, the CE bit of the last packet; each ACK carries
+  ECE = DCTCP.CE. When a packet's CE differs from DCTCP.CE and in-order packets are waiting
+  for a delayed ACK, those packets are acknowledged at once with the old ECE, then the state
+  changes; so every ACK's ECE is the CE of all the packets it acknowledges.
+- RFC 3168 §6.1.3: once a CE packet arrives, every ACK carries ECE until a data packet with CWR
+  arrives.
+
+The senders (``ecn_on_ack``, at the end of every ACK): at most once per window of data, and
+not in loss recovery or within the window of the last loss reduction (RFC 3168 §6.1.2), an ACK
+with ECE makes the sender reduce: a classic ECN sender as on a loss (Reno: ssthresh = half the
+flight; CUBIC: RFC 9438 §4.6) but with no retransmission and no fast recovery, cwnd =
+ssthresh; DCTCP by cwnd·(1 − α/2) (``dctcp.py``). Either then sets CWR on its next new data
+packet. DCTCP also updates α on every ACK (RFC 8257 §3.3).
+
+Simplifications: a loss detected (third duplicate ACK) within the window of an ECE reduction
+reduces again (RFC 3168 §6.1.2 would not lower ssthresh twice in one round trip); a sender
+does not disable ECN on retransmissions; the SYN's negotiation is not modelled (every flow of
+a group is ECN-capable or none is).
+"""
+
+from __future__ import annotations
+
+from validation.simulator.core.counters import COUNTS, drop
+from validation.simulator.core.cubic import cubic_reduce
+from validation.simulator.core.dctcp import dctcp_reduce, dctcp_start, dctcp_update_alpha
+from validation.simulator.core.jit import jit
+from validation.simulator.layout import (
+    CE_FLAG,
+    CWR_FLAG,
+    FLOW_FLOATS,
+    FLOW_INTS,
+    CongestionControl,
+    EcnMode,
+    FlowCount,
+    FlowFloat,
+    FlowInt,
+    GlobalFloat,
+    GlobalInt,
+    RecoveryState,
+)
+
+
+@jit
+def ecn_start(sp, f):  # type: ignore[no-untyped-def]
+    """A new transfer: no ECE reduction yet, receiver state 0, no CWR to send, DCTCP's α."""
+    s = sp[0]
+    b = f * FLOW_INTS
+    s.fi[b + FlowInt.ECN_RECOVER] = -1
+    s.fi[b + FlowInt.CE_STATE] = 0
+    s.fi[b + FlowInt.CWR_PENDING] = 0
+    dctcp_start(sp, f)
+
+
+@jit
+def ecn_capable(sp, f):  # type: ignore[no-untyped-def]
+    """Whether packets of flow ``f`` (``FLOWS``: background, open loop) are ECN-capable."""
+    s = sp[0]
+    return f < s.gi[GlobalInt.FLOWS] and s.fi[f * FLOW_INTS + FlowInt.ECN_MODE] != EcnMode.OFF
+
+
+@jit
+def count_mark(sp, t, f):  # type: ignore[no-untyped-def]
+    """Count a CE mark of a packet of flow ``f`` at time t."""
+    s = sp[0]
+    if t >= s.g[GlobalFloat.WARMUP_S]:
+        s.gi[GlobalInt.MARKS] += 1
+        s.fc[COUNTS * f + FlowCount.MARKS] += 1.0
+
+
+@jit
+def mark_on_arrival(sp, t, f, count, queued_bytes):  # type: ignore[no-untyped-def]
+    """CE_FLAG if the port marks an accepted arrival of flow ``f`` that found ``count`` packets
+    (``queued_bytes`` bytes) at the port, else 0."""
+    s = sp[0]
+    gi = s.gi
+    if gi[GlobalInt.ECN_MARKING] == 0 or not ecn_capable(sp, f):
+        return 0
+    if (
+        count >= gi[GlobalInt.ECN_THRESHOLD_PACKETS]
+        or queued_bytes >= s.g[GlobalFloat.ECN_THRESHOLD_BYTES]
+    ):
+        count_mark(sp, t, f)
+        return CE_FLAG
+    return 0
+
+
+@jit
+def mark_or_drop(sp, t, f, size):  # type: ignore[no-untyped-def]
+    """An AQM's congestion signal: CE_FLAG for an ECN-capable packet (counted as a mark), or
+    -1 after dropping any other (counted as a drop); the caller keeps a marked packet."""
+    if ecn_capable(sp, f):
+        count_mark(sp, t, f)
+        return CE_FLAG
+    drop(sp, t, f, size)
+    return -1
+
+
+@jit
+def receiver_ce(sp, t, f, flags):  # type: ignore[no-untyped-def]
+    """Update the receiver's ECE state for an arriving packet with ``flags``; return True if
+    in-order packets waiting for a delayed ACK must first be acknowledged with the old state
+    (DCTCP's state change, RFC 8257 §3.2)."""
+    s = sp[0]
+    b = f * FLOW_INTS
+    fi = s.fi
+    mode = fi[b + FlowInt.ECN_MODE]
+    ce = 1 if flags & CE_FLAG else 0
+    if mode == EcnMode.DCTCP:
+        if ce == fi[b + FlowInt.CE_STATE]:
+            return False
+        return True
+    if mode == EcnMode.CLASSIC:
+        if flags & CWR_FLAG:
+            fi[b + FlowInt.CE_STATE] = 0
+        if ce:
+            fi[b + FlowInt.CE_STATE] = 1
+    return False
+
+
+@jit
+def dctcp_flip(sp, f):  # type: ignore[no-untyped-def]
+    """DCTCP's receiver after the flush: DCTCP.CE takes the new packet's CE."""
+    s = sp[0]
+    b = f * FLOW_INTS
+    s.fi[b + FlowInt.CE_STATE] = 1 - s.fi[b + FlowInt.CE_STATE]
+
+
+@jit
+def ecn_on_ack(sp, t, f, cum, newly, ece):  # type: ignore[no-untyped-def]
+    """The sender's reaction to an ACK of everything below ``cum`` (``newly`` new packets)
+    carrying ECE or not (see the module docstring)."""
+    s = sp[0]
+    ff, fi = s.ff, s.fi
+    a = f * FLOW_FLOATS
+    b = f * FLOW_INTS
+    dctcp = fi[b + FlowInt.CC] == CongestionControl.DCTCP
+    if dctcp:
+        dctcp_update_alpha(sp, f, cum, newly, ece)
+    if (
+        not ece
+        or fi[b + FlowInt.RECOVERY] != RecoveryState.NONE
+        or cum <= fi[b + FlowInt.ECN_RECOVER]
+        or cum <= fi[b + FlowInt.RECOVER]
+    ):
+        return
+    high = fi[b + FlowInt.HIGH_TX]
+    if dctcp:
+        ssthresh = dctcp_reduce(sp, f)
+    elif fi[b + FlowInt.CC] == CongestionControl.CUBIC:
+        ssthresh = cubic_reduce(sp, f)
+    else:
+        ssthresh = max((high - fi[b + FlowInt.SND_UNA]) / 2.0, 2.0)
+    ff[a + FlowFloat.SSTHRESH_PACKETS] = ssthresh
+    ff[a + FlowFloat.CWND_PACKETS] = ssthresh
+    fi[b + FlowInt.ECN_RECOVER] = high - 1
+    fi[b + FlowInt.CWR_PENDING] = 1
