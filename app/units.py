@@ -2,6 +2,12 @@
 
 Network engineers write ``Mb/s`` and ``Gbps`` for megabits and gigabits per second; a pint
 preprocessor reads those as bits.
+
+A bare number, or a number followed by one of the common units of :data:`COMMON_UNITS`
+(``10 Gbit/s``, ``100ms``, ``1500B``, ``64KiB``), is read without pint: importing pint and
+building its unit registry costs more than everything else ``bufsize recommend`` does, so
+pint is imported only when a quantity is written some other way. The table gives each unit the
+factor pint gives it (``tests/app/test_units.py`` checks every entry against pint).
 """
 
 from __future__ import annotations
@@ -9,8 +15,10 @@ from __future__ import annotations
 import math
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import pint
+if TYPE_CHECKING:
+    import pint
 
 # What each kind of field is converted to: the SI-style unit the models take.
 TARGET_UNITS = {
@@ -39,9 +47,59 @@ def _kilobytes(text: str) -> str:
     return _KILOBYTE.sub("kB", text)
 
 
+#: Units read without pint: spelling -> (kind, factor to the kind's unit in TARGET_UNITS), the
+#: same factor pint applies (pint with :func:`_network_bits` reads ``Mb/s`` and ``Gbps`` as bits).
+COMMON_UNITS: dict[str, tuple[str, float]] = {
+    **{
+        f"{prefix}{unit}": ("rate", factor)
+        for prefix, factor in (("", 1.0), ("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12))
+        for unit in ("bit/s", "b/s", "bps")
+    },
+    "s": ("time", 1.0),
+    "ms": ("time", 1e-3),
+    "us": ("time", 1e-6),
+    "µs": ("time", 1e-6),
+    "ns": ("time", 1e-9),
+    "B": ("size", 1.0),
+    "kB": ("size", 1e3),
+    "KB": ("size", 1e3),  # kilobytes, as _kilobytes tells pint
+    "MB": ("size", 1e6),
+    "GB": ("size", 1e9),
+    "KiB": ("size", 1024.0),
+    "MiB": ("size", 1024.0**2),
+    "GiB": ("size", 1024.0**3),
+}
+
+#: A decimal number (optionally with an exponent) and an optional unit, nothing else.
+_NUMBER_AND_UNIT = re.compile(
+    r"\s*(?P<number>[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(?P<unit>\S*)\s*"
+)
+
+
 @lru_cache(maxsize=1)
 def registry() -> pint.UnitRegistry:  # type: ignore[type-arg]
+    """pint's unit registry with the network engineers' bit symbols (imported on first use)."""
+    import pint
+
     return pint.UnitRegistry(preprocessors=[_network_bits, _kilobytes])
+
+
+def _common(field: str, text: str, kind: str) -> float | None:
+    """``text`` read without pint when it is a bare number or a number and a common unit."""
+    match = _NUMBER_AND_UNIT.fullmatch(text)
+    if match is None:
+        return None
+    number, unit = float(match["number"]), match["unit"]
+    if not unit:
+        return number
+    if unit not in COMMON_UNITS:
+        return None
+    unit_kind, factor = COMMON_UNITS[unit]
+    if unit_kind != kind:
+        raise UnitError(
+            f"{field}: {text!r} is not a {kind} (expected units like {example(kind)!r})"
+        )
+    return number * factor
 
 
 class UnitError(ValueError):
@@ -61,6 +119,11 @@ def parse_quantity(field: str, value: str | float | int, kind: str) -> float:
     text = value.strip()
     if not text:
         raise UnitError(f"{field}: empty value; give a quantity such as {example(kind)!r}")
+    common = _common(field, text, kind)
+    if common is not None:
+        return common
+    import pint
+
     ureg = registry()
     try:
         quantity: pint.Quantity = ureg.Quantity(text)  # type: ignore[type-arg]

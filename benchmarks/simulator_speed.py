@@ -3,15 +3,23 @@
 Run with ``.venv/bin/python benchmarks/simulator_speed.py``. Each scenario is run once short
 to compile (numba caches the compiled core on disk) and then timed ``--repeat`` times; the
 best wall time is the one reported (the machine is shared, and the best run is the one least
-disturbed by other work), with the CPU time of that run beside it. Peak memory of the
+disturbed by other work), with the CPU time of that run beside it. The ratios printed at the
+end set each congestion control beside Reno on the same scenario, in packets per CPU second of
+those runs (less disturbed by other work on a shared machine than wall time). Peak memory of the
 simulation's arrays is measured with ``tracemalloc`` at two durations to show that it does not
 grow with simulated time when no trace is asked for.
+
+Then an A/B of the port's AQM in one run (issue 14's CoDel check: 100 Mb/s, 40 CUBIC flows,
+a one-BDP buffer of 833 packets): drop-tail, CoDel and PIE runs interleaved ``--ab-rounds``
+times, each one's packets per wall second and its median, and the medians' ratios to
+drop-tail's (``--only-aqm`` runs this part alone).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import statistics
 import time
 import tracemalloc
 
@@ -86,7 +94,53 @@ CASES = [
         300,
         0.01,
     ),
+    # BBR always paces (issue 14: BBR within 35% of Reno); paced Reno beside it.
+    ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85, paced", GIGABIT.replace(pacing=True), 85, 1.0),
+    ("Fig. 3.1, B=10, BBR", FIG_3_1.replace(cc="bbr"), 10, 1.0),
+    ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85, BBR", GIGABIT.replace(cc="bbr"), 85, 1.0),
 ]
+#: Speed ratios printed at the end (same run, same machine): (case, the Reno case it is set beside).
+_GIGA = "1 Gb/s, 1000 flows, 15 Mb/s access, B=85"
+RATIOS = [
+    ("Fig. 3.1, unpaced, B=10, CUBIC", "Fig. 3.1, unpaced, B=10"),
+    (f"{_GIGA}, CUBIC", _GIGA),
+    ("Fig. 3.1, unpaced, B=10, DCTCP K=5", "Fig. 3.1, unpaced, B=10"),
+    (f"{_GIGA}, DCTCP K=40", _GIGA),
+    ("10 Gb/s, 100 us, 20 flows, B=300, DCTCP K=12", "10 Gb/s, 100 us, 20 flows, B=300, Reno"),
+    ("Fig. 3.1, B=10, BBR", "Fig. 3.1, unpaced, B=10"),
+    ("Fig. 3.1, B=10, BBR", "Fig. 3.1, paced, B=10"),
+    (f"{_GIGA}, BBR", _GIGA),
+    (f"{_GIGA}, BBR", f"{_GIGA}, paced"),
+]
+
+
+# Issue 14's AQM check: 100 Mb/s, 40 CUBIC flows, 100 ms ± 20 %, B = one BDP of 1500 B packets.
+AQM_SCENARIO = Scenario(capacity_bps=100e6, flows=40, rtt_s=0.1, cc="cubic")
+AQM_BUFFER_PACKETS = 833
+AQMS = ("none", "codel", "pie")
+
+
+def aqm_ab(duration_s: float, rounds: int) -> None:
+    """Drop-tail, CoDel and PIE interleaved: packets per wall second, medians, ratios."""
+    for aqm in AQMS:  # compile
+        simulate(AQM_SCENARIO.replace(aqm=aqm, duration_s=2.0, warmup_s=1.0), AQM_BUFFER_PACKETS, 1)
+    rates: dict[str, list[float]] = {aqm: [] for aqm in AQMS}
+    for _ in range(max(rounds, 1)):
+        for aqm in AQMS:
+            sc = AQM_SCENARIO.replace(aqm=aqm, duration_s=duration_s, warmup_s=duration_s / 4)
+            gc.collect()
+            start = time.perf_counter()
+            result = simulate(sc, AQM_BUFFER_PACKETS, 1)
+            rates[aqm].append(result.bottleneck_packets / (time.perf_counter() - start))
+    base = statistics.median(rates["none"])
+    for aqm in AQMS:
+        median = statistics.median(rates[aqm])
+        runs = ", ".join(f"{r / 1e6:.2f}" for r in rates[aqm])
+        print(
+            f"AQM A/B, 100 Mb/s, 40 CUBIC flows, B=833 (1 BDP), aqm={aqm}: median "
+            f"{median / 1e6:.2f} M packets per wall second over {len(rates[aqm])} interleaved "
+            f"runs ({runs}); {median / base:.2f} x drop-tail's median"
+        )
 
 
 def main() -> None:
@@ -96,26 +150,38 @@ def main() -> None:
     parser.add_argument(
         "--only", default="", help="run only the cases whose name contains this text"
     )
+    parser.add_argument("--ab-rounds", type=int, default=7, help="interleaved AQM A/B rounds")
+    parser.add_argument("--only-aqm", action="store_true", help="run the AQM A/B alone")
     args = parser.parse_args()
+    if not args.only_aqm:
+        cases(args.duration, args.repeat, args.only)
+    aqm_ab(args.duration, args.ab_rounds)
+
+
+def cases(duration: float, repeat: int, only: str) -> None:
+    """Each case of CASES (whose name contains ``only``): packets per wall and CPU second,
+    peak memory."""
+    speeds: dict[str, float] = {}
     for name, scenario, buffer_packets, scale in CASES:
-        if args.only not in name:
+        if only not in name:
             continue
-        duration_s = args.duration * scale
+        duration_s = duration * scale
         simulate(scenario.replace(duration_s=2.0 * scale, warmup_s=scale), buffer_packets, 1)
         sc = scenario.replace(duration_s=duration_s, warmup_s=min(10.0 * scale, duration_s / 2))
         gc.collect()  # not during a timed run: compilation leaves many objects behind
         timings = []
-        for _ in range(max(args.repeat, 1)):
+        for _ in range(max(repeat, 1)):
             start = time.perf_counter()
             cpu_start = time.process_time()
             result = simulate(sc, buffer_packets, 1)
             timings.append((time.perf_counter() - start, time.process_time() - cpu_start))
         wall, cpu = min(timings)
         packets = result.bottleneck_packets
+        speeds[name] = packets / cpu
         peaks = []
-        for duration in (duration_s / 4, duration_s):
+        for peak_s in (duration_s / 4, duration_s):
             tracemalloc.start()
-            simulate(sc.replace(duration_s=duration, warmup_s=duration / 2), buffer_packets, 1)
+            simulate(sc.replace(duration_s=peak_s, warmup_s=peak_s / 2), buffer_packets, 1)
             peaks.append(tracemalloc.get_traced_memory()[1] / 2**20)
             tracemalloc.stop()
         print(
@@ -126,6 +192,10 @@ def main() -> None:
             f"peak memory {peaks[0]:.1f} MiB at {duration_s / 4:g} s simulated, "
             f"{peaks[1]:.1f} MiB at {duration_s:g} s"
         )
+    for case, reno in RATIOS:
+        if case in speeds and reno in speeds:
+            ratio = speeds[case] / speeds[reno]
+            print(f"{case} / {reno}: {ratio:.2f} of the packets per CPU second")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import numpy.typing as npt
 from models import checks
 from models.errors import ParameterError
 from models.mathis import MATHIS_CONSTANT
+from models.roots import bracketed_root
 from models.rule_of_thumb import BITS_PER_BYTE, harmonic_mean_rtt_s
 
 FloatOrArray = float | npt.NDArray[np.float64]
@@ -255,8 +256,13 @@ def loss_buffer_bytes(
     return checks.float_or_array(_b_p(k, capacity * rtt, flows, mss))
 
 
-#: Up to this many crossovers are solved one by one with Brent's method, more at once.
+#: Up to this many crossovers are solved one by one by bisection, more at once.
 _SCALAR_ROOTS = 32
+
+#: Tolerance of the one-by-one crossovers: ``scipy.optimize.brentq``'s defaults (xtol 2e-12,
+#: rtol four machine epsilons).
+_ROOT_XTOL = 2e-12
+_ROOT_RTOL = 4.0 * float(np.finfo(np.float64).eps)
 
 
 def _crossover(
@@ -276,11 +282,6 @@ def _crossover(
         q = _q(flows, a * flows)
         return _b_rho(q, x, flows, m) - _b_p(k, x, flows, m)
 
-    # SciPy's optimizers are imported here, on first use, not with the module: importing
-    # scipy.optimize is most of the start-up of a command that never solves for a crossover.
-    from scipy.optimize import brentq
-    from scipy.optimize.elementwise import find_root
-
     one = np.ones_like(in_flight_bytes)
     upper = 2.0 * in_flight_bytes / (kp * packet_bytes)
     args = (in_flight_bytes, packet_bytes, kp, burst_per_flow)
@@ -288,13 +289,27 @@ def _crossover(
     result = one.copy()
     count = int(np.count_nonzero(solve))
     if 0 < count <= _SCALAR_ROOTS:
-        # A few roots: scalar Brent is about 15x faster than the vectorised solver's set-up.
+        # A few roots: one by one, by bisection to brentq's default tolerance (without importing
+        # scipy.optimize, most of the start-up of `bufsize recommend`: models/roots.py).
         for index in np.ndindex(solve.shape):
             if not solve[index]:
                 continue
             point = tuple(float(v[index]) for v in args)
-            result[index] = brentq(lambda n, p=point: float(gap(n, *p)), 1.0, float(upper[index]))
+
+            def gap_at(n: float, p: tuple[float, ...] = point) -> float:
+                return float(gap(n, *p))
+
+            result[index] = bracketed_root(
+                gap_at,
+                1.0,
+                float(upper[index]),
+                xtol=_ROOT_XTOL,
+                rtol=_ROOT_RTOL,
+            )
     elif count > _SCALAR_ROOTS:
+        # Many roots at once: SciPy's vectorised solver, imported on first use (slow import).
+        from scipy.optimize.elementwise import find_root
+
         sub = tuple(np.asarray(v[solve], dtype=np.float64) for v in args)
         found = find_root(gap, (np.ones_like(sub[0]), upper[solve]), args=sub)
         result[solve] = found.x

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special
 
 from models import checks
 from models.errors import ParameterError
+from models.roots import bracketed_root
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -120,6 +120,8 @@ _FEW = 8
 
 def _stirling_error(k: FloatArray) -> FloatArray:
     """``ln k! − [(k + 1/2)·ln k − k + ln(2π)/2]`` for ``k >= 1`` (series from 15 on)."""
+    from scipy import special  # on first use: importing SciPy is most of the CLI start-up
+
     small = k < 15.0
     ks = np.where(small, k, 1.0)
     direct = special.gammaln(ks + 1.0) - (ks + 0.5) * np.log(ks) + ks - _HALF_LOG_2PI
@@ -196,6 +198,8 @@ def _poisson_logpmf_at(k: float, mean: float) -> float:
 
 def _poisson_logcdf(k: int, mean: float) -> float:
     """``ln P(Poisson(mean) <= k)`` for a whole ``k >= 0``."""
+    from scipy import special  # on first use: importing SciPy is most of the CLI start-up
+
     cdf = float(special.pdtr(float(k), mean))
     return math.log(cdf) if cdf > 0.0 else -math.inf
 
@@ -247,6 +251,8 @@ def _geometric_tail_logs(q: float, last: int) -> tuple[float, float]:
 
 
 def _sums(rho: float, prof: _Profile) -> _Sums:
+    from scipy import special  # on first use: importing SciPy is most of the CLI start-up
+
     q = rho / prof.tail_phi
     if prof.peak_rate_fraction is not None:
         # Head i = 0..m-1: t_i = A^i/i! = e^A · Poisson(A) pmf, A = ρ/a (common factor e^A
@@ -441,6 +447,8 @@ def ps_tail_probability(
     .. [1] Seed ``002_e29b74a3ab8ed403.txt``, §III ("if ρ = 0.5 ... the probability there are
        more than 4 flows in progress is only 0.03").
     """
+    from scipy import special  # on first use: importing SciPy is most of the CLI start-up
+
     prof = _profile(peak_rate_fraction, phi)
     rho = float(_check_load(load, prof))
     n = checks.integer_at_least("flows", flows, 0)
@@ -527,6 +535,8 @@ def ps_flow_distribution(
 
 def _auto_max_flows(s: _Sums, prof: _Profile) -> int:
     """Least ``n`` with ``P(N > n) < DISTRIBUTION_TAIL_TOLERANCE``."""
+    from scipy import special  # on first use: importing SciPy is most of the CLI start-up
+
     log_tol = math.log(DISTRIBUTION_TAIL_TOLERANCE)
     tail0, _ = _geometric_tail_logs(s.q, s.last)
     log_q = math.log(s.q)
@@ -582,9 +592,9 @@ def ps_transparency_limit_load(
     -----
     003 §3.3 on Fig. 1: "when flows are peak rate limited, the link is transparent to
     throughput performance up to high loads (close to (1 − p/C))". ``γ`` falls from ``p/C`` at
-    ``ρ → 0`` to 0 at ``ρ → 1``; the root is found with Brent's method in
-    ``[1e-9, 1 − 1e-12]``, and ``1 − 1e-12`` is returned when ``γ`` still exceeds the share
-    there (very small ``p/C``).
+    ``ρ → 0`` to 0 at ``ρ → 1``; the root is found by bisection
+    (:func:`models.roots.bracketed_root`) in ``[1e-9, 1 − 1e-12]``, and ``1 − 1e-12`` is
+    returned when ``γ`` still exceeds the share there (very small ``p/C``).
 
     Assumptions:
 
@@ -615,9 +625,7 @@ def ps_transparency_limit_load(
         # So many flows fit under C (p/C below about 1e-24) that they keep the share up to
         # a load within 1e-12 of 1: report that load, a lower bound on the limit.
         return hi
-    from scipy import optimize  # on first use: importing it is slow
-
-    return float(optimize.brentq(excess, lo, hi, xtol=1e-13, rtol=1e-12))
+    return bracketed_root(excess, lo, hi, xtol=1e-13, rtol=1e-12)
 
 
 def ps_saturation_probability(load: float, peak_rate_fraction: float) -> float:

@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special
 
 from models import checks
 from models.errors import ParameterError
@@ -290,6 +289,8 @@ class MD1BResult:
 
 def _md1b_scalar(rho: float, k: int) -> tuple[float, float, float, FloatArray]:
     """Loss, mean number, mean delay and occupancy distribution of M/D/1/K."""
+    from scipy import special  # on first use: importing SciPy is most of the CLI start-up
+
     # Tail probabilities abar[m] = P(A >= m) of the Poisson(rho) number of arrivals during one
     # transmission, far enough that the neglected terms are below the double-precision range.
     extra = math.ceil(rho + 40.0 * math.sqrt(rho) + 60.0)

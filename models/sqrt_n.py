@@ -6,7 +6,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy.special import erf
 
 from models import checks
 from models.checks import FloatOrArray
@@ -154,6 +153,8 @@ def appenzeller_utilization_bound(buffer_packets: Any, rule_packets: Any) -> Any
     .. [2] Y. Ganjali, "Buffer Sizing in Internet Routers", PhD thesis, Stanford, 2007
        (seed ``000_9b46cc70677d86b3.txt``), §2.2.2, eq. 2.2.
     """
+    from scipy.special import erf  # on first use: importing SciPy is most of the CLI start-up
+
     buffer = np.asarray(buffer_packets, dtype=np.float64)
     rule = np.asarray(rule_packets, dtype=np.float64)
     saturated = buffer * (APPENZELLER_ERF_CONSTANT / _ERF_ONE) > rule

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from models import checks
 from models.queues import mm1b_loss_scalar
+from models.roots import bracketed_root
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def tcp_mm1b_fixed_point(
     ``p = ρ^B (1 − ρ)/(1 − ρ^(B+1))`` (eq. 3.3) and ``ρ = N·R/C`` with ``C`` in packets per
     second. ``g(ρ) = ρ − N·R(p(ρ))/C`` is increasing (``p`` rises with ``ρ``, so ``R`` falls),
     negative as ``ρ → 0`` and non-negative at the peak load ``N·W_max/(C·τ)``; its unique root
-    is found with Brent's method.
+    is found by bisection (:func:`models.roots.bracketed_root`).
 
     With ``C ∝ W_max`` (e.g. ``C = N·W_max/(2τ)``) the thesis shows that ``B = β·log W_max``
     keeps ``ρ`` bounded away from 0, while a buffer growing slower than ``log W_max`` (for
@@ -118,9 +119,7 @@ def tcp_mm1b_fixed_point(
     if excess(peak_load) <= 0.0:
         rho = peak_load
     else:
-        from scipy import optimize  # on first use: importing it is slow
-
-        rho = float(optimize.brentq(excess, lo, peak_load, xtol=lo, rtol=1e-13))
+        rho = bracketed_root(excess, lo, peak_load, xtol=lo, rtol=1e-13)
     rate, p = rate_pps(rho)
     return TcpQueueFixedPoint(
         load=rho,
@@ -130,3 +129,59 @@ def tcp_mm1b_fixed_point(
         peak_load=peak_load,
         capacity_pps=capacity_pps,
     )
+
+
+def tcp_mm1b_load_reaches(
+    flows: float,
+    max_window_packets: float,
+    capacity_bps: float,
+    rtt_s: float,
+    buffer_packets: float,
+    load: float,
+    packet_bytes: float = 1500.0,
+) -> bool:
+    """Whether the fixed point of :func:`tcp_mm1b_fixed_point` carries at least ``load``.
+
+    Parameters
+    ----------
+    flows, max_window_packets, capacity_bps, rtt_s, buffer_packets, packet_bytes
+        As for :func:`tcp_mm1b_fixed_point` (same checks).
+    load : float
+        The load ``x`` to reach (dimensionless, ``>= 0``).
+
+    Returns
+    -------
+    bool
+        ``ρ >= x`` for the fixed point's load ``ρ``, decided without solving for it:
+        ``g(ρ) = ρ − N·R(p(ρ))/C`` is increasing (see :func:`tcp_mm1b_fixed_point`), so its root
+        lies at or above ``x`` exactly when ``g(x) <= 0`` (or when ``x`` is at or below the peak
+        load and ``g`` is not positive there, the window-limited case).
+
+    Notes
+    -----
+    A search for the smallest buffer reaching a load asks only this question, at many sizes;
+    one evaluation of ``g`` answers it where the fixed point takes a root-finding.
+
+    References
+    ----------
+    .. [1] Y. Ganjali, "Buffer Sizing in Internet Routers", PhD thesis, Stanford, 2007 (seed
+       ``000_9b46cc70677d86b3.txt``), §3.6, eqs. 3.2-3.3.
+    """
+    n = float(checks.at_least("flows", flows, 1))
+    w = float(checks.at_least("max_window_packets", max_window_packets, 1))
+    c_bps = float(checks.positive("capacity_bps", capacity_bps))
+    tau = float(checks.positive("rtt_s", rtt_s))
+    b = float(checks.at_least("buffer_packets", buffer_packets, 1))
+    size = float(checks.positive("packet_bytes", packet_bytes))
+    x = float(checks.non_negative("load", load))
+    capacity_pps = c_bps / (8.0 * size)
+    peak_load = n * w / (capacity_pps * tau)
+    if x > peak_load:
+        return False
+
+    def excess(rho: float) -> float:
+        p = mm1b_loss_scalar(rho, b)
+        rate = w / tau if p <= 0.0 else min(w / tau, math.sqrt(1.5 / p) / tau)
+        return rho - n * rate / capacity_pps
+
+    return excess(peak_load) <= 0.0 or excess(x) <= 0.0

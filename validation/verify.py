@@ -35,13 +35,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Literal, cast
 
 from models.recommend import LinkScenario, Prediction, Recommendation, Targets, predict
 from models.recommend import traffic_model as engine_traffic_model
 from models.recommend.context import resolve_targets
+from models.recommend.rules import DCTCP_K_DIVISOR
+from models.rule_of_thumb import bdp_packets, harmonic_mean_rtt_s
 from validation.simulator import Scenario, confidence_interval, replication_seeds
+from validation.simulator.scenario import CC_KINDS, CongestionControl
 from validation.sweeps import Task, run_tasks
 
 #: Largest bottleneck packet rate a verification simulates, packets/s.
@@ -67,6 +70,10 @@ BUFFER_EXPONENT = {
     "paced": 0.0,
     "transparent": 0.0,
 }
+
+#: The simulator's field holding DCTCP's marking threshold K, in packets: the port marks ECN
+#: above it (RFC 8257 §3.1). DCTCP is simulated only when the simulator's Scenario has it.
+ECN_THRESHOLD_FIELD = "ecn_threshold_packets"
 
 Verdict = Literal["agrees", "disagrees", "not reproducible here"]
 Progress = Callable[[int, int], None]
@@ -155,6 +162,32 @@ def recommended_size(
     return rec.recommended.rule, int(rec.recommended.buffer_packets)
 
 
+def simulated_congestion_control(link: LinkScenario) -> tuple[str | None, str]:
+    """The simulator's ``cc`` for the link's ``congestion_control``, or None and why not.
+
+    The recommendation's congestion control is simulated as given (never silently as Reno):
+    it must be one the simulator's flow groups accept (:data:`CC_KINDS`), and DCTCP also needs
+    a port that marks ECN (the simulator's :data:`ECN_THRESHOLD_FIELD`).
+    """
+    cc = link.congestion_control
+    if cc not in CC_KINDS:
+        return None, (
+            f"congestion control {cc!r} is not simulated yet (the simulator runs "
+            f"{', '.join(CC_KINDS)})"
+        )
+    if cc == "dctcp" and ECN_THRESHOLD_FIELD not in {f.name for f in fields(Scenario)}:
+        return None, "DCTCP needs a port that marks ECN, which the simulator does not have yet"
+    return cc, ""
+
+
+def dctcp_marking_threshold_packets(link: LinkScenario, factor: float) -> int:
+    """K = C·T_e/7 (Alizadeh et al. SIGCOMM 2010 §3.4, the engine's DCTCP rule) on the link
+    scaled by ``factor`` (K ∝ C at fixed RTT), whole packets, at least 1."""
+    t_e = harmonic_mean_rtt_s(list(link.rtts_s))
+    bdp = float(bdp_packets(link.capacity_bps * factor, t_e, link.packet_bytes))
+    return max(1, math.ceil(bdp / DCTCP_K_DIVISOR * (1.0 - 1e-12)))
+
+
 def scale_link(link: LinkScenario, rule: str) -> Scaling:
     """The factor k and the scaled capacity and flow counts (module docstring)."""
     pps = link.capacity_bps / (8.0 * link.packet_bytes)
@@ -208,6 +241,12 @@ def simulated_scenario(link: LinkScenario, scaling: Scaling, *, budget_s: float)
     warmup = max(WARMUP_S, 20.0 * high)
     wire = max(round(link.packet_bytes), 2)
     header = min(Scenario.header_bytes, wire - 1)
+    cc, why_not = simulated_congestion_control(link)
+    if cc is None:
+        raise ValueError(f"cannot simulate this link: {why_not}")
+    marking: dict[str, Any] = {}
+    if cc == "dctcp":
+        marking[ECN_THRESHOLD_FIELD] = dctcp_marking_threshold_packets(link, scaling.factor)
     return Scenario(
         capacity_bps=scaling.capacity_bps,
         flows=scaling.bottlenecked_flows if background > 0.0 else scaling.flows,
@@ -224,6 +263,8 @@ def simulated_scenario(link: LinkScenario, scaling: Scaling, *, budget_s: float)
         start_spread_s=min(5.0, warmup / 2.0),
         duration_s=warmup + budget_s,
         warmup_s=warmup,
+        cc=cast(CongestionControl, cc),  # one of CC_KINDS, checked above
+        **marking,
     )
 
 
@@ -284,6 +325,9 @@ class Plan:
     scenario: Scenario | None
     replications: int
     seed: int
+    #: Why the link is not simulated although it scales (e.g. its congestion control is not
+    #: simulated yet); empty otherwise.
+    not_simulated: str = ""
 
     def tasks(self) -> list[Task]:
         """One task per (size, replication), sizes in the order half, recommended, double."""
@@ -299,7 +343,7 @@ class Plan:
             scenario={},
             replications=self.replications,
             seed=self.seed,
-            reason=f"cannot be scaled faithfully: {self.scaling.reason}",
+            reason=self.not_simulated or f"cannot be scaled faithfully: {self.scaling.reason}",
         )
 
 
@@ -331,11 +375,23 @@ def plan(
         reason = f"half the recommended buffer scaled by {scale_buffer:.3g} is below one packet"
         scaling = Scaling(**{**asdict(scaling), "faithful": False, "reason": reason})
     scenario = None
-    if scaling.faithful:
+    cc, not_simulated = simulated_congestion_control(link)
+    if scaling.faithful and cc is not None:
         pps = scaling.capacity_bps / (8.0 * link.packet_bytes)
         budget_s = max(min(MEASURE_S, 2_000_000 / pps), 5.0)
         scenario = simulated_scenario(link, scaling, budget_s=budget_s)
-    return Plan(link, targets, rule, sizes, simulated, scaling, scenario, replications, seed)
+    return Plan(
+        link,
+        targets,
+        rule,
+        sizes,
+        simulated,
+        scaling,
+        scenario,
+        replications,
+        seed,
+        not_simulated=f"not simulated: {not_simulated}" if cc is None else "",
+    )
 
 
 def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
@@ -400,7 +456,8 @@ def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
     outcome.reason = (
         f"at the recommended {main.buffer_packets} packets the simulation {main.verdict} with "
         f"the prediction ({main.reason}); targets {'met' if main.meets_targets else 'NOT met'} "
-        f"in simulation. Scaling: {scaling.reason}.{senders}"
+        f"in simulation. Scaling: {scaling.reason}. Senders: {p.scenario.cc}, the "
+        f"recommendation's congestion control.{senders}"
     )
     return outcome
 

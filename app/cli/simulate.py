@@ -74,6 +74,7 @@ from validation.simulator.scenario import (
 DEFAULTS = SCENARIO_DEFAULTS
 
 #: Scenario field -> the option that sets it, for error messages.
+#: How the scenario description names each congestion control.
 OPTION_OF = {
     "capacity_bps": "--capacity",
     "flows": "--flows",
@@ -87,6 +88,10 @@ OPTION_OF = {
     "cc": "--cc",
     "ecn_threshold_packets": "--ecn-threshold",
     "ecn_threshold_bytes": "--ecn-threshold",
+    "aqm": "--aqm",
+    "codel_target_s": "--codel-target",
+    "codel_interval_s": "--codel-interval",
+    "ca_increase": "--ca-increase",
     "delayed_ack": "--delayed-ack",
     "initial_window_packets": "--initial-window",
     "min_rto_s": "--min-rto",
@@ -128,6 +133,10 @@ SCENARIO_OPTIONS = (
     "cc",
     "ecn",
     "ecn_threshold",
+    "aqm",
+    "codel_target",
+    "codel_interval",
+    "ca_increase",
     "delayed_ack",
     "initial_window",
     "min_rto",
@@ -346,10 +355,14 @@ def _scenario_from_options(opts: dict[str, Any]) -> Scenario:
         ecn=opts["ecn"],
         ecn_threshold_packets=threshold_packets,
         ecn_threshold_bytes=threshold_bytes,
+        ca_increase=opts["ca_increase"],
         delayed_ack=opts["delayed_ack"],
         initial_window_packets=opts["initial_window"],
         min_rto_s=parse_quantity("--min-rto", opts["min_rto"], "time"),
         background_load=opts["background_load"],
+        aqm=opts["aqm"],
+        codel_target_s=parse_quantity("--codel-target", opts["codel_target"], "time"),
+        codel_interval_s=parse_quantity("--codel-interval", opts["codel_interval"], "time"),
         duration_s=parse_quantity("--duration", opts["duration"], "time"),
         warmup_s=parse_quantity("--warmup", opts["warmup"], "time"),
         packet_budget=opts["packet_budget"],
@@ -502,6 +515,11 @@ def _time(seconds: float) -> str:
     return f"{seconds * 1e3:.4g} ms"
 
 
+def _growth(ca_increase: str) -> str:
+    """Nothing for the default byte counting; say so when each ACK counts as one segment."""
+    return " (congestion avoidance 1/cwnd per ACK)" if ca_increase == "per_ack" else ""
+
+
 def describe(scenario: Scenario) -> str:
     """One paragraph: the scenario in the units people use."""
     if scenario.groups:
@@ -511,13 +529,14 @@ def describe(scenario: Scenario) -> str:
     if sc.rtt_jitter_s:
         rtt += f" ± {_time(sc.rtt_jitter_s)}"
     tcp = (
-        f"{cc_name(sc.cc, sc.ecn)}, "
+        f"{cc_name(sc.cc, sc.ecn)}{_growth(sc.ca_increase)}, "
         f"{sc.recovery.upper() if sc.recovery == 'sack' else 'NewReno'} recovery, "
-        f"{'paced' if sc.pacing else 'unpaced'}, delayed ACK {sc.delayed_ack}, "
+        f"{'paced' if sc.pacing or sc.cc == 'bbr' else 'unpaced'}, delayed ACK {sc.delayed_ack}, "
         f"initial window {sc.initial_window_packets}, min RTO {_time(sc.min_rto_s)}, "
         f"largest window {sc.max_window_packets:,} packets"
     )
     background = f", background load {sc.background_load:.3g}" if sc.background_load > 0 else ""
+    background += _aqm_text(sc)
     return (
         f"{sc.flows:,} flows over {_rate(sc.capacity_bps)}, RTT {rtt}, access links "
         f"{_rate(sc.access_bps)}, packets of {sc.packet_bytes:,} B + {sc.header_bytes} B "
@@ -528,7 +547,7 @@ def describe(scenario: Scenario) -> str:
 
 def cc_name(cc: str, ecn: bool) -> str:
     """A congestion control as people write it: Reno, CUBIC, DCTCP; "with ECN" for RFC 3168."""
-    name = {"reno": "Reno", "cubic": "CUBIC", "dctcp": "DCTCP"}.get(cc, cc)
+    name = {"reno": "Reno", "cubic": "CUBIC", "dctcp": "DCTCP", "bbr": "BBR v1"}.get(cc, cc)
     return f"{name} with ECN" if ecn and cc != "dctcp" else name
 
 
@@ -541,7 +560,22 @@ def _marking(sc: Scenario) -> str:
 
 
 def _marks(sc: Scenario) -> bool:
-    return sc.ecn_threshold_packets is not None or sc.ecn_threshold_bytes is not None
+    if sc.ecn_threshold_packets is not None or sc.ecn_threshold_bytes is not None:
+        return True
+    # CoDel and PIE mark the packets of ECN-capable groups instead of dropping them
+    return sc.aqm != "none" and any(g.cc == "dctcp" or g.ecn for g in sc.flow_groups)
+
+
+def _aqm_text(sc: Scenario) -> str:
+    """The port's AQM in words ('' for none)."""
+    if sc.aqm == "codel":
+        return (
+            f", CoDel at the port (target {_time(sc.codel_target_s)}, "
+            f"interval {_time(sc.codel_interval_s)})"
+        )
+    if sc.aqm == "pie":
+        return ", PIE at the port (reference delay 15 ms)"
+    return ""
 
 
 def _describe_groups(sc: Scenario) -> str:
@@ -556,11 +590,13 @@ def _describe_groups(sc: Scenario) -> str:
             f"(at most {g.flows:,} at once)",
         }[g.traffic]
         parts.append(
-            f"{g.name}: {what}, {cc_name(g.cc, g.ecn)}, RTT {rtt}, "
+            f"{g.name}: {what}, {cc_name(g.cc, g.ecn)}{_growth(g.ca_increase)}, "
+            f"RTT {rtt}, "
             f"access {_rate(g.access_bps)}, largest window "
             f"{g.max_window_packets:,} packets"
         )
     background = f", background load {sc.background_load:.3g}" if sc.background_load > 0 else ""
+    background += _aqm_text(sc)
     return (
         f"{len(parts)} flow groups over {_rate(sc.capacity_bps)}, packets of "
         f"{sc.packet_bytes:,} B + {sc.header_bytes} B header{background}{_marking(sc)}. "
@@ -634,6 +670,9 @@ def render(req: Request, results: list[Result], console: Console) -> None:
     table = Table(title="Packet simulation", title_justify="left")
     for name in ("Buffer pkts", "Buffer ms", "Utilization", "Goodput Mbit/s", "Loss"):
         table.add_column(name, justify="right", no_wrap=True)
+    aqm = req.scenario.aqm != "none"
+    for name in ("AQM drops", "Overflow drops") if aqm else ():
+        table.add_column(name, justify="right", no_wrap=True)
     marks = _marks(req.scenario)
     for name in ("Delay mean ms", "Delay p99 ms", "Timeouts") + (("Marked",) if marks else ()):
         table.add_column(name, justify="right", no_wrap=True)
@@ -641,12 +680,18 @@ def render(req: Request, results: list[Result], console: Console) -> None:
     wall_s = 0.0
     for result in results:
         sizes = _buffer_sizes(req.scenario, result.buffer_packets)
+        drops = (
+            [_cell(result, "aqm_drops", ".4g"), _cell(result, "overflow_drops", ".4g")]
+            if aqm
+            else []
+        )
         table.add_row(
             f"{result.buffer_packets:,}",
             f"{sizes['buffer_s'] * 1e3:.4g}",
             _cell(result, "utilization", ".1%"),
             _cell(result, "goodput_bps", ".4g", 1e-6),
             _cell(result, "loss_rate", ".3g"),
+            *drops,
             _cell(result, "queue_delay_mean_s", ".3g", 1e3),
             _cell(result, "queue_delay_p99_s", ".3g", 1e3),
             _cell(result, "timeouts", ".4g"),
@@ -734,11 +779,11 @@ def render(req: Request, results: list[Result], console: Console) -> None:
 )
 @click.option(
     "--cc",
-    type=click.Choice(["reno", "cubic", "dctcp"]),
+    type=click.Choice(["reno", "cubic", "dctcp", "bbr"]),
     default=DEFAULTS["cc"],
     show_default=True,
-    help="Congestion control: Reno (RFC 5681), CUBIC (RFC 9438) or DCTCP (RFC 8257; give "
-    "the port's --ecn-threshold).",
+    help="Congestion control: Reno (RFC 5681), CUBIC (RFC 9438), DCTCP (RFC 8257; give "
+    "the port's --ecn-threshold) or BBR v1 (paced).",
 )
 @click.option(
     "--ecn/--no-ecn",
@@ -755,6 +800,36 @@ def render(req: Request, results: list[Result], console: Console) -> None:
     "finds K packets there (the one in transmission included): a number or '65 packets', or "
     "a size in bytes on the wire ('90KB'). DCTCP's guideline is K > C·RTT/7. The buffer stays "
     "the hard limit. Default: no marking.",
+)
+@click.option(
+    "--aqm",
+    type=click.Choice(["none", "codel", "pie"]),
+    default=DEFAULTS["aqm"],
+    show_default=True,
+    help="Active queue management below the buffer's hard limit: CoDel (RFC 8289, drops at "
+    "dequeue) or PIE (RFC 8033, random drops at enqueue, 15 ms reference delay).",
+)
+@click.option(
+    "--codel-target",
+    default=_seconds_text(DEFAULTS["codel_target_s"]),
+    show_default=True,
+    help="CoDel's TARGET: the sojourn time it lets persist (with --aqm codel).",
+)
+@click.option(
+    "--codel-interval",
+    default=_seconds_text(DEFAULTS["codel_interval_s"]),
+    show_default=True,
+    help="CoDel's INTERVAL: how long the sojourn time may stay above target (with --aqm codel).",
+)
+@click.option(
+    "--ca-increase",
+    type=click.Choice(["bytes_acked", "per_ack"]),
+    default=DEFAULTS["ca_increase"],
+    show_default=True,
+    metavar="KIND",
+    help="Congestion-avoidance growth per ACK: bytes_acked counts the segments it newly "
+    "acknowledges (RFC 3465, as Linux: 1 segment per RTT); per_ack counts 1 segment whatever "
+    "it acknowledges (RFC 5681 eq. 3, ns-2: 1/2 segment per RTT with delayed ACKs).",
 )
 @click.option(
     "--delayed-ack",

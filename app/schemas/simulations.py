@@ -89,15 +89,23 @@ class _FlowFields(RequestModel):
         default=DEFAULTS["recovery"],
         description="Loss recovery: SACK (RFC 6675) or NewReno (RFC 6582).",
     )
-    cc: Literal["reno", "cubic", "dctcp"] = Field(
+    cc: Literal["reno", "cubic", "dctcp", "bbr"] = Field(
         default=DEFAULTS["cc"],
-        description="Congestion control: Reno (RFC 5681), CUBIC (RFC 9438) or DCTCP (RFC 8257, "
-        "ECN-capable; give the port an ecn_threshold_packets or ecn_threshold_bytes).",
+        description="Congestion control: Reno (RFC 5681), CUBIC (RFC 9438), DCTCP (RFC 8257, "
+        "ECN-capable; give the port an ecn_threshold_packets or ecn_threshold_bytes) or BBR v1 "
+        "(Cardwell et al. 2016; draft-cardwell-iccrg-bbr-congestion-control-00; always paced).",
     )
     ecn: bool = Field(
         default=DEFAULTS["ecn"],
         description="Classic ECN (RFC 3168) for reno and cubic senders: a CE mark is echoed "
         "until CWR and treated as a loss, without retransmission. dctcp always uses ECN.",
+    )
+    ca_increase: Literal["bytes_acked", "per_ack"] = Field(
+        default=DEFAULTS["ca_increase"],
+        description="Congestion-avoidance growth per ACK: 'bytes_acked' counts the segments "
+        "it newly acknowledges (RFC 3465, as Linux: one segment per RTT); 'per_ack' counts one "
+        "segment whatever it acknowledges (RFC 5681 eq. 3, ns-2, ns-3's TcpNewReno: half a "
+        "segment per RTT with delayed ACKs).",
     )
     delayed_ack: int = Field(
         default=DEFAULTS["delayed_ack"],
@@ -223,6 +231,23 @@ class SimulationScenarioIn(_FlowFields):
     ecn_threshold_bytes: ThresholdBytes | None = Field(
         default=DEFAULTS["ecn_threshold_bytes"],
         description="The same marking threshold in bytes on the wire (or e.g. '90 kB').",
+    )
+    aqm: Literal["none", "codel", "pie"] = Field(
+        default=DEFAULTS["aqm"],
+        description="Active queue management of the drop-tail FIFO, the buffer staying the hard "
+        "limit: CoDel (RFC 8289, drops at dequeue) or PIE (RFC 8033, random drops at enqueue, "
+        "15 ms reference delay); packets of ECN-capable groups (cc dctcp, or ecn) are marked CE "
+        "instead (PIE: while its drop probability is at most 10%). Not with discipline fq.",
+    )
+    codel_target_s: Annotated[float, Field(gt=0.0, le=10.0), Unit("time")] = Field(
+        default=DEFAULTS["codel_target_s"],
+        description="CoDel's TARGET, the sojourn time it lets persist, in seconds (or e.g. "
+        "'5 ms').",
+    )
+    codel_interval_s: Annotated[float, Field(gt=0.0, le=100.0), Unit("time")] = Field(
+        default=DEFAULTS["codel_interval_s"],
+        description="CoDel's INTERVAL, how long the sojourn time may stay above target before "
+        "CoDel drops, in seconds (or e.g. '100 ms').",
     )
     duration_s: Seconds = Field(
         default=DEFAULTS["duration_s"], description="Simulated time, in seconds."
@@ -358,7 +383,7 @@ class BufferResult(ResponseModel):
         default_factory=list,
         description="Per flow group: name, flows, traffic, and each of goodput_bps, "
         "throughput_bps, utilization_share, loss_rate, timeouts, flows_completed, jain_index, "
-        "marks, mark_rate as mean and _ci99.",
+        "marks, mark_rate, aqm_drops, overflow_drops as mean and _ci99.",
     )
 
 

@@ -47,6 +47,7 @@ from models.recommend.rules import (
     TINY,
     TRANSPARENT,
     all_rules,
+    paced_or_slow,
 )
 from models.recommend.scenario import LinkScenario, Targets
 from models.recommend.search import FALSE, TRUE, Sizes, Verdicts, smallest_integer_batched
@@ -203,7 +204,7 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
             Target(name=name, value=getattr(ctx.targets, name), source=ctx.targets.source(name))
             for name in ("min_utilization", "max_loss", "max_queueing_delay_s")
         ),
-        what_if=_what_if(ctx, regime, model),
+        what_if=_what_if(ctx, regime, model, rules, governing),
         cioq=cioq,
     )
 
@@ -296,6 +297,26 @@ def _choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
             rtt_s=ctx.effective_rtt_s,
             slowdown=ctx.slowdown,
         )
+        spacing = paced_or_slow(ctx)
+        if spacing.status != "holds":
+            # 000 §3.4: "When we run simulations without using Paced TCP, we can not obtain
+            # reasonable link utilizations with log-sized buffers, even in the over-provisioned
+            # case" (ch. 3 overview); Fig. 3.2: unpaced Reno with 20 flows (peak load 0.52)
+            # needs "50 packets of buffering to reach the maximum utilization", paced TCP
+            # "less than 10". Unknown spacing is not assumed: the size falls back to the
+            # sqrt(N) rule, above what unpaced Reno needed there (C·T/√20 = 280 packets).
+            why = (
+                f"The {sc.flows} flows are window-limited (W = {w:g} packets, ρ = N·W/(C·RTT) "
+                f"= {rho_w:.3g}), but the tiny-buffers theorem (000 Thm 1-2) also needs paced "
+                f"senders or access links much slower than the port, and {spacing.reason}. "
+                "Without that spacing, line-rate bursts overflow log-sized buffers: 000 §3.4 "
+                "could not obtain reasonable utilization with them for unpaced TCP, even "
+                "over-provisioned. So the size is not the tiny-buffers one but the sqrt(N) "
+                "rule's (000 §2.2.2, derived for unpaced long-lived TCP flows; conservative "
+                "here, as these flows cannot fill the port); what_if shows the tiny size if "
+                "you confirm pacing or give the access rate"
+            )
+            return model, SQRT_N, why
         why = (
             f"The {sc.flows} flows are window-limited: at their largest window "
             f"(W = {w:g} packets) they offer ρ = N·W/(C·RTT) = {rho_w:.3g} of the port, so none "
@@ -740,11 +761,47 @@ def _conflict(
     )
 
 
-def _what_if(ctx: Context, regime: RegimeInfo, model: TrafficModel) -> tuple[WhatIf, ...]:
+def _what_if(
+    ctx: Context,
+    regime: RegimeInfo,
+    model: TrafficModel,
+    rules: Sequence[RuleResult],
+    governing: RuleResult,
+) -> tuple[WhatIf, ...]:
     """How the answer changes if the user confirms the worst case or gives a missing input."""
     sc = ctx.scenario
     t = ctx.targets
     out: list[WhatIf] = []
+    tiny = next((r for r in rules if r.rule == TINY), None)
+    if (
+        model.kind == "window_limited"
+        and governing.rule != TINY
+        and tiny is not None
+        and tiny.buffer_packets is not None
+        and tiny.buffer_s is not None
+    ):
+        spacing = paced_or_slow(ctx)
+        needed = ctx.slow_access_needed
+        slow = "" if needed is None else f" (at least {needed:.3g}× slower than the port)"
+        out.append(
+            WhatIf(
+                input="paced" if spacing.status == "unknown" else "access_bps",
+                assumption="senders pace their packets or their access links are much slower "
+                "than the port",
+                rule=TINY,
+                buffer_packets=tiny.buffer_packets,
+                buffer_s=tiny.buffer_s,
+                explanation=(
+                    f"If the senders pace, or their access links are slow enough{slow}, the "
+                    f"tiny-buffers theorem needs only {tiny.buffer_packets:,} packets "
+                    f"({_ms(tiny.buffer_s)} of queueing) for θ = {t.min_utilization:g} of the "
+                    "window-limited peak (000 §3.3 Thm 1; the paced bound, Thm 2 and App. B, "
+                    "may need fewer): set paced or give access_bps. Without it, unpaced "
+                    f"line-rate bursts do not reach that utilization ({spacing.reason}; "
+                    "000 §3.4)."
+                ),
+            )
+        )
     if model.kind == "congested_tcp" and not ctx.bottlenecked_flows_given:
         worst = bscl_buffer(
             sc.capacity_bps,

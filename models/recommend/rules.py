@@ -27,7 +27,7 @@ from models.recommend.result import Assumption, RuleResult, Status
 from models.recommend.search import FALSE, OPEN, TRUE, Sizes, Verdicts, smallest_integer_batched
 from models.rule_of_thumb import bdp_buffer_packets, md_beta_buffer_packets
 from models.sqrt_n import sqrt_n_buffer_packets
-from models.tcp_queue import TcpQueueFixedPoint, tcp_mm1b_fixed_point
+from models.tcp_queue import TcpQueueFixedPoint, tcp_mm1b_fixed_point, tcp_mm1b_load_reaches
 from models.tiny_buffers import tiny_buffer_packets
 
 HOLDS: Status = "holds"
@@ -228,7 +228,13 @@ def _all_flows_bottlenecked(ctx: Context) -> Assumption:
     )
 
 
-def _paced_or_slow(ctx: Context) -> Assumption:
+def paced_or_slow(ctx: Context) -> Assumption:
+    """Whether the flows are paced or spaced by slow access links (000 §3.4, Thm 2).
+
+    The tiny-buffers and paced-traffic bounds rest on it: "if flows can send at the same rate
+    as the bottleneck link, then there is no pacing of traffic whatsoever and our simulations
+    indicate that constant throughput is not achievable with log-sized buffers" (000 §3.4).
+    """
     text = "senders are paced or their access links are much slower than the port"
     sc = ctx.scenario
     if sc.paced:
@@ -348,7 +354,7 @@ def tiny_buffers_rule(ctx: Context) -> RuleResult:
         HOLDS if w is not None else UNKNOWN,
         f"W_max = {w:g} packets" if w is not None else "maximum window not given",
     )
-    assumptions = [window_known, _window_limited(ctx), _paced_or_slow(ctx)]
+    assumptions = [window_known, _window_limited(ctx), paced_or_slow(ctx)]
     exact = None
     note = f"θ = {theta:g} of the window-limited peak ρ·C (000 Thm 1)"
     if w is not None and rho is not None and rho < 1.0:
@@ -380,7 +386,7 @@ def paced_rule(ctx: Context) -> RuleResult | None:
     theta = ctx.targets.min_utilization
     rho = ctx.window_limited_load
     w = sc.max_window_packets
-    assumptions = [_window_limited(ctx), _paced_or_slow(ctx)]
+    assumptions = [_window_limited(ctx), paced_or_slow(ctx)]
     assumptions.append(
         Assumption(
             "flows start at independent random times (no a-priori synchronization)",
@@ -619,9 +625,19 @@ def tcp_queue_rule(ctx: Context) -> RuleResult | None:
             sc.flows, w, sc.capacity_bps, ctx.effective_rtt_s, float(b), sc.packet_bytes
         )
 
+    # The peak load N·W_max/(C·τ), computed as tcp_mm1b_fixed_point computes it.
+    peak = (
+        float(sc.flows)
+        * float(w)
+        / (sc.capacity_bps / (8.0 * sc.packet_bytes) * ctx.effective_rtt_s)
+    )
+    wanted = theta * min(1.0, peak) * (1.0 - 1e-9)
+
     def ok(b: int) -> bool:
-        fp = point(b)
-        return fp.load >= theta * min(1.0, fp.peak_load) * (1.0 - 1e-9)
+        # fixed point's load >= wanted, decided by the sign of g at wanted (no root-finding)
+        return tcp_mm1b_load_reaches(
+            sc.flows, w, sc.capacity_bps, ctx.effective_rtt_s, float(b), wanted, sc.packet_bytes
+        )
 
     found = smallest_integer(ok, _TCP_QUEUE_SEARCH_MAX)
     assumptions = [

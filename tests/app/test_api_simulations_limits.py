@@ -82,6 +82,17 @@ def test_chunked_body_over_the_limit_gets_413(client: TestClient) -> None:
     assert "the limit is 2,048 bytes (max_body_bytes)" in answer.json()["detail"]
 
 
+def test_bbr_senders_are_accepted(client: TestClient) -> None:
+    body = small_body()
+    body["scenario"] |= {"groups": [{"flows": 2, "cc": "bbr"}, {"cc": "cubic"}]}
+    answer = client.post("/v1/simulations", json=body)
+    assert answer.status_code == 202, answer.text
+    body = small_body()
+    body["scenario"] |= {"cc": "bbr"}
+    answer = client.post("/v1/simulations", json=body)
+    assert answer.status_code == 202, answer.text
+
+
 def test_replications_over_the_limit_get_422_naming_the_bound(client: TestClient) -> None:
     error = only_error(client.post("/v1/simulations", json=small_body(replications=11)))
     assert error["loc"] == ["body", "replications"]
@@ -114,6 +125,8 @@ def test_scenario_bound_between_two_fields_names_the_field(client: TestClient) -
         ({"capacity_bps": "100 ms"}, "capacity_bps", "not a rate"),
         ({"flows": 0}, "flows", "greater than or equal to 1"),
         ({"traffic": "bursty"}, "traffic", "persistent"),
+        ({"cc": "vegas"}, "cc", "'bbr'"),
+        ({"ca_increase": "per_byte"}, "ca_increase", "'bytes_acked' or 'per_ack'"),
         ({"warmup_s": 20}, "warmup_s", "must be < duration_s"),
         ({"packet_budget": 5}, "packet_budget", "Extra inputs"),
         ({"groups": [{"flows": 2}, {"flows": 0}]}, "groups", "greater than or equal to 1"),

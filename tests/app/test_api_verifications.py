@@ -85,3 +85,22 @@ def test_bad_replications_name_the_field(client: TestClient) -> None:
     answer = client.post("/v1/verifications", json={"scenario": LINK, "replications": 1})
     assert answer.status_code == 422
     assert "replications" in answer.text
+
+
+def test_congestion_control_not_simulated_yet_is_answered_with_the_reason(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A simulator without CUBIC (as it was before RFC 9438's senders) must not check a CUBIC
+    # recommendation with Reno senders: the answer names the congestion control.
+    import validation.verify
+
+    monkeypatch.setattr(validation.verify, "CC_KINDS", ("reno",))
+    body = {"scenario": {**LINK, "congestion_control": "cubic"}}
+    answer = client.post("/v1/verifications", json=body)
+    assert answer.status_code == 200, answer.text
+    data = answer.json()
+    assert data["id"] is None and data["status"] == "done"
+    assert data["verification"]["verdict"] == "not reproducible here"
+    assert data["verification"]["reason"] == (
+        "not simulated: congestion control 'cubic' is not simulated yet (the simulator runs reno)"
+    )

@@ -10,10 +10,11 @@ from click.testing import CliRunner
 from app.cli import main
 
 # The thesis example of 000 §3.2 ("1000 flows share a link of capacity 10 Gb/s ... an RTT of
-# 100ms, a maximum window size of 64 KB, and a packet size of 1 KB"): bufsize recommends 15
+# 100ms, a maximum window size of 64 KB, and a packet size of 1 KB") behind 100 Mb/s access
+# links, the "link-pacing" of 000 §3.4 (S = 100 >= 4·log2 64 = 24): bufsize recommends 15
 # packets (tiny buffers), as `bufsize recommend` prints.
 THESIS = ["--capacity", "10 Gbit/s", "--rtt", "100ms", "--packet", "1000B", "--flows", "1000"]
-THESIS += ["--max-window", "64"]
+THESIS += ["--max-window", "64", "--access-rate", "100 Mbit/s"]
 
 
 def run(*args: str) -> tuple[int, str, str]:

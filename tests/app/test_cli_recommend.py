@@ -49,10 +49,14 @@ def test_example_table() -> None:
     assert "? senders are paced or their access links are much slower" in out
     # One recommendation, the rule governing it and the reason.
     assert out.count("Recommended:") == 1
-    assert (
-        "Recommended: 15 packets = 15 kB = 0.012 ms at line rate (governed by tiny_buffers)" in out
-    )
+    # Pacing and the access rate are not given, so the tiny size is not recommended: 000 §3.4,
+    # "When we run simulations without using Paced TCP, we can not obtain reasonable link
+    # utilizations with log-sized buffers, even in the over-provisioned case". sqrt(N) sizes
+    # it; the 15 packets are shown as what they would be with pacing confirmed.
+    assert "Recommended: 3,953 packets = 3.95 MB = 3.16 ms at line rate (governed by sqrt_n)" in out
     assert "window-limited" in out.split("Recommended:")[1]
+    assert "What if (paced): If the senders pace" in out
+    assert "needs only 15 packets" in out
 
 
 def test_example_json() -> None:
@@ -64,7 +68,10 @@ def test_example_json() -> None:
     assert rules["sqrt_n"]["buffer_packets"] == 3953
     assert 12 <= rules["tiny_buffers"]["buffer_packets"] <= 15
     assert all(r["assumptions"] for r in data["rules"])
-    assert data["recommended"]["rule"] == "tiny_buffers"
+    # Pacing unknown: sqrt(N) governs, the tiny size is the what-if of confirmed pacing (000 §3.4).
+    assert data["recommended"]["rule"] == "sqrt_n"
+    assert data["recommended"]["buffer_packets"] == 3953
+    assert [(w["input"], w["buffer_packets"]) for w in data["what_if"]] == [("paced", 15)]
     assert data["recommended"]["reason"]
     assert data["regime"]["regime"]
     assert len(data["curves"]["buffer_packets"]) > 10

@@ -230,6 +230,14 @@ def test_table_output() -> None:
     assert rows[1].split("│")[2].strip() == "24"
 
 
+def test_bbr_senders_are_named_and_paced() -> None:
+    result = _invoke("--buffer", "10", "--cc", "bbr")
+    assert result.exit_code == 0, result.output
+    assert "BBR v1, SACK recovery, paced," in result.stdout
+    rows = [line for line in result.stdout.splitlines() if line.startswith("│")]
+    assert len(rows) == 1
+
+
 def test_table_with_replications_shows_ci() -> None:
     result = _invoke("--buffer", "10", "--replications", "2")
     assert result.exit_code == 0, result.output
@@ -322,6 +330,9 @@ def _no_simulation(*args: Any, **kwargs: Any) -> Any:
         (["--initial-window", "0"], "--initial-window"),
         (["--min-rto", "0ms"], "--min-rto"),
         (["--background-load", "1.5"], "--background-load"),
+        (["--codel-target", "0ms"], "--codel-target"),
+        (["--codel-target", "5kg"], "--codel-target"),
+        (["--codel-interval", "200s"], "--codel-interval"),
         (["--replications", "0"], "--replications"),
         (["--seed", "-1"], "--seed"),
         (["--ecn-threshold", "0"], "--ecn-threshold"),
@@ -488,3 +499,29 @@ def test_classic_ecn_flag_and_dctcp_without_marking_warns() -> None:
     assert document["scenario"]["ecn"] is True and document["results"][0]["marks"] > 0
     plain = _invoke("--cc", "dctcp", "--buffer", "30")
     assert plain.exit_code == 0 and "never marks" in plain.stderr
+
+
+def test_ca_increase_option_and_scenario_file(tmp_path: Path) -> None:
+    # --ca-increase reaches the scenario (default: byte counting, as Linux) and changes the run;
+    # a scenario file sets it per group; a bad value is refused naming the option or field.
+    default = _json("--buffer", "10")
+    per_ack = _json("--buffer", "10", "--ca-increase", "per_ack")
+    assert default["scenario"]["ca_increase"] == "bytes_acked"
+    assert per_ack["scenario"]["ca_increase"] == "per_ack"
+    assert (
+        default["results"][0]["bottleneck_packets"] != per_ack["results"][0]["bottleneck_packets"]
+    )
+    help_text = CliRunner().invoke(main, ["simulate", "--help"]).output
+    assert "--ca-increase" in help_text and "[default: bytes_acked]" in help_text
+    bad = _invoke("--buffer", "10", "--ca-increase", "per_byte")
+    assert bad.exit_code == 2 and "--ca-increase" in bad.stderr
+    mixed = MIX_TOML.replace('name = "RBP"\n', 'name = "RBP"\nca_increase = "per_ack"\n')
+    result = _run_file(tmp_path, mixed, "mix.toml", "--buffer", "20", "--json")
+    assert result.exit_code == 0, result.output
+    groups = json.loads(result.stdout)["scenario"]["groups"]
+    assert [g["ca_increase"] for g in groups] == ["bytes_acked", "per_ack", "bytes_acked"]
+    table = _run_file(tmp_path, mixed, "mix.toml", "--buffer", "20")
+    assert "RBP: 2 persistent flows, Reno (congestion avoidance 1/cwnd per ACK)" in table.stdout
+    wrong = MIX_TOML.replace('name = "RBP"\n', 'name = "RBP"\nca_increase = "sometimes"\n')
+    refused = _run_file(tmp_path, wrong, "bad.toml", "--buffer", "20")
+    assert refused.exit_code == 2 and "groups[1].ca_increase must be one of" in refused.stderr

@@ -70,6 +70,14 @@ def test_cli_and_api_with_no_options_give_the_same_scenario(client: TestClient) 
     assert from_api.min_rto_s == 0.2
 
 
+def test_ca_increase_reaches_the_scenario_from_both_interfaces(client: TestClient) -> None:
+    from_api, _ = api_scenario(client, ca_increase="per_ack")
+    assert from_api == cli_scenario("--ca-increase", "per_ack")
+    assert from_api.ca_increase == "per_ack" and Scenario().ca_increase == "bytes_acked"
+    grouped, _ = api_scenario(client, groups=[{"flows": 2, "ca_increase": "per_ack"}, {"flows": 3}])
+    assert [g.ca_increase for g in grouped.groups] == ["per_ack", "bytes_acked"]
+
+
 def test_the_default_jitter_follows_the_rtt(client: TestClient) -> None:
     from_api, _ = api_scenario(client, rtt_s="40 ms")
     assert from_api.rtt_jitter_s == pytest.approx(0.2 * 0.04, rel=1e-12)
@@ -94,3 +102,38 @@ def test_zero_jitter_is_allowed_and_warned_about(
 def test_one_flow_or_open_loop_traffic_gets_no_jitter_warning() -> None:
     assert Scenario(flows=1, rtt_jitter_s=0.0).warnings() == []
     assert Scenario(traffic="open_loop", rtt_jitter_s=0.0).warnings() == []
+
+
+def test_cli_and_api_give_the_same_aqm_scenario_with_units(client: TestClient) -> None:
+    from_api, _ = api_scenario(client, aqm="codel", codel_target_s="2 ms", codel_interval_s="50 ms")
+    from_cli = cli_scenario("--aqm", "codel", "--codel-target", "2ms", "--codel-interval", "50ms")
+    assert from_cli == from_api
+    assert from_api.aqm == "codel"
+    assert from_api.codel_target_s == pytest.approx(0.002, rel=1e-12)
+    assert from_api.codel_interval_s == pytest.approx(0.05, rel=1e-12)
+    # RFC 8289's defaults (TARGET 5 ms, INTERVAL 100 ms), no AQM unless asked for
+    assert cli_scenario() == api_scenario(client)[0]
+    assert (Scenario().aqm, Scenario().codel_target_s, Scenario().codel_interval_s) == (
+        "none",
+        0.005,
+        0.1,
+    )
+
+
+@pytest.mark.parametrize(
+    ("fields", "field", "bound"),
+    [
+        ({"codel_target_s": 0}, "codel_target_s", "greater than 0"),
+        ({"codel_interval_s": "200 s"}, "codel_interval_s", "less than or equal to 100"),
+        ({"aqm": "red"}, "aqm", "'none', 'codel' or 'pie'"),
+        ({"aqm": "pie", "discipline": "fq"}, "aqm", "with discipline fq it must be none"),
+    ],
+)
+def test_api_aqm_errors_are_422_naming_the_field_and_bound(
+    client: TestClient, fields: dict[str, Any], field: str, bound: str
+) -> None:
+    answer = client.post("/v1/simulations", json={"scenario": fields, "buffer_packets": [10]})
+    assert answer.status_code == 422, answer.text
+    (detail,) = answer.json()["detail"]
+    assert detail["loc"][-1] == field
+    assert bound in detail["msg"]

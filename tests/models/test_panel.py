@@ -2,7 +2,7 @@
 
 Every size is computed by hand in the comment from the paper's or RFC's formula; the test
 checks the engine's number, the rule it names and the words of its reason. README's "A panel
-of real links" table shows the same ten links.
+of real links" table shows the same eleven links.
 """
 
 from __future__ import annotations
@@ -188,6 +188,28 @@ PANEL = [
         1042,
         ("ProbeBW phase sends 1.25×",),
     ),
+    # 11. The thesis link (000 §3.2: 10 Gb/s, 100 ms, 1000 flows, W_max 64 KB of 1 KB packets,
+    # ρ = 0.512) with neither pacing nor the access rate given (README's example). The tiny
+    # buffers' 15 packets need non-bursty arrivals: "if flows can send at the same rate as the
+    # bottleneck link, then there is no pacing of traffic whatsoever and our simulations
+    # indicate that constant throughput is not achievable with log-sized buffers" (000 §3.4).
+    # Not assumed: sqrt(N) sizes it, C·T/√N = 125,000/√1000 = 3,952.8 -> 3,953 packets
+    # (000 §2.2.2), above the ~50 packets unpaced Reno needed for its maximum utilization at
+    # a peak load of 0.52 in 000 Fig. 3.2; the 15 packets are the what-if of confirmed pacing.
+    Link(
+        "thesis link, pacing unknown",
+        LinkScenario(
+            capacity_bps=10e9,
+            rtts_s=(0.1,),
+            flows=1000,
+            packet_bytes=1000,
+            max_window_packets=64,
+        ),
+        Targets(),
+        "sqrt_n",
+        3953,
+        ("window-limited", "paced senders or access links much slower than the port"),
+    ),
 ]
 
 
@@ -224,6 +246,11 @@ def test_panel_side_advice() -> None:
     leaf = by_name["datacenter leaf, DCTCP, incast"]
     dctcp = next(r for r in leaf.rules if r.rule == "dctcp")
     assert "K = C·RTT/7 = 11.9" in (dctcp.note or "")
+    thesis = by_name["thesis link, pacing unknown"]
+    (tiny,) = [w for w in thesis.what_if if w.rule == "tiny_buffers"]
+    # 000 §3.3: "if W_max = 64 packets, ρ = 0.5, and we want an effective utilization of 90%,
+    # we need a buffer size of 15 packets"; here ρ = 0.512: log_{1/0.512}(64²/0.2) = 14.8 -> 15.
+    assert tiny.input == "paced" and tiny.buffer_packets == 15
     satellite = by_name["satellite (GEO)"]
     worst = next(w for w in satellite.what_if if w.input == "bottlenecked_flows")
     assert worst.buffer_packets is not None and worst.buffer_packets > 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -54,16 +55,24 @@ def test_thesis_example_every_rule() -> None:
     tiny = _rule(rec, "tiny_buffers")
     assert tiny.buffer_packets is not None and 12 <= tiny.buffer_packets <= 15
     # The peak load N·W/(C·RTT) = 1000·64/125000 = 0.512 < 1: the flows are window-limited, so
-    # the congestion-limited rules' assumption fails and the tiny-buffers rule governs.
+    # the congestion-limited rules' assumption fails.
     assert rec.inputs.window_limited_load == pytest.approx(0.512)
     assert rot.status == "fails" and sqrt_n.status == "fails"
-    assert tiny.status in ("holds", "unknown")
-    assert rec.recommended.rule == "tiny_buffers"
-    assert rec.recommended.buffer_packets == tiny.buffer_packets
-    assert "window-limited" in rec.recommended.reason
+    assert tiny.status == "unknown"
     # Pacing/access rate is not given: that assumption is unknown, not silently assumed.
     paced = [a for a in tiny.assumptions if "paced" in a.text]
     assert [a.status for a in paced] == ["unknown"]
+    # ... so the recommendation does not rest on it. 000 §3.4: "When we run simulations without
+    # using Paced TCP, we can not obtain reasonable link utilizations with log-sized buffers,
+    # even in the over-provisioned case"; the size falls back to sqrt(N), 3,953 packets, and
+    # what_if shows the tiny size (15 packets) if the user confirms pacing.
+    assert rec.recommended.rule == "sqrt_n"
+    assert rec.recommended.buffer_packets == sqrt_n.buffer_packets == 3953
+    assert "window-limited" in rec.recommended.reason
+    assert "paced senders or access links much slower" in rec.recommended.reason
+    (tiny_if,) = [w for w in rec.what_if if w.rule == "tiny_buffers"]
+    assert tiny_if.input == "paced"
+    assert tiny_if.buffer_packets == tiny.buffer_packets == 15
     for r in rec.rules:
         assert r.assumptions, r.rule
         for a in r.assumptions:
@@ -195,13 +204,22 @@ def test_optical_buffers_are_capped_and_designed() -> None:
         packet_bytes=1000.0,
         max_window_packets=64,
         medium="optical",
+        # 100 Mb/s access links: S = 100 >= 4·log2(64) = 24, the spacing tiny buffers need.
+        access_bps=100e6,
     )
     rec = recommend(scenario)
-    assert rec.recommended.buffer_packets <= 50
+    assert rec.recommended.rule == "tiny_buffers"
+    assert rec.recommended.buffer_packets == 15
     assert rec.optical is not None
     # 15 packets -> N = 16 (smallest power of two with N − 1 >= 15): 2·log2(16) − 1 = 7 delay
     # lines for K = 1 (000 Thm 6 / DESIGN §2).
     assert rec.optical.delay_lines == 7
+    # Without the access rate (or pacing) the tiny size is not assumed (000 §3.4): sqrt(N)'s
+    # 3,953 packets are capped at the optical limit of 50, N = 64: 2·log2(64) − 1 = 11 lines.
+    unspaced = recommend(replace(scenario, access_bps=None))
+    assert unspaced.recommended.buffer_packets == 50
+    assert unspaced.optical is not None and unspaced.optical.delay_lines == 11
+    assert unspaced.trade_off is not None and "optical" in unspaced.trade_off.conflict
     rot = _rule(rec, "rule_of_thumb")
     assert any(a.status == "fails" and "optical" in a.text for a in rot.assumptions)
     # A congested optical link cannot hold what utilization and loss need: a trade-off.
@@ -228,7 +246,8 @@ def test_to_dict_is_json() -> None:
     data = rec.to_dict()
     text = json.dumps(data, allow_nan=False)
     back = json.loads(text)
-    assert back["recommended"]["rule"] == "tiny_buffers"
+    assert back["recommended"]["rule"] == "sqrt_n"  # pacing unknown: not tiny buffers
+    assert [w["rule"] for w in back["what_if"]] == ["tiny_buffers"]
     assert {r["rule"] for r in back["rules"]} >= {"rule_of_thumb", "sqrt_n", "tiny_buffers"}
     assert len(back["curves"]["buffer_packets"]) == len(back["curves"]["loss_probability"])
 

@@ -150,3 +150,18 @@ def test_invalid_input_names_parameter_and_bound(kwargs: dict[str, float], match
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         tcp_mm1b_fixed_point(**args)
+
+
+def test_load_reaches_agrees_with_the_fixed_point() -> None:
+    # tcp_mm1b_load_reaches answers "fixed point's load >= x" by the sign of g(x) = x - N·R/C
+    # (000 §3.6: g increases with the load); it must agree with solving for the fixed point
+    # at every buffer and load tried, window-limited (peak 0.512) and loss-limited (peak 1.92).
+    from models.tcp_queue import tcp_mm1b_load_reaches
+
+    for flows in (1000, 3750):
+        for buffer in (1, 2, 3, 5, 8, 13, 21, 34, 55):
+            fp = tcp_mm1b_fixed_point(flows, 64, 10e9, 0.1, buffer, 1000.0)
+            for x in (0.05, 0.3, 0.5, 0.9 * fp.load, 0.999 * fp.load, 1.001 * fp.load, 0.95):
+                assert tcp_mm1b_load_reaches(flows, 64, 10e9, 0.1, buffer, x, 1000.0) == (
+                    fp.load >= x
+                ), (flows, buffer, x, fp.load)

@@ -149,5 +149,8 @@ def test_bscl_loss_rows_carry_the_non_lbp_share() -> None:
             assert groups["RBP"].access_bps == pytest.approx(100e3)
             # 20% of 5 Mb/s in flows of 14 packets of 1500 B: 1e6 / 168e3 arrivals per second.
             assert groups["short"].flow_arrival_rate_per_s == pytest.approx(1e6 / 168e3)
+            # 004 §VII ran ns-2 ("We evaluated the BSCL scheme using NS-2 simulations"), whose
+            # senders add 1/cwnd per ACK in congestion avoidance (provenance.toml).
+            assert {g.ca_increase for g in scenario.groups} == {"per_ack"}
         else:
             assert scenario.flows == 300 and scenario.background_load == pytest.approx(0.1)

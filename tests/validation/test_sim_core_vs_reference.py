@@ -50,6 +50,20 @@ CASES = {
     ),
     "cubic sack": BASE.replace(cc="cubic"),
     "cubic newreno delayed acks": BASE.replace(cc="cubic", recovery="newreno", delayed_ack=2),
+    "per-ack growth, delayed acks": BASE.replace(ca_increase="per_ack", delayed_ack=2),
+    "per-ack growth, newreno, ns-2 like": BASE.replace(
+        ca_increase="per_ack", recovery="newreno", delayed_ack=2, max_window_packets=64
+    ),
+    "cubic per-ack growth": BASE.replace(cc="cubic", ca_increase="per_ack", delayed_ack=2),
+    "per-ack and byte-counting groups": Scenario(
+        capacity_bps=20e6,
+        duration_s=4.0,
+        warmup_s=1.0,
+        groups=(
+            FlowGroup(name="per ack", flows=4, ca_increase="per_ack", max_window_packets=64),
+            FlowGroup(name="bytes acked", flows=4, rtt_s=0.05, max_window_packets=64),
+        ),
+    ),
     "cubic and reno groups": Scenario(
         capacity_bps=20e6,
         duration_s=4.0,
@@ -66,6 +80,37 @@ CASES = {
                 flow_size_packets=30.0,
             ),
         ),
+    ),
+    "bbr sack": BASE.replace(cc="bbr"),
+    "bbr newreno delayed acks": BASE.replace(cc="bbr", recovery="newreno", delayed_ack=2),
+    "bbr and cubic groups": Scenario(
+        capacity_bps=20e6,
+        duration_s=4.0,
+        warmup_s=1.0,
+        groups=(
+            FlowGroup(name="bbr", flows=3, cc="bbr", rtt_s=0.05, max_window_packets=64),
+            FlowGroup(name="cubic", flows=3, cc="cubic", rtt_s=0.03, max_window_packets=64),
+            FlowGroup(
+                name="bbr short",
+                flows=6,
+                cc="bbr",
+                traffic="poisson_flows",
+                flow_arrival_rate_per_s=20.0,
+                flow_size_packets=30.0,
+                delayed_ack=1,
+            ),
+        ),
+    ),
+    # 12 s: past RTprop's 10 s window, so each flow goes through ProbeRTT
+    "bbr probe rtt": classic_scenario(
+        capacity_bps=5e6,
+        flows=2,
+        rtt_s=0.04,
+        rtt_jitter_s=0.01,
+        max_window_packets=64,
+        duration_s=12.0,
+        warmup_s=1.0,
+        cc="bbr",
     ),
     "flow groups: 004 §VII-like mix": Scenario(
         capacity_bps=20e6,
@@ -175,6 +220,84 @@ CASES = {
         warmup_s=1.0,
     ),
 }
+#: CoDel (RFC 8289) and PIE (RFC 8033) below a hard limit of 200 packets (120 ms at 20 Mb/s,
+#: 4.8 BDP at 50 ms; PIE's 15 ms target and 150 ms burst allowance need room to act), where
+#: the AQM, not only the full buffer, drops: each case asserts that it did.
+AQM_CASES = {
+    "codel reno sack": BASE.replace(aqm="codel", max_window_packets=64),
+    "codel cubic newreno delayed acks": BASE.replace(
+        aqm="codel", cc="cubic", recovery="newreno", max_window_packets=64
+    ),
+    "codel short target and interval, paced": BASE.replace(
+        aqm="codel", codel_target_s=0.001, codel_interval_s=0.02, pacing=True
+    ),
+    "codel byte mode + background": BASE.replace(
+        aqm="codel", byte_mode=True, background_load=0.3, max_window_packets=64
+    ),
+    "codel flow groups": Scenario(
+        capacity_bps=20e6,
+        duration_s=4.0,
+        warmup_s=1.0,
+        aqm="codel",
+        background_load=0.1,
+        groups=(
+            FlowGroup(name="cubic", flows=4, cc="cubic", rtt_s=0.05, max_window_packets=64),
+            FlowGroup(name="reno", flows=4, rtt_s=0.03, max_window_packets=64),
+            FlowGroup(
+                name="short",
+                flows=6,
+                traffic="poisson_flows",
+                flow_arrival_rate_per_s=20.0,
+                flow_size_distribution="pareto",
+                flow_size_packets=30.0,
+            ),
+        ),
+    ),
+    "pie reno sack": BASE.replace(aqm="pie", max_window_packets=128, duration_s=6.0),
+    "pie flow groups + background": Scenario(
+        capacity_bps=20e6,
+        duration_s=6.0,
+        warmup_s=1.0,
+        aqm="pie",
+        background_load=0.2,
+        groups=(
+            FlowGroup(name="cubic", flows=6, cc="cubic", rtt_s=0.05, max_window_packets=128),
+            FlowGroup(
+                name="short",
+                flows=6,
+                traffic="poisson_flows",
+                flow_arrival_rate_per_s=20.0,
+                flow_size_distribution="uniform",
+                flow_size_packets=30.0,
+                rtt_s=0.03,
+            ),
+        ),
+    ),
+    "codel marking: classic ECN CUBIC, DCTCP and non-ECN Reno groups": Scenario(
+        capacity_bps=20e6,
+        duration_s=4.0,
+        warmup_s=1.0,
+        aqm="codel",
+        background_load=0.1,
+        groups=(
+            FlowGroup(name="cubic ecn", flows=4, cc="cubic", ecn=True, max_window_packets=64),
+            FlowGroup(name="dctcp", flows=2, cc="dctcp", rtt_s=0.03, max_window_packets=64),
+            FlowGroup(name="reno", flows=4, rtt_s=0.05, max_window_packets=64),
+        ),
+    ),
+    "pie marking: classic ECN Reno + background": BASE.replace(
+        aqm="pie", ecn=True, max_window_packets=128, duration_s=6.0, background_load=0.2
+    ),
+    "pie open loop exponential": classic_scenario(
+        traffic="open_loop",
+        aqm="pie",
+        capacity_bps=10e6,
+        open_loop_load=1.05,
+        open_loop_sizes="exponential",
+        duration_s=5.0,
+        warmup_s=1.0,
+    ),
+}
 SCALARS = [
     "utilization",
     "goodput_bps",
@@ -193,6 +316,8 @@ SCALARS = [
     "flows_blocked",
     "marks",
     "mark_rate",
+    "aqm_drops",
+    "overflow_drops",
 ]
 
 
@@ -218,9 +343,24 @@ def _check_invariants(r: RunResult) -> None:
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_core_matches_reference(name: str) -> None:
-    sc = CASES[name]
-    fast = simulate(sc, 6, seed=11, trace=True)
-    ref = simulate_reference(sc, 6, seed=11, trace=True)
+    _compare(CASES[name], 6)
+
+
+@pytest.mark.parametrize("name", list(AQM_CASES))
+def test_core_matches_reference_with_an_aqm(name: str) -> None:
+    fast = _compare(AQM_CASES[name], 200)
+    assert fast.aqm_drops > 0 or fast.marks > 0  # the AQM acted below the hard limit
+    if "marking" in name:  # ECN-capable groups are marked instead of dropped
+        assert fast.marks > 0
+    for group in fast.groups:  # a group's drops are its AQM drops and its overflow drops
+        drops = group.aqm_drops + group.overflow_drops
+        assert drops == round(group.loss_rate * group.bottleneck_arrivals)
+    assert sum(g.aqm_drops for g in fast.groups) <= fast.aqm_drops  # the background's apart
+
+
+def _compare(sc: Scenario, buffer_packets: int) -> RunResult:
+    fast = simulate(sc, buffer_packets, seed=11, trace=True)
+    ref = simulate_reference(sc, buffer_packets, seed=11, trace=True)
     for measure in SCALARS:
         assert _same(getattr(fast, measure), getattr(ref, measure)), measure
     assert np.allclose(fast.per_flow_throughput_bps, ref.per_flow_throughput_bps)
@@ -240,8 +380,11 @@ def test_core_matches_reference(name: str) -> None:
         assert mine.timeouts == theirs.timeouts
         assert mine.flows_completed == theirs.flows_completed
         assert mine.marks == theirs.marks
+        assert mine.aqm_drops == theirs.aqm_drops
+        assert mine.overflow_drops == theirs.overflow_drops
     _check_invariants(fast)
     _check_invariants(ref)
+    return fast
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -254,6 +397,19 @@ def test_same_seed_same_result_other_seed_differs(name: str) -> None:
     if name != "no jitter, equal start":  # nothing random left to change there
         assert (a.bottleneck_packets, a.utilization) != (c.bottleneck_packets, c.utilization)
     _check_invariants(a)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["per-ack growth, delayed acks", "per-ack growth, newreno, ns-2 like", "cubic per-ack growth"],
+)
+def test_per_ack_cases_differ_from_byte_counting(name: str) -> None:
+    # The per-ACK cases above exercise a path of their own: the same scenario with byte
+    # counting (two segments per delayed ACK) takes another sample path.
+    sc = CASES[name]
+    per_ack = simulate(sc, 6, seed=11)
+    counted = simulate(sc.replace(ca_increase="bytes_acked"), 6, seed=11)
+    assert per_ack.packets_sent != counted.packets_sent
 
 
 def test_result_carries_seed_and_scenario_and_trace_is_ordered() -> None:

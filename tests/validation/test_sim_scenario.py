@@ -24,6 +24,7 @@ from validation.simulator import Scenario, estimate_packets, simulate
         ({"max_window_packets": 0}, "max_window_packets"),
         ({"delayed_ack": 0}, "delayed_ack"),
         ({"recovery": "tahoe"}, "recovery"),
+        ({"ca_increase": "per_byte"}, "ca_increase"),
         ({"background_load": 1.0}, "background_load"),
         ({"traffic": "poisson_flows"}, "flow_arrival_rate_per_s"),
         ({"discipline": "red"}, "discipline"),

@@ -80,3 +80,47 @@ def test_a_given_size_is_checked_with_its_rule() -> None:
         plan(link, None)
     with pytest.raises(ValueError, match=">= 1 packet"):
         plan(link, None, size=("bscl", 0))
+
+
+@pytest.mark.parametrize("cc", ["reno", "cubic", "bbr", "dctcp"])
+def test_the_recommendations_congestion_control_is_simulated_or_refused(cc: str) -> None:
+    # Issue "The simulator speaks today's TCP", item 6: `recommend --verify` simulates the
+    # congestion control the user gave, never silently Reno. A 100 Mb/s link, 40 flows (000
+    # Fig. 3.1's link), with each congestion control: either the simulated senders run it, or
+    # the verification is "not reproducible here" and names it.
+    from dataclasses import fields
+
+    from validation.simulator import Scenario
+    from validation.simulator.scenario import CC_KINDS
+    from validation.verify import ECN_THRESHOLD_FIELD, simulated_congestion_control
+
+    link = LinkScenario(
+        capacity_bps=100e6, rtts_s=(0.1,), flows=40, packet_bytes=1000, congestion_control=cc
+    )
+    p = plan(link, recommend(link), replications=2, seed=1)
+    marks = ECN_THRESHOLD_FIELD in {f.name for f in fields(Scenario)}
+    if cc in CC_KINDS and (cc != "dctcp" or marks):
+        assert p.scenario is not None and p.scenario.cc == cc
+        if cc == "dctcp":
+            # K = C·RTT/7 = (100 Mb/s · 0.1 s / 8,000 bits per 1000-B packet)/7 = 1,250/7 = 178.6
+            # -> 179 packets (Alizadeh et al. §3.4), k = 1.
+            assert getattr(p.scenario, ECN_THRESHOLD_FIELD) == 179
+    else:
+        assert p.scenario is None
+        out = p.unfaithful()
+        assert out.verdict == "not reproducible here" and not out.sizes
+        assert out.reason.startswith("not simulated: ") and cc in out.reason.lower()
+        assert simulated_congestion_control(link)[0] is None
+
+
+def test_cubic_is_simulated_as_cubic_not_reno() -> None:
+    # The default congestion control of the engine is CUBIC (RFC 9438): so is the simulation's.
+    link = LinkScenario(capacity_bps=100e6, rtts_s=(0.1,), flows=40, packet_bytes=1000)
+    assert link.congestion_control == "cubic"
+    p = plan(link, recommend(link), replications=2, seed=1)
+    assert p.scenario is not None and p.scenario.cc == "cubic"
+    reno = LinkScenario(
+        capacity_bps=100e6, rtts_s=(0.1,), flows=40, packet_bytes=1000, congestion_control="reno"
+    )
+    p_reno = plan(reno, recommend(reno), replications=2, seed=1)
+    assert p_reno.scenario is not None and p_reno.scenario.cc == "reno"

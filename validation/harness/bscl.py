@@ -68,6 +68,7 @@ def mix_scenario(flows: int, share: float, full: bool) -> Scenario:
         "rtt_jitter_s": RTT_JITTER_S,
         "recovery": "sack",
         "delayed_ack": 2,
+        "ca_increase": "per_ack",  # ns-2's 1/cwnd per ACK (provenance.toml)
         "start_spread_s": 20.0 if full else 6.0,
     }
     window_limited = max(round(0.4 * other_bps / WINDOW_LIMITED_FLOWS * RTT_S / packet_bits), 1)

@@ -12,12 +12,16 @@ import numpy.typing as npt
 from models import checks
 from models.errors import ParameterError
 from validation.simulator import core
+from validation.simulator.core.pie import MAX_BURST_S, T_UPDATE_S
 from validation.simulator.layout import (
+    AQM_CODES,
+    CA_INCREASE_CODES,
     CC_CODES,
     FLOW_FLOATS,
     FLOW_INTS,
     GROUP_FLOATS,
     GROUP_INTS,
+    RATE_SLOT,
     SIZE_CODES,
     TRAFFIC_CODES,
     Arrays,
@@ -130,6 +134,10 @@ def _globals(p: RunParameters, trace: bool, window_slots: int, queue_slots: int)
     g[GlobalFloat.INTERVAL_S] = sc.interval_s
     g[GlobalFloat.SAMPLE_INTERVAL_S] = sc.sample_interval_s
     g[GlobalFloat.DELAY_BIN_S] = p.delay_bin_s
+    g[GlobalFloat.CODEL_TARGET_S] = sc.codel_target_s
+    g[GlobalFloat.CODEL_INTERVAL_S] = sc.codel_interval_s
+    g[GlobalFloat.PIE_BURST_ALLOWANCE_S] = MAX_BURST_S
+    g[GlobalFloat.PIE_NEXT_UPDATE_S] = T_UPDATE_S
     gi = np.zeros(len(GlobalInt), dtype=np.int64)
     gi[GlobalInt.FLOWS] = p.flows
     gi[GlobalInt.GROUPS] = len(p.groups)
@@ -151,6 +159,7 @@ def _globals(p: RunParameters, trace: bool, window_slots: int, queue_slots: int)
     gi[GlobalInt.ECN_MARKING] = int(packets is not None or bytes_ is not None)
     gi[GlobalInt.ECN_THRESHOLD_PACKETS] = NO_THRESHOLD_PACKETS if packets is None else packets
     g[GlobalFloat.ECN_THRESHOLD_BYTES] = np.inf if bytes_ is None else float(bytes_)
+    gi[GlobalInt.AQM] = AQM_CODES[sc.aqm]
     return g, gi
 
 
@@ -176,9 +185,10 @@ def _flows_and_groups(p: RunParameters) -> tuple[Any, Any, Any, Any]:
         fi[rows_k, FlowInt.MAX_WINDOW_PACKETS] = group.max_window_packets
         fi[rows_k, FlowInt.SACK] = int(group.recovery == "sack")
         fi[rows_k, FlowInt.DELAYED_ACK] = group.delayed_ack
-        fi[rows_k, FlowInt.PACING] = int(group.pacing)
+        fi[rows_k, FlowInt.PACING] = int(group.pacing or group.cc == "bbr")  # BBR always paces
         fi[rows_k, FlowInt.CC] = CC_CODES[group.cc]
         fi[rows_k, FlowInt.ECN_MODE] = ecn_mode(group.cc, group.ecn)
+        fi[rows_k, FlowInt.CA_INCREASE] = CA_INCREASE_CODES[group.ca_increase]
         gf[k, GroupFloat.FLOW_RATE_PER_S] = group.flow_arrival_rate_per_s
         gf[k, GroupFloat.FLOW_MEAN_PACKETS] = group.flow_size_packets
         gf[k, GroupFloat.PARETO_SHAPE] = group.pareto_shape
@@ -249,8 +259,16 @@ def allocate(p: RunParameters, trace: bool) -> Arrays:
         st=np.zeros(scap),
         sq=np.zeros(scap, dtype=np.int64),
         scw=np.zeros((scap, int(gi[GlobalInt.TRACED_FLOWS]))),
+        rs=_rate_slots(p, rows, window),
     )
     return _grow_nodes(arrays, initial_list_nodes(n, window))
+
+
+def _rate_slots(p: RunParameters, rows: int, window: int) -> Any:
+    """BBR's per-packet delivery-rate state (``RateSlot``); one slot when no group is BBR."""
+    if any(group.cc == "bbr" for group in p.groups):
+        return np.zeros((rows, window, RATE_SLOT))
+    return np.zeros((1, 1, RATE_SLOT))
 
 
 def _grow_nodes(a: Arrays, cap: int | None = None) -> Arrays:
@@ -350,6 +368,7 @@ class _State:
             busy_s=float(g[GlobalFloat.BUSY_S]),
             arrivals=int(gi[GlobalInt.ARRIVALS]),
             drops=int(gi[GlobalInt.DROPS]),
+            aqm_drops=int(gi[GlobalInt.AQM_DROPS]),
             arrivals_total=int(gi[GlobalInt.ARRIVALS_TOTAL]),
             timeouts=int(gi[GlobalInt.TIMEOUTS]),
             delay_count=int(gi[GlobalInt.DELAY_COUNT]),

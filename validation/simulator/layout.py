@@ -59,6 +59,7 @@ class CongestionControl(IntEnum):
     RENO = 0  # RFC 5681
     CUBIC = 1  # RFC 9438
     DCTCP = 2  # RFC 8257
+    BBR = 3  # BBR v1 (core/bbr.py)
 
 
 #: Scenario congestion-control name -> code.
@@ -66,6 +67,7 @@ CC_CODES = {
     "reno": CongestionControl.RENO,
     "cubic": CongestionControl.CUBIC,
     "dctcp": CongestionControl.DCTCP,
+    "bbr": CongestionControl.BBR,
 }
 
 
@@ -88,6 +90,48 @@ def ecn_mode(cc: str, ecn: bool) -> EcnMode:
 CE_FLAG = 1  # Congestion Experienced, set by the port (RFC 3168 §5)
 CWR_FLAG = 2  # Congestion Window Reduced, set by the sender (RFC 3168 §6.1.2)
 FLAG_MASK = 3
+
+
+class BbrMode(IntEnum):
+    """BBR v1's state machine (core/bbr.py)."""
+
+    STARTUP = 0
+    DRAIN = 1
+    PROBE_BW = 2
+    PROBE_RTT = 3
+
+
+#: BBR's bandwidth filter: a windowed max over this many round trips (Linux bbr_bw_rtts).
+BBR_BW_ROUNDS = 10
+
+
+class Aqm(IntEnum):
+    """Active queue management of the drop-tail FIFO (the buffer stays the hard limit)."""
+
+    NONE = 0
+    CODEL = 1  # RFC 8289, at dequeue (core/codel.py)
+    PIE = 2  # RFC 8033, at enqueue (core/pie.py)
+
+
+#: Scenario AQM name -> code.
+AQM_CODES = {"none": Aqm.NONE, "codel": Aqm.CODEL, "pie": Aqm.PIE}
+
+
+class CaIncrease(IntEnum):
+    """How an ACK in congestion avoidance counts toward the window's growth.
+
+    ``BYTES_ACKED``: by the segments it newly acknowledges (RFC 3465 byte counting, as Linux):
+    one segment per RTT whatever the receiver's delayed ACKs. ``PER_ACK``: as one segment,
+    whatever it acknowledges (RFC 5681 §3.1 Eq. 3, ns-2's ``TcpAgent::opencwnd``, ns-3's
+    ``TcpNewReno``): half a segment per RTT when the receiver ACKs every second segment.
+    """
+
+    BYTES_ACKED = 0
+    PER_ACK = 1
+
+
+#: Scenario ``ca_increase`` name -> code.
+CA_INCREASE_CODES = {"bytes_acked": CaIncrease.BYTES_ACKED, "per_ack": CaIncrease.PER_ACK}
 
 
 class SizeDistribution(IntEnum):
@@ -155,6 +199,22 @@ class FlowFloat(IntEnum):
     DCTCP_ALPHA = 20  # DCTCP.Alpha, the estimate of the fraction of marked packets
     DCTCP_ACKED_PACKETS = 21  # DCTCP.BytesAcked, in packets
     DCTCP_MARKED_PACKETS = 22  # DCTCP.BytesMarked, in packets
+    # BBR v1 state (core/bbr.py): reset when a transfer starts; rates in packets/s
+    BBR_MIN_RTT_S = 23  # RTprop: windowed min RTT
+    BBR_MIN_RTT_STAMP_S = 24  # when BBR_MIN_RTT_S was last set
+    BBR_PACING_RATE_PER_S = 25
+    BBR_PACING_GAIN = 26
+    BBR_CWND_GAIN = 27
+    BBR_FULL_BW_PER_S = 28  # Startup: the bandwidth of the last 25% growth
+    BBR_CYCLE_STAMP_S = 29  # start of the ProbeBW gain phase
+    BBR_PROBE_RTT_DONE_S = 30  # end of ProbeRTT's 200 ms (-1: not yet timed)
+    BBR_PRIOR_CWND_PACKETS = 31  # cwnd saved at recovery or ProbeRTT
+    BBR_DELIVERED_TIME_S = 32  # when the last delivered packet was (S)ACKed
+    BBR_FIRST_TX_S = 33  # send time of the last packet (S)ACKed (start of the send phase)
+    BBR_MAX_BW_PER_S = 34  # BtlBw: the max of the per-round maxima below
+    BBR_RS_BW_PER_S = 35  # this ACK's delivery-rate sample (-1: none)
+    BBR_RS_RTT_S = 36  # this ACK's RTT sample (-1: none)
+    BBR_BW_ROUND = 37  # first of BBR_BW_ROUNDS per-round maxima (round number modulo)
 
 
 class FlowInt(IntEnum):
@@ -199,6 +259,27 @@ class FlowInt(IntEnum):
     DCTCP_WINDOW_END = 33  # DCTCP.WindowEnd, in packets (RFC 8257 §3.3)
     CE_STATE = 34  # receiver: DCTCP.CE (RFC 8257 §3.2), or the RFC 3168 ECE latch
     CWR_PENDING = 35  # sender: the next new data packet carries CWR
+    # BBR v1 state (core/bbr.py): reset when a transfer starts
+    BBR_MODE = 36  # a BbrMode
+    BBR_CYCLE_INDEX = 37  # phase of the ProbeBW gain cycle
+    BBR_DELIVERED = 38  # packets delivered (ACKed or SACKed) so far
+    BBR_NEXT_ROUND_DELIVERED = 39  # BBR_DELIVERED at which the next round starts
+    BBR_ROUNDS = 40  # packet-timed round trips so far
+    BBR_ROUND_START = 41  # this ACK started a round
+    BBR_FULL_BW_COUNT = 42  # Startup: rounds without 25% growth
+    BBR_FULL_BW_REACHED = 43
+    BBR_PREV_CA_STATE = 44  # a BbrCaState at the last ACK
+    BBR_PACKET_CONSERVATION = 45
+    BBR_PROBE_RTT_ROUND_DONE = 46
+    BBR_APP_LIMITED = 47  # BBR_DELIVERED + 1 at which the app-limited marking ends (0: none)
+    BBR_LOSSES = 48  # packets deemed lost since the last ACK was processed
+    BBR_RS_ACKED = 49  # this ACK's newly delivered packets
+    BBR_RS_PRIOR_DELIVERED = 50  # BBR_DELIVERED when the sample's packet was sent (-1: none)
+    BBR_RS_APP_LIMITED = 51
+    BBR_RS_PRIOR_IN_FLIGHT = 52  # packets in flight before this ACK
+    BBR_RS_SLOT = 53  # window slot of this ACK's sample packet
+
+    CA_INCREASE = 36  # a CaIncrease
 
 
 #: Columns of ``fi`` reset when a transfer starts.
@@ -214,9 +295,31 @@ class EventList(IntEnum):
 
 
 #: Columns of ``ff`` and ``fi``.
-FLOW_FLOATS = len(FlowFloat)
+FLOW_FLOATS = int(max(FlowFloat)) + BBR_BW_ROUNDS
 FLOW_INTS = int(max(FlowInt)) + 1
 assert FlowInt.ARRIVAL_LIST + len(EventList) == FlowInt.GROUP
+
+
+class BbrCaState(IntEnum):
+    """The TCP state BBR v1 reacts to (Linux's icsk_ca_state, the values BBR compares)."""
+
+    OPEN = 0
+    RECOVERY = 3  # fast recovery
+    LOSS = 4  # after a retransmission timeout
+
+
+class RateSlot(IntEnum):
+    """Columns of ``rs``, the delivery-rate state of each sent packet (BBR flows only;
+    Linux's ``tcp_rate.c``): per flow and window slot, set when the packet is (re)sent."""
+
+    DELIVERED = 0  # the flow's BBR_DELIVERED then
+    DELIVERED_TIME_S = 1  # the flow's BBR_DELIVERED_TIME_S then
+    FIRST_TX_S = 2  # the flow's BBR_FIRST_TX_S then
+    SENT_S = 3  # the send time
+    APP_LIMITED = 4  # sent while app-limited (1.0) or not (0.0)
+
+
+RATE_SLOT = len(RateSlot)
 
 
 class GroupFloat(IntEnum):
@@ -250,6 +353,7 @@ class FlowCount(IntEnum):
     TIMEOUTS = 3
     COMPLETED = 4  # transfers acknowledged in full
     MARKS = 5  # packets the port marked CE
+    AQM_DROPS = 6  # of DROPS, those the AQM chose (the rest overflowed the buffer)
 
 
 class SlotFlag(IntEnum):
@@ -283,6 +387,15 @@ class GlobalFloat(IntEnum):
     SERVICE_ARRIVAL_S = 16
     SERVICE_DEPARTURE_S = 17
     ECN_THRESHOLD_BYTES = 18  # mark CE at or above this many bytes at the port (inf: never)
+    # AQM parameters and state (core/codel.py, core/pie.py)
+    CODEL_TARGET_S = 19
+    CODEL_INTERVAL_S = 20
+    CODEL_FIRST_ABOVE_S = 21  # 0: the sojourn time is below target (RFC 8289 first_above_time)
+    CODEL_DROP_NEXT_S = 22
+    PIE_DROP_PROB = 23
+    PIE_QDELAY_OLD_S = 24
+    PIE_BURST_ALLOWANCE_S = 25
+    PIE_NEXT_UPDATE_S = 26  # time of the next drop-probability update
 
 
 class GlobalInt(IntEnum):
@@ -334,6 +447,11 @@ class GlobalInt(IntEnum):
     ECN_MARKING = 42  # 1: the port marks ECN-capable packets (a threshold is set)
     ECN_THRESHOLD_PACKETS = 43  # mark CE at or above this many packets at the port
     MARKS = 44  # packets marked CE after the warm-up
+    AQM = 45  # an Aqm
+    AQM_DROPS = 46  # after the warm-up: drops the AQM chose
+    CODEL_DROPPING = 47
+    CODEL_COUNT = 48
+    CODEL_LASTCOUNT = 49
 
 
 class QueueField(IntEnum):
@@ -344,6 +462,8 @@ class QueueField(IntEnum):
     ARRIVAL_S = 2
     FLOW = 3
     BYTES = 4
+    EPOCH = 5  # CoDel (departures are events): what the delivery needs
+    SEQ = 6
 
 
 class NodeField(IntEnum):
@@ -436,3 +556,4 @@ class Arrays(NamedTuple):
     st: FloatArray  # sampled trace: times
     sq: IntArray  # sampled trace: queue packets
     scw: FloatArray  # (samples, traced flows): cwnd
+    rs: FloatArray  # (flows, window slots, RATE_SLOT): RateSlot (1 x 1 without BBR groups)

@@ -39,6 +39,7 @@ class RawCounters:
     flows_completed: int
     flows_blocked: int
     per_flow: FloatArray  # (flows + 1, len(FlowCount)): each slot's counts, background last
+    aqm_drops: int = 0  # of drops, those the AQM chose
     samples: SampledTrace | None = None
     packet_trace: PacketTrace | None = None
     marks: int = 0  # packets marked CE after the warm-up
@@ -92,6 +93,8 @@ def to_result(params: RunParameters, raw: RawCounters, wall_s: float, engine: st
         utilization=min(raw.busy_s / measured_s, 1.0),
         goodput_bps=goodput,
         loss_rate=raw.drops / raw.arrivals if raw.arrivals else 0.0,
+        aqm_drops=int(raw.aqm_drops),
+        overflow_drops=int(raw.drops - raw.aqm_drops),
         queue_delay_mean_s=float(mean),
         queue_delay_std_s=float(np.sqrt(var)),
         queue_delay_p99_s=float(p99),
@@ -142,6 +145,8 @@ def _groups(
                 loss_rate=float(counts[FlowCount.DROPS]) / arrivals if arrivals else 0.0,
                 bottleneck_arrivals=int(arrivals),
                 timeouts=int(counts[FlowCount.TIMEOUTS]),
+                aqm_drops=int(counts[FlowCount.AQM_DROPS]),
+                overflow_drops=int(counts[FlowCount.DROPS] - counts[FlowCount.AQM_DROPS]),
                 flows_completed=int(counts[FlowCount.COMPLETED]),
                 jain_index=jain(goodput),
                 marks=int(counts[FlowCount.MARKS]),

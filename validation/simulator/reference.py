@@ -13,9 +13,13 @@ The model, in one place:
   is evaluated at that time, which is equivalent since the ACK path has no queue);
 - the bottleneck holds at most ``B`` packets (or ``B`` full packets' bytes in byte mode), the
   one in transmission included; FIFO drop-tail, or DRR fair queueing that drops from the
-  longest queue;
+  longest queue; the FIFO may run an AQM below that hard limit: CoDel (RFC 8289) deciding at
+  dequeue, PIE (RFC 8033) at enqueue (see ``core/codel.py`` and ``core/pie.py`` for the
+  algorithms and their sources);
 - TCP Reno: slow start (at most one packet per ACK, RFC 5681 §3.1, even when an ACK covers
-  a repaired hole), congestion avoidance counting the packets acknowledged, fast retransmit
+  a repaired hole), congestion avoidance counting the packets acknowledged (``ca_increase``
+  "bytes_acked", RFC 3465) or one packet per ACK ("per_ack", RFC 5681 §3.1 Eq. 3, ns-2's
+  ``TcpAgent::opencwnd``): cwnd grows by counted/cwnd per ACK, fast retransmit
   on the third duplicate ACK (the first missing packet is resent at once, RFC 6675 step 4.3),
   RTO per RFC 6298 with backoff (restarted when the first unacknowledged packet is
   retransmitted, as ns-2 and Linux do); SACK recovery (RFC 6675, pipe algorithm; since packets of a
@@ -42,12 +46,23 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from validation.simulator import parameters as P
+from validation.simulator import reference_bbr as bbr
+from validation.simulator.core.codel import REUSE_INTERVALS
 from validation.simulator.core.cubic import ALPHA_CUBIC, BETA_CUBIC, C_CUBIC
 from validation.simulator.core.dctcp import DCTCP_ALPHA_INIT, DCTCP_G
+from validation.simulator.core.pie import (
+    ALPHA_PER_S,
+    BETA_PER_S,
+    MAX_BURST_S,
+    PIE_MARK_ECN_MAX_PROB,
+    QDELAY_REF_S,
+    T_UPDATE_S,
+)
 from validation.simulator.layout import (
     CE_FLAG,
     CWR_FLAG,
     EPOCHS,
+    BbrCaState,
     EcnMode,
     Event,
     FlowCount,
@@ -61,6 +76,16 @@ from validation.simulator.scenario import FlowGroup, Scenario
 INF = math.inf
 #: A packet at the bottleneck: flow, epoch, seq, size (bytes), arrival time, flags (CE, CWR).
 Packet = tuple[int, int, int, float, float, int]
+#: RFC 8033 §4.2 auto-tuning: below each drop probability, the increment's divisor
+#: (core/pie.py's ``autotune``, written out there as branches).
+PIE_AUTOTUNE = (
+    (0.000001, 2048.0),
+    (0.00001, 512.0),
+    (0.0001, 128.0),
+    (0.001, 32.0),
+    (0.01, 8.0),
+    (0.1, 2.0),
+)
 
 
 class UniformStream:
@@ -133,6 +158,7 @@ class Flow:
     dctcp_acked: int = 0
     dctcp_marked: int = 0
     window_end: int = 0
+    bbr: bbr.Bbr | None = None  # BBR v1 state (reference_bbr.py)
 
 
 class ReferenceSimulator:
@@ -173,6 +199,17 @@ class ReferenceSimulator:
         self.in_service: Packet | None = None
         self.last_change = 0.0
         self.drop_run = 0
+        # AQM: CoDel (RFC 8289 §5) and PIE (RFC 8033 §4) state
+        self.first_above = 0.0
+        self.drop_next = 0.0
+        self.dropping = False
+        self.count = 0
+        self.lastcount = 0
+        self.last_dep = 0.0  # departure time of the last accepted packet (PIE's backlog)
+        self.pie_prob = 0.0
+        self.pie_qdelay_old = 0.0
+        self.pie_burst = MAX_BURST_S
+        self.pie_next_update = T_UPDATE_S
         self.trace_rows: list[tuple[float, int, int, bool]] = []
         self.sample_rows: list[tuple[float, int, list[float]]] = []
 
@@ -255,15 +292,138 @@ class ReferenceSimulator:
         if not accept:
             self.drop(t, f, size)
             return
+        if self.sc.aqm == "pie" and self.pie_ok_to_signal(t):
+            # RFC 8033 §5.1: an ECN-capable packet is marked while drop_prob <= 10 %
+            signal = self.aqm_signal(t, f, size, self.pie_prob <= PIE_MARK_ECN_MAX_PROB)
+            if signal < 0:
+                return
+            flags |= signal
         self.accepted(t)
         flags |= self.mark_on_arrival(t, f, *arrived_to)
         self.q_packets += 1
         self.q_bytes += size
         pkt = (f, epoch, seq, size, t, flags)
+        self.last_dep = max(t, self.last_dep) + size * 8.0 / self.sc.capacity_bps
         if self.busy:
             self.fifo.append(pkt)
+        elif self.sc.aqm == "codel":
+            self.fifo.append(pkt)
+            nxt = self.codel_dequeue(t)
+            if nxt is not None:
+                self.start_service(t, nxt)
         else:
             self.start_service(t, pkt)
+
+    def aqm_signal(self, t: float, f: int, size: float, may_mark: bool) -> int:
+        """The AQM's congestion signal (core/aqm.py): CE_FLAG when the packet is marked (it
+        stays), -1 when it is dropped (counted as an AQM drop too)."""
+        signal = self.mark_or_drop(t, f, size) if may_mark else -1
+        if signal < 0:
+            if not may_mark:
+                self.drop(t, f, size)
+            if t >= self.warm:
+                self.raw.aqm_drops += 1
+                self.raw.per_flow[f, FlowCount.AQM_DROPS] += 1
+        return signal
+
+    # ---------------------------------------------------------------- CoDel
+    def codel_ok(self, t: float, sojourn: float, backlog: float) -> bool:
+        if sojourn < self.sc.codel_target_s or backlog <= self.p.wire_bits / 8.0:
+            self.first_above = 0.0
+            return False
+        if self.first_above == 0.0:
+            self.first_above = t + self.sc.codel_interval_s
+            return False
+        return t >= self.first_above
+
+    def codel_dodequeue(self, t: float) -> tuple[Packet | None, bool]:
+        if not self.fifo:
+            self.first_above = 0.0
+            return None, False
+        pkt = self.fifo.popleft()
+        return pkt, self.codel_ok(t, t - pkt[4], self.q_bytes - pkt[3])
+
+    def codel_signal(self, t: float, pkt: Packet) -> Packet | None:
+        """Signal the dequeued packet: None when dropped (it leaves), else it marked CE."""
+        signal = self.aqm_signal(t, pkt[0], pkt[3], True)
+        if signal < 0:
+            self.account_occupancy(t)
+            self.q_packets -= 1
+            self.q_bytes -= pkt[3]
+            return None
+        return (pkt[0], pkt[1], pkt[2], pkt[3], pkt[4], pkt[5] | signal)
+
+    def codel_dequeue(self, t: float) -> Packet | None:
+        """RFC 8289 ``dequeue``: the packet to send at t, after the control law's drops."""
+        interval = self.sc.codel_interval_s
+        pkt, ok = self.codel_dodequeue(t)
+        if self.dropping:
+            if not ok:
+                self.dropping = False
+            while self.dropping and t >= self.drop_next:
+                assert pkt is not None
+                self.count += 1
+                marked = self.codel_signal(t, pkt)
+                if marked is not None:  # sent; the next signal per the law
+                    self.drop_next += interval / math.sqrt(self.count)
+                    return marked
+                pkt, ok = self.codel_dodequeue(t)
+                if not ok:
+                    self.dropping = False
+                else:
+                    self.drop_next += interval / math.sqrt(self.count)
+        elif ok:
+            assert pkt is not None
+            marked = self.codel_signal(t, pkt)
+            if marked is None:
+                pkt, ok = self.codel_dodequeue(t)
+            else:
+                pkt = marked
+            self.dropping = True
+            delta = self.count - self.lastcount
+            count = 1
+            if delta > 1 and t - self.drop_next < REUSE_INTERVALS * interval:
+                count = delta
+            self.count = count
+            self.drop_next = t + interval / math.sqrt(count)
+            self.lastcount = count
+        return pkt
+
+    # ---------------------------------------------------------------- PIE
+    def pie_update(self, t: float) -> None:
+        """RFC 8033 §4.2-4.4: every update due at or before t (lazily, as the core does)."""
+        while self.pie_next_update <= t:
+            u = self.pie_next_update
+            qdelay = max(self.last_dep - u, 0.0)
+            old = self.pie_qdelay_old
+            prob = self.pie_prob
+            p = ALPHA_PER_S * (qdelay - QDELAY_REF_S) + BETA_PER_S * (qdelay - old)
+            for bound, divisor in PIE_AUTOTUNE:
+                if prob < bound:
+                    p /= divisor
+                    break
+            prob += p
+            if qdelay == 0.0 and old == 0.0:
+                prob *= 0.98
+            prob = min(max(prob, 0.0), 1.0)
+            burst = max(self.pie_burst - T_UPDATE_S, 0.0)
+            if prob == 0.0 and qdelay < 0.5 * QDELAY_REF_S and old < 0.5 * QDELAY_REF_S:
+                burst = MAX_BURST_S
+            self.pie_prob = prob
+            self.pie_burst = burst
+            self.pie_qdelay_old = qdelay
+            self.pie_next_update = u + T_UPDATE_S
+
+    def pie_ok_to_signal(self, t: float) -> bool:
+        """RFC 8033 §4.1 ``drop_early`` for a packet the buffer has room for."""
+        self.pie_update(t)
+        if self.pie_burst > 0.0:
+            return False
+        if self.pie_qdelay_old < 0.5 * QDELAY_REF_S and self.pie_prob < 0.2:
+            return False
+        if self.q_bytes <= 2.0 * self.p.wire_bits / 8.0:
+            return False
+        return self.rand.next() < self.pie_prob
 
     def accepted(self, t: float) -> None:
         if self.drop_run > 0:
@@ -330,7 +490,12 @@ class ReferenceSimulator:
             self.push(t + 0.5 * self.flows[f].rtt_s, Event.DELIVER, f, epoch, seq, flags)
         self.busy = False
         self.in_service = None
-        nxt = self.fq_next() if self.sc.discipline == "fq" else self.fifo_next()
+        if self.sc.discipline == "fq":
+            nxt = self.fq_next()
+        elif self.sc.aqm == "codel":
+            nxt = self.codel_dequeue(t)
+        else:
+            nxt = self.fifo_next()
         if nxt is not None:
             self.start_service(t, nxt)
 
@@ -463,6 +628,8 @@ class ReferenceSimulator:
         fl.cwnd = float(fl.grp.initial_window_packets)
         fl.rto = fl.grp.initial_rto_s
         fl.next_send = t
+        if fl.grp.cc == "bbr":
+            fl.bbr = bbr.start(t, fl.rtt_s, fl.cwnd)
         self.flows[f] = fl
         self.try_send(t, f)
 
@@ -501,7 +668,7 @@ class ReferenceSimulator:
                 seg = fl.snd_nxt
             if seg < 0 or (fl.size >= 0 and seg >= fl.size):
                 return
-            if fl.grp.pacing and t < fl.next_send:
+            if (fl.grp.pacing or fl.bbr is not None) and t < fl.next_send:
                 if not fl.pace_pending:
                     fl.pace_pending = True
                     self.push(fl.next_send, Event.PACE, f)
@@ -511,6 +678,8 @@ class ReferenceSimulator:
     def transmit(self, t: float, f: int, seg: int) -> None:
         fl = self.flows[f]
         flags = 0
+        if fl.bbr is not None:
+            bbr.on_send(fl.bbr, t, seg, fl.high_tx - fl.snd_una)
         restart = False
         if seg < fl.high_tx:
             fl.rexmitted.add(seg)
@@ -537,7 +706,9 @@ class ReferenceSimulator:
         # with a 200 ms minimum RTO most SACK recoveries ended in a spurious timeout.
         if restart or fl.rto_expiry == INF:
             self.arm_rto(t, f)
-        if fl.grp.pacing:
+        if fl.bbr is not None:
+            fl.next_send = t + 1.0 / fl.bbr.pacing_rate
+        elif fl.grp.pacing:
             srtt = fl.srtt if fl.srtt > 0 else fl.rtt_s
             fl.next_send = t + srtt / self.window(fl)
 
@@ -565,7 +736,10 @@ class ReferenceSimulator:
         if t >= self.warm:
             self.raw.timeouts += 1
             self.raw.per_flow[f, FlowCount.TIMEOUTS] += 1
-        fl.ssthresh = self.reduce(fl, fl.high_tx - fl.snd_una)
+        if fl.bbr is not None:  # ssthresh unused; cwnd saved
+            bbr.on_timeout(fl.bbr, fl.cwnd)
+        else:
+            fl.ssthresh = self.reduce(fl, fl.high_tx - fl.snd_una)
         fl.cwnd = 1.0
         fl.rto = min(2.0 * fl.rto, P.MAX_RTO_S)
         fl.dupacks = 0
@@ -637,6 +811,11 @@ class ReferenceSimulator:
         fl = self.flows[f]
         una = fl.snd_una
         sack = fl.grp.recovery == "sack"
+        bb = fl.bbr
+        if bb is not None:
+            fresh = [sack_seq] if sack_seq >= cum and sack_seq not in fl.sacked else []
+            fresh += [s for s in range(fl.snd_una, cum) if s not in fl.sacked]
+            bbr.ack_sample(bb, t, fresh, fl.rexmitted.__contains__, self.in_flight(fl))
         if sack_seq >= cum:
             fl.sacked.add(sack_seq)
             fl.high_sacked = max(fl.high_sacked, sack_seq + 1)
@@ -653,21 +832,27 @@ class ReferenceSimulator:
                 fl.rtt_seq = -1
             exited = False
             if fl.recovery != RecoveryState.NONE and cum > fl.recover:
-                if fl.recovery == RecoveryState.FAST:
+                if fl.recovery == RecoveryState.FAST and bb is None:
                     fl.cwnd = fl.ssthresh
                 fl.recovery = RecoveryState.NONE
                 exited = True
             if fl.recovery == RecoveryState.FAST:
                 if not sack:
-                    fl.cwnd = max(fl.cwnd - newly + 1.0, 1.0)
+                    if bb is not None:
+                        bbr.lost(bb, 1)
+                    else:
+                        fl.cwnd = max(fl.cwnd - newly + 1.0, 1.0)
                     self.transmit(t, f, fl.snd_una)
-            elif not exited:
+            elif not exited and bb is None:
                 if fl.cwnd < fl.ssthresh:  # at most one packet per ACK (RFC 5681 eq. 2)
                     fl.cwnd += min(newly, 1)
-                elif fl.grp.cc == "cubic":
-                    self.cubic_increase(t, fl, newly)
                 else:
-                    fl.cwnd += newly / fl.cwnd
+                    # the segments newly ACKed (RFC 3465) or one per ACK (RFC 5681 eq. 3)
+                    acked = newly if fl.grp.ca_increase == "bytes_acked" else 1
+                    if fl.grp.cc == "cubic":
+                        self.cubic_increase(t, fl, acked)
+                    else:
+                        fl.cwnd += acked / fl.cwnd
             if fl.size >= 0 and fl.snd_una >= fl.size:
                 self.complete(t, f)
                 return
@@ -678,25 +863,46 @@ class ReferenceSimulator:
         elif cum == fl.snd_una and fl.snd_una < fl.high_tx and (sack_seq >= 0 or not sack):
             fl.dupacks += 1
             if fl.recovery == RecoveryState.NONE and fl.dupacks == 3 and cum > fl.rto_recover:
-                fl.ssthresh = self.reduce(fl, fl.high_tx - fl.snd_una)
+                if bb is not None:  # BBR keeps its cwnd (set after the ACK) and saves it
+                    bbr.save_cwnd(bb, fl.cwnd)
+                else:
+                    fl.ssthresh = self.reduce(fl, fl.high_tx - fl.snd_una)
                 fl.recover = fl.high_tx - 1
                 fl.recovery = RecoveryState.FAST
                 fl.rtt_seq = -1
+                if bb is not None:
+                    if sack:
+                        bbr.lost(bb, self.unsacked(fl, fl.snd_una, fl.high_sacked))
+                    else:
+                        bbr.lost(bb, 1)
                 if sack:
-                    fl.cwnd = fl.ssthresh
+                    if bb is None:
+                        fl.cwnd = fl.ssthresh
                     fl.lost_limit = fl.high_sacked
                     fl.rexmit_ptr = fl.snd_una
-                else:
+                elif bb is None:
                     fl.cwnd = fl.ssthresh + 3.0
                 # the first missing packet goes out at once, whatever the pipe (RFC 6675
                 # step 4.3; RFC 6582 step 2); later ones wait for pipe < cwnd with SACK
                 self.transmit(t, f, fl.snd_una)
-            elif fl.recovery == RecoveryState.FAST and not sack:
+            elif fl.recovery == RecoveryState.FAST and not sack and bb is None:
                 fl.cwnd += 1.0
         if sack and fl.recovery == RecoveryState.FAST:
+            if bb is not None and fl.high_sacked > fl.lost_limit:
+                bbr.lost(bb, self.unsacked(fl, fl.lost_limit, fl.high_sacked))
             fl.lost_limit = max(fl.lost_limit, fl.high_sacked)
         if fl.ecn != EcnMode.OFF:
             self.ecn_on_ack(fl, cum, cum - una if cum > una else 0, ece)
+        if bb is not None:
+            if fl.snd_una <= fl.rto_recover:
+                state = BbrCaState.LOSS
+            elif fl.recovery == RecoveryState.FAST:
+                state = BbrCaState.RECOVERY
+            else:
+                state = BbrCaState.OPEN
+            wire_bytes = self.p.wire_bits / 8.0
+            in_flight = self.in_flight(fl)
+            fl.cwnd = bbr.on_ack(bb, t, fl.cwnd, in_flight, state, wire_bytes, self.rand.next)
         self.try_send(t, f)
 
     def ecn_on_ack(self, fl: Flow, cum: int, newly: int, ece: bool) -> None:
@@ -727,6 +933,16 @@ class ReferenceSimulator:
         fl.cwnd = ssthresh
         fl.ecn_recover = fl.high_tx - 1
         fl.cwr_pending = True
+
+    def in_flight(self, fl: Flow) -> int:
+        """Packets in flight as BBR counts them (``core.sender.in_flight``)."""
+        if fl.recovery != RecoveryState.NONE or fl.dupacks > 0:
+            return self.pipe(fl)
+        return fl.high_tx - fl.snd_una
+
+    def unsacked(self, fl: Flow, lo: int, hi: int) -> int:
+        """Packets in [lo, hi) not SACKed (newly deemed lost)."""
+        return sum(1 for s in range(lo, hi) if s not in fl.sacked)
 
     def reduce(self, fl: Flow, flight: int) -> float:
         """The new ssthresh at a congestion event (Reno: half the flight; CUBIC: §4.6-4.7)."""

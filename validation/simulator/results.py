@@ -29,6 +29,8 @@ SCALAR_MEASURES = (
     "bottleneck_packets",
     "marks",
     "mark_rate",
+    "aqm_drops",
+    "overflow_drops",
     "wall_s",
 )
 
@@ -104,6 +106,8 @@ class GroupResult:
     jain_index : Jain's fairness index of its flows' goodputs (dimensionless).
     marks : its packets the port marked CE (ECN).
     mark_rate : fraction of its bottleneck arrivals marked CE (dimensionless).
+    aqm_drops : its packets the AQM (CoDel, PIE) dropped.
+    overflow_drops : its packets dropped because the buffer was full.
     """
 
     name: str
@@ -119,6 +123,8 @@ class GroupResult:
     jain_index: float
     marks: int = 0
     mark_rate: float = 0.0
+    aqm_drops: int = 0
+    overflow_drops: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able dict of every measure."""
@@ -137,6 +143,8 @@ GROUP_MEASURES = (
     "jain_index",
     "marks",
     "mark_rate",
+    "aqm_drops",
+    "overflow_drops",
 )
 
 
@@ -155,7 +163,10 @@ class RunResult:
     ----------
     utilization : busy fraction of the bottleneck (dimensionless).
     goodput_bps : payload delivered in order to the receivers, bit/s.
-    loss_rate : fraction of bottleneck arrivals dropped (dimensionless).
+    loss_rate : fraction of bottleneck arrivals dropped (dimensionless), by the AQM or the full
+        buffer.
+    aqm_drops : packets the AQM (CoDel at dequeue, PIE at enqueue) dropped after the warm-up.
+    overflow_drops : packets dropped after the warm-up because the buffer was full.
     queue_delay_mean_s, queue_delay_std_s, queue_delay_p99_s : waiting time in the buffer
         before transmission starts, of the packets that left the bottleneck, s.
     mean_queue_packets : time-average occupancy, the packet in transmission included.
@@ -200,6 +211,8 @@ class RunResult:
     flows_blocked: int
     marks: int = 0
     mark_rate: float = 0.0
+    aqm_drops: int = 0
+    overflow_drops: int = 0
     groups: list[GroupResult] = field(default_factory=list)
     wall_s: float = 0.0
     samples: SampledTrace | None = None
@@ -240,6 +253,8 @@ class RunResult:
             "flows_blocked": self.flows_blocked,
             "marks": self.marks,
             "mark_rate": self.mark_rate,
+            "aqm_drops": self.aqm_drops,
+            "overflow_drops": self.overflow_drops,
             "groups": [group.to_dict() for group in self.groups],
             "wall_s": self.wall_s,
             "scenario": self.scenario.to_dict(),

@@ -16,9 +16,13 @@ from models.errors import ParameterError
 
 Traffic = Literal["persistent", "closed_loop", "poisson_flows", "open_loop"]
 Recovery = Literal["sack", "newreno"]
-CongestionControl = Literal["reno", "cubic", "dctcp"]
-CC_KINDS = ("reno", "cubic", "dctcp")
+CongestionControl = Literal["reno", "cubic", "dctcp", "bbr"]
+CC_KINDS = ("reno", "cubic", "dctcp", "bbr")
+CaIncrease = Literal["bytes_acked", "per_ack"]
+CA_INCREASE_KINDS = ("bytes_acked", "per_ack")
 Discipline = Literal["droptail", "fq"]
+AqmKind = Literal["none", "codel", "pie"]
+AQM_KINDS = ("none", "codel", "pie")
 SizeDistribution = Literal["fixed", "uniform", "pareto"]
 OpenLoopArrivals = Literal["poisson", "periodic"]
 OpenLoopSizes = Literal["fixed", "exponential"]
@@ -50,7 +54,8 @@ ZERO_JITTER_WARNING = (
 #: Why DCTCP without a marking threshold is worth a warning.
 NO_MARKING_WARNING = (
     "cc is dctcp but the port has no ECN marking threshold (ecn_threshold_packets, or the same "
-    "in bytes): it never marks, so DCTCP reacts only to losses, as Reno does (RFC 8257 §3.5)"
+    "in bytes) and no aqm: it never marks, so DCTCP reacts only to losses, as Reno does "
+    "(RFC 8257 §3.5)"
 )
 #: Largest ECN marking threshold in bytes.
 MAX_ECN_THRESHOLD_BYTES = 10**12
@@ -67,6 +72,7 @@ GROUP_FIELDS = (
     "recovery",
     "cc",
     "ecn",
+    "ca_increase",
     "delayed_ack",
     "delayed_ack_timeout_s",
     "initial_window_packets",
@@ -100,10 +106,13 @@ class FlowGroup:
     access_bps : rate of each flow's access link, bit/s (below the bottleneck rate: flows
         bottlenecked at their access link, 004 §VII's RBP flows).
     max_window_packets : maximum (advertised) window, packets (window-limited flows).
-    cc : congestion control, "reno" (RFC 5681), "cubic" (RFC 9438) or "dctcp" (RFC 8257).
+    cc : congestion control, "reno" (RFC 5681), "cubic" (RFC 9438), "dctcp" (RFC 8257)
+        or "bbr" (BBR v1, paced).
     ecn : classic ECN (RFC 3168) for "reno" and "cubic" senders: their packets are
         ECN-capable, marks are echoed until CWR and treated as a loss without retransmission;
         "dctcp" always uses ECN (its own echo and reaction), whatever this says.
+    ca_increase : what an ACK counts for in congestion avoidance, "bytes_acked" or "per_ack"
+        (see :class:`Scenario`).
     pacing, recovery, delayed_ack, delayed_ack_timeout_s, initial_window_packets, min_rto_s,
         initial_rto_s : TCP options (see :class:`Scenario`; the same defaults).
     start_spread_s : persistent and closed-loop flows start uniform in [0, start_spread_s), s.
@@ -137,6 +146,7 @@ class FlowGroup:
     recovery: Recovery = "sack"
     cc: CongestionControl = "reno"
     ecn: bool = False
+    ca_increase: CaIncrease = "bytes_acked"
     delayed_ack: int = 2
     delayed_ack_timeout_s: float = 0.2
     initial_window_packets: int = 10
@@ -190,6 +200,7 @@ class FlowGroup:
         _choice(p + "recovery", self.recovery, ("sack", "newreno"))
         _choice(p + "cc", self.cc, CC_KINDS)
         _bool(p + "ecn", self.ecn)
+        _choice(p + "ca_increase", self.ca_increase, CA_INCREASE_KINDS)
         _int_in(p + "delayed_ack", self.delayed_ack, 1, 64)
         checks.positive(p + "delayed_ack_timeout_s", self.delayed_ack_timeout_s)
         _int_in(
@@ -238,7 +249,9 @@ class Scenario:
     cc : congestion control: "reno" (RFC 5681), "cubic" (RFC 9438, C = 0.4, β = 0.7, fast
         convergence, the Reno-friendly region; validation/simulator/core/cubic.py) or "dctcp"
         (RFC 8257: Reno's growth and loss reaction, α with g = 1/16 and cwnd·(1 − α/2) once per
-        window on ECN-Echo; validation/simulator/core/dctcp.py).
+        window on ECN-Echo; validation/simulator/core/dctcp.py) or "bbr" (BBR v1: Cardwell et
+        al., ACM Queue 2016, draft-cardwell-iccrg-bbr-congestion-control-00; always paced;
+        validation/simulator/core/bbr.py says what is simplified).
     ecn : classic ECN (RFC 3168) senders and receivers for "reno" and "cubic" (see
         :class:`FlowGroup`); "dctcp" is always ECN-capable.
     ecn_threshold_packets : the port marks an ECN-capable arrival CE, instead of dropping it,
@@ -246,6 +259,13 @@ class Scenario:
         included, as buffer_packets counts them): DCTCP's K (Alizadeh et al., SIGCOMM 2010
         §3.1). None (the default): no marking. The buffer stays the hard limit.
     ecn_threshold_bytes : the same threshold in bytes on the wire (at most one of the two).
+    ca_increase : how an ACK in congestion avoidance grows the window (Reno's cwnd, and
+        CUBIC's Reno-friendly estimate W_est, RFC 9438 §4.3). "bytes_acked" (the default):
+        by the segments it newly acknowledges, cwnd += acked/cwnd (RFC 3465 byte counting,
+        as Linux): one segment per RTT whatever the delayed ACKs. "per_ack": by one segment
+        whatever it acknowledges, cwnd += 1/cwnd (RFC 5681 §3.1 Eq. 3; ns-2's
+        ``TcpAgent::opencwnd``, ns-3's ``TcpNewReno``): with delayed ACKs every second
+        segment, half a segment per RTT. Slow start is one segment per ACK either way.
     delayed_ack : in-order segments per acknowledgement (1 = no delayed ACKs).
     delayed_ack_timeout_s : longest an acknowledgement is held, s.
     initial_window_packets : initial congestion window, packets.
@@ -272,6 +292,11 @@ class Scenario:
         queue, 002 §V.B).
     byte_mode : the buffer holds buffer_packets·(packet_bytes + header_bytes) bytes instead of
         buffer_packets packets.
+    aqm : active queue management of the drop-tail FIFO, the buffer staying the hard limit:
+        "none", "codel" (RFC 8289, at dequeue; validation/simulator/core/codel.py) or "pie"
+        (RFC 8033, at enqueue, QDELAY_REF 15 ms; validation/simulator/core/pie.py).
+    codel_target_s : CoDel's TARGET, the sojourn time it allows to persist, s (RFC 8289: 5 ms).
+    codel_interval_s : CoDel's INTERVAL, s (RFC 8289: 100 ms).
     duration_s : simulated time, s.
     warmup_s : measures start after warmup_s, s.
     interval_s : length of the per-interval throughput bins, s.
@@ -292,6 +317,7 @@ class Scenario:
     recovery: Recovery = "sack"
     cc: CongestionControl = "reno"
     ecn: bool = False
+    ca_increase: CaIncrease = "bytes_acked"
     delayed_ack: int = 2
     delayed_ack_timeout_s: float = 0.2
     initial_window_packets: int = 10
@@ -309,6 +335,9 @@ class Scenario:
     open_loop_sizes: OpenLoopSizes = "fixed"
     discipline: Discipline = "droptail"
     byte_mode: bool = False
+    aqm: AqmKind = "none"
+    codel_target_s: float = 0.005
+    codel_interval_s: float = 0.1
     duration_s: float = 60.0
     warmup_s: float = 10.0
     interval_s: float = 1.0
@@ -344,6 +373,7 @@ class Scenario:
         if any(g.flows > 1 and g.rtt_jitter_s == 0.0 for g in self.flow_groups):
             out.append(ZERO_JITTER_WARNING)
         marking = self.ecn_threshold_packets is not None or self.ecn_threshold_bytes is not None
+        marking = marking or self.aqm != "none"  # CoDel and PIE mark ECN-capable packets
         if not marking and any(g.cc == "dctcp" for g in self.flow_groups):
             out.append(NO_MARKING_WARNING)
         return out
@@ -422,6 +452,7 @@ class Scenario:
         _choice("cc", self.cc, CC_KINDS)
         _bool("ecn", self.ecn)
         _check_marking(self)
+        _choice("ca_increase", self.ca_increase, CA_INCREASE_KINDS)
         _int_in("delayed_ack", self.delayed_ack, 1, 64)
         checks.positive("delayed_ack_timeout_s", self.delayed_ack_timeout_s)
         _int_in("initial_window_packets", self.initial_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS)
@@ -437,6 +468,15 @@ class Scenario:
         _choice("open_loop_arrivals", self.open_loop_arrivals, ("poisson", "periodic"))
         _choice("open_loop_sizes", self.open_loop_sizes, ("fixed", "exponential"))
         _choice("discipline", self.discipline, ("droptail", "fq"))
+        _choice("aqm", self.aqm, AQM_KINDS)
+        if self.aqm != "none" and self.discipline != "droptail":
+            raise ParameterError(
+                "aqm",
+                "none when discipline is fq",
+                f"aqm {self.aqm} runs on the drop-tail FIFO; with discipline fq it must be none",
+            )
+        checks.in_range("codel_target_s", self.codel_target_s, 0.0, 10.0, low_inclusive=False)
+        checks.in_range("codel_interval_s", self.codel_interval_s, 0.0, 100.0, low_inclusive=False)
         checks.positive("duration_s", self.duration_s)
         checks.non_negative("warmup_s", self.warmup_s)
         if self.warmup_s >= self.duration_s:

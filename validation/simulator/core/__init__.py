@@ -8,6 +8,8 @@ driver (``engine.py``) allocates; their layouts and every code are declared once
 - ``cache.py``: numba's on-disk cache, invalidated by a change to any module here;
 - ``heap.py``: the event heap, the per-flow event lists, the uniform random stream;
 - ``counters.py``, ``fifo.py``, ``fair_queue.py``, ``port.py``: the bottleneck;
+- ``codel.py`` (CoDel, RFC 8289, with its own FIFO), ``pie.py`` (PIE, RFC 8033, on the
+  drop-tail FIFO), ``aqm.py`` (where their signal becomes a drop): the port's AQM;
 - ``sender.py``, ``receiver.py``: TCP;
 - ``loop.py``: the first events, ``run_chunk`` and ``finish``, the driver's entry points.
 
@@ -16,7 +18,8 @@ Differences of structure (not of model) from the reference:
 - the reference keeps every event in one heap; here only each flow's earliest packet arrival
   and earliest delivery are in the heap, the others wait in per-flow lists (``heap.py``);
 - in drop-tail FIFO mode a packet's departure time is known when it is accepted, so
-  departures are not heap events (``fifo.py``). With fair queueing departures are events.
+  departures are not heap events (``fifo.py``). With fair queueing, and with CoDel (whose
+  drops at dequeue move later departures), departures are events.
 """
 
 from validation.simulator.core.loop import HEAP_MARGIN, finish, init_events, run_chunk

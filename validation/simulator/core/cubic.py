@@ -20,6 +20,8 @@ fast retransmit and recovery (SACK or NewReno) and the retransmission timer are 
 - §4.3, Reno-friendly region, Eq. 3-4: ``W_est`` starts at ``cwnd_epoch`` and grows by
   ``α_cubic · segments_acked / cwnd`` per ACK, ``α_cubic = 3(1 - β_cubic)/(1 + β_cubic)``
   until ``W_est >= W_max`` and 1 after; if ``W_cubic(t) < W_est``, ``cwnd = W_est``;
+  ``segments_acked`` is what the group's ``ca_increase`` counts (the segments newly
+  acknowledged, or 1 per ACK with "per_ack", as Reno's increase in ``sender.py``);
 - §4.4-4.5, concave and convex regions: otherwise ``target = W_cubic(t + RTT)`` clamped to
   ``[cwnd, 1.5·cwnd]`` and ``cwnd += (target - cwnd) / cwnd`` per ACK, RTT the smoothed RTT
   (the propagation delay before the first sample);

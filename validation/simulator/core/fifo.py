@@ -7,6 +7,7 @@ event at the same time (as the reference's departure events are).
 
 from __future__ import annotations
 
+from validation.simulator.core.aqm import aqm_signal
 from validation.simulator.core.counters import (
     accepted,
     account_departure,
@@ -17,9 +18,11 @@ from validation.simulator.core.counters import (
 from validation.simulator.core.ecn import mark_on_arrival
 from validation.simulator.core.heap import push_packet
 from validation.simulator.core.jit import jit
+from validation.simulator.core.pie import PIE_MARK_ECN_MAX_PROB, pie_ok_to_signal
 from validation.simulator.layout import (
     EPOCH_BITS,
     FLOW_FLOATS,
+    Aqm,
     Event,
     FlowFloat,
     GlobalFloat,
@@ -72,6 +75,12 @@ def fifo_arrive(sp, t, f, epoch, seq, size, flags):  # type: ignore[no-untyped-d
     if not accept:
         drop(sp, t, f, size)
         return
+    if gi[GlobalInt.AQM] == Aqm.PIE and pie_ok_to_signal(sp, t):
+        may_mark = g[GlobalFloat.PIE_DROP_PROB] <= PIE_MARK_ECN_MAX_PROB  # RFC 8033 §5.1
+        signal = aqm_signal(sp, t, f, size, may_mark)
+        if signal < 0:
+            return
+        flags |= signal
     accepted(sp, t)
     flags |= mark_on_arrival(sp, t, f, count, g[GlobalFloat.QUEUE_BYTES])
     tx = size * 8.0 / g[GlobalFloat.CAPACITY_BPS]

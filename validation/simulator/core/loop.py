@@ -7,6 +7,7 @@ buffers, so that the Python driver can refill them, report progress and cancel b
 
 from __future__ import annotations
 
+from validation.simulator.core.codel import codel_depart
 from validation.simulator.core.counters import account_occupancy
 from validation.simulator.core.fair_queue import FQI, fq_depart
 from validation.simulator.core.fifo import QUEUE, fifo_advance
@@ -27,6 +28,7 @@ from validation.simulator.layout import (
     GROUP_FLOATS,
     GROUP_INTS,
     KEY_SHIFT,
+    Aqm,
     Event,
     EventList,
     FlowFloat,
@@ -100,6 +102,7 @@ def _run_chunk(t_stop, heap_cap, rand_len, trace_cap, sample_cap, sp):  # type: 
     node_margin = 2 * (gi[GlobalInt.WINDOW_MASK] + 1) + 16  # one event sends at most 2 windows
     trace_margin = 2 * (gi[GlobalInt.QUEUE_MASK] + 1) + 16
     fq = gi[GlobalInt.FAIR_QUEUEING] != 0
+    implicit = not fq and gi[GlobalInt.AQM] != Aqm.CODEL  # departures are not events
     trace = gi[GlobalInt.TRACE] != 0
     while True:
         if gi[GlobalInt.HEAP_ENTRIES] == 0:
@@ -127,14 +130,17 @@ def _run_chunk(t_stop, heap_cap, rand_len, trace_cap, sample_cap, sp):  # type: 
         epoch = (payload >> EPOCH_SHIFT) & (EPOCHS - 1)
         flags = (payload >> FLAGS_SHIFT) & FLAG_MASK
         arg = payload & ARG_MASK
-        if not fq and (kind == Event.ARRIVAL or kind == Event.OPEN or kind == Event.SAMPLE):
+        if implicit and (kind == Event.ARRIVAL or kind == Event.OPEN or kind == Event.SAMPLE):
             fifo_advance(sp, t)
         if kind == Event.DELIVER:
             deliver(sp, t, f, epoch, arg, flags)
         elif kind == Event.ARRIVAL:
             arrive(sp, t, f, epoch, arg, flags)
         elif kind == Event.DEPART:
-            fq_depart(sp, t)
+            if fq:
+                fq_depart(sp, t)
+            else:
+                codel_depart(sp, t)
         elif kind == Event.RTO:
             rto_fire(sp, t, f)
         elif kind == Event.DELACK:
@@ -188,13 +194,14 @@ def finish(arrays):  # type: ignore[no-untyped-def]
     g, gi = s.g, s.gi
     end = g[GlobalFloat.END_S]
     fq = gi[GlobalInt.FAIR_QUEUEING] != 0
-    if not fq:
+    codel = not fq and gi[GlobalInt.AQM] == Aqm.CODEL
+    if not fq and not codel:
         fifo_advance(sp, end)
     account_occupancy(sp, end)
     n = gi[GlobalInt.FLOWS]
     warm = g[GlobalFloat.WARMUP_S]
     in_flight = 0
-    if fq:
+    if fq or codel:
         if gi[GlobalInt.IN_SERVICE] != 0:
             tx = g[GlobalFloat.SERVICE_BYTES] * 8.0 / g[GlobalFloat.CAPACITY_BPS]
             lo = max(g[GlobalFloat.SERVICE_DEPARTURE_S] - tx, warm)
@@ -214,4 +221,12 @@ def finish(arrays):  # type: ignore[no-untyped-def]
             in_flight += 1
         for f in range(n):
             in_flight += s.fqi[f * FQI + FqInt.PACKETS]
+    elif codel:  # the packet in transmission and the waiting ones
+        if gi[GlobalInt.IN_SERVICE] != 0 and gi[GlobalInt.SERVICE_FLOW] < n:
+            in_flight += 1
+        qmask = gi[GlobalInt.QUEUE_MASK]
+        for k in range(gi[GlobalInt.QUEUE_PACKETS] - gi[GlobalInt.IN_SERVICE]):
+            q = QUEUE * ((gi[GlobalInt.QUEUE_HEAD] + k) & qmask)
+            if s.qf[q + QueueField.FLOW] < n:
+                in_flight += 1
     gi[GlobalInt.IN_FLIGHT] = in_flight

@@ -1,13 +1,15 @@
-"""A packet reaches the bottleneck port: count it and hand it to the FIFO or fair queueing."""
+"""A packet reaches the bottleneck port: count it and hand it to the FIFO (with CoDel: the
+FIFO of ``codel.py``) or fair queueing."""
 
 from __future__ import annotations
 
+from validation.simulator.core.codel import codel_arrive
 from validation.simulator.core.counters import COUNTS, account_occupancy
 from validation.simulator.core.fair_queue import fq_arrive
 from validation.simulator.core.fifo import fifo_arrive
 from validation.simulator.core.heap import exponential
 from validation.simulator.core.jit import jit
-from validation.simulator.layout import FlowCount, GlobalFloat, GlobalInt
+from validation.simulator.layout import Aqm, FlowCount, GlobalFloat, GlobalInt
 
 
 @jit
@@ -28,5 +30,7 @@ def arrive(sp, t, f, epoch, seq, flags):  # type: ignore[no-untyped-def]
         size = exponential(sp, g[GlobalFloat.WIRE_BYTES])
     if gi[GlobalInt.FAIR_QUEUEING] != 0:
         fq_arrive(sp, t, f, epoch, seq, size)
+    elif gi[GlobalInt.AQM] == Aqm.CODEL:
+        codel_arrive(sp, t, f, epoch, seq, size, flags)
     else:
         fifo_arrive(sp, t, f, epoch, seq, size, flags)

@@ -9,6 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from validation.simulator.core.bbr import (
+    bbr_ack_sample,
+    bbr_lost,
+    bbr_on_ack,
+    bbr_on_send,
+    bbr_on_timeout,
+    bbr_pacing_gap,
+    bbr_save_cwnd,
+    bbr_start,
+)
 from validation.simulator.core.counters import COUNTS
 from validation.simulator.core.cubic import cubic_increase, cubic_reduce, cubic_start
 from validation.simulator.core.ecn import ecn_on_ack, ecn_start
@@ -23,6 +33,8 @@ from validation.simulator.layout import (
     GROUP_FLOATS,
     GROUP_INTS,
     TCP_STATE,
+    BbrMode,
+    CaIncrease,
     CongestionControl,
     EcnMode,
     Event,
@@ -63,6 +75,9 @@ def _transmit(sp, t, f, seg):  # type: ignore[no-untyped-def]
     b = f * FLOW_INTS
     wmask = gi[GlobalInt.WINDOW_MASK]
     tag = fi[b + FlowInt.EPOCH]
+    bbr = fi[b + FlowInt.CC] == CongestionControl.BBR
+    if bbr:
+        bbr_on_send(sp, t, f, seg, fi[b + FlowInt.HIGH_TX] - fi[b + FlowInt.SND_UNA])
     restart = False
     if seg < fi[b + FlowInt.HIGH_TX]:
         j = f * (wmask + 1) + (seg & wmask)
@@ -86,7 +101,9 @@ def _transmit(sp, t, f, seg):  # type: ignore[no-untyped-def]
     push_packet(sp, arrival, Event.ARRIVAL, f, tag, seg)
     if restart or ff[a + FlowFloat.RTO_EXPIRY_S] == INF:  # see the reference's transmit
         _arm_rto(sp, t, f)
-    if fi[b + FlowInt.PACING] != 0:
+    if bbr:
+        ff[a + FlowFloat.NEXT_SEND_S] = t + bbr_pacing_gap(sp, f)
+    elif fi[b + FlowInt.PACING] != 0:
         srtt = ff[a + FlowFloat.SRTT_S] if ff[a + FlowFloat.SRTT_S] > 0 else ff[a + FlowFloat.RTT_S]
         window = min(ff[a + FlowFloat.CWND_PACKETS], float(fi[b + FlowInt.MAX_WINDOW_PACKETS]))
         ff[a + FlowFloat.NEXT_SEND_S] = t + srtt / window
@@ -111,6 +128,18 @@ def _pipe(sp, f):  # type: ignore[no-untyped-def]
         if flags & SlotFlag.REXMIT:
             count += 1
     return count
+
+
+@jit
+def in_flight(sp, f):  # type: ignore[no-untyped-def]
+    """Packets in flight as Linux counts them (for BBR): the pipe while SACKed or lost
+    packets may be outstanding, else everything sent and not acknowledged."""
+    s = sp[0]
+    b = f * FLOW_INTS
+    fi = s.fi
+    if fi[b + FlowInt.RECOVERY] != RecoveryState.NONE or fi[b + FlowInt.DUPACKS] > 0:
+        return _pipe(sp, f)
+    return fi[b + FlowInt.HIGH_TX] - fi[b + FlowInt.SND_UNA]
 
 
 @jit
@@ -209,6 +238,8 @@ def start_flow(sp, t, f):  # type: ignore[no-untyped-def]
     ff[a + FlowFloat.SSTHRESH_PACKETS] = INITIAL_SSTHRESH
     cubic_start(sp, f)
     ecn_start(sp, f)
+    if fi[b + FlowInt.CC] == CongestionControl.BBR:
+        bbr_start(sp, t, f)
     ff[a + FlowFloat.SRTT_S] = 0.0
     ff[a + FlowFloat.RTTVAR_S] = 0.0
     ff[a + FlowFloat.RTO_S] = ff[a + FlowFloat.INITIAL_RTO_S]
@@ -245,6 +276,8 @@ def rto_fire(sp, t, f):  # type: ignore[no-untyped-def]
         s.fc[COUNTS * f + FlowCount.TIMEOUTS] += 1.0
     if fi[b + FlowInt.CC] == CongestionControl.CUBIC:  # RFC 9438 §4.8: ssthresh as in §4.6
         ff[a + FlowFloat.SSTHRESH_PACKETS] = cubic_reduce(sp, f)
+    elif fi[b + FlowInt.CC] == CongestionControl.BBR:  # ssthresh unused; cwnd saved
+        bbr_on_timeout(sp, f)
     else:
         ff[a + FlowFloat.SSTHRESH_PACKETS] = max((high - una) / 2.0, 2.0)
     ff[a + FlowFloat.CWND_PACKETS] = 1.0
@@ -301,6 +334,13 @@ def on_ack(sp, t, f, cum, sack_seq, ece):  # type: ignore[no-untyped-def]
     wmask = gi[GlobalInt.WINDOW_MASK]
     row = f * (wmask + 1)
     sack = fi[b + FlowInt.SACK] != 0
+    bbr = fi[b + FlowInt.CC] == CongestionControl.BBR
+    if bbr:  # the flight before the ACK matters only in ProbeBW's 5/4 and 3/4 phases
+        probing = (
+            fi[b + FlowInt.BBR_MODE] == BbrMode.PROBE_BW
+            and ff[a + FlowFloat.BBR_PACING_GAIN] != 1.0
+        )
+        bbr_ack_sample(sp, t, f, cum, sack_seq, in_flight(sp, f) if probing else 0)
     if sack_seq >= cum:
         j = row + (sack_seq & wmask)
         s.rg[j] = s.rg[j] | SlotFlag.SACKED
@@ -322,23 +362,30 @@ def on_ack(sp, t, f, cum, sack_seq, ece):  # type: ignore[no-untyped-def]
         exited = False
         recovery = fi[b + FlowInt.RECOVERY]
         if recovery != RecoveryState.NONE and cum > fi[b + FlowInt.RECOVER]:
-            if recovery == RecoveryState.FAST:
+            if recovery == RecoveryState.FAST and not bbr:
                 ff[a + FlowFloat.CWND_PACKETS] = ff[a + FlowFloat.SSTHRESH_PACKETS]
             fi[b + FlowInt.RECOVERY] = RecoveryState.NONE
             exited = True
         if fi[b + FlowInt.RECOVERY] == RecoveryState.FAST:
             if not sack:  # NewReno partial ACK (RFC 6582 step 5)
-                cwnd = ff[a + FlowFloat.CWND_PACKETS]
-                ff[a + FlowFloat.CWND_PACKETS] = max(cwnd - newly + 1.0, 1.0)
+                if bbr:
+                    fi[b + FlowInt.BBR_LOSSES] += 1
+                else:
+                    cwnd = ff[a + FlowFloat.CWND_PACKETS]
+                    ff[a + FlowFloat.CWND_PACKETS] = max(cwnd - newly + 1.0, 1.0)
                 _transmit(sp, t, f, cum)
-        elif not exited:
+        elif not exited and not bbr:
             cwnd = ff[a + FlowFloat.CWND_PACKETS]
             if cwnd < ff[a + FlowFloat.SSTHRESH_PACKETS]:  # at most 1 packet/ACK (RFC 5681)
                 ff[a + FlowFloat.CWND_PACKETS] = cwnd + min(newly, 1)
-            elif fi[b + FlowInt.CC] == CongestionControl.CUBIC:
-                cubic_increase(sp, t, f, newly)
             else:
-                ff[a + FlowFloat.CWND_PACKETS] = cwnd + newly / cwnd
+                # segments the increase counts: those newly ACKed (RFC 3465) or 1 per ACK
+                # (RFC 5681 Eq. 3, ns-2); see CaIncrease
+                acked = newly if fi[b + FlowInt.CA_INCREASE] == CaIncrease.BYTES_ACKED else 1
+                if fi[b + FlowInt.CC] == CongestionControl.CUBIC:
+                    cubic_increase(sp, t, f, acked)
+                else:
+                    ff[a + FlowFloat.CWND_PACKETS] = cwnd + acked / cwnd
         size = fi[b + FlowInt.SIZE_PACKETS]
         if size >= 0 and cum >= size:
             _complete(sp, t, f)
@@ -357,31 +404,44 @@ def on_ack(sp, t, f, cum, sack_seq, ece):  # type: ignore[no-untyped-def]
             flight = fi[b + FlowInt.HIGH_TX] - una
             if fi[b + FlowInt.CC] == CongestionControl.CUBIC:
                 ssthresh = cubic_reduce(sp, f)
+            elif bbr:  # BBR keeps its cwnd (set after the ACK) and saves it
+                bbr_save_cwnd(sp, f)
+                ssthresh = ff[a + FlowFloat.SSTHRESH_PACKETS]
             else:
                 ssthresh = max(flight / 2.0, 2.0)
             ff[a + FlowFloat.SSTHRESH_PACKETS] = ssthresh
             fi[b + FlowInt.RECOVER] = fi[b + FlowInt.HIGH_TX] - 1
             fi[b + FlowInt.RECOVERY] = RecoveryState.FAST
             fi[b + FlowInt.RTT_SEQ] = -1
+            if bbr:
+                if sack:
+                    bbr_lost(sp, f, una, fi[b + FlowInt.HIGH_SACKED])
+                else:
+                    fi[b + FlowInt.BBR_LOSSES] += 1
             if sack:
-                ff[a + FlowFloat.CWND_PACKETS] = ssthresh
+                if not bbr:
+                    ff[a + FlowFloat.CWND_PACKETS] = ssthresh
                 fi[b + FlowInt.LOST_LIMIT] = fi[b + FlowInt.HIGH_SACKED]
                 fi[b + FlowInt.REXMIT_PTR] = una
-            else:
+            elif not bbr:
                 ff[a + FlowFloat.CWND_PACKETS] = ssthresh + 3.0
             # the first missing packet goes out at once, whatever the pipe (RFC 6675 step 4.3;
             # RFC 6582 step 2); later ones wait for pipe < cwnd with SACK
             _transmit(sp, t, f, una)
-        elif fi[b + FlowInt.RECOVERY] == RecoveryState.FAST and not sack:
+        elif fi[b + FlowInt.RECOVERY] == RecoveryState.FAST and not sack and not bbr:
             ff[a + FlowFloat.CWND_PACKETS] += 1.0
     if (
         sack
         and fi[b + FlowInt.RECOVERY] == RecoveryState.FAST
         and fi[b + FlowInt.HIGH_SACKED] > fi[b + FlowInt.LOST_LIMIT]
     ):
+        if bbr:
+            bbr_lost(sp, f, fi[b + FlowInt.LOST_LIMIT], fi[b + FlowInt.HIGH_SACKED])
         fi[b + FlowInt.LOST_LIMIT] = fi[b + FlowInt.HIGH_SACKED]
     if fi[b + FlowInt.ECN_MODE] != EcnMode.OFF:
         ecn_on_ack(sp, t, f, cum, cum - una if cum > una else 0, ece)
+    if bbr:
+        bbr_on_ack(sp, t, f, in_flight(sp, f))
     try_send(sp, t, f)
 
 

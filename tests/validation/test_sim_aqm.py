@@ -1,0 +1,206 @@
+"""CoDel (RFC 8289) and PIE (RFC 8033) at the bottleneck against drop-tail (issue 14, item 3).
+
+The check of the issue: 100 Mb/s, 40 CUBIC flows, RTT 100 ms ± 20 % (the default jitter), a
+buffer of one BDP (833 packets of 1500 B). Drop-tail fills it: the queueing delay is about
+half a BDP or more. CoDel keeps the standing queue near its 5 ms target, PIE near its 15 ms,
+with the buffer as the hard limit that they never reach, and the link stays busy.
+
+The standing queue is CoDel's own notion (RFC 8289 §3, section not checked against the
+text): the queue that persists over an interval, i.e. the minimum over each 100 ms interval.
+It is read from the sampled queue trace (every 10 ms, the packet in transmission included)
+times the packet time (1500 B at 100 Mb/s = 0.12 ms). Figures: seeds 1-3, 20 s simulated,
+5 s warm-up; each run takes about 0.2 s of wall time once the core is compiled.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from validation.simulator import RunResult, Scenario, simulate
+
+CAPACITY_BPS = 100e6
+RTT_S = 0.1
+WIRE_BYTES = 1500
+PACKET_S = 8.0 * WIRE_BYTES / CAPACITY_BPS
+BDP_PACKETS = round(CAPACITY_BPS * RTT_S / (8.0 * WIRE_BYTES))  # 833
+WARMUP_S = 5.0
+SEEDS = (1, 2, 3)
+
+
+def _run(aqm: str, seed: int) -> RunResult:
+    scenario = Scenario(
+        capacity_bps=CAPACITY_BPS,
+        flows=40,
+        rtt_s=RTT_S,
+        cc="cubic",
+        aqm=aqm,
+        duration_s=20.0,
+        warmup_s=WARMUP_S,
+    )
+    return simulate(scenario, BDP_PACKETS, seed=seed, trace=True)
+
+
+def _standing_queue_s(r: RunResult) -> float:
+    """Mean over the 100 ms intervals after the warm-up of the interval's smallest queue, s."""
+    assert r.samples is not None
+    queue = r.samples.queue_packets[r.samples.time_s >= WARMUP_S]
+    per_interval = queue[: queue.size // 10 * 10].reshape(-1, 10)  # 10 samples of 10 ms
+    return float(np.mean(per_interval.min(axis=1))) * PACKET_S
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_codel_keeps_the_standing_queue_near_5_ms_where_drop_tail_fills_the_buffer(
+    seed: int,
+) -> None:
+    droptail = _run("none", seed)
+    codel = _run("codel", seed)
+    # Drop-tail: mean queueing delay 86.4, 86.6, 87.6 ms (seeds 1-3), above half a BDP (50 ms):
+    # 40 CUBIC flows keep the one-BDP buffer near full; all its drops are overflows.
+    assert droptail.queue_delay_mean_s >= 0.5 * RTT_S
+    assert droptail.aqm_drops == 0 and droptail.overflow_drops > 0
+    # CoDel: standing queue 8.6, 7.8, 8.5 ms; mean sojourn 11.7, 10.8, 11.8 ms. The band is
+    # [target, 2 target] for the standing queue: in the dropping state every dequeued packet
+    # has waited more than the 5 ms target (else CoDel leaves that state), so the standing
+    # queue sits at or above the target while CoDel is at work; the measured excess over it
+    # (2-4 ms) follows the flow count (8 flows: 2.6 ms, below target; 40 flows: 7.8-8.6 ms)
+    # and the target (40 flows, target 20 ms: 22.2 ms), as one drop cuts only 1 of 40 windows.
+    # The mean sojourn also counts the packets of each burst above the minimum: < 3 targets.
+    target = codel.scenario.codel_target_s
+    assert target <= _standing_queue_s(codel) <= 2.0 * target
+    assert codel.queue_delay_mean_s < 3.0 * target
+    assert codel.queue_delay_mean_s < 0.2 * droptail.queue_delay_mean_s
+    # the buffer stays the hard limit, never reached: every drop is CoDel's (about 500)
+    assert codel.overflow_drops == 0 and codel.aqm_drops > 100
+    # Utilization: drop-tail 1.0000 (all seeds), CoDel 0.9999, 0.9997, 0.9995: at 40 flows
+    # the few-millisecond standing queue never empties for long.
+    assert droptail.utilization >= 0.999
+    assert codel.utilization >= 0.995
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_pie_keeps_the_queueing_delay_near_its_15_ms_reference(seed: int) -> None:
+    pie = _run("pie", seed)
+    # PIE's controller holds the mean queueing delay (its estimate, Little's law) at
+    # QDELAY_REF = 15 ms: measured 15.8, 14.9, 16.6 ms; the band ±20 % (12-18 ms) is the
+    # oscillation the PI controller leaves around the reference within a 15 s run (the
+    # standing queue, 11.6-13.6 ms, is below the mean by the bursts above it).
+    assert 0.012 <= pie.queue_delay_mean_s <= 0.018
+    assert pie.overflow_drops == 0 and pie.aqm_drops > 100
+    assert pie.utilization >= 0.995  # measured 1.0000, 1.0000, 0.9999
+
+
+def test_codel_drop_times_follow_the_control_law_interval_over_sqrt_count() -> None:
+    # Periodic open-loop packets at 1.2 x the line rate (10 Mb/s, 1500 B: one packet each
+    # 1.2 ms served, one each 1 ms arriving) into a buffer that never fills: the sojourn time
+    # grows as t·(1 - 1/1.2) and passes the 5 ms target at t = 30 ms (the fluid queue of
+    # the load, not the simulator). RFC 8289 §5: the first dequeue found above target, within
+    # a packet time of 30 ms (at 30 ms exactly, floating-point sums decide: here 31.2 ms),
+    # sets first_above_time one INTERVAL later, and the first dequeue at or after it drops:
+    # within two packet times of 130 ms (measured 132.0 ms). Then drop k + 1 at the first
+    # dequeue at or after D_(k+1) = D_k + INTERVAL/sqrt(k), with D_2 = d_1 + INTERVAL. The
+    # link is always busy, so a dequeue comes within one packet time (1.2 ms) of each D_k;
+    # the open-loop source does not slow down, so CoDel stays in its dropping state for the
+    # drops checked here.
+    scenario = Scenario(
+        capacity_bps=10e6,
+        traffic="open_loop",
+        open_loop_load=1.2,
+        open_loop_arrivals="periodic",
+        aqm="codel",
+        duration_s=2.0,
+        warmup_s=0.0,
+    )
+    packet_s = 8.0 * 1500 / 10e6
+    r = simulate(scenario, 10_000, seed=1, trace=True)
+    assert r.packet_trace is not None
+    drops = r.packet_trace.time_s[r.packet_trace.dropped]
+    assert r.overflow_drops == 0 and r.aqm_drops == drops.size
+    interval = scenario.codel_interval_s
+    first_above = scenario.codel_target_s / (1.0 - 1.0 / 1.2)  # 30 ms
+    assert first_above + interval <= drops[0] <= first_above + interval + 2.0 * packet_s
+    due = drops[0] + interval
+    for k, time_s in enumerate(drops[1:30], start=1):
+        assert due <= time_s <= due + packet_s, k
+        due += interval / np.sqrt(k + 1)
+
+
+def test_codel_reuses_the_last_count_when_it_reenters_the_dropping_state_soon() -> None:
+    # RFC 8289 §5 (the Linux rule it quotes): entering the dropping state, count starts at
+    # count - lastcount if that is above 1 and the last drop_next is less than 16 intervals
+    # back, else at 1; the next drop is INTERVAL/sqrt(count) later. Driven on the reference
+    # implementation's dequeue (the core equals it event for event, test_sim_core_vs_reference).
+    from validation.simulator.reference import ReferenceSimulator
+
+    sc = Scenario(capacity_bps=10e6, flows=1, aqm="codel", duration_s=2.0, warmup_s=1.0)
+    for since_s, expected_count in ((0.5, 6), (1.7, 1)):
+        sim = ReferenceSimulator(sc, 100, seed=1, trace=False)
+        t = 10.0
+        for _ in range(20):  # packets that waited 50 ms (> target), 20 full packets queued
+            sim.fifo.append((0, 0, 0, 1500.0, t - 0.05))
+            sim.q_packets += 1
+            sim.q_bytes += 1500.0
+        sim.first_above = t - 0.01  # above target for longer than an interval already
+        sim.count, sim.lastcount, sim.drop_next = 9, 3, t - since_s
+        sent = sim.codel_dequeue(t)
+        assert sent is not None and sim.dropping
+        assert sim.count == expected_count and sim.lastcount == expected_count
+        assert sim.drop_next == pytest.approx(t + 0.1 / np.sqrt(expected_count), abs=1e-12)
+        assert sim.raw.aqm_drops == 1  # the packet at the head; the next one is sent
+
+
+@pytest.mark.parametrize("arrivals", ["periodic", "poisson"])
+def test_pie_drops_an_open_loop_overload_down_to_the_line_rate_at_15_ms(arrivals: str) -> None:
+    # Open-loop packets at 1.2 x 10 Mb/s into a buffer that never fills: PIE alone must drop
+    # the excess, 1 - 1/1.2 = 1/6 of the arrivals, with the link busy. Its integral action
+    # (RFC 8033 §4.2: drop_prob moves by α·(qdelay - QDELAY_REF) each T_UPDATE) stops only
+    # when the delay at the update instants averages QDELAY_REF = 15 ms; the packets' mean
+    # wait is taken at their arrivals instead: measured 14.37, 14.34, 14.37 ms (periodic,
+    # seeds 1-3) and 14.35, 14.47, 14.52 ms (Poisson), within ±10 % of 15 ms. Loss measured
+    # 0.1667-0.1669 (periodic), 0.1645-0.1718 (Poisson: utilization 0.994-0.995, the queue
+    # sometimes empties); ±0.01 around 1/6 holds both.
+    scenario = Scenario(
+        capacity_bps=10e6,
+        traffic="open_loop",
+        open_loop_load=1.2,
+        open_loop_arrivals=arrivals,
+        aqm="pie",
+        duration_s=60.0,
+        warmup_s=20.0,
+    )
+    for seed in SEEDS:
+        r = simulate(scenario, 10_000, seed=seed)
+        assert r.overflow_drops == 0 and r.aqm_drops > 0
+        assert r.loss_rate == pytest.approx(1.0 / 6.0, abs=0.01)
+        assert r.queue_delay_mean_s == pytest.approx(0.015, rel=0.10)
+        assert r.utilization >= 0.99
+
+
+@pytest.mark.parametrize("aqm", ["codel", "pie"])
+def test_ecn_capable_flows_are_marked_instead_of_dropped(aqm: str) -> None:
+    # The check's link with classic ECN (RFC 3168) CUBIC senders: the AQM's signal becomes a
+    # CE mark (RFC 8289 §5 / Linux codel_impl.h; RFC 8033 §5.1 while drop_prob <= 10 %),
+    # so no packet is dropped and no sender times out. Measured (seed 1): CoDel 429 marks,
+    # mean delay 10.25 ms, standing queue 6.66 ms, utilization 0.9960; PIE 464 marks,
+    # 17.14 ms, 0.9996. The queue stays where the dropping AQM keeps it (same bands as the
+    # tests above: CoDel standing queue within [target, 2 target], PIE mean within ±20 % of
+    # 15 ms), now without losses.
+    scenario = Scenario(
+        capacity_bps=CAPACITY_BPS,
+        flows=40,
+        rtt_s=RTT_S,
+        cc="cubic",
+        ecn=True,
+        aqm=aqm,
+        duration_s=20.0,
+        warmup_s=WARMUP_S,
+    )
+    r = simulate(scenario, BDP_PACKETS, seed=1, trace=True)
+    assert r.marks > 100
+    assert r.aqm_drops == 0 and r.overflow_drops == 0 and r.timeouts == 0
+    assert r.utilization >= 0.99
+    if aqm == "codel":
+        target = scenario.codel_target_s
+        assert target <= _standing_queue_s(r) <= 2.0 * target
+    else:
+        assert 0.012 <= r.queue_delay_mean_s <= 0.018
