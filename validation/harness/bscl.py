@@ -112,14 +112,10 @@ def mix_scenario(flows: int, share: float, full: bool) -> Scenario:
 MIX_NOTE = (
     "The simulated mix of 004 §VII: LBP flows, 20 RBP flows behind slow access links, 10 "
     "window-limited flows and Poisson short flows of 14 packets, the non-LBP 10% split 40/40/20. "
-    "RTTs uniform in 20-414 ms (mean 217 ms). Measured in the full suite (after the "
-    "simulator's retransmission-timer restart): loss 3.0% (BSCL), 8.5% (C·T), 15.0% "
-    "(Stanford), in the paper's order and 1.5-3 times its values. A measured cause of the "
-    "level: with delayed ACKs this simulator grows the window by one segment per RTT "
-    "(Linux's counting of acknowledged segments) where an ns TCP adds SMSS²/cwnd per ACK, "
-    "about half a segment per RTT, and twice the growth at the same window is twice the loss "
-    "events (benchmarks/results/ns3_compare.md: Reno loss 2.7-3.9 times ns-3's TcpNewReno "
-    "at equal utilization)."
+    "RTTs uniform in 20-414 ms (mean 217 ms). Measured in the full suite with ns-2's per-ACK "
+    "window growth and the retransmission-timer restart: loss 1.65% (BSCL), 5.7% (C·T), "
+    "11.7% (Stanford), in the paper's order; with byte-counting growth they were 3.0%, 8.5% "
+    "and 15.0%."
 )
 PROXY_NOTE = (
     "Non-LBP traffic (10% of C) is Poisson background packets (this simulator has no flow "
