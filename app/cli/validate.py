@@ -34,14 +34,26 @@ from app.cli.simulate import ProgressBar
     help="Local worker processes (default: the CPUs available). BUFSIZE_DASK_SCHEDULER "
     "sends the runs to a Dask cluster instead.",
 )
-def validate(suite: str, out_dir: Path, names: tuple[str, ...], workers: int | None) -> None:
+@click.option(
+    "--cache/--no-cache",
+    default=True,
+    show_default=True,
+    help="Keep every simulated run in OUT/runs (by scenario, buffer, seed and simulator code) "
+    "and read back the runs an earlier invocation kept instead of simulating them again.",
+)
+def validate(
+    suite: str, out_dir: Path, names: tuple[str, ...], workers: int | None, cache: bool
+) -> None:
     """Run SUITE (quick or full) and write report.html and report.json.
 
     Every dataset row (validation/datasets, provenance.toml) is compared with a model and with
     the packet simulator, and gets a verdict: agrees, disagrees or not reproducible here.
+    A row gets 3 replications, and a 4th only while its 99% confidence interval straddles an
+    end of the paper's range.
     """
     from validation import datasets
     from validation.harness.report import write
+    from validation.harness.run_cache import RunCache
     from validation.harness.runner import run_suite
 
     known = datasets.names()
@@ -55,10 +67,16 @@ def validate(suite: str, out_dir: Path, names: tuple[str, ...], workers: int | N
     def progress(done: int, total: int) -> None:
         if not bar:
             bar.append(ProgressBar(steps=total, started_s=0.0))
-        bar[0].report(done, 0.0, f"{done}/{total} runs")
+        bar[0].report(done, 0.0, f"{done} runs (at most {total})")
 
     try:
-        report = run_suite(suite, names=list(names) or None, workers=workers, progress=progress)
+        report = run_suite(
+            suite,
+            names=list(names) or None,
+            workers=workers,
+            progress=progress,
+            cache=RunCache(out_dir / "runs") if cache else None,
+        )
     finally:
         if bar:
             bar[0].__exit__(None, None, None)
@@ -70,4 +88,10 @@ def validate(suite: str, out_dir: Path, names: tuple[str, ...], workers: int | N
     for verdict, count in report.counts().items():
         table.add_row(verdict, str(count))
     console.print(table)
+    meta = report.meta
+    console.print(
+        f"{meta['runs_simulated']} runs simulated ({meta['simulated_cpu_s']:.0f} CPU-s), "
+        f"{meta['runs_from_cache']} read from the cache (at most {meta['runs_at_most']} "
+        "with every replication)"
+    )
     console.print(f"wrote {html_path} and {json_path}")

@@ -40,7 +40,15 @@ def test_quick_suite_covers_every_dataset_with_a_reasoned_verdict(
                 "above" in r["reason"] or "below" in r["reason"]
             )
         if r["simulation"] is not None:
-            assert r["replications"] == 4
+            # 3 replications, a 4th only while the 99% interval straddles an end of the range.
+            assert r["replications"] in (3, 4), r
+            if r["replications"] == 3 and r["simulation_ci99"] is not None:
+                low = r["simulation"] - r["simulation_ci99"]
+                high = r["simulation"] + r["simulation_ci99"]
+                inside = r["low"] <= low and high <= r["high"]
+                outside = high < r["low"] or low > r["high"]
+                on_model = "Simulation shown for reference." in r["reason"]
+                assert inside or outside or on_model, r
 
 
 @pytest.mark.slow

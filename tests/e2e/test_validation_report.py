@@ -47,4 +47,20 @@ def test_report_shows_tables_verdicts_and_figures_offline(
     # The simulated dataset's points are drawn (the loss panel has three x positions).
     sim_points = page.locator("#figure-bscl_loss .scatterlayer .trace").nth(2).locator(".point")
     expect(sim_points).to_have_count(3)
+    # A simulated row shows its seeds, its scenario and the software, one click away.
+    row = next(r for r in data["rows"] if r["dataset"] == "bscl_loss")
+    assert row["seeds"] and row["scenarios"]["run"]["buffer_packets"] > 0
+    details = page.locator(f'#bscl_loss tr[data-row="{row["row"]}"] details.runs')
+    expect(details).not_to_have_attribute("open", "")
+    expect(details.locator("b").first).not_to_be_visible()  # folded until clicked
+    details.locator("summary").click()
+    expect(details.locator("b").first).to_be_visible()
+    body = details.locator("xpath=.")
+    expect(body).to_contain_text(f"seeds {', '.join(str(s) for s in row['seeds'])}")
+    expect(body).to_contain_text(f"buffer_packets={row['scenarios']['run']['buffer_packets']}")
+    expect(body).to_contain_text("capacity_bps=50000000.0")
+    expect(body).to_contain_text(f"numba {row['versions']['numba']}")
+    # A row that was not simulated has no such details.
+    expect(page.locator("#level3 details.runs")).to_have_count(0)
+    expect(page.locator("body > p").first).to_contain_text(f"numpy {row['versions']['numpy']}")
     screenshot(page, "validation-report")  # type: ignore[operator]

@@ -36,6 +36,7 @@ def base(suite: Suite, **changes: object) -> Scenario:
         "access_bps": 1e9,
         "max_window_packets": 65_536,
         "packet_bytes": PACKET_BYTES,
+        "header_bytes": 0,  # "1000 bytes packets" (003 Fig. 3) on the wire
         "recovery": "sack",
         "start_spread_s": 0.0,
         "duration_s": 100.0 if full else 30.0,

@@ -53,6 +53,7 @@ class PhiStudy:
             access_bps=1e9,
             max_window_packets=65_536,
             packet_bytes=1000,
+            header_bytes=0,  # "1000 bytes packets" (003 Fig. 3) on the wire
             background_load=self.background_load,
             start_spread_s=2.0,
             duration_s=self.duration_s,

@@ -20,6 +20,7 @@ from validation import datasets
 from validation.harness import phi
 from validation.harness.runner import Report
 from validation.harness.verdict import Comparison, fmt
+from validation.simulator import Scenario
 
 VERDICT_CLASS = {"agrees": "agrees", "disagrees": "disagrees", "not reproducible here": "notrepro"}
 COLORS = {"paper": "#444444", "simulation": "#1f77b4", "model": "#ff7f0e"}
@@ -116,6 +117,30 @@ def _cell(value: float) -> str:
     return html.escape(fmt(value))
 
 
+#: A scenario's default fields, left out of the parameters a row shows (report.json has all).
+_DEFAULTS = Scenario().to_dict()
+
+
+def _runs_cell(r: Comparison) -> str:
+    """Seeds, scenario parameters and versions of a simulated row, folded under a summary."""
+    if not r.seeds:
+        return ""
+    parts = [f"<b>seeds</b> {', '.join(str(s) for s in r.seeds)}"]
+    for variant, values in r.scenarios.items():
+        shown = ", ".join(
+            f"{k}={v!r}" if k != "groups" else f"groups={len(v)}"
+            for k, v in values.items()
+            if k == "buffer_packets" or v != _DEFAULTS.get(k)
+        )
+        parts.append(f"<b>{html.escape(variant)}</b>: {html.escape(shown)}")
+    versions = ", ".join(f"{k} {v}" for k, v in r.versions.items())
+    parts.append(f"<b>versions</b> {html.escape(versions)}")
+    return (
+        '<details class="runs"><summary>seeds, scenario, versions</summary>'
+        f"{'<br>'.join(parts)}</details>"
+    )
+
+
 def _table(rows: Sequence[Comparison]) -> str:
     head = (
         "<tr><th>row</th><th>quantity</th><th>paper</th><th>range</th><th>model</th>"
@@ -133,7 +158,7 @@ def _table(rows: Sequence[Comparison]) -> str:
             f'<td title="{html.escape(r.model_name)}">{_cell(r.model)}</td><td>{sim}</td>'
             f'<td class="verdict">{html.escape(r.verdict)}</td>'
             f"<td>{html.escape(r.reason)}<br><small>{html.escape(r.source)}: "
-            f"&ldquo;{html.escape(r.quote)}&rdquo;</small></td></tr>"
+            f"&ldquo;{html.escape(r.quote)}&rdquo;</small>{_runs_cell(r)}</td></tr>"
         )
     return f'<table class="rows">{head}{"".join(body)}</table>'
 
@@ -193,7 +218,9 @@ def write_html(report: Report, path: Path) -> None:
 <h1>bufsize validation report: {html.escape(report.suite)} suite</h1>
 <p>{len(report.comparisons)} rows from {len(by_dataset)} datasets; {report.runs} simulator runs
 in {report.wall_s:.1f} s of wall time ({report.meta.get("replications")} replications per
-scenario). Each row compares what the paper states with a model of <code>models</code> and with
+scenario at most; {html.escape(str(report.meta.get("stopping_rule", "")))}). Software:
+{html.escape(", ".join(f"{k} {v}" for k, v in report.meta.get("versions", {}).items()))}.
+Each row compares what the paper states with a model of <code>models</code> and with
 the packet simulator; a row agrees when the simulation's 99% confidence interval meets the range
 the paper's statement allows.</p>
 <table id="verdicts"><tr><th>verdict</th><th>rows</th></tr>{summary}</table>

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from validation.datasets import Row
@@ -26,6 +26,10 @@ class Comparison:
     reason : why, with the measured figures.
     note : scaling or reading the reader must know.
     diagnostics : other measures of the simulated runs (means), for explaining a verdict.
+    seeds : the seed of each replication (empty: not simulated).
+    scenarios : per simulated variant, its buffer and every scenario parameter
+        (``validation.simulator.Scenario.to_dict``).
+    versions : bufsize and the numerical packages that produced the runs.
     """
 
     dataset: str
@@ -45,6 +49,9 @@ class Comparison:
     source: str
     quote: str
     diagnostics: dict[str, float]
+    seeds: list[int] = field(default_factory=list)
+    scenarios: dict[str, dict[str, Any]] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able dict (NaN -> None)."""
