@@ -180,6 +180,27 @@ def simulated_congestion_control(link: LinkScenario) -> tuple[str | None, str]:
     return cc, ""
 
 
+#: The port's AQMs the simulator runs (validation/simulator/core/codel.py, pie.py).
+SIMULATED_AQMS = ("none", "codel", "pie")
+
+
+def simulated_port(link: LinkScenario) -> tuple[str | None, str]:
+    """The simulator's ``aqm`` for the link's, or None and why not: the recommendation is
+    checked on the port the user described (CoDel or PIE below the buffer), never silently on
+    a drop-tail one."""
+    if link.aqm in SIMULATED_AQMS:
+        return link.aqm, ""
+    return None, (
+        f"AQM {link.aqm!r} is not simulated yet (the simulator runs {', '.join(SIMULATED_AQMS)})"
+    )
+
+
+def simulated_senders_and_port(link: LinkScenario) -> str:
+    """Why the link's congestion control or AQM cannot be simulated ("" when both can)."""
+    checks = (simulated_congestion_control(link), simulated_port(link))
+    return "; ".join(why for _, why in checks if why)
+
+
 def dctcp_marking_threshold_packets(link: LinkScenario, factor: float) -> int:
     """K = C·T_e/7 (Alizadeh et al. SIGCOMM 2010 §3.4, the engine's DCTCP rule) on the link
     scaled by ``factor`` (K ∝ C at fixed RTT), whole packets, at least 1."""
@@ -244,7 +265,10 @@ def simulated_scenario(link: LinkScenario, scaling: Scaling, *, budget_s: float)
     cc, why_not = simulated_congestion_control(link)
     if cc is None:
         raise ValueError(f"cannot simulate this link: {why_not}")
-    marking: dict[str, Any] = {}
+    aqm, why_not = simulated_port(link)
+    if aqm is None:
+        raise ValueError(f"cannot simulate this link: {why_not}")
+    marking: dict[str, Any] = {"aqm": aqm}
     if cc == "dctcp":
         marking[ECN_THRESHOLD_FIELD] = dctcp_marking_threshold_packets(link, scaling.factor)
     return Scenario(
@@ -375,8 +399,8 @@ def plan(
         reason = f"half the recommended buffer scaled by {scale_buffer:.3g} is below one packet"
         scaling = Scaling(**{**asdict(scaling), "faithful": False, "reason": reason})
     scenario = None
-    cc, not_simulated = simulated_congestion_control(link)
-    if scaling.faithful and cc is not None:
+    not_simulated = simulated_senders_and_port(link)
+    if scaling.faithful and not not_simulated:
         pps = scaling.capacity_bps / (8.0 * link.packet_bytes)
         budget_s = max(min(MEASURE_S, 2_000_000 / pps), 5.0)
         scenario = simulated_scenario(link, scaling, budget_s=budget_s)
@@ -390,7 +414,7 @@ def plan(
         scenario,
         replications,
         seed,
-        not_simulated=f"not simulated: {not_simulated}" if cc is None else "",
+        not_simulated=f"not simulated: {not_simulated}" if not_simulated else "",
     )
 
 
