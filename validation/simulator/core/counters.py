@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from validation.simulator.core.heap import push_packet
 from validation.simulator.core.jit import jit
 from validation.simulator.layout import (
+    FLOW_FLOATS,
     FLOW_INTS,
+    Event,
     FlowCount,
+    FlowFloat,
     FlowInt,
     GlobalFloat,
     GlobalInt,
@@ -94,3 +98,25 @@ def drop(sp, t, flow, size):  # type: ignore[no-untyped-def]
     gi[GlobalInt.DROP_RUN] += 1
     if gi[GlobalInt.TRACE] != 0:
         record(sp, t, flow, size, 1)
+
+
+@jit
+def end_service(sp, t):  # type: ignore[no-untyped-def]
+    """The packet in transmission leaves a port whose departures are events (fair queueing,
+    CoDel): count it, schedule its delivery half an RTT later; the caller starts the next."""
+    s = sp[0]
+    g, gi = s.g, s.gi
+    f = gi[GlobalInt.SERVICE_FLOW]
+    size = g[GlobalFloat.SERVICE_BYTES]
+    account_occupancy(sp, t)
+    gi[GlobalInt.QUEUE_PACKETS] -= 1
+    g[GlobalFloat.QUEUE_BYTES] -= size
+    tx = size * 8.0 / g[GlobalFloat.CAPACITY_BPS]
+    account_departure(sp, t, tx, size, g[GlobalFloat.SERVICE_ARRIVAL_S], f)
+    if gi[GlobalInt.TRACE] != 0:
+        record(sp, t, f, size, 0)
+    if f < gi[GlobalInt.FLOWS]:
+        rtt = s.ff[f * FLOW_FLOATS + FlowFloat.RTT_S]
+        epoch = gi[GlobalInt.SERVICE_EPOCH]
+        push_packet(sp, t + 0.5 * rtt, Event.DELIVER, f, epoch, gi[GlobalInt.SERVICE_SEQ])
+    gi[GlobalInt.IN_SERVICE] = 0

@@ -13,17 +13,13 @@ import numpy as np
 
 from validation.simulator.core.counters import (
     accepted,
-    account_departure,
-    account_occupancy,
     drop,
-    record,
+    end_service,
 )
-from validation.simulator.core.heap import heap_push, push_packet
+from validation.simulator.core.heap import heap_push
 from validation.simulator.core.jit import jit
 from validation.simulator.layout import (
-    FLOW_FLOATS,
     Event,
-    FlowFloat,
     FqFloat,
     FqInt,
     FqPacket,
@@ -165,21 +161,6 @@ def fq_arrive(sp, t, f, epoch, seq, size):  # type: ignore[no-untyped-def]
 
 @jit
 def fq_depart(sp, t):  # type: ignore[no-untyped-def]
-    """The packet in transmission leaves: count it, schedule its delivery, start the next."""
-    s = sp[0]
-    g, gi = s.g, s.gi
-    f = gi[GlobalInt.SERVICE_FLOW]
-    size = g[GlobalFloat.SERVICE_BYTES]
-    account_occupancy(sp, t)
-    gi[GlobalInt.QUEUE_PACKETS] -= 1
-    g[GlobalFloat.QUEUE_BYTES] -= size
-    tx = size * 8.0 / g[GlobalFloat.CAPACITY_BPS]
-    account_departure(sp, t, tx, size, g[GlobalFloat.SERVICE_ARRIVAL_S], f)
-    if gi[GlobalInt.TRACE] != 0:
-        record(sp, t, f, size, 0)
-    if f < gi[GlobalInt.FLOWS]:
-        rtt = s.ff[f * FLOW_FLOATS + FlowFloat.RTT_S]
-        epoch = gi[GlobalInt.SERVICE_EPOCH]
-        push_packet(sp, t + 0.5 * rtt, Event.DELIVER, f, epoch, gi[GlobalInt.SERVICE_SEQ])
-    gi[GlobalInt.IN_SERVICE] = 0
+    """The packet in transmission leaves: count it, schedule its delivery, send the next."""
+    end_service(sp, t)
     _fq_start(sp, t)
