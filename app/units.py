@@ -106,6 +106,20 @@ class UnitError(ValueError):
     """A quantity that cannot be read, or has the wrong dimension, for a named field."""
 
 
+def parse_fraction(field: str, value: str | float) -> float:
+    """A fraction typed as a percentage (``"1%"``) or as a number (``0.01``); no bounds checked."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    text = str(value).strip()
+    try:
+        return float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
+    except ValueError as exc:
+        raise UnitError(
+            f"{field}: cannot read {value!r}; give a percentage such as '1%' or a "
+            "fraction such as 0.01"
+        ) from exc
+
+
 def parse_quantity(field: str, value: str | float | int, kind: str) -> float:
     """Return ``value`` in the SI unit of ``kind`` ("rate", "time" or "size").
 

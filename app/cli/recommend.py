@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from app.cli.formatting import human_bytes
-from app.units import parse_packets, parse_quantity
+from app.units import UnitError, parse_fraction, parse_packets, parse_quantity
 from models.recommend import LinkScenario, Prediction, Recommendation, Targets
 from models.recommend import recommend as recommend_link
 
@@ -34,6 +34,16 @@ def _window_packets(text: str | None, packet_bytes: float) -> float | None:
 
 def _optional(field: str, text: str | None, kind: str) -> float | None:
     return None if text is None else parse_quantity(field, text, kind)
+
+
+def _fraction(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
+    """A target typed as a fraction or a percentage (``--max-loss 1%``)."""
+    if value is None:
+        return None
+    try:
+        return parse_fraction(f"--{param.name.replace('_', '-')}" if param.name else "", value)
+    except UnitError as exc:
+        raise click.BadParameter(str(exc)) from exc
 
 
 def _ms(seconds: float) -> str:
@@ -155,8 +165,16 @@ def render(rec: Recommendation, console: Console) -> None:
 @click.option("--input-queued", is_flag=True, help="CIOQ switch with virtual output queues.")
 @click.option("--speedup", type=float, help="Switch fabric speedup (CIOQ).")
 @click.option("--ports", type=int, help="Ports of the switch (CIOQ).")
-@click.option("--min-utilization", type=float, help="Default 0.9 (marked source: default).")
-@click.option("--max-loss", type=float, help="Default 0.01 (marked source: default).")
+@click.option(
+    "--min-utilization",
+    callback=_fraction,
+    help="A fraction or a percentage (0.9, 90%). Default 0.9 (marked source: default).",
+)
+@click.option(
+    "--max-loss",
+    callback=_fraction,
+    help="A fraction or a percentage (0.01, 1%). Default 0.01 (marked source: default).",
+)
 @click.option("--max-delay", help="Largest queueing delay, e.g. 5ms; default one RTT.")
 @click.option(
     "--priority",

@@ -16,7 +16,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from app.units import parse_packets, parse_quantity
+from app.units import parse_fraction, parse_packets, parse_quantity
 
 if TYPE_CHECKING:  # the readers and estimators are imported when a trace is read
     from validation.traces import TraceEstimates
@@ -25,11 +25,7 @@ if TYPE_CHECKING:  # the readers and estimators are imported when a trace is rea
 
 
 def _loss(text: str) -> float:
-    stripped = text.strip()
-    try:
-        value = float(stripped[:-1]) / 100.0 if stripped.endswith("%") else float(stripped)
-    except ValueError as exc:
-        raise ValueError(f"--max-loss: cannot read {text!r}; try '1%' or 0.01") from exc
+    value = parse_fraction("--max-loss", text)
     if not 0.0 < value < 1.0:
         raise ValueError(f"--max-loss must be in (0, 1) (0% .. 100%), got {text!r}")
     return value

@@ -147,3 +147,20 @@ def test_option_names_shared_with_simulate() -> None:
     # With pacing and 10 Mbit/s access links the paced-traffic rule (000 Thm 2) is listed.
     assert "paced" in {r["rule"] for r in outputs[0]["rules"]}
     assert "paced" not in {r["rule"] for r in unpaced["rules"]}
+
+
+def test_targets_take_percentages() -> None:
+    # Operators write loss and utilization targets as percentages: "1%" is 0.01, "95%" is 0.95,
+    # the same targets as the fractions; unreadable text names the option.
+    link = ["recommend", "--capacity", "1 Gbit/s", "--rtt", "50ms", "--flows", "250"]
+    link += ["--bottlenecked-flows", "200", "--json"]
+    as_percent = CliRunner().invoke(main, [*link, "--max-loss", "1%", "--min-utilization", "95%"])
+    as_fraction = CliRunner().invoke(
+        main, [*link, "--max-loss", "0.01", "--min-utilization", "0.95"]
+    )
+    assert as_percent.exit_code == 0, as_percent.output
+    percent, fraction = json.loads(as_percent.stdout), json.loads(as_fraction.stdout)
+    assert percent["targets"] == fraction["targets"]
+    assert percent["recommended"] == fraction["recommended"]
+    wrong = CliRunner().invoke(main, [*link, "--max-loss", "one percent"])
+    assert wrong.exit_code == 2 and "--max-loss" in wrong.output and "'1%'" in wrong.output
