@@ -68,7 +68,8 @@ def render_verification(v: Verification, console: Console) -> None:
             c.label,
             f"{c.buffer_packets:,} ({c.simulated_buffer_packets:,})",
             f"{c.predicted.utilization:.1%} / {_pct(c.utilization, c.utilization_ci99)}",
-            f"{_loss(c.predicted.loss_probability)} / {c.loss_rate:.2g}",
+            f"{_loss(c.predicted.loss_probability)} / {c.loss_rate:.2g}"
+            + (f" ± {c.loss_rate_ci99:.2g}" if math.isfinite(c.loss_rate_ci99) else ""),
             f"{c.predicted.queueing_delay_s * 1e3:.3g} / "
             f"{c.queue_delay_mean_s * 1e3:.3g}, {c.queue_delay_p99_s * 1e3:.3g}",
             f"[{colour}]{c.verdict}[/{colour}]",
