@@ -202,14 +202,14 @@ def bufsize_scenario(case: Case) -> Scenario | None:
     """The bufsize scenario of a case, or None while the simulator lacks its congestion control.
 
     The congestion control and the marking threshold are passed by name to the fields the
-    simulator names them by (``cc``, ``ecn_threshold_packets``) once it has them.
+    simulator names them by (``congestion_control``, ``ecn_threshold_packets``) once it has them.
     """
     names = {f.name for f in dataclasses.fields(Scenario)}
     changes: dict[str, Any] = {}
     if case.cc not in ("reno", "linux_reno"):  # bufsize's Reno counts segments, as Linux
-        if "cc" not in names:
+        if "congestion_control" not in names:
             return None
-        changes["cc"] = case.cc
+        changes["congestion_control"] = case.cc
     if case.ecn_threshold_packets is not None:
         if "ecn_threshold_packets" not in names:
             return None

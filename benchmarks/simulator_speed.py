@@ -62,7 +62,7 @@ DATACENTER = Scenario(
     min_rto_s=0.01,
     start_spread_s=0.001,
 )
-DCTCP_MARKING = {"cc": "dctcp", "ecn_threshold_packets": 12}
+DCTCP_MARKING = {"congestion_control": "dctcp", "ecn_threshold_packets": 12}
 #: (name, scenario, buffer, simulated time as a fraction of --duration): the 10 Gb/s link
 #: carries 100 times the packets per second of the others, so it runs 1/100 of the time.
 CASES = [
@@ -71,17 +71,22 @@ CASES = [
     ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85", GIGABIT, 85, 1.0),
     # The same scenarios per congestion control (issue 14: CUBIC and DCTCP within 20% of
     # Reno). DCTCP at Fig. 3.1's port marks from K = 5 of its 10 packets.
-    ("Fig. 3.1, unpaced, B=10, CUBIC", FIG_3_1.replace(cc="cubic"), 10, 1.0),
-    ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85, CUBIC", GIGABIT.replace(cc="cubic"), 85, 1.0),
+    ("Fig. 3.1, unpaced, B=10, CUBIC", FIG_3_1.replace(congestion_control="cubic"), 10, 1.0),
+    (
+        "1 Gb/s, 1000 flows, 15 Mb/s access, B=85, CUBIC",
+        GIGABIT.replace(congestion_control="cubic"),
+        85,
+        1.0,
+    ),
     (
         "Fig. 3.1, unpaced, B=10, DCTCP K=5",
-        FIG_3_1.replace(cc="dctcp", ecn_threshold_packets=5),
+        FIG_3_1.replace(congestion_control="dctcp", ecn_threshold_packets=5),
         10,
         1.0,
     ),
     (
         "1 Gb/s, 1000 flows, 15 Mb/s access, B=85, DCTCP K=40",
-        GIGABIT.replace(cc="dctcp", ecn_threshold_packets=40),
+        GIGABIT.replace(congestion_control="dctcp", ecn_threshold_packets=40),
         85,
         1.0,
     ),
@@ -96,8 +101,13 @@ CASES = [
     ),
     # BBR always paces (issue 14: BBR within 35% of Reno); paced Reno beside it.
     ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85, paced", GIGABIT.replace(pacing=True), 85, 1.0),
-    ("Fig. 3.1, B=10, BBR", FIG_3_1.replace(cc="bbr"), 10, 1.0),
-    ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85, BBR", GIGABIT.replace(cc="bbr"), 85, 1.0),
+    ("Fig. 3.1, B=10, BBR", FIG_3_1.replace(congestion_control="bbr"), 10, 1.0),
+    (
+        "1 Gb/s, 1000 flows, 15 Mb/s access, B=85, BBR",
+        GIGABIT.replace(congestion_control="bbr"),
+        85,
+        1.0,
+    ),
 ]
 #: Speed ratios printed at the end (same run, same machine): (case, the Reno case it is set beside).
 _GIGA = "1 Gb/s, 1000 flows, 15 Mb/s access, B=85"
@@ -115,7 +125,7 @@ RATIOS = [
 
 
 # Issue 14's AQM check: 100 Mb/s, 40 CUBIC flows, 100 ms ± 20 %, B = one BDP of 1500 B packets.
-AQM_SCENARIO = Scenario(capacity_bps=100e6, flows=40, rtt_s=0.1, cc="cubic")
+AQM_SCENARIO = Scenario(capacity_bps=100e6, flows=40, rtt_s=0.1, congestion_control="cubic")
 AQM_BUFFER_PACKETS = 833
 AQMS = ("none", "codel", "pie")
 

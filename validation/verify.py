@@ -163,7 +163,7 @@ def recommended_size(
 
 
 def simulated_congestion_control(link: LinkScenario) -> tuple[str | None, str]:
-    """The simulator's ``cc`` for the link's ``congestion_control``, or None and why not.
+    """The simulator's congestion control for the link's, or None and why not.
 
     The recommendation's congestion control is simulated as given (never silently as Reno):
     it must be one the simulator's flow groups accept (:data:`CC_KINDS`), and DCTCP also needs
@@ -287,7 +287,7 @@ def simulated_scenario(link: LinkScenario, scaling: Scaling, *, budget_s: float)
         start_spread_s=min(5.0, warmup / 2.0),
         duration_s=warmup + budget_s,
         warmup_s=warmup,
-        cc=cast(CongestionControl, cc),  # one of CC_KINDS, checked above
+        congestion_control=cast(CongestionControl, cc),  # one of CC_KINDS, checked above
         **marking,
     )
 
@@ -480,7 +480,7 @@ def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
     outcome.reason = (
         f"at the recommended {main.buffer_packets} packets the simulation {main.verdict} with "
         f"the prediction ({main.reason}); targets {'met' if main.meets_targets else 'NOT met'} "
-        f"in simulation. Scaling: {scaling.reason}. Senders: {p.scenario.cc}, the "
+        f"in simulation. Scaling: {scaling.reason}. Senders: {p.scenario.congestion_control}, the "
         f"recommendation's congestion control.{senders}"
     )
     return outcome

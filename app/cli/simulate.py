@@ -85,7 +85,7 @@ OPTION_OF = {
     "packet_bytes": "--packet",
     "header_bytes": "--header",
     "recovery": "--recovery",
-    "cc": "--cc",
+    "congestion_control": "--cc",
     "ecn_threshold_packets": "--ecn-threshold",
     "ecn_threshold_bytes": "--ecn-threshold",
     "aqm": "--aqm",
@@ -351,7 +351,7 @@ def _scenario_from_options(opts: dict[str, Any]) -> Scenario:
         header_bytes=header_bytes,
         pacing=opts["pacing"],
         recovery=opts["recovery"],
-        cc=opts["cc"],
+        congestion_control=opts["cc"],
         ecn=opts["ecn"],
         ecn_threshold_packets=threshold_packets,
         ecn_threshold_bytes=threshold_bytes,
@@ -529,9 +529,10 @@ def describe(scenario: Scenario) -> str:
     if sc.rtt_jitter_s:
         rtt += f" ± {_time(sc.rtt_jitter_s)}"
     tcp = (
-        f"{cc_name(sc.cc, sc.ecn)}{_growth(sc.ca_increase)}, "
+        f"{cc_name(sc.congestion_control, sc.ecn)}{_growth(sc.ca_increase)}, "
         f"{sc.recovery.upper() if sc.recovery == 'sack' else 'NewReno'} recovery, "
-        f"{'paced' if sc.pacing or sc.cc == 'bbr' else 'unpaced'}, delayed ACK {sc.delayed_ack}, "
+        f"{'paced' if sc.pacing or sc.congestion_control == 'bbr' else 'unpaced'}, "
+        f"delayed ACK {sc.delayed_ack}, "
         f"initial window {sc.initial_window_packets}, min RTO {_time(sc.min_rto_s)}, "
         f"largest window {sc.max_window_packets:,} packets"
     )
@@ -563,7 +564,9 @@ def _marks(sc: Scenario) -> bool:
     if sc.ecn_threshold_packets is not None or sc.ecn_threshold_bytes is not None:
         return True
     # CoDel and PIE mark the packets of ECN-capable groups instead of dropping them
-    return sc.aqm != "none" and any(g.cc == "dctcp" or g.ecn for g in sc.flow_groups)
+    return sc.aqm != "none" and any(
+        g.congestion_control == "dctcp" or g.ecn for g in sc.flow_groups
+    )
 
 
 def _aqm_text(sc: Scenario) -> str:
@@ -590,7 +593,7 @@ def _describe_groups(sc: Scenario) -> str:
             f"(at most {g.flows:,} at once)",
         }[g.traffic]
         parts.append(
-            f"{g.name}: {what}, {cc_name(g.cc, g.ecn)}{_growth(g.ca_increase)}, "
+            f"{g.name}: {what}, {cc_name(g.congestion_control, g.ecn)}{_growth(g.ca_increase)}, "
             f"RTT {rtt}, "
             f"access {_rate(g.access_bps)}, largest window "
             f"{g.max_window_packets:,} packets"
@@ -780,7 +783,7 @@ def render(req: Request, results: list[Result], console: Console) -> None:
 @click.option(
     "--cc",
     type=click.Choice(["reno", "cubic", "dctcp", "bbr"]),
-    default=DEFAULTS["cc"],
+    default=DEFAULTS["congestion_control"],
     show_default=True,
     help="Congestion control: Reno (RFC 5681), CUBIC (RFC 9438), DCTCP (RFC 8257; give "
     "the port's --ecn-threshold) or BBR v1 (paced).",

@@ -89,8 +89,8 @@ class _FlowFields(RequestModel):
         default=DEFAULTS["recovery"],
         description="Loss recovery: SACK (RFC 6675) or NewReno (RFC 6582).",
     )
-    cc: Literal["reno", "cubic", "dctcp", "bbr"] = Field(
-        default=DEFAULTS["cc"],
+    congestion_control: Literal["reno", "cubic", "dctcp", "bbr"] = Field(
+        default=DEFAULTS["congestion_control"],
         description="Congestion control: Reno (RFC 5681), CUBIC (RFC 9438), DCTCP (RFC 8257, "
         "ECN-capable; give the port an ecn_threshold_packets or ecn_threshold_bytes) or BBR v1 "
         "(Cardwell et al. 2016; draft-cardwell-iccrg-bbr-congestion-control-00; always paced).",
@@ -236,7 +236,8 @@ class SimulationScenarioIn(_FlowFields):
         default=DEFAULTS["aqm"],
         description="Active queue management of the drop-tail FIFO, the buffer staying the hard "
         "limit: CoDel (RFC 8289, drops at dequeue) or PIE (RFC 8033, random drops at enqueue, "
-        "15 ms reference delay); packets of ECN-capable groups (cc dctcp, or ecn) are marked CE "
+        "15 ms reference delay); packets of ECN-capable groups (congestion_control dctcp, or "
+        "ecn) are marked CE "
         "instead (PIE: while its drop probability is at most 10%). Not with discipline fq.",
     )
     codel_target_s: Annotated[float, Field(gt=0.0, le=10.0), Unit("time")] = Field(

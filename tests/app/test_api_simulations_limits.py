@@ -84,11 +84,13 @@ def test_chunked_body_over_the_limit_gets_413(client: TestClient) -> None:
 
 def test_bbr_senders_are_accepted(client: TestClient) -> None:
     body = small_body()
-    body["scenario"] |= {"groups": [{"flows": 2, "cc": "bbr"}, {"cc": "cubic"}]}
+    body["scenario"] |= {
+        "groups": [{"flows": 2, "congestion_control": "bbr"}, {"congestion_control": "cubic"}]
+    }
     answer = client.post("/v1/simulations", json=body)
     assert answer.status_code == 202, answer.text
     body = small_body()
-    body["scenario"] |= {"cc": "bbr"}
+    body["scenario"] |= {"congestion_control": "bbr"}
     answer = client.post("/v1/simulations", json=body)
     assert answer.status_code == 202, answer.text
 
@@ -125,7 +127,7 @@ def test_scenario_bound_between_two_fields_names_the_field(client: TestClient) -
         ({"capacity_bps": "100 ms"}, "capacity_bps", "not a rate"),
         ({"flows": 0}, "flows", "greater than or equal to 1"),
         ({"traffic": "bursty"}, "traffic", "persistent"),
-        ({"cc": "vegas"}, "cc", "'bbr'"),
+        ({"congestion_control": "vegas"}, "congestion_control", "'bbr'"),
         ({"ca_increase": "per_byte"}, "ca_increase", "'bytes_acked' or 'per_ack'"),
         ({"warmup_s": 20}, "warmup_s", "must be < duration_s"),
         ({"packet_budget": 5}, "packet_budget", "Extra inputs"),
@@ -136,7 +138,7 @@ def test_scenario_bound_between_two_fields_names_the_field(client: TestClient) -
             "groups[0].rtt_jitter_s",
         ),
         ({"groups": [{"flows": 2}], "flows": 5}, "flows", "set it in each group"),
-        ({"cc": "vegas"}, "cc", "'dctcp'"),
+        ({"congestion_control": "vegas"}, "congestion_control", "'dctcp'"),
         ({"ecn_threshold_packets": 0}, "ecn_threshold_packets", "greater than or equal to 1"),
         ({"ecn_threshold_bytes": "90 ms"}, "ecn_threshold_bytes", "not a size"),
         (
@@ -209,7 +211,10 @@ def test_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path
 def test_dctcp_with_a_marking_threshold_is_accepted_in_si_units(client: TestClient) -> None:
     body = small_body()
     body["scenario"] |= {
-        "groups": [{"flows": 2, "cc": "dctcp"}, {"flows": 2, "cc": "cubic", "ecn": True}],
+        "groups": [
+            {"flows": 2, "congestion_control": "dctcp"},
+            {"flows": 2, "congestion_control": "cubic", "ecn": True},
+        ],
         "ecn_threshold_bytes": "15 kB",
     }
     answer = client.post("/v1/simulations", json=body)
@@ -219,13 +224,13 @@ def test_dctcp_with_a_marking_threshold_is_accepted_in_si_units(client: TestClie
     scenario = job["request"]["scenario"]
     assert scenario["ecn_threshold_bytes"] == 15_000
     assert scenario["ecn_threshold_packets"] is None
-    assert [g["cc"] for g in scenario["groups"]] == ["dctcp", "cubic"]
+    assert [g["congestion_control"] for g in scenario["groups"]] == ["dctcp", "cubic"]
     assert [g["ecn"] for g in scenario["groups"]] == [False, True]
 
 
 def test_dctcp_without_a_marking_threshold_is_warned_about(client: TestClient) -> None:
     body = small_body()
-    body["scenario"] |= {"cc": "dctcp"}
+    body["scenario"] |= {"congestion_control": "dctcp"}
     answer = client.post("/v1/simulations", json=body)
     assert answer.status_code == 202, answer.text
     assert any("never marks" in w for w in answer.json()["warnings"])

@@ -485,7 +485,7 @@ def test_dctcp_with_a_marking_port_reports_marks() -> None:
     # 3 DCTCP flows, 10 Mbit/s, 40 ms (33 packets of BDP), K = 5 < B = 30: the port marks.
     document = _json("--cc", "dctcp", "--ecn-threshold", "5", "--buffer", "30")
     row = document["results"][0]
-    assert document["scenario"]["cc"] == "dctcp"
+    assert document["scenario"]["congestion_control"] == "dctcp"
     assert row["marks"] > 0 and 0.0 < row["mark_rate"] < 1.0
     assert row["groups"][0]["marks"] == row["marks"]
     table = _invoke("--cc", "dctcp", "--ecn-threshold", "5", "--buffer", "30")

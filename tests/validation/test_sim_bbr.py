@@ -57,7 +57,7 @@ def test_one_bbr_flow_queues_at_most_about_one_bdp() -> None:
         start_spread_s=0.0,
         duration_s=25.0,
         warmup_s=5.0,
-        cc="bbr",
+        congestion_control="bbr",
         traced_flows=1,
         sample_interval_s=0.005,
     )
@@ -92,8 +92,12 @@ def _bbr_share(buffer_bdp: float, seed: int) -> float:
         duration_s=70.0,
         warmup_s=10.0,
         groups=(
-            FlowGroup(name="bbr", flows=1, cc="bbr", rtt_s=0.04, start_spread_s=1.0),
-            FlowGroup(name="cubic", flows=1, cc="cubic", rtt_s=0.04, start_spread_s=1.0),
+            FlowGroup(
+                name="bbr", flows=1, congestion_control="bbr", rtt_s=0.04, start_spread_s=1.0
+            ),
+            FlowGroup(
+                name="cubic", flows=1, congestion_control="cubic", rtt_s=0.04, start_spread_s=1.0
+            ),
         ),
     )
     bdp = _bdp_packets(sc, 0.04)
@@ -144,7 +148,7 @@ def test_many_bbr_flows_in_a_shallow_buffer_lose_much(flows: int) -> None:
             flows=flows,
             duration_s=40.0,
             warmup_s=10.0,
-            cc=cc,
+            congestion_control=cc,
             start_spread_s=1.0,
         )
         return simulate(sc, max(2, round(0.05 * _bdp_packets(sc, 0.02))), seed=1).loss_rate

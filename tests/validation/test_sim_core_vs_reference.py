@@ -48,13 +48,17 @@ CASES = {
         flow_size_distribution="uniform",
         flow_size_packets=40,
     ),
-    "cubic sack": BASE.replace(cc="cubic"),
-    "cubic newreno delayed acks": BASE.replace(cc="cubic", recovery="newreno", delayed_ack=2),
+    "cubic sack": BASE.replace(congestion_control="cubic"),
+    "cubic newreno delayed acks": BASE.replace(
+        congestion_control="cubic", recovery="newreno", delayed_ack=2
+    ),
     "per-ack growth, delayed acks": BASE.replace(ca_increase="per_ack", delayed_ack=2),
     "per-ack growth, newreno, ns-2 like": BASE.replace(
         ca_increase="per_ack", recovery="newreno", delayed_ack=2, max_window_packets=64
     ),
-    "cubic per-ack growth": BASE.replace(cc="cubic", ca_increase="per_ack", delayed_ack=2),
+    "cubic per-ack growth": BASE.replace(
+        congestion_control="cubic", ca_increase="per_ack", delayed_ack=2
+    ),
     "per-ack and byte-counting groups": Scenario(
         capacity_bps=20e6,
         duration_s=4.0,
@@ -69,31 +73,39 @@ CASES = {
         duration_s=4.0,
         warmup_s=1.0,
         groups=(
-            FlowGroup(name="cubic", flows=4, cc="cubic", rtt_s=0.05, max_window_packets=64),
+            FlowGroup(
+                name="cubic", flows=4, congestion_control="cubic", rtt_s=0.05, max_window_packets=64
+            ),
             FlowGroup(name="reno", flows=4, rtt_s=0.03, max_window_packets=64),
             FlowGroup(
                 name="cubic short",
                 flows=6,
-                cc="cubic",
+                congestion_control="cubic",
                 traffic="poisson_flows",
                 flow_arrival_rate_per_s=20.0,
                 flow_size_packets=30.0,
             ),
         ),
     ),
-    "bbr sack": BASE.replace(cc="bbr"),
-    "bbr newreno delayed acks": BASE.replace(cc="bbr", recovery="newreno", delayed_ack=2),
+    "bbr sack": BASE.replace(congestion_control="bbr"),
+    "bbr newreno delayed acks": BASE.replace(
+        congestion_control="bbr", recovery="newreno", delayed_ack=2
+    ),
     "bbr and cubic groups": Scenario(
         capacity_bps=20e6,
         duration_s=4.0,
         warmup_s=1.0,
         groups=(
-            FlowGroup(name="bbr", flows=3, cc="bbr", rtt_s=0.05, max_window_packets=64),
-            FlowGroup(name="cubic", flows=3, cc="cubic", rtt_s=0.03, max_window_packets=64),
+            FlowGroup(
+                name="bbr", flows=3, congestion_control="bbr", rtt_s=0.05, max_window_packets=64
+            ),
+            FlowGroup(
+                name="cubic", flows=3, congestion_control="cubic", rtt_s=0.03, max_window_packets=64
+            ),
             FlowGroup(
                 name="bbr short",
                 flows=6,
-                cc="bbr",
+                congestion_control="bbr",
                 traffic="poisson_flows",
                 flow_arrival_rate_per_s=20.0,
                 flow_size_packets=30.0,
@@ -110,7 +122,7 @@ CASES = {
         max_window_packets=64,
         duration_s=12.0,
         warmup_s=1.0,
-        cc="bbr",
+        congestion_control="bbr",
     ),
     "flow groups: 004 §VII-like mix": Scenario(
         capacity_bps=20e6,
@@ -175,11 +187,13 @@ CASES = {
         background_load=0.2,
         ecn_threshold_packets=3,
         groups=(
-            FlowGroup(name="dctcp", flows=4, cc="dctcp", rtt_s=0.02, max_window_packets=64),
+            FlowGroup(
+                name="dctcp", flows=4, congestion_control="dctcp", rtt_s=0.02, max_window_packets=64
+            ),
             FlowGroup(
                 name="dctcp no delack",
                 flows=3,
-                cc="dctcp",
+                congestion_control="dctcp",
                 delayed_ack=1,
                 recovery="newreno",
                 rtt_s=0.03,
@@ -198,7 +212,12 @@ CASES = {
         groups=(
             FlowGroup(name="reno ecn", flows=3, ecn=True, rtt_s=0.03, max_window_packets=64),
             FlowGroup(
-                name="cubic ecn", flows=3, cc="cubic", ecn=True, rtt_s=0.02, max_window_packets=64
+                name="cubic ecn",
+                flows=3,
+                congestion_control="cubic",
+                ecn=True,
+                rtt_s=0.02,
+                max_window_packets=64,
             ),
             FlowGroup(
                 name="short ecn",
@@ -226,7 +245,7 @@ CASES = {
 AQM_CASES = {
     "codel reno sack": BASE.replace(aqm="codel", max_window_packets=64),
     "codel cubic newreno delayed acks": BASE.replace(
-        aqm="codel", cc="cubic", recovery="newreno", max_window_packets=64
+        aqm="codel", congestion_control="cubic", recovery="newreno", max_window_packets=64
     ),
     "codel short target and interval, paced": BASE.replace(
         aqm="codel", codel_target_s=0.001, codel_interval_s=0.02, pacing=True
@@ -241,7 +260,9 @@ AQM_CASES = {
         aqm="codel",
         background_load=0.1,
         groups=(
-            FlowGroup(name="cubic", flows=4, cc="cubic", rtt_s=0.05, max_window_packets=64),
+            FlowGroup(
+                name="cubic", flows=4, congestion_control="cubic", rtt_s=0.05, max_window_packets=64
+            ),
             FlowGroup(name="reno", flows=4, rtt_s=0.03, max_window_packets=64),
             FlowGroup(
                 name="short",
@@ -261,7 +282,13 @@ AQM_CASES = {
         aqm="pie",
         background_load=0.2,
         groups=(
-            FlowGroup(name="cubic", flows=6, cc="cubic", rtt_s=0.05, max_window_packets=128),
+            FlowGroup(
+                name="cubic",
+                flows=6,
+                congestion_control="cubic",
+                rtt_s=0.05,
+                max_window_packets=128,
+            ),
             FlowGroup(
                 name="short",
                 flows=6,
@@ -280,8 +307,16 @@ AQM_CASES = {
         aqm="codel",
         background_load=0.1,
         groups=(
-            FlowGroup(name="cubic ecn", flows=4, cc="cubic", ecn=True, max_window_packets=64),
-            FlowGroup(name="dctcp", flows=2, cc="dctcp", rtt_s=0.03, max_window_packets=64),
+            FlowGroup(
+                name="cubic ecn",
+                flows=4,
+                congestion_control="cubic",
+                ecn=True,
+                max_window_packets=64,
+            ),
+            FlowGroup(
+                name="dctcp", flows=2, congestion_control="dctcp", rtt_s=0.03, max_window_packets=64
+            ),
             FlowGroup(name="reno", flows=4, rtt_s=0.05, max_window_packets=64),
         ),
     ),

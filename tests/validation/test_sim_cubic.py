@@ -49,7 +49,9 @@ def curves() -> dict[str, list[float]]:
     out: dict[str, list[float]] = {"reno": [], "cubic": []}
     for fraction in FRACTIONS:
         for cc in out:
-            run = simulate(ONE_FLOW.replace(cc=cc), round(fraction * BDP_PACKETS), 1)
+            run = simulate(
+                ONE_FLOW.replace(congestion_control=cc), round(fraction * BDP_PACKETS), 1
+            )
             assert run.timeouts == 0  # one flow, SACK: every loss is repaired by fast recovery
             out[cc].append(run.utilization)
     return out

@@ -46,7 +46,7 @@ def datacenter(flows: int, k: int, **changes: object) -> Scenario:
         "rtt_s": RTT_S,
         "access_bps": CAPACITY_BPS,
         "max_window_packets": 1000,
-        "cc": "dctcp",
+        "congestion_control": "dctcp",
         "ecn_threshold_packets": k,
         "min_rto_s": 0.01,
         "start_spread_s": 0.001,
@@ -132,7 +132,12 @@ def test_the_buffer_stays_the_hard_limit_for_ecn_capable_packets() -> None:
     # K above the buffer: an arrival never finds K packets (at most B − 1 when accepted), so
     # nothing is marked and DCTCP loses packets at the full buffer as Reno does.
     dctcp = Scenario(
-        capacity_bps=20e6, flows=8, rtt_s=0.02, cc="dctcp", duration_s=4.0, warmup_s=1.0
+        capacity_bps=20e6,
+        flows=8,
+        rtt_s=0.02,
+        congestion_control="dctcp",
+        duration_s=4.0,
+        warmup_s=1.0,
     )
     r = simulate(dctcp.replace(ecn_threshold_packets=50), 20, 3)
     assert r.marks == 0 and r.loss_rate > 0.0
@@ -161,7 +166,7 @@ def test_marks_are_counted_per_group() -> None:
             FlowGroup(
                 name="dctcp",
                 flows=5,
-                cc="dctcp",
+                congestion_control="dctcp",
                 rtt_s=RTT_S,
                 access_bps=CAPACITY_BPS,
                 start_spread_s=0.001,
@@ -169,7 +174,7 @@ def test_marks_are_counted_per_group() -> None:
             FlowGroup(
                 name="cubic",
                 flows=5,
-                cc="cubic",
+                congestion_control="cubic",
                 rtt_s=RTT_S,
                 access_bps=CAPACITY_BPS,
                 start_spread_s=0.001,
@@ -188,7 +193,14 @@ def test_marks_are_counted_per_group() -> None:
 
 def _receiver(cc: str, ecn: bool, delayed_ack: int) -> tuple[ReferenceSimulator, list[tuple]]:
     """One flow's receiver in the reference, its ACKs recorded as (cumulative ack, ECE)."""
-    sc = Scenario(flows=1, cc=cc, ecn=ecn, delayed_ack=delayed_ack, duration_s=1.0, warmup_s=0.0)
+    sc = Scenario(
+        flows=1,
+        congestion_control=cc,
+        ecn=ecn,
+        delayed_ack=delayed_ack,
+        duration_s=1.0,
+        warmup_s=0.0,
+    )
     sim = ReferenceSimulator(sc, 10, 1, trace=False)
     sim.flows[0].active = True
     acks: list[tuple] = []
@@ -220,7 +232,7 @@ def test_classic_receiver_latches_ece_until_cwr() -> None:
 
 
 def _sender(cc: str, ecn: bool) -> tuple[ReferenceSimulator, object]:
-    sc = Scenario(flows=1, cc=cc, ecn=ecn, duration_s=1.0, warmup_s=0.0)
+    sc = Scenario(flows=1, congestion_control=cc, ecn=ecn, duration_s=1.0, warmup_s=0.0)
     sim = ReferenceSimulator(sc, 10, 1, trace=False)
     fl = sim.flows[0]
     fl.active, fl.cwnd, fl.ssthresh, fl.snd_nxt, fl.high_tx = True, 20.0, 1e9, 20, 20
@@ -276,7 +288,7 @@ def test_classic_ecn_sender_halves_like_a_loss_without_retransmitting() -> None:
             "droptail when an ECN marking threshold is set",
         ),
         ({"ecn": "yes"}, "ecn", "true or false"),
-        ({"cc": "vegas"}, "cc", "one of reno, cubic, dctcp"),
+        ({"congestion_control": "vegas"}, "congestion_control", "one of reno, cubic, dctcp"),
     ],
 )
 def test_bad_ecn_settings_name_the_field_and_bound(
@@ -289,9 +301,10 @@ def test_bad_ecn_settings_name_the_field_and_bound(
 
 
 def test_dctcp_at_a_port_that_never_marks_is_warned_about() -> None:
-    assert any("never marks" in w for w in Scenario(cc="dctcp").warnings())
+    assert any("never marks" in w for w in Scenario(congestion_control="dctcp").warnings())
     assert not any(
-        "never marks" in w for w in Scenario(cc="dctcp", ecn_threshold_packets=9).warnings()
+        "never marks" in w
+        for w in Scenario(congestion_control="dctcp", ecn_threshold_packets=9).warnings()
     )
 
 
@@ -302,7 +315,11 @@ def test_mark_or_drop_marks_ecn_capable_packets_and_drops_the_others() -> None:
         duration_s=2.0,
         warmup_s=0.0,
         background_load=0.1,
-        groups=(FlowGroup(flows=1, cc="dctcp"), FlowGroup(flows=1, ecn=True), FlowGroup(flows=1)),
+        groups=(
+            FlowGroup(flows=1, congestion_control="dctcp"),
+            FlowGroup(flows=1, ecn=True),
+            FlowGroup(flows=1),
+        ),
     )
     sim = ReferenceSimulator(mix, 10, 1, trace=False)
     assert sim.mark_or_drop(0.5, 0, 1500.0) == CE_FLAG  # DCTCP

@@ -100,7 +100,7 @@ def test_the_recommendations_congestion_control_is_simulated_or_refused(cc: str)
     p = plan(link, recommend(link), replications=2, seed=1)
     marks = ECN_THRESHOLD_FIELD in {f.name for f in fields(Scenario)}
     if cc in CC_KINDS and (cc != "dctcp" or marks):
-        assert p.scenario is not None and p.scenario.cc == cc
+        assert p.scenario is not None and p.scenario.congestion_control == cc
         if cc == "dctcp":
             # K = C·RTT/7 = (100 Mb/s · 0.1 s / 8,000 bits per 1000-B packet)/7 = 1,250/7 = 178.6
             # -> 179 packets (Alizadeh et al. §3.4), k = 1.
@@ -118,12 +118,12 @@ def test_cubic_is_simulated_as_cubic_not_reno() -> None:
     link = LinkScenario(capacity_bps=100e6, rtts_s=(0.1,), flows=40, packet_bytes=1000)
     assert link.congestion_control == "cubic"
     p = plan(link, recommend(link), replications=2, seed=1)
-    assert p.scenario is not None and p.scenario.cc == "cubic"
+    assert p.scenario is not None and p.scenario.congestion_control == "cubic"
     reno = LinkScenario(
         capacity_bps=100e6, rtts_s=(0.1,), flows=40, packet_bytes=1000, congestion_control="reno"
     )
     p_reno = plan(reno, recommend(reno), replications=2, seed=1)
-    assert p_reno.scenario is not None and p_reno.scenario.cc == "reno"
+    assert p_reno.scenario is not None and p_reno.scenario.congestion_control == "reno"
 
 
 @pytest.mark.parametrize("aqm", ["none", "codel", "pie", "dualq"])

@@ -186,9 +186,11 @@ def _flows_and_groups(p: RunParameters) -> tuple[Any, Any, Any, Any]:
         fi[rows_k, FlowInt.MAX_WINDOW_PACKETS] = group.max_window_packets
         fi[rows_k, FlowInt.SACK] = int(group.recovery == "sack")
         fi[rows_k, FlowInt.DELAYED_ACK] = group.delayed_ack
-        fi[rows_k, FlowInt.PACING] = int(group.pacing or group.cc == "bbr")  # BBR always paces
-        fi[rows_k, FlowInt.CC] = CC_CODES[group.cc]
-        fi[rows_k, FlowInt.ECN_MODE] = ecn_mode(group.cc, group.ecn)
+        fi[rows_k, FlowInt.PACING] = int(
+            group.pacing or group.congestion_control == "bbr"
+        )  # BBR always paces
+        fi[rows_k, FlowInt.CC] = CC_CODES[group.congestion_control]
+        fi[rows_k, FlowInt.ECN_MODE] = ecn_mode(group.congestion_control, group.ecn)
         fi[rows_k, FlowInt.CA_INCREASE] = CA_INCREASE_CODES[group.ca_increase]
         gf[k, GroupFloat.FLOW_RATE_PER_S] = group.flow_arrival_rate_per_s
         gf[k, GroupFloat.FLOW_MEAN_PACKETS] = group.flow_size_packets
@@ -267,7 +269,7 @@ def allocate(p: RunParameters, trace: bool) -> Arrays:
 
 def _rate_slots(p: RunParameters, rows: int, window: int) -> Any:
     """BBR's per-packet delivery-rate state (``RateSlot``); one slot when no group is BBR."""
-    if any(group.cc == "bbr" for group in p.groups):
+    if any(group.congestion_control == "bbr" for group in p.groups):
         return np.zeros((rows, window, RATE_SLOT))
     return np.zeros((1, 1, RATE_SLOT))
 

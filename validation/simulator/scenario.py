@@ -53,7 +53,8 @@ ZERO_JITTER_WARNING = (
 
 #: Why DCTCP without a marking threshold is worth a warning.
 NO_MARKING_WARNING = (
-    "cc is dctcp but the port has no ECN marking threshold (ecn_threshold_packets, or the same "
+    "congestion_control is dctcp but the port has no ECN marking threshold "
+    "(ecn_threshold_packets, or the same "
     "in bytes) and no aqm: it never marks, so DCTCP reacts only to losses, as Reno does "
     "(RFC 8257 §3.5)"
 )
@@ -70,7 +71,7 @@ GROUP_FIELDS = (
     "max_window_packets",
     "pacing",
     "recovery",
-    "cc",
+    "congestion_control",
     "ecn",
     "ca_increase",
     "delayed_ack",
@@ -106,7 +107,7 @@ class FlowGroup:
     access_bps : rate of each flow's access link, bit/s (below the bottleneck rate: flows
         bottlenecked at their access link, 004 §VII's RBP flows).
     max_window_packets : maximum (advertised) window, packets (window-limited flows).
-    cc : congestion control, "reno" (RFC 5681), "cubic" (RFC 9438), "dctcp" (RFC 8257)
+    congestion_control : "reno" (RFC 5681), "cubic" (RFC 9438), "dctcp" (RFC 8257)
         or "bbr" (BBR v1, paced).
     ecn : classic ECN (RFC 3168) for "reno" and "cubic" senders: their packets are
         ECN-capable, marks are echoed until CWR and treated as a loss without retransmission;
@@ -144,7 +145,7 @@ class FlowGroup:
     max_window_packets: int = DEFAULT_MAX_WINDOW_PACKETS
     pacing: bool = False
     recovery: Recovery = "sack"
-    cc: CongestionControl = "reno"
+    congestion_control: CongestionControl = "reno"
     ecn: bool = False
     ca_increase: CaIncrease = "bytes_acked"
     delayed_ack: int = 2
@@ -198,7 +199,7 @@ class FlowGroup:
         checks.positive(p + "access_bps", self.access_bps)
         _int_in(p + "max_window_packets", self.max_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS)
         _choice(p + "recovery", self.recovery, ("sack", "newreno"))
-        _choice(p + "cc", self.cc, CC_KINDS)
+        _choice(p + "congestion_control", self.congestion_control, CC_KINDS)
         _bool(p + "ecn", self.ecn)
         _choice(p + "ca_increase", self.ca_increase, CA_INCREASE_KINDS)
         _int_in(p + "delayed_ack", self.delayed_ack, 1, 64)
@@ -246,7 +247,7 @@ class Scenario:
     header_bytes : extra bytes on the wire per data packet, bytes.
     pacing : space a flow's packets srtt/cwnd apart (000 §3.4).
     recovery : "sack" (RFC 6675 loss recovery) or "newreno" (RFC 6582, no SACK).
-    cc : congestion control: "reno" (RFC 5681), "cubic" (RFC 9438, C = 0.4, β = 0.7, fast
+    congestion_control : "reno" (RFC 5681), "cubic" (RFC 9438, C = 0.4, β = 0.7, fast
         convergence, the Reno-friendly region; validation/simulator/core/cubic.py) or "dctcp"
         (RFC 8257: Reno's growth and loss reaction, α with g = 1/16 and cwnd·(1 − α/2) once per
         window on ECN-Echo; validation/simulator/core/dctcp.py) or "bbr" (BBR v1: Cardwell et
@@ -315,7 +316,7 @@ class Scenario:
     header_bytes: int = 52
     pacing: bool = False
     recovery: Recovery = "sack"
-    cc: CongestionControl = "reno"
+    congestion_control: CongestionControl = "reno"
     ecn: bool = False
     ca_increase: CaIncrease = "bytes_acked"
     delayed_ack: int = 2
@@ -374,7 +375,7 @@ class Scenario:
             out.append(ZERO_JITTER_WARNING)
         marking = self.ecn_threshold_packets is not None or self.ecn_threshold_bytes is not None
         marking = marking or self.aqm != "none"  # CoDel and PIE mark ECN-capable packets
-        if not marking and any(g.cc == "dctcp" for g in self.flow_groups):
+        if not marking and any(g.congestion_control == "dctcp" for g in self.flow_groups):
             out.append(NO_MARKING_WARNING)
         return out
 
@@ -449,7 +450,7 @@ class Scenario:
         _int_in("packet_bytes", self.packet_bytes, 1, 1_000_000)
         _int_in("header_bytes", self.header_bytes, 0, 1_000_000)
         _choice("recovery", self.recovery, ("sack", "newreno"))
-        _choice("cc", self.cc, CC_KINDS)
+        _choice("congestion_control", self.congestion_control, CC_KINDS)
         _bool("ecn", self.ecn)
         _check_marking(self)
         _choice("ca_increase", self.ca_increase, CA_INCREASE_KINDS)

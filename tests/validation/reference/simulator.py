@@ -178,7 +178,7 @@ class ReferenceSimulator:
             for f, k in enumerate(p.group_of.tolist())
         ]
         for fl in self.flows:
-            fl.ecn = ecn_mode(fl.grp.cc, fl.grp.ecn)
+            fl.ecn = ecn_mode(fl.grp.congestion_control, fl.grp.ecn)
         self.marking = scenario.ecn_threshold_packets is not None or (
             scenario.ecn_threshold_bytes is not None
         )
@@ -632,7 +632,7 @@ class ReferenceSimulator:
         fl.cwnd = float(fl.grp.initial_window_packets)
         fl.rto = fl.grp.initial_rto_s
         fl.next_send = t
-        if fl.grp.cc == "bbr":
+        if fl.grp.congestion_control == "bbr":
             fl.bbr = bbr.start(t, fl.rtt_s, fl.cwnd)
         self.flows[f] = fl
         self.try_send(t, f)
@@ -853,7 +853,7 @@ class ReferenceSimulator:
                 else:
                     # the segments newly ACKed (RFC 3465) or one per ACK (RFC 5681 eq. 3)
                     acked = newly if fl.grp.ca_increase == "bytes_acked" else 1
-                    if fl.grp.cc == "cubic":
+                    if fl.grp.congestion_control == "cubic":
                         self.cubic_increase(t, fl, acked)
                     else:
                         fl.cwnd += acked / fl.cwnd
@@ -912,7 +912,7 @@ class ReferenceSimulator:
     def ecn_on_ack(self, fl: Flow, cum: int, newly: int, ece: bool) -> None:
         """The sender's ECN: DCTCP's α (RFC 8257 §3.3 steps 1-8), then at most once per window
         and outside loss recovery a reduction on ECE (RFC 3168 §6.1.2; RFC 8257 §3.3 step 9)."""
-        dctcp = fl.grp.cc == "dctcp"
+        dctcp = fl.grp.congestion_control == "dctcp"
         if dctcp:
             fl.dctcp_acked += newly
             if ece:
@@ -950,7 +950,7 @@ class ReferenceSimulator:
 
     def reduce(self, fl: Flow, flight: int) -> float:
         """The new ssthresh at a congestion event (Reno: half the flight; CUBIC: §4.6-4.7)."""
-        if fl.grp.cc != "cubic":
+        if fl.grp.congestion_control != "cubic":
             return max(flight / 2.0, 2.0)
         # RFC 9438 §4.6 with cwnd for flight_size (see core/cubic.py)
         if fl.cwnd < fl.w_max:  # RFC 9438 §4.7 fast convergence
