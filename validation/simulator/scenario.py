@@ -61,30 +61,6 @@ NO_MARKING_WARNING = (
 #: Largest ECN marking threshold in bytes.
 MAX_ECN_THRESHOLD_BYTES = 10**12
 
-#: The fields a flow group sets; a scenario without ``groups`` is one group of its own fields.
-GROUP_FIELDS = (
-    "flows",
-    "traffic",
-    "rtt_s",
-    "rtt_jitter_s",
-    "access_bps",
-    "max_window_packets",
-    "pacing",
-    "recovery",
-    "congestion_control",
-    "ecn",
-    "ca_increase",
-    "delayed_ack",
-    "delayed_ack_timeout_s",
-    "initial_window_packets",
-    "min_rto_s",
-    "initial_rto_s",
-    "start_spread_s",
-    "flow_size_distribution",
-    "flow_size_packets",
-    "pareto_shape",
-    "flow_arrival_rate_per_s",
-)
 GroupTraffic = Literal["persistent", "closed_loop", "poisson_flows"]
 
 
@@ -218,6 +194,11 @@ class FlowGroup:
             checks.positive(p + "flow_arrival_rate_per_s", self.flow_arrival_rate_per_s)
 
 
+#: The fields a flow group sets; a scenario without ``groups`` is one group of its own fields
+#: (:class:`Scenario` takes their defaults from :class:`FlowGroup`).
+GROUP_FIELDS = tuple(f.name for f in fields(FlowGroup) if f.name != "name")
+
+
 @dataclass(frozen=True)
 class Scenario:
     """A dumbbell: N sources behind their own access links, one shared bottleneck.
@@ -307,30 +288,30 @@ class Scenario:
     """
 
     capacity_bps: float = 100e6
-    flows: int = 40
-    rtt_s: float = 0.1
-    rtt_jitter_s: float | None = None
-    access_bps: float = 1e9
-    max_window_packets: int = DEFAULT_MAX_WINDOW_PACKETS
+    flows: int = FlowGroup.flows
+    rtt_s: float = FlowGroup.rtt_s
+    rtt_jitter_s: float | None = FlowGroup.rtt_jitter_s
+    access_bps: float = FlowGroup.access_bps
+    max_window_packets: int = FlowGroup.max_window_packets
     packet_bytes: int = DEFAULT_PACKET_BYTES
     header_bytes: int = 52
-    pacing: bool = False
-    recovery: Recovery = "sack"
-    congestion_control: CongestionControl = "reno"
-    ecn: bool = False
-    ca_increase: CaIncrease = "bytes_acked"
-    delayed_ack: int = 2
-    delayed_ack_timeout_s: float = 0.2
-    initial_window_packets: int = 10
-    min_rto_s: float = 0.2
-    initial_rto_s: float = 1.0
-    start_spread_s: float = 1.0
+    pacing: bool = FlowGroup.pacing
+    recovery: Recovery = FlowGroup.recovery
+    congestion_control: CongestionControl = FlowGroup.congestion_control
+    ecn: bool = FlowGroup.ecn
+    ca_increase: CaIncrease = FlowGroup.ca_increase
+    delayed_ack: int = FlowGroup.delayed_ack
+    delayed_ack_timeout_s: float = FlowGroup.delayed_ack_timeout_s
+    initial_window_packets: int = FlowGroup.initial_window_packets
+    min_rto_s: float = FlowGroup.min_rto_s
+    initial_rto_s: float = FlowGroup.initial_rto_s
+    start_spread_s: float = FlowGroup.start_spread_s
     background_load: float = 0.0
     traffic: Traffic = "persistent"
-    flow_size_distribution: SizeDistribution = "fixed"
-    flow_size_packets: float = 1000.0
-    pareto_shape: float = 1.5
-    flow_arrival_rate_per_s: float = 0.0
+    flow_size_distribution: SizeDistribution = FlowGroup.flow_size_distribution
+    flow_size_packets: float = FlowGroup.flow_size_packets
+    pareto_shape: float = FlowGroup.pareto_shape
+    flow_arrival_rate_per_s: float = FlowGroup.flow_arrival_rate_per_s
     open_loop_load: float = 0.8
     open_loop_arrivals: OpenLoopArrivals = "poisson"
     open_loop_sizes: OpenLoopSizes = "fixed"
