@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, cast
 
 from models.recommend import LinkScenario, Prediction, Recommendation, Targets, predict
@@ -70,10 +70,6 @@ BUFFER_EXPONENT = {
     "paced": 0.0,
     "transparent": 0.0,
 }
-
-#: The simulator's field holding DCTCP's marking threshold K, in packets: the port marks ECN
-#: above it (RFC 8257 §3.1). DCTCP is simulated only when the simulator's Scenario has it.
-ECN_THRESHOLD_FIELD = "ecn_threshold_packets"
 
 Verdict = Literal["agrees", "disagrees", "not reproducible here"]
 Progress = Callable[[int, int], None]
@@ -166,8 +162,8 @@ def simulated_congestion_control(link: LinkScenario) -> tuple[str | None, str]:
     """The simulator's congestion control for the link's, or None and why not.
 
     The recommendation's congestion control is simulated as given (never silently as Reno):
-    it must be one the simulator's flow groups accept (:data:`CC_KINDS`), and DCTCP also needs
-    a port that marks ECN (the simulator's :data:`ECN_THRESHOLD_FIELD`).
+    it must be one the simulator's flow groups accept (:data:`CC_KINDS`); DCTCP runs with the
+    port marking ECN at K = C·T_e/7 (:func:`dctcp_marking_threshold_packets`).
     """
     cc = link.congestion_control
     if cc not in CC_KINDS:
@@ -175,8 +171,6 @@ def simulated_congestion_control(link: LinkScenario) -> tuple[str | None, str]:
             f"congestion control {cc!r} is not simulated yet (the simulator runs "
             f"{', '.join(CC_KINDS)})"
         )
-    if cc == "dctcp" and ECN_THRESHOLD_FIELD not in {f.name for f in fields(Scenario)}:
-        return None, "DCTCP needs a port that marks ECN, which the simulator does not have yet"
     return cc, ""
 
 
@@ -270,7 +264,7 @@ def simulated_scenario(link: LinkScenario, scaling: Scaling, *, budget_s: float)
         raise ValueError(f"cannot simulate this link: {why_not}")
     marking: dict[str, Any] = {"aqm": aqm}
     if cc == "dctcp":
-        marking[ECN_THRESHOLD_FIELD] = dctcp_marking_threshold_packets(link, scaling.factor)
+        marking["ecn_threshold_packets"] = dctcp_marking_threshold_packets(link, scaling.factor)
     return Scenario(
         capacity_bps=scaling.capacity_bps,
         flows=scaling.bottlenecked_flows if background > 0.0 else scaling.flows,

@@ -88,23 +88,19 @@ def test_the_recommendations_congestion_control_is_simulated_or_refused(cc: str)
     # congestion control the user gave, never silently Reno. A 100 Mb/s link, 40 flows (000
     # Fig. 3.1's link), with each congestion control: either the simulated senders run it, or
     # the verification is "not reproducible here" and names it.
-    from dataclasses import fields
-
-    from validation.simulator import Scenario
     from validation.simulator.scenario import CC_KINDS
-    from validation.verify import ECN_THRESHOLD_FIELD, simulated_congestion_control
+    from validation.verify import simulated_congestion_control
 
     link = LinkScenario(
         capacity_bps=100e6, rtts_s=(0.1,), flows=40, packet_bytes=1000, congestion_control=cc
     )
     p = plan(link, recommend(link), replications=2, seed=1)
-    marks = ECN_THRESHOLD_FIELD in {f.name for f in fields(Scenario)}
-    if cc in CC_KINDS and (cc != "dctcp" or marks):
+    if cc in CC_KINDS:
         assert p.scenario is not None and p.scenario.congestion_control == cc
         if cc == "dctcp":
             # K = C·RTT/7 = (100 Mb/s · 0.1 s / 8,000 bits per 1000-B packet)/7 = 1,250/7 = 178.6
             # -> 179 packets (Alizadeh et al. §3.4), k = 1.
-            assert getattr(p.scenario, ECN_THRESHOLD_FIELD) == 179
+            assert p.scenario.ecn_threshold_packets == 179
     else:
         assert p.scenario is None
         out = p.unfaithful()
