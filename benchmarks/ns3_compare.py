@@ -198,21 +198,12 @@ def run_ns3(todo: list[Case], seed: int) -> dict[str, Any]:
     return runs
 
 
-def bufsize_scenario(case: Case) -> Scenario | None:
-    """The bufsize scenario of a case, or None while the simulator lacks its congestion control.
-
-    The congestion control and the marking threshold are passed by name to the fields the
-    simulator names them by (``congestion_control``, ``ecn_threshold_packets``) once it has them.
-    """
-    names = {f.name for f in dataclasses.fields(Scenario)}
+def bufsize_scenario(case: Case) -> Scenario:
+    """The bufsize scenario of a case: its congestion control and marking threshold."""
     changes: dict[str, Any] = {}
     if case.cc not in ("reno", "linux_reno"):  # bufsize's Reno counts segments, as Linux
-        if "congestion_control" not in names:
-            return None
         changes["congestion_control"] = case.cc
     if case.ecn_threshold_packets is not None:
-        if "ecn_threshold_packets" not in names:
-            return None
         # ns-3's RED compares the packets in the disc; the port also holds one packet in the
         # device queue and one in transmission, which bufsize counts (as in buffer_packets).
         changes["ecn_threshold_packets"] = case.ecn_threshold_packets + 2
@@ -221,10 +212,7 @@ def bufsize_scenario(case: Case) -> Scenario | None:
 
 def run_bufsize(case: Case, seed: int) -> dict[str, Any] | None:
     try:
-        scenario = bufsize_scenario(case)
-        if scenario is None:
-            return None
-        result = simulate(scenario, case.buffer_packets, seed)
+        result = simulate(bufsize_scenario(case), case.buffer_packets, seed)
     except ValueError as error:  # a congestion control name the simulator does not take yet
         print(f"bufsize {case.key}: {error}", file=sys.stderr)
         return None
