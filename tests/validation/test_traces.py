@@ -259,10 +259,42 @@ def test_estimates_within_targets_on_004_mix(flows: int, share: float, tmp_path:
         for f in est.flow_table
         if f.rtt_source == "drops" and "." not in f.key and int(f.key) in sim.lbp_flows
     ]
-    # Flows whose drops all fall in one burst, or whose departures match many lags, keep
-    # their first-round RTT; on these runs 4 of 10 and 48 of 50 LBP flows get one from drops.
-    assert len(from_drops) >= 0.3 * flows
+    # Flows whose drops do not all agree on one lag below their first-round spacing, or whose
+    # departures match many lags, keep their first-round RTT; on these runs 9 of 10 and 47 of
+    # 50 LBP flows get one from drops (4 of 10 and 48 of 50 before a single loss episode
+    # could give one).
+    assert len(from_drops) >= 0.8 * flows
     assert all(abs(rtt - truth) < 3e-4 for rtt, truth in from_drops)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("share", [0.95, 0.9])
+def test_effective_rtt_of_two_lbp_flows_on_004_mix(share: float, tmp_path: Path) -> None:
+    """004 §VII's mix with N_b = 2 at its full length (200 s, 20 s warm-up), B = C·T_avg, seed
+    1. The second LBP flow (RTT 394.5 ms) starts into the first one's standing queue: its
+    first-round spacing is 528.9 ms (95 %) and 547.0 ms (90 %), and all its drops (26 and 22)
+    fall in one slow-start overflow of 20 ms. The RTT every one of those drops agrees on,
+    below that spacing, is its RTT; before, T_e was +10.2 % and +11.3 % off. Targets of issue
+    13: T_e within 10 % of the harmonic mean of the LBP flows' propagation RTTs (004 eq. 12,
+    §III.A); drop-lag RTTs within 0.3 ms as in the test above."""
+    sc = mix_scenario(2, share, full=True)
+    buffer_packets = int(MIX_CAPACITY_BPS * MIX_RTT_S / (8 * sc.wire_bytes))
+    sim = simulated_trace(sc, buffer_packets, seed=1, lbp_groups=("LBP",))
+    path = tmp_path / "t.csv"
+    write_csv(sim.trace, path)
+    est = estimate_trace(
+        open_trace(path),
+        capacity_bps=MIX_CAPACITY_BPS,
+        warmup_s=sc.warmup_s,
+        buffer_bytes=buffer_packets * sc.wire_bytes,
+    )
+    assert est.bottlenecked_flows.value == 2
+    assert abs(est.effective_rtt_s.value - sim.effective_rtt_s) <= 0.1 * sim.effective_rtt_s
+    assert est.effective_rtt_s.low <= sim.effective_rtt_s <= est.effective_rtt_s.high
+    slow = max(sim.lbp_flows, key=lambda i: float(sim.rtts_s[i]))
+    (row,) = [f for f in est.flow_table if f.key == str(slow)]
+    assert row.rtt_source == "drops"
+    assert abs(row.rtt_s - float(sim.rtts_s[slow])) < 3e-4
 
 
 def _variant(raw: bytes, flow: int) -> bytes:

@@ -38,7 +38,10 @@ state) and returns :class:`TraceEstimates`:
 - **per-flow RTTs**: BSCL's RTT excludes the queueing at this link (004 §III.A). With the
   link's drop events (CSV), the lag from a departure to the drop of the packet its
   acknowledgement released, on which the flow's drops agree (:mod:`validation.traces.drop_rtt`):
-  a drop is timed at the packet's arrival, so no queueing here is in it. Otherwise the
+  a drop is timed at the packet's arrival, so no queueing here is in it. The flow's
+  first-round spacing bounds that lag from above (it is the RTT plus this link's queue), which
+  lets the drops of a single loss episode give it when they all agree on one lag below the
+  bound (a flow that starts into a standing queue and loses only in its slow start). Otherwise the
   handshake RTT where the capture saw it, or the first-round spacing (H. Jiang, C. Dovrolis,
   CCR 2002, [21] of 004 §VI); both include the queueing of one packet at this link at the
   flow's start: samples taken once the link is congested are reduced by the median excess
@@ -333,7 +336,10 @@ def estimate_trace(
     acc.first_loss_s = float(link[1])
     acc.queue_full_s = queue_full_s
     if drop_rtt is not None:
-        acc.drop_rtt_s = drop_rtt.rtts(len(reader.flows))
+        # The first-round spacing (or handshake RTT) as measured holds this link's queue:
+        # the RTT is no longer than it.
+        n = len(reader.flows)
+        acc.drop_rtt_s = drop_rtt.rtts(n, acc.fs[:n, kernel.F["raw_rtt_s"]])
     return _summarize(reader, acc, warm_abs, capacity_bps)
 
 
