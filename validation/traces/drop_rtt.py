@@ -24,14 +24,14 @@ pattern of lags and can agree by coincidence), when
 at least ``MIN_VOTES`` drops agree on it, they are at least ``MIN_AGREEMENT`` of the drops
 examined, and no lag ``RUNNER_UP_DISTANCE_S`` or more away has more than ``MAX_RUNNER_UP`` of its
 votes. Otherwise (for example a flow whose drops all fall in one loss episode: a few LBP
-flows on a large buffer lose only when their slow start overflows it) the flow gets, when an RTT sample that includes this
-link's queue is known (the first-round spacing: the RTT plus the queue, so no shorter than the
-RTT), the lag no longer than that sample on which every drop examined agrees, with at least
-``ALL_AGREE_MIN_DROPS`` drops and no lag ``RUNNER_UP_DISTANCE_S`` away within the bound as
-many votes. Memory: a ring of the link's latest ``RING``
-departures (each linked to its flow's previous one, so that a drop walks its own flow's
-departures only) and ``CANDIDATES`` lags for each flow that drops, up to ``MAX_POOL_FLOWS``
-flows.
+flows on a large buffer lose only when their slow start overflows it) the flow gets, when an
+RTT sample that includes this link's queue is known (the first-round spacing: the RTT plus
+the queue, so no shorter than the RTT), the lag no longer than that sample on which every
+drop examined agrees, with at least ``ALL_AGREE_MIN_DROPS`` drops and no lag
+``RUNNER_UP_DISTANCE_S`` away within the bound as many votes. Memory: a ring of the link's
+latest ``RING`` departures (each linked to its flow's previous one, so that a drop walks its
+own flow's departures only) and ``CANDIDATES`` lags for each flow that drops, up to
+``MAX_POOL_FLOWS`` flows.
 """
 
 from __future__ import annotations

@@ -339,7 +339,12 @@ def estimate_trace(
         # The first-round spacing (or handshake RTT) as measured holds this link's queue:
         # the RTT is no longer than it.
         n = len(reader.flows)
-        acc.drop_rtt_s = drop_rtt.rtts(n, acc.fs[:n, kernel.F["raw_rtt_s"]])
+        bound = np.where(
+            acc.fi[:n, kernel.I["first_flight_drops"]] > 0,
+            np.nan,
+            acc.fs[:n, kernel.F["raw_rtt_s"]],
+        )
+        acc.drop_rtt_s = drop_rtt.rtts(n, bound)
     return _summarize(reader, acc, warm_abs, capacity_bps)
 
 
@@ -458,6 +463,25 @@ def _summarize(
     )
     rtt, queue_note = _queue_corrected_rtts(fs, rtt, lbp, acc)
     notes.append(queue_note)
+    # A drop in the first flight: the second flight follows a retransmission (a timeout, or
+    # the delayed acknowledgement of a lone packet), not the first flight's acknowledgements,
+    # so its spacing is no RTT sample (H. Jiang, C. Dovrolis, CCR 2002, take the first two
+    # flights of an intact slow start).
+    broken = (fi[:, I["first_flight_drops"]] > 0) & (source == "first_round")
+    with_drop_rtt = np.isfinite(acc.drop_rtt_s) if acc.drop_rtt_s.size else np.zeros(n, bool)
+    kept = lbp & ~broken & (np.isfinite(rtt) | with_drop_rtt)
+    if (broken & lbp).any() and kept.any():
+        rtt = np.where(broken, np.nan, rtt)
+        source[broken] = "none"
+        notes.append(
+            f"{int((broken & lbp).sum())} LBP flows lost packets of their first flight: their "
+            "first-round spacing is no RTT sample"
+        )
+    elif (broken & lbp).any():
+        notes.append(
+            "every LBP flow's RTT is a first-round spacing after a loss in its first flight "
+            "(no RTT sample proper): T_e is taken from them all the same and may be too long"
+        )
     if acc.drop_rtt_s.size:
         from_drops = np.isfinite(acc.drop_rtt_s)
         rtt = np.where(from_drops, acc.drop_rtt_s, rtt)
