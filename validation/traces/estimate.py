@@ -337,14 +337,13 @@ def estimate_trace(
     acc.queue_full_s = queue_full_s
     if drop_rtt is not None:
         # The first-round spacing (or handshake RTT) as measured holds this link's queue:
-        # the RTT is no longer than it.
+        # the RTT is no longer than it. After a loss in the first flight it is no RTT sample
+        # (a retransmission timeout or a delayed ACK may be in it) but still no shorter than
+        # the RTT: the second flight left after an acknowledgement of a packet of the first
+        # (one RTT at least) or a retransmission timeout (1 s before any RTT sample, at
+        # least the smoothed RTT after: RFC 6298 §2).
         n = len(reader.flows)
-        bound = np.where(
-            acc.fi[:n, kernel.I["first_flight_drops"]] > 0,
-            np.nan,
-            acc.fs[:n, kernel.F["raw_rtt_s"]],
-        )
-        acc.drop_rtt_s = drop_rtt.rtts(n, bound)
+        acc.drop_rtt_s = drop_rtt.rtts(n, acc.fs[:n, kernel.F["raw_rtt_s"]])
     return _summarize(reader, acc, warm_abs, capacity_bps)
 
 
