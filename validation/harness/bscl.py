@@ -10,6 +10,7 @@ from typing import Any
 from models.mathis import loss_rate_for_flows
 from models.sqrt_n import sqrt_n_buffer_packets
 from validation.datasets import Row
+from validation.harness.ns2 import NS2_DELACK_INTERVAL_S
 from validation.harness.plan import Check, Suite, single
 from validation.simulator import Scenario
 
@@ -45,12 +46,6 @@ def table_1(rows: Sequence[Row], suite: Suite) -> list[Check]:
 SHORT_FLOW_PACKETS = 14.0
 #: 004 §VII: "The number of RBP flows and window-limited flows is 20 and 10, respectively".
 RBP_FLOWS, WINDOW_LIMITED_FLOWS = 20, 10
-#: The delayed-ACK timer of 004's receivers, seconds. 004 §VII ran ns-2 ("We evaluated the BSCL
-#: scheme using NS-2 simulations") with "Delayed ACKs, the SACK option" (Appendix) and states no
-#: timer; ns-2's tcl/lib/ns-default.tcl sets ``Agent/TCPSink/Sack1/DelAck set interval_ 100ms``
-#: (and the same for ``Agent/TCPSink/DelAck``), so the paper's receivers ACKed a lone segment
-#: after at most 100 ms.
-NS2_DELACK_INTERVAL_S = 0.1
 
 
 def groups_supported() -> bool:
@@ -74,7 +69,7 @@ def mix_scenario(flows: int, share: float, full: bool) -> Scenario:
         "rtt_jitter_s": RTT_JITTER_S,
         "recovery": "sack",
         "delayed_ack": 2,
-        "delayed_ack_timeout_s": NS2_DELACK_INTERVAL_S,
+        "delayed_ack_timeout_s": NS2_DELACK_INTERVAL_S,  # ns-2's DelAck sink
         "ca_increase": "per_ack",  # ns-2's 1/cwnd per ACK (provenance.toml)
         "start_spread_s": 20.0 if full else 6.0,
     }
@@ -161,6 +156,7 @@ def loss(rows: Sequence[Row], suite: Suite) -> list[Check]:
             packet_bytes=PACKET_BYTES,
             recovery="sack",
             delayed_ack=2,
+            delayed_ack_timeout_s=NS2_DELACK_INTERVAL_S,
             background_load=1.0 - share,
             start_spread_s=20.0 if full else 6.0,
             duration_s=200.0 if full else 60.0,
