@@ -124,13 +124,16 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
     .. [1] Y. Ganjali, PhD thesis (seed ``000_9b46cc70677d86b3.txt``), ch. 2-3, §5.1, App. A-B.
     .. [2] J. Augé, J. Roberts (seeds ``002_e29b74a3ab8ed403.txt``, ``003_04878e78c5c6bb91.txt``).
     .. [3] A. Dhamdhere, H. Jiang, C. Dovrolis (seed ``004_cb0749363e88d206.txt``), §II, §V.
-    .. [4] M. Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010, §3.4 (K > C·RTT/7);
-       RFC 8257 §3.5 (loss handled as conventional TCP).
+    .. [4] M. Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010, §3.4 eq. (13)
+       (K > C·RTT/7; read); RFC 8257 §3.5 (loss handled as conventional TCP; the RFC's text
+       could not be opened here, the section number is not checked).
     .. [5] N. Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM Queue 14(5),
-       2016; IETF draft-cardwell-iccrg-bbr-congestion-control (not checked against the text).
+       2016; IETF draft-cardwell-iccrg-bbr-congestion-control-00 §4.3.4.1 (pacing_gain 5/4
+       for one RTprop, cwnd_gain 2 in ProbeBW; both read).
     .. [6] B. Spang, S. Arslan, N. McKeown, "Updating the theory of buffer sizing",
        Performance Evaluation 2021, doi:10.1016/j.peva.2021.102232. Checked against the
-       abstract only (the full text could not be read): "For the single flow case, we
+       abstract only (the full text could not be opened; searched again for this revision):
+       "For the single flow case, we
        generalize the BDP rule to account for ... Cubic and BBR ... buffers can be made
        60-75% smaller for newer algorithms", and the square-root-of-n rule "holds under a
        broader set of assumptions ..., including for these new congestion control

@@ -51,16 +51,18 @@ AQM = "aqm"
 
 #: DCTCP's marking threshold must exceed C·RTT/7 for full throughput (Alizadeh et al.,
 #: "Data Center TCP (DCTCP)", SIGCOMM 2010, §3.4 "Guidelines for choosing parameters",
-#: "Marking Threshold": K > (C × RTT)/7, C in packets/s; checked against a section-by-section
-#: summary of the paper, the paper itself could not be read here).
+#: "Marking Threshold", eq. (13): K > (C × RTT)/7, "C is in packets/second, RTT is in seconds,
+#: and K is in packets"; read in a text conversion of the ACM open-access PDF).
 DCTCP_K_DIVISOR = 7.0
 
 #: BBR's ProbeBW gain cycle sends at 1.25× the estimated bottleneck bandwidth for one round
-#: trip (Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM Queue 14(5), 2016;
-#: IETF draft-cardwell-iccrg-bbr-congestion-control, ProbeBW_UP pacing_gain 1.25): a queue of
-#: 0.25·C·T_e builds unless the buffer drops it. Its cwnd_gain of 2 caps in-flight data at
-#: 2·C·T_e, so it never queues more than one BDP. Not checked against the text: neither the
-#: ACM Queue article nor the draft could be read here; the gains are as commonly quoted.
+#: trip (Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM Queue 14(5), 2016,
+#: appendix: "an eight-phase cycle with the following pacing_gain values: 5/4, 3/4, 1, ...";
+#: IETF draft-cardwell-iccrg-bbr-congestion-control-00 §4.3.4.1, phase 0 "a pacing_gain of
+#: 5/4"): a queue of 0.25·C·T_e builds unless the buffer drops it. Its cwnd_gain of 2
+#: (draft-00 §4.3.4.1: "the cwnd_gain stays constant at two") caps in-flight data at 2·C·T_e,
+#: so it never queues more than one BDP. Both read (the article in a text copy of its CACM
+#: 60(2) reprint, the draft in a transcription of its datatracker text).
 BBR_PROBE_GAIN = 1.25
 BBR_CWND_GAIN = 2.0
 
@@ -682,9 +684,9 @@ def dctcp_rule(ctx: Context) -> RuleResult | None:
 
     Listed when the senders run DCTCP. 004's and 000's models assume drop-tail loss-based
     senders; DCTCP keeps the queue near K by ECN marks, so the buffer needs K of standing
-    queue plus room for a synchronized fan-in burst (Alizadeh et al. SIGCOMM 2010 §3.4 for
-    K, §2.3.2 "Incast"; RFC 8257 §3.1, switch marking (subsection not checked against the
-    RFC text)).
+    queue plus room for a synchronized fan-in burst (Alizadeh et al. SIGCOMM 2010 §3.4
+    eq. (13) for K, §2.3.2 "Incast", both read; RFC 8257 §3.1, switch marking: the RFC's text
+    could not be opened here, so the subsection is not checked).
     """
     sc = ctx.scenario
     if sc.congestion_control != "dctcp":
@@ -768,7 +770,8 @@ def bbr_rule(ctx: Context) -> RuleResult | None:
             UNKNOWN,
             "mixed with CUBIC, BBR takes more than its share in buffers below about one BDP "
             "and CUBIC more in deep buffers (Ware et al. IMC 2019; Hock et al. ICNP 2017; "
-            "not checked against the papers' text)",
+            "their texts could not be opened to check; the simulator's BBR v1 shows this "
+            "direction)",
         ),
         congestion_limited(ctx),
     ]

@@ -17,10 +17,12 @@ TargetSource = Literal["default", "user"]
 #: Multiplicative-decrease factor β of each congestion control on a packet loss: the window
 #: after a loss is β times the window before it. Reno halves (000 §2.1); CUBIC keeps 0.7
 #: (RFC 9438 §4.6, β_cubic); BBR (v2 and later) keeps BBR.beta = 0.7 of its in-flight bound
-#: on loss (IETF draft-cardwell-iccrg-bbr-congestion-control, now draft-ietf-ccwg-bbr, "BBR.Beta",
-#: "the value is 0.7" as implementations of the draft quote it; the draft itself was not read
-#: here); DCTCP reacts to a
-#: loss as Reno does (RFC 8257 §3.5), its gentler α/2 cut applies to ECN marks only.
+#: on loss (IETF draft-ietf-ccwg-bbr, successor of draft-cardwell-iccrg-bbr-congestion-control,
+#: §2.8 "Core Algorithm Design Parameters": "BBR.Beta: A constant specifying the default
+#: multiplicative decrease to make upon each round trip during which the connection detects
+#: packet loss (the value is 0.7)", read in the working group's editor's copy); DCTCP reacts to
+#: a loss as Reno does (RFC 8257 §3.5, section not checked: the RFC's text could not be opened
+#: here), its gentler α/2 cut applies to ECN marks only.
 MD_BETA: dict[str, float] = {"reno": 0.5, "cubic": 0.7, "bbr": 0.7, "dctcp": 0.5}
 
 #: Initial window of today's hosts, packets (RFC 6928).

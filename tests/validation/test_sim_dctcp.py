@@ -1,16 +1,28 @@
 """DCTCP and ECN (issue 14 item 2): the marking port, the receivers' echo, the senders' reaction,
 and DCTCP's queue against Alizadeh et al.'s analysis.
 
-Sources: M. Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010 (§3.1 the algorithm and
-the receiver's two-state machine, §3.3 the analysis, §3.4 the guideline K > C·RTT/7);
-RFC 8257 §3.2-3.3 (echo, α, cwnd·(1 − α/2)); RFC 3168 §6.1.2-6.1.3 (classic ECN, CWR).
+Sources: M. Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010 (doi 10.1145/1851182.1851192;
+read in a text conversion of the ACM open-access PDF): §3.1 the algorithm, eq. (1)-(2), and
+the receiver's two-state machine (Fig. 10); §3.3 "Analysis", eq. (3)-(10); §3.4 "Guidelines
+for choosing parameters", eq. (11)-(15). RFC 3168 §6.1.2-6.1.3 (read): classic ECN, CWR.
+RFC 8257 §3.2-3.3 (echo, α, cwnd·(1 − α/2)): its text could not be opened here, so its
+section numbers are not checked.
 
-The analysis (§3.3), as issue 14 states its result and as it is derived there: N synchronized
-flows with one RTT; the queue reaches K when each window is W* = (C·RTT + K)/N; α solves
-α²(1 − α/4) = (2W* + 1)/(W* + 1)², so α ≈ √(2/W*); each window falls by D = (W* + 1)·α/2, the
-queue by A = N·D ≈ ½·√(2N(C·RTT + K)), from Q_max = K + N to Q_min = Q_max − A; Q_min > 0 for
-every N needs K > C·RTT/7 (§3.4). The paper's own text was not reachable from here: these are
-the issue's formula and its derivation, not a quotation, and the equation numbers are not cited.
+The analysis (§3.3), as the paper states it: N flows with identical round-trip times,
+synchronized; W* = (C·RTT + K)/N is "the critical window size at which the queue size
+reaches K"; α²(1 − α/4) = (2W* + 1)/(W* + 1)² ≈ 2/W* (eq. (6)), so α ≈ √(2/W*) "assuming α is
+small"; each window falls by D = (W* + 1)·α/2 (eq. (7)) and the queue by
+A = N·D ≈ ½·√(2N(C·RTT + K)) (eq. (8)), from Q_max = K + N (eq. (10)) to
+Q_min = Q_max − A (eq. (11)-(12)); "To find a lower bound on K, we minimize (12) over N, and
+choose K so that this minimum is larger than zero": K > (C·RTT)/7 (eq. (13)). The paper's
+NS-2 check (Fig. 12, N = 2, 10, 40 at 10 Gb/s, 100 µs, K = 40, g = 1/16) finds the analysis
+"fairly accurate ... especially when N is small (less than 10)", and for N = 40
+"de-synchronization of the flows leads to smaller queue variations than predicted".
+
+The port marks an arrival that finds at least K packets (issue 14's "at or above a threshold
+K"); the paper's §3.1 marks "if the queue occupancy is greater than K upon it's arrival", the
+same rule with K one packet lower. The analysis counts marking from the moment the queue
+"reaches K".
 """
 
 from __future__ import annotations
@@ -29,8 +41,8 @@ from validation.simulator.layout import CE_FLAG, CWR_FLAG
 CAPACITY_BPS = 10e9
 RTT_S = 100e-6
 BDP_PACKETS = CAPACITY_BPS * RTT_S / (8 * 1500)  # C·RTT = 83.3 packets
-K_GUIDELINE = round(BDP_PACKETS / 7)  # §3.4: K > C·RTT/7 = 11.9 -> 12 packets
-BUFFER = 300  # deep enough never to drop here: the queue stays below K + N (§3.3's Q_max)
+K_GUIDELINE = round(BDP_PACKETS / 7)  # §3.4 eq. (13): K > C·RTT/7 = 11.9 -> 12 packets
+BUFFER = 300  # deep enough never to drop here: the queue stays below K + N (eq. (10)'s Q_max)
 
 
 def datacenter(flows: int, k: int, **changes: object) -> Scenario:
@@ -63,8 +75,9 @@ def queue_percentile(queue_distribution: np.ndarray, p: float) -> int:
 
 
 def amplitude_closed_form(flows: int, k: int) -> float:
-    """Alizadeh et al. 2010 §3.3: A = N·D ≈ ½·√(2N(C·RTT + K)) packets (the sawtooth of N
-    synchronized flows, D = (W* + 1)·α/2, α ≈ √(2/W*), W* = (C·RTT + K)/N)."""
+    """Alizadeh et al. 2010 §3.3 eq. (8): A = N·D ≈ ½·√(2N(C·RTT + K)) packets (the sawtooth
+    of N synchronized flows, D = (W* + 1)·α/2 by eq. (7), α ≈ √(2/W*) by eq. (6),
+    W* = (C·RTT + K)/N)."""
     return 0.5 * math.sqrt(2.0 * flows * (BDP_PACKETS + k))
 
 
@@ -84,13 +97,14 @@ def test_k_at_the_guideline_keeps_the_link_busy_and_the_queue_swings_as_analysed
     # and 3 gave 0.94 to 1.19). Tolerance 25%: the closed form drops O(1/W*) terms of the
     # analysis's own eq. for α (α²(1 − α/4) = (2W* + 1)/(W* + 1)² solved exactly gives an
     # amplitude 9%, 14% and 27% larger at W* = 9.5, 4.8, 1.9), and the analysis assumes
-    # synchronized flows with one RTT where these RTTs spread ±20%.
+    # synchronized flows with one RTT where these RTTs spread ±20% (the paper's own NS-2 runs,
+    # Fig. 12, find N = 40 swinging less than eq. (8) from de-synchronization).
     low = queue_percentile(r.queue_distribution, 0.01)
     high = queue_percentile(r.queue_distribution, 0.99)
     assert low <= K_GUIDELINE <= high
     amplitude = amplitude_closed_form(flows, K_GUIDELINE)
     assert abs((high - low) / amplitude - 1.0) <= 0.25
-    # §3.3: Q_max = K + N; the top of the band stays below it (measured 22, 30, 54 against
+    # §3.3 eq. (10): Q_max = K + N; the top of the band stays below it (measured 22, 30, 54 against
     # 22, 32, 62). At N = 50 the bottom does not stay at Q_min = K + N − A = 13.2: each window
     # is W* = 1.9 packets, the analysis's approximations need W* >> 1 and DCTCP's window
     # floor of 2 packets is near; the measured queue empties 1.7% of the time.
@@ -99,9 +113,10 @@ def test_k_at_the_guideline_keeps_the_link_busy_and_the_queue_swings_as_analysed
 
 @pytest.mark.parametrize("flows", [10, 20])
 def test_k_well_below_the_guideline_empties_the_queue_and_costs_throughput(flows: int) -> None:
-    # §3.4: K > C·RTT/7 keeps Q_min = K + N − A above zero for every N (its minimum over N is
-    # K − (C·RTT + K)/8). With K = 2 packets (C·RTT/42) Q_min < 0 at N = 10 and 20 (−8.7 and
-    # −7.9): the queue empties every cycle and the link idles.
+    # §3.4 eq. (12)-(13): K > C·RTT/7 keeps Q_min = K + N − A above zero for every N (its
+    # minimum over N, at N = (C·RTT + K)/8, is K − (C·RTT + K)/8). With K = 2 packets
+    # (C·RTT/42) Q_min < 0 at N = 10 and 20 (−8.7 and −7.2): the queue empties every cycle and
+    # the link idles.
     k = 2
     good = simulate(datacenter(flows, K_GUIDELINE), BUFFER, 1)
     low_k = simulate(datacenter(flows, k), BUFFER, 1)
@@ -186,6 +201,75 @@ def test_marks_are_counted_per_group() -> None:
     assert cubic.marks == 0 and dctcp.marks > 0
     assert dctcp.marks + cubic.marks == r.marks
     assert dctcp.mark_rate == pytest.approx(dctcp.marks / dctcp.bottleneck_arrivals)
+
+
+def _dctcp_share_beside_cubic(buffer_packets: int, seed: int) -> tuple[float, float, float]:
+    """5 DCTCP and 5 CUBIC flows (CUBIC not ECN-capable) at the datacenter link, K = 12.
+
+    Returns DCTCP's share of the throughput, DCTCP's mark rate and the link's utilization.
+    The flows are those of :func:`datacenter` (10 ms minimum RTO, 1000-packet windows).
+    """
+    flows = {
+        "flows": 5,
+        "rtt_s": RTT_S,
+        "access_bps": CAPACITY_BPS,
+        "start_spread_s": 0.001,
+        "min_rto_s": 0.01,
+        "max_window_packets": 1000,
+    }
+    mix = Scenario(
+        capacity_bps=CAPACITY_BPS,
+        duration_s=0.1,
+        warmup_s=0.03,
+        ecn_threshold_packets=K_GUIDELINE,
+        groups=(
+            FlowGroup(name="dctcp", congestion_control="dctcp", **flows),  # type: ignore[arg-type]
+            FlowGroup(name="cubic", congestion_control="cubic", **flows),  # type: ignore[arg-type]
+        ),
+    )
+    r = simulate(mix, buffer_packets, seed)
+    dctcp, cubic = r.groups
+    share = dctcp.throughput_bps / (dctcp.throughput_bps + cubic.throughput_bps)
+    return share, dctcp.mark_rate, r.utilization
+
+
+def test_dctcp_is_starved_by_cubic_in_a_shared_queue_with_drop_tail_for_cubic() -> None:
+    """DCTCP and CUBIC in one queue: which one loses depends on where CUBIC's packets drop.
+
+    Sources. Alizadeh et al. 2010 §4.1 ("Fairness and convergence"): "We make no claims that
+    DCTCP is fair to TCP. If need be, DCTCP flows can be isolated from TCP flows", as §1
+    proposes with Ethernet priorities. RFC 8257 says DCTCP and conventional TCP do not
+    coexist well in one network and recommends segregating them; its text could not be
+    opened here (the section number is not given for that reason), and the sentence read, in
+    a public summary quoting it, gives the direction for a switch that drops non-ECN packets
+    at the marking threshold: "conventional TCP will suffer packet loss and quickly and
+    drastically reduce cwnd. DCTCP, on the other hand, will use the fraction of marked packets
+    to reduce cwnd more gradually". RFC 3168 §5 (read) is that switch: "the CE codepoint of
+    an ECN-Capable packet SHOULD only be set if the router would otherwise have dropped the
+    packet".
+
+    This port is the other one: packets that are not ECN-capable see drop-tail at the buffer
+    (module ``ecn.py``; ``test_packets_not_ecn_capable_see_drop_tail``). With B = 300 packets
+    CUBIC keeps the queue far above K = 12, so every DCTCP packet arrives to a queue at or
+    above K and is marked (mark rate measured 0.990-1.000), α goes to 1 and DCTCP halves
+    once per window, while CUBIC backs off only when the buffer overflows: DCTCP is starved.
+    Measured DCTCP shares, seeds 1-4: 0.025, 0.023, 0.017, 0.019 (fair share 0.5; with the
+    200 ms default minimum RTO and 20 ms of warm-up the same mix gave 0.007, seed 1, because
+    starved DCTCP flows then sit in timeouts longer than the run). The bound 0.1 is four
+    times the largest of them and a fifth of the fair share.
+
+    With B = K + 1 = 13 the buffer drops CUBIC's packets about where the port starts marking,
+    as at an RFC 3168 §5 switch, and DCTCP takes most of the link for seeds 1, 3 and 4
+    (measured 0.69, 0.80, 0.85) but none for seed 2, where all five DCTCP flows are locked in
+    retransmission timeouts (every packet of theirs in the measured 70 ms lost; the same with
+    300 ms measured). That contrast is too unstable to assert and is not: the test asserts the
+    drop-tail case only.
+    """
+    for seed in range(1, 5):
+        share, mark_rate, utilization = _dctcp_share_beside_cubic(300, seed)
+        assert share < 0.1
+        assert mark_rate > 0.95
+        assert utilization > 0.99  # CUBIC takes what DCTCP leaves: the link stays full
 
 
 # ------------------------------------------------------------ the receivers

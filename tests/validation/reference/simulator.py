@@ -744,6 +744,8 @@ class ReferenceSimulator:
             bbr.on_timeout(fl.bbr, fl.cwnd)
         else:
             fl.ssthresh = self.reduce(fl, fl.high_tx - fl.snd_una)
+            # RFC 9438 §4.8: the next CUBIC epoch starts with K = 0 and W_max = its first cwnd
+            fl.w_max = 0.0
         fl.cwnd = 1.0
         fl.rto = min(2.0 * fl.rto, P.MAX_RTO_S)
         fl.dupacks = 0
@@ -971,7 +973,8 @@ class ReferenceSimulator:
                 fl.k = 0.0
                 fl.w_max = cwnd
             fl.w_est = cwnd
-        alpha = ALPHA_CUBIC if fl.w_est < fl.w_max else 1.0
+        # RFC 9438 §4.3: α_cubic until W_est reaches cwnd_prior = ssthresh / β_cubic
+        alpha = ALPHA_CUBIC if fl.w_est < fl.ssthresh / BETA_CUBIC else 1.0
         fl.w_est += alpha * acked / cwnd
         elapsed = t - fl.epoch_start
         d = elapsed - fl.k

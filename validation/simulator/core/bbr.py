@@ -1,6 +1,9 @@
 """BBR congestion control, version 1 (Cardwell, Cheng, Gunn, Hassas Yeganeh and Jacobson,
-"BBR: Congestion-Based Congestion Control", ACM Queue 14(5), 2016; the IETF draft
-draft-cardwell-iccrg-bbr-congestion-control-00, July 2017, which specifies BBR v1).
+"BBR: Congestion-Based Congestion Control", ACM Queue 14(5), 2016, reprinted in CACM 60(2),
+2017, doi 10.1145/3009824; the IETF draft draft-cardwell-iccrg-bbr-congestion-control-00,
+July 2017, which specifies BBR v1). Both were read for the gains and constants below: the
+article in a text copy of the CACM reprint, the draft in a Markdown transcription of its
+datatracker text; section numbers are the draft's.
 
 Where the draft leaves a detail to the implementation, Linux's ``net/ipv4/tcp_bbr.c`` (v6.6,
 the BBR v1 of the kernel) and ``net/ipv4/tcp_rate.c`` are followed; the names in brackets are
@@ -12,13 +15,15 @@ its functions. Rates are in packets per second, windows in packets, times in sec
   the one sent last gives the sample ``(delivered - P.delivered) / max(send phase, ACK phase)``;
   a sample whose interval is below RTprop is discarded. Its RTT (``now - P.sent``, none if P
   was retransmitted) feeds RTprop.
-- BtlBw [bbr_update_bw]: the max of the samples over the last 10 packet-timed round trips
-  (a round ends when a packet sent after the round began is delivered), kept exactly as the
-  max of 10 per-round maxima (Linux approximates the same with Nichols' three-sample filter).
+- BtlBw [bbr_update_bw; draft-00 §4.1.1.2-4.1.1.5]: the max of the samples over the last 10
+  packet-timed round trips (a round ends when a packet sent after the round began is
+  delivered), kept exactly as the max of 10 per-round maxima (Linux approximates the same
+  with Nichols' three-sample filter).
   App-limited samples (here only those of ProbeRTT) enter only if they raise it.
 - RTprop [bbr_update_min_rtt]: min RTT over 10 s; the handshake's RTT (the propagation
   delay) is the first sample. A sample refreshes it when lower (Linux's ``<``; the draft's
-  pseudocode, followed by ns-3 3.44, also takes an equal one).
+  pseudocode, §4.1.2.3 ``packet.rtt <= BBR.RTprop``, followed by ns-3 3.44, also takes an
+  equal one).
 - Startup: pacing_gain = cwnd_gain = 2/ln 2; the pipe is full after 3 rounds in which BtlBw grew
   by less than 25% [bbr_check_full_bw_reached]. Drain: pacing gain ln 2 / 2 until the packets in
   flight are at most one BDP [bbr_check_drain].
@@ -35,12 +40,12 @@ its functions. Rates are in packets per second, windows in packets, times in sec
   127; Linux's bytes per 2^-10 s over the MSS, taken here as packets per 2^-10 s), rounded up to
   even, plus 2 in the 5/4 phase [bbr_quantization_budget]. cwnd grows by the packets delivered
   up to the target (in Startup without the cap), at least 4.
-- Loss [bbr_set_cwnd_to_recover_or_restore, bbr_ssthresh]: BBR v1 does not cut its model on
-  loss. Packets newly deemed lost come off cwnd; the first round of fast recovery is packet
-  conservation (cwnd = in flight + delivered, starting a round); leaving recovery or the
-  timeout state restores the cwnd saved on entry. A timeout sets cwnd to 1 (the sender) and
-  restarts the full-pipe count [bbr_set_state]. Retransmissions follow the sender's SACK or
-  NewReno recovery.
+- Loss [bbr_set_cwnd_to_recover_or_restore, bbr_ssthresh; draft-00 §4.2.3.4]: BBR v1 does
+  not cut its model on loss. Packets newly deemed lost come off cwnd; the first round of fast
+  recovery is packet conservation (cwnd = in flight + delivered, starting a round); leaving
+  recovery or the timeout state restores the cwnd saved on entry. A timeout sets cwnd to 1
+  (the sender) and restarts the full-pipe count [bbr_set_state]. Retransmissions follow the
+  sender's SACK or NewReno recovery.
 
 Not modelled (simplifications): the ACK-aggregation allowance (``extra_acked``, added to
 Linux after v1's paper and draft), long-term bandwidth sampling (policer detection,
@@ -76,28 +81,37 @@ from validation.simulator.layout import (
     SlotFlag,
 )
 
-#: Startup's gains, 2/ln 2 (Queue 2016, "Startup"; draft-00's BBRHighGain). Section numbers of
-#: draft-00 are given only where checked (§4.2.3.2); the other names are its pseudocode's.
+#: Startup's pacing_gain and cwnd_gain, 2/ln 2 (draft-00 §2 and §4.3.2.1 BBRHighGain, "the
+#: minimum gain value that will allow the sending rate to double each round"; Queue 2016,
+#: "Single BBR Flow Startup Behavior": "a gain of 2/ln2 to double the sending rate").
 HIGH_GAIN = 2.0 / math.log(2.0)
-#: Drain's pacing gain, ln 2 / 2, the inverse (draft-00's Drain state).
+#: Drain's pacing gain, ln 2 / 2 (draft-00 §4.3.3: "pacing_gain = 1/BBRHighGain", cwnd_gain
+#: kept at BBRHighGain; Queue 2016: "the inverse of Startup's gain").
 DRAIN_GAIN = math.log(2.0) / 2.0
-#: ProbeBW's cwnd_gain (draft-00 §4.2.3.2: 2, bounding in-flight data to a small multiple of
-#: the BDP).
+#: ProbeBW's cwnd_gain (draft-00 §4.3.4.1: "during ProbeBW the cwnd_gain stays constant at
+#: two"; §4.2.3.2: scaling the BDP by cwnd_gain "bounds in-flight data to a small multiple of
+#: the BDP"; Queue 2016 sidebar "Delayed and stretched acks": "Raising ProbeBW's cwnd_gain to
+#: two").
 CWND_GAIN = 2.0
-#: ProbeBW's pacing gains, eight phases (Queue 2016; Linux bbr_pacing_gain).
+#: ProbeBW's pacing gains, eight phases (draft-00 §4.3.4.1 and §4.3.4.3
+#: ``pacing_gain_cycle = [5/4, 3/4, 1, 1, 1, 1, 1, 1]``, BBRGainCycleLen 8; Queue 2016 appendix
+#: "Steady-state behavior"; Linux bbr_pacing_gain).
 PACING_GAINS = np.array([1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0])
 CYCLE_LENGTH = 8
-#: Linux's bbr_cycle_rand: ProbeBW starts at index 7 - rand(7), then advances one phase.
+#: ProbeBW starts at index 7 - rand(7), then advances one phase, so never at the 3/4 phase
+#: (draft-00 §4.3.4.2-4.3.4.3: ``BBR.cycle_index = BBRGainCycleLen - 1 -
+#: random_int_in_range(0..6)`` then BBRAdvanceCyclePhase(); Linux's bbr_cycle_rand).
 CYCLE_RAND = 7
-#: The pipe is full after 3 rounds in which BtlBw grew by less than 25% (draft-00's
+#: The pipe is full after 3 rounds in which BtlBw grew by less than 25% (draft-00 §4.3.2.2
 #: BBRCheckFullPipe; Linux bbr_full_bw_thresh, bbr_full_bw_cnt).
 FULL_BW_GROWTH = 1.25
 FULL_BW_ROUNDS = 3
-#: RTprop filter window and ProbeRTT's duration (draft-00's RTpropFilterLen, ProbeRTTDuration;
-#: Linux bbr_min_rtt_win_sec, bbr_probe_rtt_mode_ms).
+#: RTprop filter window and ProbeRTT's duration (draft-00 §2 RTpropFilterLen 10 s and
+#: ProbeRTTDuration 200 ms, §4.3.5; Linux bbr_min_rtt_win_sec, bbr_probe_rtt_mode_ms).
 MIN_RTT_WINDOW_S = 10.0
 PROBE_RTT_S = 0.2
-#: Smallest cwnd and ProbeRTT's (draft-00's BBRMinPipeCwnd; Linux bbr_cwnd_min_target: 4).
+#: Smallest cwnd and ProbeRTT's (draft-00 §2 and §4.2.3.3 BBRMinPipeCwnd, 4 packets; Linux
+#: bbr_cwnd_min_target).
 MIN_CWND_PACKETS = 4.0
 #: Linux's pacing margin (bbr_pacing_margin_percent = 1).
 PACING_MARGIN = 0.99

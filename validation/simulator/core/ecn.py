@@ -4,33 +4,42 @@ The port (``mark_on_arrival``, called by ``fifo.py`` for a packet it accepts): a
 ECN-capable flow (its group's ``EcnMode`` is not OFF) that finds at least
 ``ECN_THRESHOLD_PACKETS`` packets (or ``ECN_THRESHOLD_BYTES`` bytes) at the port, the one in
 transmission included, is marked CE instead of being dropped (Alizadeh et al., SIGCOMM 2010
-§3.1, "Simple Marking at the Switch"; RFC 8257 §3.1). Packets not ECN-capable see drop-tail,
+§3.1, "Simple Marking at the Switch", read: "An arriving packet is marked with the CE
+codepoint if the queue occupancy is greater than K upon it's arrival", so the paper's K is
+this threshold minus one; RFC 8257 §3.1, not read). Packets not ECN-capable see drop-tail,
 and the buffer stays the hard limit: a full buffer drops an ECN-capable packet too
 (``fifo.py`` decides acceptance first). ``mark_or_drop`` is the one function an AQM that marks
 (CoDel's ECN mode) calls instead of dropping: it marks an ECN-capable packet and drops any
-other.
+other. (Not the rule of RFC 3168 §5, read: "the CE codepoint of an ECN-Capable packet SHOULD
+only be set if the router would otherwise have dropped the packet", under which a switch
+drops a packet that is not ECN-capable where it would mark; here such packets are dropped
+only by the full buffer. The two give opposite winners when DCTCP shares the port with
+non-ECN TCP: ``test_dctcp_is_starved_by_cubic_in_a_shared_queue_with_drop_tail_for_cubic``.)
 
 The receivers (``receiver_ce``, before the packet is acknowledged):
 
-- DCTCP (RFC 8257 §3.2; Alizadeh et al. §3.1 and Fig. 10, the two-state machine with delayed
-  ACKs): the receiver keeps ``DCTCP.CE``, the CE bit of the last packet; each ACK carries
-  ECE = DCTCP.CE. When a packet's CE differs from DCTCP.CE and in-order packets are waiting
-  for a delayed ACK, those packets are acknowledged at once with the old ECE, then the state
-  changes; so every ACK's ECE is the CE of all the packets it acknowledges.
-- RFC 3168 §6.1.3: once a CE packet arrives, every ACK carries ECE until a data packet with CWR
-  arrives.
+- DCTCP (RFC 8257 §3.2, not read; Alizadeh et al. §3.1 "ECN-Echo at the Receiver" and
+  Fig. 10, the two-state machine with delayed ACKs, read): the receiver keeps ``DCTCP.CE``,
+  the CE bit of the last packet; each ACK carries ECE = DCTCP.CE. When a packet's CE differs
+  from DCTCP.CE and in-order packets are waiting for a delayed ACK, those packets are
+  acknowledged at once with the old ECE, then the state changes; so every ACK's ECE is the CE
+  of all the packets it acknowledges.
+- RFC 3168 §6.1.3 (read): once a CE packet arrives, every ACK carries ECE until a data packet
+  with CWR arrives.
 
 The senders (``ecn_on_ack``, at the end of every ACK): at most once per window of data, and
-not in loss recovery or within the window of the last loss reduction (RFC 3168 §6.1.2), an ACK
-with ECE makes the sender reduce: a classic ECN sender as on a loss (Reno: ssthresh = half the
-flight; CUBIC: RFC 9438 §4.6) but with no retransmission and no fast recovery, cwnd =
+not in loss recovery or within the window of the last loss reduction (RFC 3168 §6.1.2, read),
+an ACK with ECE makes the sender reduce: a classic ECN sender as on a loss (Reno: ssthresh =
+half the flight; CUBIC: RFC 9438 §4.6) but with no retransmission and no fast recovery, cwnd =
 ssthresh; DCTCP by cwnd·(1 − α/2) (``dctcp.py``). Either then sets CWR on its next new data
-packet. DCTCP also updates α on every ACK (RFC 8257 §3.3).
+packet (RFC 3168 §6.1.2: "the TCP sender sets the CWR flag in the TCP header of the first new
+data packet sent after the window reduction"). DCTCP also updates α on every ACK (RFC 8257
+§3.3, not read; Alizadeh et al. §3.1 eq. (1) updates it once per window of data).
 
 Simplifications: a loss detected (third duplicate ACK) within the window of an ECE reduction
 reduces again (RFC 3168 §6.1.2 would not lower ssthresh twice in one round trip); a sender
-does not disable ECN on retransmissions; the SYN's negotiation is not modelled (every flow of
-a group is ECN-capable or none is).
+does not clear ECT on retransmissions (RFC 3168 §6.1.5 says it MUST); the SYN's negotiation
+is not modelled (every flow of a group is ECN-capable or none is).
 """
 
 from __future__ import annotations

@@ -275,8 +275,10 @@ def rto_fire(sp, t, f):  # type: ignore[no-untyped-def]
     if t >= s.g[GlobalFloat.WARMUP_S]:
         gi[GlobalInt.TIMEOUTS] += 1
         s.fc[COUNTS * f + FlowCount.TIMEOUTS] += 1.0
-    if fi[b + FlowInt.CC] == CongestionControl.CUBIC:  # RFC 9438 §4.8: ssthresh as in §4.6
+    if fi[b + FlowInt.CC] == CongestionControl.CUBIC:  # RFC 9438 §4.8: ssthresh as in §4.6,
         ff[a + FlowFloat.SSTHRESH_PACKETS] = cubic_reduce(sp, f)
+        # then the next epoch starts with K = 0 and W_max = its first cwnd (no W_max)
+        ff[a + FlowFloat.W_MAX_PACKETS] = 0.0
     elif fi[b + FlowInt.CC] == CongestionControl.BBR:  # ssthresh unused; cwnd saved
         bbr_on_timeout(sp, f)
     else:
