@@ -215,6 +215,11 @@ class FlowFloat(IntEnum):
     BBR_RS_BW_PER_S = 35  # this ACK's delivery-rate sample (-1: none)
     BBR_RS_RTT_S = 36  # this ACK's RTT sample (-1: none)
     BBR_BW_ROUND = 37  # first of BBR_BW_ROUNDS per-round maxima (round number modulo)
+    # when the flow's next events are due (for a paced sender's check in core/sender.py
+    # try_send): its DELIVER in the heap (valid while the DELIVER list's COUNT > 0) and its
+    # delayed-ACK timer (valid while DELACK_COUNT > 0). After BBR_BW_ROUND's BBR_BW_ROUNDS.
+    DELIVER_HEAD_S = 47
+    DELACK_DUE_S = 48
 
 
 class FlowInt(IntEnum):
@@ -295,7 +300,8 @@ class EventList(IntEnum):
 
 
 #: Columns of ``ff`` and ``fi``.
-FLOW_FLOATS = int(max(FlowFloat)) + BBR_BW_ROUNDS
+FLOW_FLOATS = int(max(FlowFloat)) + 1
+assert FlowFloat.DELIVER_HEAD_S == FlowFloat.BBR_BW_ROUND + BBR_BW_ROUNDS
 FLOW_INTS = int(max(FlowInt)) + 1
 assert FlowInt.ARRIVAL_LIST + len(EventList) == FlowInt.GROUP
 

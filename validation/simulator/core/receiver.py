@@ -72,6 +72,7 @@ def deliver(sp, t, f, epoch, seq, flags):  # type: ignore[no-untyped-def]
             send_ack(sp, t, f, -1)
         elif fi[b + FlowInt.DELACK_COUNT] == 1:
             timeout = t + s.ff[f * FLOW_FLOATS + FlowFloat.DELACK_TIMEOUT_S]
+            s.ff[f * FLOW_FLOATS + FlowFloat.DELACK_DUE_S] = timeout
             heap_push(sp, timeout, Event.DELACK, f, 0, fi[b + FlowInt.DELACK_GEN])
     elif seq > rcv:
         j = row + (seq & wmask)
