@@ -7,6 +7,14 @@ limit, 003 §3.3; BSCL's crossover for a few links, 004 §IV). A safeguarded Ill
 falsi finds them to the tolerance ``scipy.optimize.brentq`` stops at; SciPy stays where its
 numerics matter (the special functions, BSCL's vectorised crossover), and
 ``tests/models/test_roots.py`` checks these roots against ``brentq``.
+
+The other library measured, mpmath's ``findroot`` (in its ``fp`` context of plain floats, with
+the Illinois solver), found these roots as well, but importing mpmath costs about 0.4 of
+``import numpy``, which the ``bufsize recommend`` start-up budget (``benchmarks/cli_startup.py``:
+at most 4x ``import numpy``) cannot hold on a loaded machine; its ``anderson`` and ``ridder``
+solvers returned loads several per cent off ``brentq``'s roots of the processor-sharing and
+TCP functions, as ``findroot`` without ``verify`` returns its last estimate when it runs out of
+steps.
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ Quantities are typed with units as in ``bufsize recommend`` (``--capacity "100 M
 
 The defaults are the simulator's own (:class:`validation.simulator.Scenario`, the API's too),
 chosen for today's TCP stacks (Linux): RTTs spread by ±20 %, SACK loss recovery, delayed ACKs
-every 2 segments, initial window 10 (RFC 6928), minimum RTO 200 ms, 1448-byte segments with 52
-bytes of TCP/IP headers (1500-byte packets), a 3 MiB largest window.
+every 2 segments held at most 40 ms (Linux's TCP_DELACK_MIN), initial window 10 (RFC 6928),
+minimum RTO 200 ms, 1448-byte segments with 52 bytes of TCP/IP headers (1500-byte packets), a
+3 MiB largest window.
 
 ``--scenario FILE`` takes the whole scenario from a TOML or JSON file instead: the fields of
 :class:`validation.simulator.Scenario` (the simulator's defaults apply to those left out) and

@@ -3,8 +3,9 @@
 The table is the ns-3 run quoted in issue 4 ("Packet simulator"): 40 flows, 100 Mb/s, RTTs
 uniform in 80-120 ms, W_max 32 segments of 1000 B payload (1054 B on the wire), 150 s
 simulated, the first 30 s discarded, seed 1; ns-3's default TCP: SACK with PRR, delayed ACKs
-every 2 segments, initial window 10, minimum RTO 1 s. Values are utilization / goodput
-(payload delivered in order, as a fraction of capacity), by ns-3's B.
+every 2 segments (held at most 200 ms, DelAckTimeout), initial window 10, minimum RTO 1 s.
+Values are utilization / goodput (payload delivered in order, as a fraction of capacity), by
+ns-3's B.
 
 ns-3's B counts the packets waiting; the one in transmission is extra, so the same port holds
 ns-3's B + 1 packets, which is bufsize's ``buffer_packets`` (DESIGN §1).
@@ -41,6 +42,7 @@ NS3_LIKE = Scenario(
     header_bytes=54,
     recovery="sack",
     delayed_ack=2,
+    delayed_ack_timeout_s=0.2,  # ns-3's TcpSocket::DelAckTimeout default, 200 ms
     initial_window_packets=10,
     min_rto_s=1.0,
     duration_s=150.0,

@@ -9,6 +9,7 @@ import numpy as np
 
 from models.queues import mm1b_loss_probability
 from validation.datasets import Row
+from validation.harness.ns2 import NS2_DELACK_INTERVAL_S
 from validation.harness.plan import Check, Measure, Measures, Suite, ratio, single
 from validation.simulator import Scenario
 
@@ -38,6 +39,7 @@ def base(suite: Suite, **changes: object) -> Scenario:
         "packet_bytes": PACKET_BYTES,
         "header_bytes": 0,  # "1000 bytes packets" (003 Fig. 3) on the wire
         "recovery": "sack",
+        "delayed_ack_timeout_s": NS2_DELACK_INTERVAL_S,  # the papers' ns2
         "start_spread_s": 0.0,
         "duration_s": 100.0 if full else 30.0,
         "warmup_s": 20.0 if full else 8.0,

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from models.pacing import paced_utilization_bound
 from models.tcp_queue import tcp_mm1b_fixed_point
 from validation.datasets import Row
+from validation.harness.ns2 import NS2_DELACK_INTERVAL_S
 from validation.harness.plan import Check, Suite, difference, single
 from validation.simulator import Scenario
 
@@ -76,6 +77,7 @@ def scenario_of(row: Row, suite: Suite, capacity_mbps: float | None = None) -> S
         packet_bytes=PACKET_BYTES,
         header_bytes=0,  # ns-2's 1000-byte packets are the whole packet (provenance.toml)
         recovery="newreno",  # ns-2's TCP Reno has no SACK; NewReno is the nearest here
+        delayed_ack_timeout_s=NS2_DELACK_INTERVAL_S,
         pacing=row.flag("pacing"),
         start_spread_s=5.0,
         duration_s=FULL_DURATION_S if full else suite.duration_s,

@@ -25,6 +25,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from models.processor_sharing import ps_throughput_ratio
+from validation.harness.ns2 import NS2_DELACK_INTERVAL_S
 from validation.simulator import Scenario, replication_seeds
 from validation.sweeps import Task
 
@@ -54,6 +55,7 @@ class PhiStudy:
             max_window_packets=65_536,
             packet_bytes=1000,
             header_bytes=0,  # "1000 bytes packets" (003 Fig. 3) on the wire
+            delayed_ack_timeout_s=NS2_DELACK_INTERVAL_S,  # 003's ns2
             background_load=self.background_load,
             start_spread_s=2.0,
             duration_s=self.duration_s,
