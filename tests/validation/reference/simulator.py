@@ -25,6 +25,11 @@ The model, in one place:
   retransmitted, as ns-2 and Linux do); SACK recovery (RFC 6675, pipe algorithm; since packets of a
   flow are never reordered, a hole below the highest SACKed packet is lost) or NewReno
   (RFC 6582) without SACK, go-back-N after a timeout;
+- pacing (``pacing``, and BBR always): a sender sends no earlier than ``next_send`` (srtt/cwnd,
+  or BBR's 1/pacing rate, after its last packet); a packet the window allows earlier waits for
+  a PACE event at ``next_send``, or, when none of the flow's own events can run before that
+  event (``quiet_until``), is sent at once with send time ``next_send``, which is what the
+  event would do;
 - the receiver ACKs every ``delayed_ack`` in-order segments (at most ``delayed_ack_timeout_s``
   late) and immediately for out-of-order segments, duplicates and filled holes;
 - ECN (``core/ecn.py`` says it in full): with a marking threshold, the drop-tail port marks an
