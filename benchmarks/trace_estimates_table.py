@@ -7,7 +7,8 @@ Each row simulates 004 §VII's traffic on its 50 Mbit/s target link, built by th
 harness (:func:`validation.harness.bscl.mix_scenario`, the mix of the ``bscl_loss`` rows):
 N_b LBP flows, 20 RBP flows behind slow access links, 10 window-limited flows and Poisson
 short flows of 14 packets, the non-LBP share 1 - C_e/C split 40/40/20, RTTs uniform in
-20-414 ms (mean 217 ms), SACK, delayed ACKs; 60 s with 10 s of warm-up (``--full``: 200 s
+20-414 ms (mean 217 ms), SACK, ns-2's TCP as 004 ran it (1/cwnd per ACK, delayed ACKs with
+a 100 ms timer); 60 s with 10 s of warm-up (``--full``: 200 s
 and 20 s). The buffer is B = C·T_avg (004 §VII's first run). The run's trace is written as CSV
 (each short flow under its own id, as a capture would show it), and N_b, T_e, C_e and the loss
 bursts are estimated from it, given C and B (the operator knows both); BSCL (004 Fig. 4,
@@ -21,9 +22,10 @@ share of C after the warm-up; L̄ the mean burst of the trace's drops spaced by 
 true T_e (004 §III.C). Targets (issue 13): N_b within 20 %, T_e within 10 %, the BSCL size
 within 25 %.
 
-With ``--verify`` each row is simulated again at the BSCL size from the estimates and at the
-sqrt(N) size C·T_avg/√N_b, and the loss rates are printed next to the loss at C·T_avg (004
-§VII: about 1 %, several times more with the other two at 300 LBP flows).
+With ``--verify`` each row is simulated again at the BSCL size from the estimates, at the BSCL
+size from the truth and at the sqrt(N) size C·T_avg/√N_b, all on the same mix, and the loss
+rates are printed next to the loss at C·T_avg (004 §VII: about 1 %, several times more with
+the other two at 300 LBP flows).
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ HEADER = (
     "| N_b | C_e/C | N_b est | err | T_e est ms | T_e ms | err | C_e/C est | C_e/C meas | "
     "L̄ est | L̄ | B est pkts | B truth pkts | err | B=C·T_avg | loss |"
 )
-VERIFY_HEADER = " loss at B est | util | B=C·T/√N_b | loss |"
+VERIFY_HEADER = " loss at B est | util | loss at B truth | B=C·T/√N_b | loss |"
 
 
 def row(flows: int, share: float, args: argparse.Namespace, tmp: Path) -> tuple[str, dict]:
@@ -98,11 +100,12 @@ def row(flows: int, share: float, args: argparse.Namespace, tmp: Path) -> tuple[
     )
     if args.verify and math.isfinite(sized):
         bscl_run = simulate(sc, max(math.ceil(sized), 1), args.seed)
+        truth_run = simulate(sc, max(math.ceil(b_true), 1), args.seed)
         stanford = max(int(buffer_ct / math.sqrt(flows)), 1)
         stanford_run = simulate(sc, stanford, args.seed)
         text += (
-            f" {bscl_run.loss_rate:.2%} | {bscl_run.utilization:.1%} | {stanford} | "
-            f"{stanford_run.loss_rate:.2%} |"
+            f" {bscl_run.loss_rate:.2%} | {bscl_run.utilization:.1%} | "
+            f"{truth_run.loss_rate:.2%} | {stanford} | {stanford_run.loss_rate:.2%} |"
         )
     print(
         f"{text}  ({time.perf_counter() - started:.0f} s; classes {est.class_counts})",

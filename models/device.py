@@ -332,7 +332,7 @@ def _sonic(
             "chip_buffer_bytes is required for sonic: the shared pool the dynamic threshold "
             "(dynamic_th = log2 α) divides",
         )
-    checks.positive("chip_buffer_bytes", chip_buffer_bytes)
+    checks.at_least("chip_buffer_bytes", chip_buffer_bytes, 1.0)
     cell = limit.cell_bytes
     pool_bytes = int(float(chip_buffer_bytes) // cell) * cell
     if pool_bytes <= 0:
@@ -394,7 +394,7 @@ def junos_config(
         f"set class-of-service interfaces {interface} scheduler-map {scheduler_map}",
     ]
     if chip_buffer_bytes is not None:
-        checks.positive("chip_buffer_bytes", chip_buffer_bytes)
+        checks.at_least("chip_buffer_bytes", chip_buffer_bytes, 1.0)
         percent = _ceil_div(100.0 * limit.limit_bytes, float(chip_buffer_bytes))
         if percent <= 100:
             lines += [
@@ -544,7 +544,7 @@ def device_config(
         references, release = SONIC_REFERENCES, SONIC_RELEASE
     else:
         if chip_buffer_bytes is not None:
-            checks.positive("chip_buffer_bytes", chip_buffer_bytes)
+            checks.at_least("chip_buffer_bytes", chip_buffer_bytes, 1.0)
             shared = choose_alpha(limit.limit_bytes, chip_buffer_bytes, congested_queues)
             notes.append(f"shared memory: {shared.reason}")
         if vendor == "tc":

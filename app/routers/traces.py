@@ -146,6 +146,7 @@ def _options(fields: dict[str, str], filename: str) -> dict[str, Any]:
     responses={
         413: {"description": "Body over max_trace_bytes."},
         415: {"description": "Not multipart/form-data."},
+        422: {"description": "A form field or the trace is invalid; `detail` names it."},
         429: {"description": "Too many trace jobs waiting or running."},
     },
     openapi_extra={

@@ -20,7 +20,8 @@ MAX_CONGESTED_QUEUES = 65_536
 
 Vendor = Literal["tc", "sonic", "junos", "iosxr", "eos"]
 
-DeviceBytes = Annotated[float, Field(gt=0.0, le=MAX_DEVICE_BYTES), Unit("size")]
+#: A memory is at least one byte (a positive float like 5e-324 B overflowed the Junos percentage).
+DeviceBytes = Annotated[float, Field(ge=1.0, le=MAX_DEVICE_BYTES), Unit("size")]
 
 
 class DeviceIn(RequestModel):

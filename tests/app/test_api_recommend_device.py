@@ -110,6 +110,13 @@ def test_sonic_without_chip_buffer_names_the_field(client: TestClient) -> None:
     assert "required for sonic" in detail[0]["msg"]
 
 
+def test_chip_buffer_below_one_byte_is_refused_at_its_field(client: TestClient) -> None:
+    # Found by the schema fuzzer: 5e-324 B passed "> 0" and overflowed Junos's percentage (a 500).
+    device = {"vendor": "junos", "chip_buffer_bytes": 5e-324}
+    detail = post(client, {"scenario": THESIS, "device": device}, 422)["detail"]
+    assert detail[0]["loc"] == ["body", "device", "chip_buffer_bytes"]
+
+
 def test_unknown_vendor_is_refused_at_its_field(client: TestClient) -> None:
     detail = post(client, {"scenario": THESIS, "device": {"vendor": "ios"}}, 422)["detail"]
     assert detail[0]["loc"] == ["body", "device", "vendor"]

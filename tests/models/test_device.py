@@ -301,6 +301,9 @@ def test_iosxr_refuses_a_limit_beyond_its_range() -> None:
         ({"interface": "eth0; reboot"}, "interface must be 1 to 64 letters"),
         ({"queue": "16"}, "queue must be an egress queue index 0 to 15"),
         ({"qdisc": "sfq"}, "qdisc must be one of pfifo, bfifo, fq_codel"),
+        # A memory below one byte is refused by name; 5e-324 B once overflowed Junos's
+        # percentage (100·limit/B is infinite) and became a 500.
+        ({"chip_buffer_bytes": 5e-324, "vendor": "junos"}, "chip_buffer_bytes must be >= 1"),
     ],
 )
 def test_bad_arguments_name_the_parameter(arguments: dict[str, object], message: str) -> None:

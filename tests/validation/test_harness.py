@@ -152,5 +152,10 @@ def test_bscl_loss_rows_carry_the_non_lbp_share() -> None:
             # 004 §VII ran ns-2 ("We evaluated the BSCL scheme using NS-2 simulations"), whose
             # senders add 1/cwnd per ACK in congestion avoidance (provenance.toml).
             assert {g.ca_increase for g in scenario.groups} == {"per_ack"}
+            # ns-2's receivers with "Delayed ACKs" (004 Appendix) ACK a lone segment after
+            # 100 ms (ns-2 tcl/lib/ns-default.tcl: Agent/TCPSink/Sack1/DelAck interval_ 100ms),
+            # whatever the simulator's own default timer is.
+            assert {g.delayed_ack for g in scenario.groups} == {2}
+            assert {g.delayed_ack_timeout_s for g in scenario.groups} == {0.1}
         else:
             assert scenario.flows == 300 and scenario.background_load == pytest.approx(0.1)
