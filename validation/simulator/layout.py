@@ -215,11 +215,6 @@ class FlowFloat(IntEnum):
     BBR_RS_BW_PER_S = 35  # this ACK's delivery-rate sample (-1: none)
     BBR_RS_RTT_S = 36  # this ACK's RTT sample (-1: none)
     BBR_BW_ROUND = 37  # first of BBR_BW_ROUNDS per-round maxima (round number modulo)
-    # when the flow's next events are due (for a paced sender's check in core/sender.py
-    # try_send): its DELIVER in the heap (valid while the DELIVER list's COUNT > 0) and its
-    # delayed-ACK timer (valid while DELACK_COUNT > 0). After BBR_BW_ROUND's BBR_BW_ROUNDS.
-    DELIVER_HEAD_S = 47
-    DELACK_DUE_S = 48
 
 
 class FlowInt(IntEnum):
@@ -300,8 +295,7 @@ class EventList(IntEnum):
 
 
 #: Columns of ``ff`` and ``fi``.
-FLOW_FLOATS = int(max(FlowFloat)) + 1
-assert FlowFloat.DELIVER_HEAD_S == FlowFloat.BBR_BW_ROUND + BBR_BW_ROUNDS
+FLOW_FLOATS = int(max(FlowFloat)) + BBR_BW_ROUNDS
 FLOW_INTS = int(max(FlowInt)) + 1
 assert FlowInt.ARRIVAL_LIST + len(EventList) == FlowInt.GROUP
 
@@ -564,3 +558,14 @@ class Arrays(NamedTuple):
     sq: IntArray  # sampled trace: queue packets
     scw: FloatArray  # (samples, traced flows): cwnd
     rs: FloatArray  # (flows, window slots, RATE_SLOT): RateSlot (1 x 1 without BBR groups)
+    fd: FloatArray  # (flows, len(FlowDue)): FlowDue (apart from ff: a few bytes a flow)
+
+
+class FlowDue(IntEnum):
+    """Columns of ``fd``: when a flow's next events are due, for a paced sender's check
+    (``core/sender.py``, ``_quiet_until``). Kept apart from ``ff`` so that keeping them up to
+    date touches no other row of ``ff`` (in runs of many flows that was a cache miss more per
+    event)."""
+
+    DELIVER_S = 0  # its DELIVER in the heap (valid while the DELIVER list's COUNT > 0)
+    DELACK_S = 1  # its delayed-ACK timer (valid while DELACK_COUNT > 0)

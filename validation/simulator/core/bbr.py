@@ -119,7 +119,7 @@ def bbr_start(sp, t, f):  # type: ignore[no-untyped-def]
     b = f * FLOW_INTS
     for k in range(FlowInt.BBR_MODE, FlowInt.BBR_RS_PRIOR_IN_FLIGHT + 1):
         fi[b + k] = 0
-    for k in range(FlowFloat.BBR_MIN_RTT_S, FlowFloat.BBR_BW_ROUND + BBR_BW_ROUNDS):
+    for k in range(FlowFloat.BBR_MIN_RTT_S, FLOW_FLOATS):
         ff[a + k] = 0.0
     fi[b + FlowInt.BBR_MODE] = BbrMode.STARTUP
     fi[b + FlowInt.BBR_PREV_CA_STATE] = BbrCaState.OPEN

@@ -21,19 +21,19 @@ from validation.simulator.core.jit import jit
 from validation.simulator.layout import (
     ARG_MASK,
     EPOCH_SHIFT,
-    FLOW_FLOATS,
     FLOW_INTS,
     FLOW_SHIFT,
     KEY_SHIFT,
     Event,
     EventList,
-    FlowFloat,
+    FlowDue,
     FlowInt,
     GlobalInt,
     NodeField,
 )
 
 NODE = len(NodeField)
+DUE = len(FlowDue)
 LIST = len(EventList)
 assert FlowInt.ARRIVAL_LIST == FlowInt.DELIVER_LIST + LIST * (Event.ARRIVAL - Event.DELIVER)
 
@@ -125,7 +125,7 @@ def push_packet(sp, t, kind, flow, epoch, arg):  # type: ignore[no-untyped-def]
     if fi[b + EventList.COUNT] == 0:
         _heap_insert(sp, t, key, payload)
         if kind == Event.DELIVER:
-            s.ff[flow * FLOW_FLOATS + FlowFloat.DELIVER_HEAD_S] = t
+            s.fd[flow * DUE + FlowDue.DELIVER_S] = t
     else:
         node = gi[GlobalInt.FREE_NODE]
         gi[GlobalInt.FREE_NODE] = nx[NODE * node + NodeField.NEXT]
@@ -156,7 +156,7 @@ def heap_pop(sp):  # type: ignore[no-untyped-def]
         if node >= 0:
             fi[b + EventList.HEAD] = nx[NODE * node + NodeField.NEXT]
             if kind == Event.DELIVER:
-                s.ff[flow * FLOW_FLOATS + FlowFloat.DELIVER_HEAD_S] = s.nt[node]
+                s.fd[flow * DUE + FlowDue.DELIVER_S] = s.nt[node]
             _sift_down(
                 sp,
                 gi[GlobalInt.HEAP_ENTRIES],

@@ -41,6 +41,7 @@ from validation.simulator.layout import (
     Event,
     EventList,
     FlowCount,
+    FlowDue,
     FlowFloat,
     FlowInt,
     GlobalFloat,
@@ -55,6 +56,10 @@ from validation.simulator.layout import (
 from validation.simulator.parameters import INITIAL_SSTHRESH, MAX_RTO_S
 
 INF = np.inf
+
+
+#: Columns of ``fd`` a flow.
+DUE = len(FlowDue)
 
 
 @jit
@@ -221,10 +226,11 @@ def _quiet_until(sp, now, f, due):  # type: ignore[no-untyped-def]
         return False
     if ff[a + FlowFloat.RTO_EVENT_S] <= due:
         return False
+    d = f * DUE
     if fi[b + FlowInt.DELIVER_LIST + EventList.COUNT] > 0:
-        if ff[a + FlowFloat.DELIVER_HEAD_S] <= due:
+        if s.fd[d + FlowDue.DELIVER_S] <= due:
             return False
-    if fi[b + FlowInt.DELACK_COUNT] > 0 and ff[a + FlowFloat.DELACK_DUE_S] <= due:
+    if fi[b + FlowInt.DELACK_COUNT] > 0 and s.fd[d + FlowDue.DELACK_S] <= due:
         return False
     return True
 
