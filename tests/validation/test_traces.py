@@ -18,7 +18,7 @@ from validation.harness.bscl import RTT_S as MIX_RTT_S
 from validation.harness.bscl import mix_scenario
 from validation.simulator import Scenario
 from validation.simulator.results import transfer_numbers
-from validation.traces import TraceFormatError, estimate_trace, open_trace
+from validation.traces import TraceFormatError, estimate_trace, kernel, open_trace
 from validation.traces.csv_reader import CsvTraceReader
 from validation.traces.pcap_reader import PcapTraceReader
 from validation.traces.synthetic import (
@@ -259,10 +259,43 @@ def test_estimates_within_targets_on_004_mix(flows: int, share: float, tmp_path:
         for f in est.flow_table
         if f.rtt_source == "drops" and "." not in f.key and int(f.key) in sim.lbp_flows
     ]
-    # Flows whose drops all fall in one burst, or whose departures match many lags, keep
-    # their first-round RTT; on these runs 4 of 10 and 48 of 50 LBP flows get one from drops.
-    assert len(from_drops) >= 0.3 * flows
+    # Flows whose drops do not all agree on one lag below their first-round spacing, or whose
+    # departures match many lags, keep their first-round RTT; on these runs 10 of 10 and 50 of
+    # 50 LBP flows get one from drops (4 of 10 and 48 of 50 before a single loss episode
+    # could give one, with the 200 ms delayed-ACK interval of then).
+    assert len(from_drops) >= 0.8 * flows
     assert all(abs(rtt - truth) < 3e-4 for rtt, truth in from_drops)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("share", [0.95, 0.9])
+def test_effective_rtt_of_two_lbp_flows_on_004_mix(share: float, tmp_path: Path) -> None:
+    """004 §VII's mix with N_b = 2 at its full length (200 s, 20 s warm-up), B = C·T_avg, seed
+    1. The second LBP flow (RTT 394.5 ms) starts into the first one's standing queue: its
+    first-round spacing is 529.4 ms (95 %) and 551.0 ms (90 %), and all its drops (32 and 33)
+    fall in one slow-start overflow. The lag every one of those drops agrees on, below that
+    spacing, is its RTT; with the spacing as its RTT, T_e was +10.3 % and +11.6 % off (the
+    harmonic mean with flow 0's 222.2 ms). Targets of issue 13: T_e within 10 % of the harmonic
+    mean of the LBP flows' propagation RTTs (004 eq. 12, §III.A); drop-lag RTTs within 0.3 ms
+    as in the test above."""
+    sc = mix_scenario(2, share, full=True)
+    buffer_packets = int(MIX_CAPACITY_BPS * MIX_RTT_S / (8 * sc.wire_bytes))
+    sim = simulated_trace(sc, buffer_packets, seed=1, lbp_groups=("LBP",))
+    path = tmp_path / "t.csv"
+    write_csv(sim.trace, path)
+    est = estimate_trace(
+        open_trace(path),
+        capacity_bps=MIX_CAPACITY_BPS,
+        warmup_s=sc.warmup_s,
+        buffer_bytes=buffer_packets * sc.wire_bytes,
+    )
+    assert est.bottlenecked_flows.value == 2
+    assert abs(est.effective_rtt_s.value - sim.effective_rtt_s) <= 0.1 * sim.effective_rtt_s
+    assert est.effective_rtt_s.low <= sim.effective_rtt_s <= est.effective_rtt_s.high
+    slow = max(sim.lbp_flows, key=lambda i: float(sim.rtts_s[i]))
+    (row,) = [f for f in est.flow_table if f.key == str(slow)]
+    assert row.rtt_source == "drops"
+    assert abs(row.rtt_s - float(sim.rtts_s[slow])) < 3e-4
 
 
 def _variant(raw: bytes, flow: int) -> bytes:
@@ -391,3 +424,54 @@ def test_fast_and_reference_pcap_name_the_same_backward_timestamp(
     record = 24 + sum(16 + len(raw) for _, raw in packets[:1500])
     assert errors[0].byte_offset == errors[1].byte_offset == record
     assert str(errors[0]) == str(errors[1])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("share", [0.95, 0.9, 0.8])
+def test_first_round_after_a_first_flight_loss_is_no_rtt(share: float, tmp_path: Path) -> None:
+    """004 §VII's mix with N_b = 2, 200 s, B = C·T_avg, seed 3. A window-limited flow that lost
+    here in the warm-up is counted LBP (004 §VI: "no major impact" on N_b): flow 30 (RTT
+    167.5 ms) lost 1, 2 and 5 packets of its first flight at 95, 90 and 80 %, so its
+    first-round spacings (634.6, 529.8 and 530.9 ms) are no RTT samples. Taken as RTTs, T_e was
+    +41.9, +40.4 and +40.4 % off; target of issue 13: 10 % of the harmonic mean of the LBP
+    flows' propagation RTTs (004 eq. 12, §III.A)."""
+    sc = mix_scenario(2, share, full=True)
+    buffer_packets = int(MIX_CAPACITY_BPS * MIX_RTT_S / (8 * sc.wire_bytes))
+    sim = simulated_trace(sc, buffer_packets, seed=3, lbp_groups=("LBP",))
+    path = tmp_path / "t.csv"
+    write_csv(sim.trace, path)
+    est = estimate_trace(
+        open_trace(path),
+        capacity_bps=MIX_CAPACITY_BPS,
+        warmup_s=sc.warmup_s,
+        buffer_bytes=buffer_packets * sc.wire_bytes,
+    )
+    (row,) = [f for f in est.flow_table if f.key == "30"]
+    assert row.flow_class == "lbp" and row.rtt_source == "none"
+    assert abs(est.effective_rtt_s.value - sim.effective_rtt_s) <= 0.1 * sim.effective_rtt_s
+    assert est.effective_rtt_s.low <= sim.effective_rtt_s <= est.effective_rtt_s.high
+
+
+def test_first_flight_drops_are_counted_before_the_first_round_sample() -> None:
+    """Flow 0: a first flight of two packets (one dropped), a second flight 0.3 s later with a
+    drop in it. Only the first drop falls in the first flight (before the RTT sample)."""
+    rows = [(0.0, 0), (0.0001, 1), (0.3, 0), (0.3001, 0), (0.3002, 1)]
+    time_s = np.array([t for t, _ in rows])
+    dropped = np.array([d for _, d in rows], dtype=np.bool_)
+    fs, fi = kernel.new_state(1)
+    kernel.advance(
+        fs,
+        fi,
+        np.full(1, np.nan),
+        time_s,
+        np.zeros(time_s.size, dtype=np.int64),
+        np.full(time_s.size, 1500, dtype=np.int64),
+        dropped,
+        np.where(dropped, time_s, np.nan),
+        0.0,
+        0.0,
+        np.array([-np.inf, np.inf, -1.0]),
+    )
+    assert fi[0, kernel.I["first_flight_drops"]] == 1
+    assert fi[0, kernel.I["start_drops"]] == 2
+    assert abs(fs[0, kernel.F["raw_rtt_s"]] - 0.3) < 1e-9

@@ -23,10 +23,15 @@ RTT is the candidate with the most votes among those voted for by a drop more th
 pattern of lags and can agree by coincidence), when
 at least ``MIN_VOTES`` drops agree on it, they are at least ``MIN_AGREEMENT`` of the drops
 examined, and no lag ``RUNNER_UP_DISTANCE_S`` or more away has more than ``MAX_RUNNER_UP`` of its
-votes. Memory: a ring of the link's latest ``RING``
-departures (each linked to its flow's previous one, so that a drop walks its own flow's
-departures only) and ``CANDIDATES`` lags for each flow that drops, up to ``MAX_POOL_FLOWS``
-flows.
+votes. Otherwise (for example a flow whose drops all fall in one loss episode: a few LBP
+flows on a large buffer lose only when their slow start overflows it) the flow gets, when an
+RTT sample that includes this link's queue is known (the first-round spacing: the RTT plus
+the queue, so no shorter than the RTT), the lag no longer than that sample on which every
+drop examined agrees, with at least ``ALL_AGREE_MIN_DROPS`` drops and no lag
+``RUNNER_UP_DISTANCE_S`` away within the bound as many votes. Memory: a ring of the link's
+latest ``RING`` departures (each linked to its flow's previous one, so that a drop walks its
+own flow's departures only) and ``CANDIDATES`` lags for each flow that drops, up to
+``MAX_POOL_FLOWS`` flows.
 """
 
 from __future__ import annotations
@@ -55,6 +60,10 @@ MAX_RUNNER_UP = 0.5
 #: Lags nearer the best than this are not its rivals: the drops of one burst also match
 #: the departures next to their own triggers, a packet or a few earlier or later.
 RUNNER_UP_DISTANCE_S = 0.01
+#: Drops of one loss episode that must all agree on a lag below the flow's queued RTT
+#: sample (:meth:`DropRtt.rtts` with ``upper_bound_s``): two drops of one burst can agree on
+#: a wrong lag by coincidence, as the drops and departures of a burst repeat one pattern.
+ALL_AGREE_MIN_DROPS = 3
 #: Flows with drops that get candidates (later ones keep their first-round RTT).
 MAX_POOL_FLOWS = 50_000
 
@@ -123,20 +132,27 @@ class DropRtt:
             dropped,
         )
 
-    def rtts(self, flows: int) -> np.ndarray:
-        """Each flow's RTT from its drops, s (NaN where the drops do not agree on one)."""
+    def rtts(self, flows: int, upper_bound_s: np.ndarray | None = None) -> np.ndarray:
+        """Each flow's RTT from its drops, s (NaN where the drops do not agree on one).
+
+        ``upper_bound_s`` (per flow, NaN: none) is an RTT sample that includes this link's
+        queue (the first-round spacing or the handshake RTT): the RTT is no longer. With it, a
+        flow whose drops all fall in one loss episode gets the lag within the bound on which
+        every drop examined agrees (at least ``ALL_AGREE_MIN_DROPS``), when no lag
+        ``RUNNER_UP_DISTANCE_S`` or more away within the bound has as many votes.
+        """
         out = np.full(flows, np.nan)
         for i in np.flatnonzero(self.row[:flows] >= 0):
             r = int(self.row[i])
             n = int(self.pool_n[r])
             if n == 0:
                 continue
+            lags = self.pool_lag[r, :n]
+            # The seed drop votes for its own candidates: count it among the drops.
+            examined = int(self.pool_drops[r]) + 1
             votes = np.where(self.pool_voted[r, :n] > 0, self.pool_votes[r, :n], -1)
             best = int(np.argmax(votes))
-            # The seed drop votes for its own candidates: count it among the drops.
             agree = int(votes[best]) + 1
-            examined = int(self.pool_drops[r]) + 1
-            lags = self.pool_lag[r, :n]
             others = np.abs(lags - lags[best]) > RUNNER_UP_DISTANCE_S
             runner_up = int(votes[others].max()) + 1 if others.any() else 0
             if (
@@ -144,6 +160,20 @@ class DropRtt:
                 and agree >= MIN_AGREEMENT * examined
                 and runner_up <= MAX_RUNNER_UP * agree
             ):
+                out[i] = float(lags[best])
+                continue
+            bound = np.nan if upper_bound_s is None else float(upper_bound_s[i])
+            if not (np.isfinite(bound) and examined >= ALL_AGREE_MIN_DROPS):
+                continue
+            within = lags <= bound + TOLERANCE_S
+            if not within.any():
+                continue
+            votes = np.where(within, self.pool_votes[r, :n], -1)
+            best = int(np.argmax(votes))
+            agree = int(votes[best]) + 1
+            others = within & (np.abs(lags - lags[best]) > RUNNER_UP_DISTANCE_S)
+            runner_up = int(votes[others].max()) + 1 if others.any() else 0
+            if agree == examined and runner_up < agree:
                 out[i] = float(lags[best])
         return out
 

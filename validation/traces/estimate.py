@@ -38,7 +38,10 @@ state) and returns :class:`TraceEstimates`:
 - **per-flow RTTs**: BSCL's RTT excludes the queueing at this link (004 §III.A). With the
   link's drop events (CSV), the lag from a departure to the drop of the packet its
   acknowledgement released, on which the flow's drops agree (:mod:`validation.traces.drop_rtt`):
-  a drop is timed at the packet's arrival, so no queueing here is in it. Otherwise the
+  a drop is timed at the packet's arrival, so no queueing here is in it. The flow's
+  first-round spacing bounds that lag from above (it is the RTT plus this link's queue), which
+  lets the drops of a single loss episode give it when they all agree on one lag below the
+  bound (a flow that starts into a standing queue and loses only in its slow start). Otherwise the
   handshake RTT where the capture saw it, or the first-round spacing (H. Jiang, C. Dovrolis,
   CCR 2002, [21] of 004 §VI); both include the queueing of one packet at this link at the
   flow's start: samples taken once the link is congested are reduced by the median excess
@@ -333,7 +336,14 @@ def estimate_trace(
     acc.first_loss_s = float(link[1])
     acc.queue_full_s = queue_full_s
     if drop_rtt is not None:
-        acc.drop_rtt_s = drop_rtt.rtts(len(reader.flows))
+        # The first-round spacing (or handshake RTT) as measured holds this link's queue:
+        # the RTT is no longer than it. After a loss in the first flight it is no RTT sample
+        # (a retransmission timeout or a delayed ACK may be in it) but still no shorter than
+        # the RTT: the second flight left after an acknowledgement of a packet of the first
+        # (one RTT at least) or a retransmission timeout (1 s before any RTT sample, at
+        # least the smoothed RTT after: RFC 6298 §2).
+        n = len(reader.flows)
+        acc.drop_rtt_s = drop_rtt.rtts(n, acc.fs[:n, kernel.F["raw_rtt_s"]])
     return _summarize(reader, acc, warm_abs, capacity_bps)
 
 
@@ -452,6 +462,25 @@ def _summarize(
     )
     rtt, queue_note = _queue_corrected_rtts(fs, rtt, lbp, acc)
     notes.append(queue_note)
+    # A drop in the first flight: the second flight follows a retransmission (a timeout, or
+    # the delayed acknowledgement of a lone packet), not the first flight's acknowledgements,
+    # so its spacing is no RTT sample (H. Jiang, C. Dovrolis, CCR 2002, take the first two
+    # flights of an intact slow start).
+    broken = (fi[:, I["first_flight_drops"]] > 0) & (source == "first_round")
+    with_drop_rtt = np.isfinite(acc.drop_rtt_s) if acc.drop_rtt_s.size else np.zeros(n, bool)
+    kept = lbp & ~broken & (np.isfinite(rtt) | with_drop_rtt)
+    if (broken & lbp).any() and kept.any():
+        rtt = np.where(broken, np.nan, rtt)
+        source[broken] = "none"
+        notes.append(
+            f"{int((broken & lbp).sum())} LBP flows lost packets of their first flight: their "
+            "first-round spacing is no RTT sample"
+        )
+    elif (broken & lbp).any():
+        notes.append(
+            "every LBP flow's RTT is a first-round spacing after a loss in its first flight "
+            "(no RTT sample proper): T_e is taken from them all the same and may be too long"
+        )
     if acc.drop_rtt_s.size:
         from_drops = np.isfinite(acc.drop_rtt_s)
         rtt = np.where(from_drops, acc.drop_rtt_s, rtt)

@@ -12,6 +12,9 @@ Per flow it measures (004 §VI):
   (the second flight waited in this queue; the RTT of BSCL excludes it, 004 §III.A). A gap
   closes the first flight when it is longer than ``GAP_FACTOR`` times the longest gap inside
   the flight and than ``GAP_MIN_S``;
+- drops in the first flight: the second flight then follows a retransmission (after a
+  timeout, or a lone packet's delayed acknowledgement), not the first flight's
+  acknowledgements, and the spacing is no RTT sample;
 - whether the start looks like TCP's slow start: the packets of the first flight and of the
   round after it, and the drops among them (a window-based flow whose second flight is no
   larger than its first, with no loss, is held by its window, not by congestion);
@@ -74,6 +77,7 @@ INT_FIELDS = (
     "flight2_packets",
     "back_to_back",
     "start_drops",
+    "first_flight_drops",
 )
 F = {name: i for i, name in enumerate(FLOAT_FIELDS)}
 I = {name: i for i, name in enumerate(INT_FIELDS)}  # noqa: E741
@@ -91,7 +95,7 @@ _TSAMPLE, _RAW, _GAP1 = 10, 11, 12
 (_PK, _PHASE, _RCOUNT, _P1, _P2, _P3, _ROUNDS, _EXPL, _UNEXPL, _SKIP, _DROPS, _PKM, _MAXSZ) = range(
     13
 )
-_TESTED, _COVERED, _N1, _N2, _B2B, _SDROPS = 13, 14, 15, 16, 17, 18
+_TESTED, _COVERED, _N1, _N2, _B2B, _SDROPS, _FDROPS = 13, 14, 15, 16, 17, 18, 19
 
 
 def new_state(flows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -212,6 +216,8 @@ def advance(
                     fs[i, _FL_GAP] = gap
         if dropped[k] and fi[i, _PHASE] <= 2:
             fi[i, _SDROPS] += 1
+            if fi[i, _PHASE] == 1:
+                fi[i, _FDROPS] += 1
         if not dropped[k]:
             fs[i, _LAST] = t
             if t >= warm_s and link[2] == i:
