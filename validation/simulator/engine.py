@@ -27,6 +27,7 @@ from validation.simulator.layout import (
     Arrays,
     EventList,
     FlowCount,
+    FlowDue,
     FlowFloat,
     FlowInt,
     FqFloat,
@@ -263,6 +264,7 @@ def allocate(p: RunParameters, trace: bool) -> Arrays:
         sq=np.zeros(scap, dtype=np.int64),
         scw=np.zeros((scap, int(gi[GlobalInt.TRACED_FLOWS]))),
         rs=_rate_slots(p, rows, window),
+        fd=np.zeros((rows, len(FlowDue))),
     )
     return _grow_nodes(arrays, initial_list_nodes(n, window))
 

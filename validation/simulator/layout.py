@@ -558,3 +558,14 @@ class Arrays(NamedTuple):
     sq: IntArray  # sampled trace: queue packets
     scw: FloatArray  # (samples, traced flows): cwnd
     rs: FloatArray  # (flows, window slots, RATE_SLOT): RateSlot (1 x 1 without BBR groups)
+    fd: FloatArray  # (flows, len(FlowDue)): FlowDue (apart from ff: a few bytes a flow)
+
+
+class FlowDue(IntEnum):
+    """Columns of ``fd``: when a flow's next events are due, for a paced sender's check
+    (``core/sender.py``, ``_quiet_until``). Kept apart from ``ff`` so that keeping them up to
+    date touches no other row of ``ff`` (in runs of many flows that was a cache miss more per
+    event)."""
+
+    DELIVER_S = 0  # its DELIVER in the heap (valid while the DELIVER list's COUNT > 0)
+    DELACK_S = 1  # its delayed-ACK timer (valid while DELACK_COUNT > 0)

@@ -25,6 +25,11 @@ The model, in one place:
   retransmitted, as ns-2 and Linux do); SACK recovery (RFC 6675, pipe algorithm; since packets of a
   flow are never reordered, a hole below the highest SACKed packet is lost) or NewReno
   (RFC 6582) without SACK, go-back-N after a timeout;
+- pacing (``pacing``, and BBR always): a sender sends no earlier than ``next_send`` (srtt/cwnd,
+  or BBR's 1/pacing rate, after its last packet); a packet the window allows earlier waits for
+  a PACE event at ``next_send``, or, when none of the flow's own events can run before that
+  event (``quiet_until``), is sent at once with send time ``next_send``, which is what the
+  event would do;
 - the receiver ACKs every ``delayed_ack`` in-order segments (at most ``delayed_ack_timeout_s``
   late) and immediately for out-of-order segments, duplicates and filled holes;
 - ECN (``core/ecn.py`` says it in full): with a marking threshold, the drop-tail port marks an
@@ -159,6 +164,10 @@ class Flow:
     dctcp_marked: int = 0
     window_end: int = 0
     bbr: bbr.Bbr | None = None  # BBR v1 state (bbr.py beside this file)
+    # the slot's scheduled deliveries (their times, in the order they run) and the time of
+    # its delayed-ACK timer (while delack_count > 0): quiet_until reads them
+    deliver_due: deque[float] = field(default_factory=deque)
+    delack_due: float = INF
 
 
 class ReferenceSimulator:
@@ -219,6 +228,8 @@ class ReferenceSimulator:
     ) -> None:
         heapq.heappush(self.heap, (t, kind, self.seq, flow, epoch, seq, flags))
         self.seq += 1
+        if kind == Event.DELIVER:
+            self.flows[flow].deliver_due.append(t)
 
     def run(self) -> RawCounters:
         p = self.p
@@ -238,6 +249,7 @@ class ReferenceSimulator:
             if kind == Event.DEPART:
                 self.depart(t)
             elif kind == Event.DELIVER:
+                self.flows[f].deliver_due.popleft()
                 self.deliver(t, f, epoch, seq, flags)
             elif kind == Event.ARRIVAL:
                 self.arrive(t, f, epoch, seq, p.wire_bits / 8.0, flags)
@@ -626,6 +638,7 @@ class ReferenceSimulator:
         fl.rto_event = old.rto_event
         fl.pace_pending = old.pace_pending
         fl.access_free = old.access_free
+        fl.deliver_due = old.deliver_due
         fl.ecn = old.ecn
         fl.active = True
         fl.size = self.draw_size(fl.grp)
@@ -660,6 +673,7 @@ class ReferenceSimulator:
 
     def try_send(self, t: float, f: int) -> None:
         fl = self.flows[f]
+        now = t  # t moves on to the paced send times of packets sent ahead (below)
         while fl.active:
             seg = -1
             if fl.grp.recovery == "sack" and fl.recovery != RecoveryState.NONE:
@@ -673,11 +687,39 @@ class ReferenceSimulator:
             if seg < 0 or (fl.size >= 0 and seg >= fl.size):
                 return
             if (fl.grp.pacing or fl.bbr is not None) and t < fl.next_send:
-                if not fl.pace_pending:
+                if fl.pace_pending:
+                    return
+                if not self.quiet_until(now, fl, fl.next_send):
                     fl.pace_pending = True
                     self.push(fl.next_send, Event.PACE, f)
-                return
+                    return
+                t = fl.next_send  # sent now with its paced time (see quiet_until)
             self.transmit(t, f, seg)
+
+    def quiet_until(self, now: float, fl: Flow, due: float) -> bool:
+        """Whether, at ``now``, nothing can change the sender of ``fl`` before a PACE event at
+        ``due``; then the packet that event would send is sent at once with send time ``due``.
+
+        A PACE event runs ``try_send``, which reads only the flow's own state; that state
+        changes only in the flow's own events: its deliveries (the ACKs), its RTO, its
+        delayed-ACK timer (the end of a transfer and a closed-loop restart happen inside an
+        ACK). If none of them can run before the PACE event (at a time <= ``due``: their
+        kinds run before PACE at equal times), the event would find the state of now and do
+        exactly what this call does with t = ``due``: the same packets, send times, arrival
+        times, timers and BBR samples. The sample path is the same; only the order of the
+        scheduling of events changes, which matters only for two events at exactly the same
+        time and kind (ties break by the order scheduled). The deliveries not scheduled yet
+        are of packets not yet past the port: none before now + RTT/2. Not for DCTCP, whose
+        receiver may acknowledge twice in one delivery (the flush of a CE change), nor past
+        the end of the run (the PACE event would not run).
+        """
+        if fl.ecn == EcnMode.DCTCP or due > self.end or now + 0.5 * fl.rtt_s <= due:
+            return False
+        if fl.rto_event <= due:
+            return False
+        if fl.deliver_due and fl.deliver_due[0] <= due:
+            return False
+        return fl.delack_count == 0 or fl.delack_due > due
 
     def transmit(self, t: float, f: int, seg: int) -> None:
         fl = self.flows[f]
@@ -799,6 +841,7 @@ class ReferenceSimulator:
                 self.send_ack(t, f, -1)
             elif fl.delack_count == 1:
                 timeout = t + fl.grp.delayed_ack_timeout_s
+                fl.delack_due = timeout
                 self.push(timeout, Event.DELACK, f, 0, fl.delack_gen)
         elif seq > fl.rcv_nxt:
             fl.ooo.add(seq)

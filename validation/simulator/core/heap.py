@@ -26,12 +26,14 @@ from validation.simulator.layout import (
     KEY_SHIFT,
     Event,
     EventList,
+    FlowDue,
     FlowInt,
     GlobalInt,
     NodeField,
 )
 
 NODE = len(NodeField)
+DUE = len(FlowDue)
 LIST = len(EventList)
 assert FlowInt.ARRIVAL_LIST == FlowInt.DELIVER_LIST + LIST * (Event.ARRIVAL - Event.DELIVER)
 
@@ -122,6 +124,8 @@ def push_packet(sp, t, kind, flow, epoch, arg):  # type: ignore[no-untyped-def]
     b = _list_base(flow, kind)
     if fi[b + EventList.COUNT] == 0:
         _heap_insert(sp, t, key, payload)
+        if kind == Event.DELIVER:
+            s.fd[flow * DUE + FlowDue.DELIVER_S] = t
     else:
         node = gi[GlobalInt.FREE_NODE]
         gi[GlobalInt.FREE_NODE] = nx[NODE * node + NodeField.NEXT]
@@ -145,11 +149,14 @@ def heap_pop(sp):  # type: ignore[no-untyped-def]
     fi, nx, gi = s.fi, s.nx, s.gi
     kind = s.hk[0] >> KEY_SHIFT
     if kind == Event.ARRIVAL or kind == Event.DELIVER:
-        b = _list_base((s.hp[0] >> FLOW_SHIFT) - 1, kind)
+        flow = (s.hp[0] >> FLOW_SHIFT) - 1
+        b = _list_base(flow, kind)
         fi[b + EventList.COUNT] -= 1
         node = fi[b + EventList.HEAD]
         if node >= 0:
             fi[b + EventList.HEAD] = nx[NODE * node + NodeField.NEXT]
+            if kind == Event.DELIVER:
+                s.fd[flow * DUE + FlowDue.DELIVER_S] = s.nt[node]
             _sift_down(
                 sp,
                 gi[GlobalInt.HEAP_ENTRIES],

@@ -17,12 +17,16 @@ from validation.simulator.layout import (
     FLOW_INTS,
     EcnMode,
     Event,
+    FlowDue,
     FlowFloat,
     FlowInt,
     GlobalFloat,
     GlobalInt,
     SlotFlag,
 )
+
+#: Columns of ``fd`` a flow.
+DUE = len(FlowDue)
 
 
 @jit
@@ -72,6 +76,7 @@ def deliver(sp, t, f, epoch, seq, flags):  # type: ignore[no-untyped-def]
             send_ack(sp, t, f, -1)
         elif fi[b + FlowInt.DELACK_COUNT] == 1:
             timeout = t + s.ff[f * FLOW_FLOATS + FlowFloat.DELACK_TIMEOUT_S]
+            s.fd[f * DUE + FlowDue.DELACK_S] = timeout
             heap_push(sp, timeout, Event.DELACK, f, 0, fi[b + FlowInt.DELACK_GEN])
     elif seq > rcv:
         j = row + (seq & wmask)

@@ -39,7 +39,9 @@ from validation.simulator.layout import (
     CongestionControl,
     EcnMode,
     Event,
+    EventList,
     FlowCount,
+    FlowDue,
     FlowFloat,
     FlowInt,
     GlobalFloat,
@@ -54,6 +56,10 @@ from validation.simulator.layout import (
 from validation.simulator.parameters import INITIAL_SSTHRESH, MAX_RTO_S
 
 INF = np.inf
+
+
+#: Columns of ``fd`` a flow.
+DUE = len(FlowDue)
 
 
 @jit
@@ -169,6 +175,7 @@ def try_send(sp, t, f):  # type: ignore[no-untyped-def]
     wmax = fi[b + FlowInt.MAX_WINDOW_PACKETS]
     sack = fi[b + FlowInt.SACK] != 0
     pacing = fi[b + FlowInt.PACING] != 0
+    now = t  # t moves on to the paced send times of packets sent ahead (below)
     while fi[b + FlowInt.ACTIVE] != 0:
         seg = -1
         una = fi[b + FlowInt.SND_UNA]
@@ -185,11 +192,47 @@ def try_send(sp, t, f):  # type: ignore[no-untyped-def]
         if seg < 0 or (size >= 0 and seg >= size):
             return
         if pacing and t < ff[a + FlowFloat.NEXT_SEND_S]:
-            if fi[b + FlowInt.PACE_PENDING] == 0:
+            if fi[b + FlowInt.PACE_PENDING] != 0:
+                return
+            due = ff[a + FlowFloat.NEXT_SEND_S]
+            if not _quiet_until(sp, now, f, due):
                 fi[b + FlowInt.PACE_PENDING] = 1
-                heap_push(sp, ff[a + FlowFloat.NEXT_SEND_S], Event.PACE, f, 0, 0)
-            return
+                heap_push(sp, due, Event.PACE, f, 0, 0)
+                return
+            t = due  # sent now with its paced time: the PACE event would change nothing
         _transmit(sp, t, f, seg)
+
+
+@jit
+def _quiet_until(sp, now, f, due):  # type: ignore[no-untyped-def]
+    """Whether, at time ``now``, nothing can change flow f's sender before a PACE event at
+    ``due``: then that event's ``try_send`` would find the state of now, and the packet it
+    would send can be sent at once with the send time ``due`` (the reference's
+    ``quiet_until`` says why this is the same sample path).
+
+    The flow's events that could come first, at times <= ``due`` (their kinds run before
+    PACE at equal times): its first scheduled delivery, the deliveries not scheduled yet (of
+    packets not yet past the port: not before now + RTT/2), its RTO and its delayed-ACK
+    timer; and the end of the run. A DCTCP receiver may acknowledge twice in one delivery
+    (the flush of its CE change, ``receiver.deliver``), so its sender never sends ahead.
+    """
+    s = sp[0]
+    ff, fi = s.ff, s.fi
+    a = f * FLOW_FLOATS
+    b = f * FLOW_INTS
+    if fi[b + FlowInt.ECN_MODE] == EcnMode.DCTCP:
+        return False
+    if due > s.g[GlobalFloat.END_S] or now + 0.5 * ff[a + FlowFloat.RTT_S] <= due:
+        return False
+    if ff[a + FlowFloat.RTO_EVENT_S] <= due:
+        return False
+    d = f * DUE
+    if fi[b + FlowInt.DELIVER_LIST + EventList.COUNT] > 0:
+        if s.fd[d + FlowDue.DELIVER_S] <= due:
+            return False
+    if fi[b + FlowInt.DELACK_COUNT] > 0 and s.fd[d + FlowDue.DELACK_S] <= due:
+        return False
+    return True
 
 
 @jit
