@@ -18,7 +18,13 @@ from validation.harness.bscl import RTT_S as MIX_RTT_S
 from validation.harness.bscl import mix_scenario
 from validation.simulator import Scenario
 from validation.simulator.results import transfer_numbers
-from validation.traces import TraceFormatError, estimate_trace, kernel, open_trace
+from validation.traces import (
+    TraceEstimates,
+    TraceFormatError,
+    estimate_trace,
+    kernel,
+    open_trace,
+)
 from validation.traces.csv_reader import CsvTraceReader
 from validation.traces.pcap_reader import PcapTraceReader
 from validation.traces.synthetic import (
@@ -267,6 +273,25 @@ def test_estimates_within_targets_on_004_mix(flows: int, share: float, tmp_path:
     assert all(abs(rtt - truth) < 3e-4 for rtt, truth in from_drops)
 
 
+def _two_lbp_flows_estimated(
+    share: float, seed: int, tmp_path: Path
+) -> tuple[SimulatedTrace, TraceEstimates]:
+    """004 §VII's mix with N_b = 2 at full length and B = C·T_avg, simulated, written as CSV
+    and estimated back."""
+    sc = mix_scenario(2, share, full=True)
+    buffer_packets = int(MIX_CAPACITY_BPS * MIX_RTT_S / (8 * sc.wire_bytes))
+    sim = simulated_trace(sc, buffer_packets, seed=seed, lbp_groups=("LBP",))
+    path = tmp_path / "t.csv"
+    write_csv(sim.trace, path)
+    est = estimate_trace(
+        open_trace(path),
+        capacity_bps=MIX_CAPACITY_BPS,
+        warmup_s=sc.warmup_s,
+        buffer_bytes=buffer_packets * sc.wire_bytes,
+    )
+    return sim, est
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("share", [0.95, 0.9])
 def test_effective_rtt_of_two_lbp_flows_on_004_mix(share: float, tmp_path: Path) -> None:
@@ -278,17 +303,7 @@ def test_effective_rtt_of_two_lbp_flows_on_004_mix(share: float, tmp_path: Path)
     harmonic mean with flow 0's 222.2 ms). Targets of issue 13: T_e within 10 % of the harmonic
     mean of the LBP flows' propagation RTTs (004 eq. 12, §III.A); drop-lag RTTs within 0.3 ms
     as in the test above."""
-    sc = mix_scenario(2, share, full=True)
-    buffer_packets = int(MIX_CAPACITY_BPS * MIX_RTT_S / (8 * sc.wire_bytes))
-    sim = simulated_trace(sc, buffer_packets, seed=1, lbp_groups=("LBP",))
-    path = tmp_path / "t.csv"
-    write_csv(sim.trace, path)
-    est = estimate_trace(
-        open_trace(path),
-        capacity_bps=MIX_CAPACITY_BPS,
-        warmup_s=sc.warmup_s,
-        buffer_bytes=buffer_packets * sc.wire_bytes,
-    )
+    sim, est = _two_lbp_flows_estimated(share, 1, tmp_path)
     assert est.bottlenecked_flows.value == 2
     assert abs(est.effective_rtt_s.value - sim.effective_rtt_s) <= 0.1 * sim.effective_rtt_s
     assert est.effective_rtt_s.low <= sim.effective_rtt_s <= est.effective_rtt_s.high
@@ -435,17 +450,7 @@ def test_first_round_after_a_first_flight_loss_is_no_rtt(share: float, tmp_path:
     first-round spacings (634.6, 529.8 and 530.9 ms) are no RTT samples. Taken as RTTs, T_e was
     +41.9, +40.4 and +40.4 % off; target of issue 13: 10 % of the harmonic mean of the LBP
     flows' propagation RTTs (004 eq. 12, §III.A)."""
-    sc = mix_scenario(2, share, full=True)
-    buffer_packets = int(MIX_CAPACITY_BPS * MIX_RTT_S / (8 * sc.wire_bytes))
-    sim = simulated_trace(sc, buffer_packets, seed=3, lbp_groups=("LBP",))
-    path = tmp_path / "t.csv"
-    write_csv(sim.trace, path)
-    est = estimate_trace(
-        open_trace(path),
-        capacity_bps=MIX_CAPACITY_BPS,
-        warmup_s=sc.warmup_s,
-        buffer_bytes=buffer_packets * sc.wire_bytes,
-    )
+    sim, est = _two_lbp_flows_estimated(share, 3, tmp_path)
     (row,) = [f for f in est.flow_table if f.key == "30"]
     assert row.flow_class == "lbp" and row.rtt_source == "none"
     assert abs(est.effective_rtt_s.value - sim.effective_rtt_s) <= 0.1 * sim.effective_rtt_s
