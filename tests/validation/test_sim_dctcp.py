@@ -238,11 +238,11 @@ def test_dctcp_is_starved_by_cubic_in_a_shared_queue_with_drop_tail_for_cubic() 
 
     Sources. Alizadeh et al. 2010 §4.1 ("Fairness and convergence"): "We make no claims that
     DCTCP is fair to TCP. If need be, DCTCP flows can be isolated from TCP flows", as §1
-    proposes with Ethernet priorities. RFC 8257 says DCTCP and conventional TCP do not
-    coexist well in one network and recommends segregating them; its text could not be
-    opened here (the section number is not given for that reason), and the sentence read, in
-    a public summary quoting it, gives the direction for a switch that drops non-ECN packets
-    at the marking threshold: "conventional TCP will suffer packet loss and quickly and
+    proposes with Ethernet priorities. RFC 8257's abstract (read) "discusses deployment issues
+    related to the coexistence of DCTCP and conventional TCP"; its body could not be opened
+    here (so no section number is given), and the sentence of it read, in a public summary
+    quoting it, gives the direction for a switch that drops non-ECN packets at the marking
+    threshold: "conventional TCP will suffer packet loss and quickly and
     drastically reduce cwnd. DCTCP, on the other hand, will use the fraction of marked packets
     to reduce cwnd more gradually". RFC 3168 §5 (read) is that switch: "the CE codepoint of
     an ECN-Capable packet SHOULD only be set if the router would otherwise have dropped the
