@@ -10,11 +10,14 @@ References
 .. [1] tc-pfifo(8) / tc-bfifo(8) (iproute2): ``pfifo limit`` in packets, ``bfifo limit`` in
    bytes. tc-fq_codel(8) (iproute2 6.1): ``limit PACKETS``, ``target TIME``, ``interval TIME``.
 .. [2] K. Nichols, V. Jacobson, A. McGregor, J. Iyengar, "Controlled Delay Active Queue
-   Management", RFC 8289, §4: interval on the order of the worst-case RTT, target 5 ms (the
-   man pages tc-codel(8)/tc-fq_codel(8) say the same: interval "on the order of the worst-case
-   RTT through the bottleneck", default 100 ms; target "Default and recommended value is 5ms").
-   Not checked against the RFC text, which could not be read here: the subsection numbers
-   and the "5-10 % of interval" rule for the target.
+   Management", RFC 8289 (read): §3.1, the interval "SHOULD be at least a round-trip time",
+   "the appropriate interval value is the maximum round-trip time of all the connections
+   sharing the buffer"; §4.2, "use an INTERVAL value slightly larger than the RTT seen by most
+   of the connections", "INTERVAL SHOULD have a value of 100 ms" for the terrestrial Internet;
+   §4.3, "TARGET SHOULD be set to 5 ms", "the best TARGET value is 5-10% of the RTT, with the
+   low end of 5% preferred"; §4.5, "TARGET is set to 5% of INTERVAL". The man pages
+   tc-codel(8)/tc-fq_codel(8) agree: interval "on the order of the worst-case RTT through the
+   bottleneck", default 100 ms; target "Default and recommended value is 5ms".
 .. [3] SONiC YANG models, sonic-net/sonic-buildimage ``src/sonic-yang-models/yang-models/``
    sonic-buffer-pool.yang, sonic-buffer-profile.yang, sonic-buffer-queue.yang (revision
    2021-07-01); memory cells in ``platform/*/asic_table.j2``. SAI ``inc/saibuffer.h``,
@@ -215,7 +218,7 @@ def _header(mark: str, limit: QueueLimit, release: str, references: tuple[str, .
 TC_REFERENCES = (
     "tc-pfifo(8)/tc-bfifo(8): 'limit' is packets for pfifo, bytes for bfifo",
     "tc-fq_codel(8): limit PACKETS, target TIME, interval TIME",
-    "RFC 8289 §4 (interval ~ worst-case RTT; target a small fraction of it, 5 ms for 100 ms)",
+    "RFC 8289 §4.2-4.5 (interval ~ the RTT of most flows; target 5 % of it: 5 ms for 100 ms)",
 )
 TC_RELEASE = "iproute2 6.1 (Debian 12)"
 
@@ -224,9 +227,10 @@ def codel_times_us(rtt_s: float | None, limit: QueueLimit) -> tuple[int, int]:
     """CoDel's (target, interval) in microseconds for a port with this limit.
 
     ``interval`` is the round-trip time when known, else tc-codel(8)'s 100 ms (tc-codel(8):
-    "on the order of the worst-case RTT through the bottleneck", as RFC 8289 §4 sets it);
-    ``target`` is 5 % of it (5 ms for the default 100 ms, tc-codel(8)'s "Default and
-    recommended value"; RFC 8289's "5-10 % of interval" is not checked against its text),
+    "on the order of the worst-case RTT through the bottleneck"; RFC 8289 §4.2: "an INTERVAL
+    value slightly larger than the RTT seen by most of the connections", 100 ms for the
+    terrestrial Internet); ``target`` is 5 % of it (RFC 8289 §4.5: "TARGET is set to 5% of
+    INTERVAL"; 5 ms for the default 100 ms, tc-codel(8)'s "Default and recommended value"),
     raised to one packet time at line rate so that a single packet in service never counts as
     a standing queue.
     """
@@ -262,7 +266,7 @@ def tc_config(
         "pfifo": "drop-tail FIFO, limit in packets (tc-pfifo(8))",
         "bfifo": "drop-tail FIFO, limit in bytes (tc-bfifo(8))",
         "fq_codel": f"FQ-CoDel, hard limit in packets; interval {interval_us} us ~ RTT "
-        f"(RFC 8289 §4), target {target_us} us = 5 % of it (tc-fq_codel(8))",
+        f"(RFC 8289 §4.2), target {target_us} us = 5 % of it (RFC 8289 §4.5)",
     }
     lines = [
         *_header("#", limit, f"Linux tc, {TC_RELEASE}", TC_REFERENCES),

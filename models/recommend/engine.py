@@ -125,8 +125,9 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
     .. [2] J. Augé, J. Roberts (seeds ``002_e29b74a3ab8ed403.txt``, ``003_04878e78c5c6bb91.txt``).
     .. [3] A. Dhamdhere, H. Jiang, C. Dovrolis (seed ``004_cb0749363e88d206.txt``), §II, §V.
     .. [4] M. Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010, §3.4 eq. (13)
-       (K > C·RTT/7; read); RFC 8257 §3.5 (loss handled as conventional TCP; the RFC's text
-       could not be opened here, the section number is not checked).
+       (K > C·RTT/7; read); RFC 8257 §3.1 (switch marking; "Section 3.4 of [DCTCP10] suggests
+       threshold marking with a threshold of K > (RTT * C)/7") and §3.5 ("A DCTCP sender MUST
+       react to loss episodes in the same way as conventional TCP"), both read.
     .. [5] N. Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM Queue 14(5),
        2016; IETF draft-cardwell-iccrg-bbr-congestion-control-00 §4.3.4.1 (pacing_gain 5/4
        for one RTprop, cwnd_gain 2 in ProbeBW; both read).
@@ -368,7 +369,7 @@ def _choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
         why = (
             "DCTCP senders with ECN marking at this port: the marking threshold K > C·RTT/7 "
             "keeps the link busy with a small standing queue (Alizadeh et al. SIGCOMM 2010 "
-            "§3.4; RFC 8257), and the buffer above K absorbs synchronized fan-in bursts"
+            "§3.4; RFC 8257 §3.1), and the buffer above K absorbs synchronized fan-in bursts"
         )
         return model, DCTCP, why
     if n < FEW_FLOWS:

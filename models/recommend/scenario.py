@@ -21,8 +21,8 @@ TargetSource = Literal["default", "user"]
 #: §2.8 "Core Algorithm Design Parameters": "BBR.Beta: A constant specifying the default
 #: multiplicative decrease to make upon each round trip during which the connection detects
 #: packet loss (the value is 0.7)", read in the working group's editor's copy); DCTCP reacts to
-#: a loss as Reno does (RFC 8257 §3.5, section not checked: the RFC's text could not be opened
-#: here), its gentler α/2 cut applies to ECN marks only.
+#: a loss as Reno does (RFC 8257 §3.5, read: "A DCTCP sender MUST react to loss episodes in the
+#: same way as conventional TCP"), its gentler α/2 cut applies to ECN marks only (§3.3).
 MD_BETA: dict[str, float] = {"reno": 0.5, "cubic": 0.7, "bbr": 0.7, "dctcp": 0.5}
 
 #: Initial window of today's hosts, packets (RFC 6928).

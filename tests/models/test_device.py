@@ -54,8 +54,9 @@ def test_vendor_default_cells() -> None:
 
 def test_codel_times() -> None:
     limit = queue_limit(1_250_000, 10e9)
-    # tc-codel(8) (RFC 8289 §4): interval "on the order of the worst-case RTT through the
-    # bottleneck"; target 5 % of it (5 ms of 100 ms; the RFC's 5-10 % not checked against its text).
+    # tc-codel(8): interval "on the order of the worst-case RTT through the bottleneck" (RFC
+    # 8289 §4.2: "slightly larger than the RTT seen by most of the connections"); target 5 % of
+    # it (RFC 8289 §4.5: "TARGET is set to 5% of INTERVAL"; 5 ms of 100 ms).
     assert codel_times_us(0.1, limit) == (5_000, 100_000)
     assert codel_times_us(None, limit) == (5_000, 100_000)  # tc-codel(8) default interval 100ms
     assert codel_times_us(0.02, limit) == (1_000, 20_000)

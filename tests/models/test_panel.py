@@ -63,7 +63,7 @@ PANEL = [
     # 3. Home uplink: 20 Mb/s, 40 ms, 4 CUBIC flows, CoDel. Few flows synchronize, so the
     # single-flow rule with CUBIC's β = 0.7: B = C·RTT·(1−β)/β = 66.7·0.3/0.7 = 28.6 -> 29
     # packets (RFC 9438 §4.6; Spang, Arslan, McKeown 2021 generalize the BDP rule to β). CoDel
-    # keeps the standing queue at its 5 ms TARGET = 8.3 packets (RFC 8289 §4); the 29 are
+    # keeps the standing queue at its 5 ms TARGET = 8.3 packets (RFC 8289 §4.3); the 29 are
     # the hard limit above it.
     Link(
         "home uplink with CoDel",

@@ -5,8 +5,10 @@ buffer of one BDP (833 packets of 1500 B). Drop-tail fills it: the queueing dela
 half a BDP or more. CoDel keeps the standing queue near its 5 ms target, PIE near its 15 ms,
 with the buffer as the hard limit that they never reach, and the link stays busy.
 
-The standing queue is CoDel's own notion (RFC 8289 §3, section not checked against the
-text): the queue that persists over an interval, i.e. the minimum over each 100 ms interval.
+The standing queue is CoDel's own notion (RFC 8289 §3 and §3.1, read: "A persistent queue can
+be detected by tracking the (local) minimum queue delay packets experience", over an interval
+"at least a round-trip time"): the queue that persists over an interval, i.e. the minimum over
+each 100 ms interval.
 It is read from the sampled queue trace (every 10 ms, the packet in transmission included)
 times the packet time (1500 B at 100 Mb/s = 0.12 ms). Figures: seeds 1-3, 20 s simulated,
 5 s warm-up; each run takes about 0.2 s of wall time once the core is compiled.
@@ -59,7 +61,8 @@ def test_codel_keeps_the_standing_queue_near_5_ms_where_drop_tail_fills_the_buff
     # 40 CUBIC flows keep the one-BDP buffer near full; all its drops are overflows.
     assert droptail.queue_delay_mean_s >= 0.5 * RTT_S
     assert droptail.aqm_drops == 0 and droptail.overflow_drops > 0
-    # CoDel: standing queue 6.8, 7.5, 6.7 ms; mean sojourn 9.5, 10.2, 9.3 ms. The band is
+    # CoDel (RFC 8289 §4.3: "TARGET SHOULD be set to 5 ms for normal Internet traffic"):
+    # standing queue 6.8, 7.5, 6.7 ms; mean sojourn 9.5, 10.2, 9.3 ms. The band is
     # [target, 2 target] for the standing queue: in the dropping state every dequeued packet
     # has waited more than the 5 ms target (else CoDel leaves that state), so the standing
     # queue sits at or above the target while CoDel is at work; the measured excess over it
@@ -81,8 +84,9 @@ def test_codel_keeps_the_standing_queue_near_5_ms_where_drop_tail_fills_the_buff
 @pytest.mark.parametrize("seed", SEEDS)
 def test_pie_keeps_the_queueing_delay_near_its_15_ms_reference(seed: int) -> None:
     pie = _run("pie", seed)
-    # PIE's controller holds the mean queueing delay (its estimate, Little's law) at
-    # QDELAY_REF = 15 ms: measured 15.8, 15.2, 15.4 ms; the band ±20 % (12-18 ms) is the
+    # PIE's controller holds the mean queueing delay (its estimate, Little's law, RFC 8033
+    # §4.3) at QDELAY_REF = 15 ms (§4.2: "The target latency value, QDELAY_REF, SHOULD be set
+    # to 15 milliseconds"): measured 15.8, 15.2, 15.4 ms; the band ±20 % (12-18 ms) is the
     # oscillation the PI controller leaves around the reference within a 15 s run (the
     # standing queue, 12.4-13.3 ms, is below the mean by the bursts above it).
     assert 0.012 <= pie.queue_delay_mean_s <= 0.018
@@ -94,9 +98,10 @@ def test_codel_drop_times_follow_the_control_law_interval_over_sqrt_count() -> N
     # Periodic open-loop packets at 1.2 x the line rate (10 Mb/s, 1500 B: one packet each
     # 1.2 ms served, one each 1 ms arriving) into a buffer that never fills: the sojourn time
     # grows as t·(1 - 1/1.2) and passes the 5 ms target at t = 30 ms (the fluid queue of
-    # the load, not the simulator). RFC 8289 §5: the first dequeue found above target, within
-    # a packet time of 30 ms (at 30 ms exactly, floating-point sums decide: here 31.2 ms),
-    # sets first_above_time one INTERVAL later, and the first dequeue at or after it drops:
+    # the load, not the simulator). RFC 8289 §5.6 (dodequeue, control_law) and §5.5 (dequeue):
+    # the first dequeue found above target, within a packet time of 30 ms (at 30 ms exactly,
+    # floating-point sums decide: here 31.2 ms), sets first_above_time one INTERVAL later
+    # ("first_above_time_ = now + INTERVAL"), and the first dequeue at or after it drops:
     # within two packet times of 130 ms (measured 132.0 ms). Then drop k + 1 at the first
     # dequeue at or after D_(k+1) = D_k + INTERVAL/sqrt(k), with D_2 = d_1 + INTERVAL. The
     # link is always busy, so a dequeue comes within one packet time (1.2 ms) of each D_k;
@@ -126,9 +131,10 @@ def test_codel_drop_times_follow_the_control_law_interval_over_sqrt_count() -> N
 
 
 def test_codel_reuses_the_last_count_when_it_reenters_the_dropping_state_soon() -> None:
-    # RFC 8289 §5 (the Linux rule it quotes): entering the dropping state, count starts at
-    # count - lastcount if that is above 1 and the last drop_next is less than 16 intervals
-    # back, else at 1; the next drop is INTERVAL/sqrt(count) later. Driven on the reference
+    # RFC 8289 §5.5 (the rule it calls "the Linux version"): entering the dropping state,
+    # count starts at count - lastcount if that is above 1 and the last drop_next is less than
+    # 16 intervals back, else at 1; the next drop is INTERVAL/sqrt(count) later (§5.6's
+    # control_law). Driven on the reference
     # implementation's dequeue (the core equals it event for event, test_sim_core_vs_reference).
     from tests.validation.reference.simulator import ReferenceSimulator
 
@@ -179,7 +185,8 @@ def test_pie_drops_an_open_loop_overload_down_to_the_line_rate_at_15_ms(arrivals
 @pytest.mark.parametrize("aqm", ["codel", "pie"])
 def test_ecn_capable_flows_are_marked_instead_of_dropped(aqm: str) -> None:
     # The check's link with classic ECN (RFC 3168) CUBIC senders: the AQM's signal becomes a
-    # CE mark (RFC 8289 §5 / Linux codel_impl.h; RFC 8033 §5.1 while drop_prob <= 10 %),
+    # CE mark (RFC 8289 §1: "it may be reasonable to ECN-mark packets instead", as Linux's
+    # codel_impl.h does; RFC 8033 §5.1: marking until drop_prob exceeds mark_ecnth = 10 %),
     # so no packet is dropped and no sender times out. Measured (seed 1): CoDel 386 marks,
     # mean delay 8.67 ms, standing queue 5.86 ms, utilization 0.9982; PIE 350 marks,
     # 16.46 ms, 0.9993. The queue stays where the dropping AQM keeps it (same bands as the
@@ -226,7 +233,8 @@ def test_codel_marking_does_not_hold_dctcp_near_its_target() -> None:
     remedy implementations offer is a step threshold for such senders, not CoDel's law:
     tc-fq_codel(8) "ce_threshold ... marked with ECN Congestion Experienced. This is useful
     for DCTCP-style congestion control algorithms that require marking at very shallow
-    queueing thresholds." (RFC 8289's own text on ECN could not be opened here.)
+    queueing thresholds." RFC 8289 itself says only (§1) that "it may be reasonable to ECN-mark
+    packets instead" of dropping them; its control law (§3.3, §5.6) is derived for drops.
 
     Measured (seeds 1-3): mean queueing delay 70.4, 72.3, 72.8 ms; 2.52, 2.57, 2.56 marks per
     flow per round trip (round trip = 100 ms + the mean queueing delay); no drop, no timeout,

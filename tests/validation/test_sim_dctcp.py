@@ -5,8 +5,8 @@ Sources: M. Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010 (doi 10.114
 read in a text conversion of the ACM open-access PDF): §3.1 the algorithm, eq. (1)-(2), and
 the receiver's two-state machine (Fig. 10); §3.3 "Analysis", eq. (3)-(10); §3.4 "Guidelines
 for choosing parameters", eq. (11)-(15). RFC 3168 §6.1.2-6.1.3 (read): classic ECN, CWR.
-RFC 8257 §3.2-3.3 (echo, α, cwnd·(1 − α/2)): its text could not be opened here, so its
-section numbers are not checked.
+RFC 8257 (read): §3.1 the switch's threshold, §3.2 the receiver's echo and its state machine
+(Figure 1), §3.3 the sender's α and cwnd·(1 − α/2), §5 DCTCP beside conventional TCP.
 
 The analysis (§3.3), as the paper states it: N flows with identical round-trip times,
 synchronized; W* = (C·RTT + K)/N is "the critical window size at which the queue size
@@ -20,9 +20,10 @@ NS-2 check (Fig. 12, N = 2, 10, 40 at 10 Gb/s, 100 µs, K = 40, g = 1/16) finds 
 "de-synchronization of the flows leads to smaller queue variations than predicted".
 
 The port marks an arrival that finds at least K packets (issue 14's "at or above a threshold
-K"); the paper's §3.1 marks "if the queue occupancy is greater than K upon it's arrival", the
-same rule with K one packet lower. The analysis counts marking from the moment the queue
-"reaches K".
+K"); the paper's §3.1 marks "if the queue occupancy is greater than K upon it's arrival", and
+RFC 8257 §3.1 "when a packet arrives at a switch and its queue length is greater than the
+congestion threshold": the same rule with K one packet lower. The analysis counts marking
+from the moment the queue "reaches K".
 """
 
 from __future__ import annotations
@@ -238,14 +239,18 @@ def test_dctcp_is_starved_by_cubic_in_a_shared_queue_with_drop_tail_for_cubic() 
 
     Sources. Alizadeh et al. 2010 §4.1 ("Fairness and convergence"): "We make no claims that
     DCTCP is fair to TCP. If need be, DCTCP flows can be isolated from TCP flows", as §1
-    proposes with Ethernet priorities. RFC 8257's abstract (read) "discusses deployment issues
-    related to the coexistence of DCTCP and conventional TCP"; its body could not be opened
-    here (so no section number is given), and the sentence of it read, in a public summary
-    quoting it, gives the direction for a switch that drops non-ECN packets at the marking
-    threshold: "conventional TCP will suffer packet loss and quickly and
-    drastically reduce cwnd. DCTCP, on the other hand, will use the fraction of marked packets
-    to reduce cwnd more gradually". RFC 3168 §5 (read) is that switch: "the CE codepoint of
-    an ECN-Capable packet SHOULD only be set if the router would otherwise have dropped the
+    proposes with Ethernet priorities. RFC 8257 §5 "Deployment Issues" (read): "DCTCP and
+    conventional TCP congestion control do not coexist well in the same network"; with the
+    marking threshold "set to a very low value", "conventional TCP will suffer packet loss and
+    quickly and drastically reduce cwnd. DCTCP, on the other hand, will use the fraction of
+    marked packets to reduce cwnd more gradually. Thus, the rate reduction in DCTCP will be
+    much slower than that of conventional TCP, and DCTCP traffic will gain a larger share of
+    the capacity"; "it is RECOMMENDED that DCTCP traffic be segregated from conventional TCP
+    traffic". That direction holds where conventional TCP "will suffer packet loss" as soon as
+    the marking threshold is exceeded, i.e. at a switch that drops its packets where it marks
+    DCTCP's (§5 names RED switches; the deployment it cites segregates the two, with AQM for
+    DCTCP and drop-tail for TCP). RFC 3168 §5 (read) is such a switch: "the CE codepoint of an
+    ECN-Capable packet SHOULD only be set if the router would otherwise have dropped the
     packet".
 
     This port is the other one: packets that are not ECN-capable see drop-tail at the buffer
@@ -293,7 +298,7 @@ def _receiver(cc: str, ecn: bool, delayed_ack: int) -> tuple[ReferenceSimulator,
 
 
 def test_dctcp_receiver_echoes_each_packets_ce_with_delayed_acks() -> None:
-    # Alizadeh et al. 2010 §3.1 (Fig. 10) and RFC 8257 §3.2: one ACK per 2 packets with
+    # Alizadeh et al. 2010 §3.1 (Fig. 10) and RFC 8257 §3.2 (Figure 1): one ACK per 2 packets with
     # ECE = DCTCP.CE; when CE changes, the packets not yet acknowledged are ACKed at once with
     # the old ECE. CE of packets 0..6: 0 0 1 1 1 0 0.
     sim, acks = _receiver("dctcp", False, 2)
@@ -324,7 +329,9 @@ def _sender(cc: str, ecn: bool) -> tuple[ReferenceSimulator, object]:
 
 
 def test_dctcp_sender_alpha_and_one_cut_per_window() -> None:
-    # RFC 8257 §3.3 with g = 1/16 and α starting at 1, worked by hand.
+    # RFC 8257 §3.3 steps 1-9 ("DCTCP.Alpha, which is initialized to 1"; step 4 "If the
+    # acknowledgment number is less than or equal to DCTCP.WindowEnd, stop processing") with
+    # g = 1/16 (§4.2), worked by hand.
     sim, fl = _sender("dctcp", False)
     sim.ecn_on_ack(fl, 10, 10, False)  # passes WindowEnd 0: M = 0/10
     assert fl.alpha == pytest.approx(15 / 16) and fl.window_end == 20
@@ -393,7 +400,8 @@ def test_dctcp_at_a_port_that_never_marks_is_warned_about() -> None:
 
 
 def test_mark_or_drop_marks_ecn_capable_packets_and_drops_the_others() -> None:
-    # The signal an AQM's mark mode sends (RFC 8289 §5 lets CoDel mark instead of drop):
+    # The signal an AQM's mark mode sends (RFC 8289 §1: "it may be reasonable to ECN-mark
+    # packets instead"; RFC 8033 §5.1):
     # core/ecn.py's mark_or_drop and the reference's are the one place it is decided.
     mix = Scenario(
         duration_s=2.0,

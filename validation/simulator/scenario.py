@@ -247,9 +247,10 @@ class Scenario:
     recovery : "sack" (RFC 6675 loss recovery) or "newreno" (RFC 6582, no SACK).
     congestion_control : "reno" (RFC 5681), "cubic" (RFC 9438, C = 0.4, β = 0.7, fast
         convergence, the Reno-friendly region; validation/simulator/core/cubic.py) or "dctcp"
-        (RFC 8257: Reno's growth and loss reaction, α with g = 1/16 and cwnd·(1 − α/2) once per
-        window on ECN-Echo; validation/simulator/core/dctcp.py) or "bbr" (BBR v1: Cardwell et
-        al., ACM Queue 2016, draft-cardwell-iccrg-bbr-congestion-control-00; always paced;
+        (RFC 8257 §3.3-3.5: Reno's growth and loss reaction, α with g = 1/16 and
+        cwnd·(1 − α/2) once per window on ECN-Echo; validation/simulator/core/dctcp.py) or
+        "bbr" (BBR v1: Cardwell et al., ACM Queue 2016,
+        draft-cardwell-iccrg-bbr-congestion-control-00; always paced;
         validation/simulator/core/bbr.py says what is simplified).
     ecn : classic ECN (RFC 3168) senders and receivers for "reno" and "cubic" (see
         :class:`FlowGroup`); "dctcp" is always ECN-capable.
@@ -295,8 +296,8 @@ class Scenario:
     aqm : active queue management of the drop-tail FIFO, the buffer staying the hard limit:
         "none", "codel" (RFC 8289, at dequeue; validation/simulator/core/codel.py) or "pie"
         (RFC 8033, at enqueue, QDELAY_REF 15 ms; validation/simulator/core/pie.py).
-    codel_target_s : CoDel's TARGET, the sojourn time it allows to persist, s (RFC 8289: 5 ms).
-    codel_interval_s : CoDel's INTERVAL, s (RFC 8289: 100 ms).
+    codel_target_s : CoDel's TARGET, the sojourn time it allows to persist, s (RFC 8289 §4.3: 5 ms).
+    codel_interval_s : CoDel's INTERVAL, s (RFC 8289 §4.2: 100 ms).
     duration_s : simulated time, s.
     warmup_s : measures start after warmup_s, s.
     interval_s : length of the per-interval throughput bins, s.

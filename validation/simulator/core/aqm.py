@@ -2,10 +2,12 @@
 
 CoDel (``codel.py``) and PIE (``pie.py``) decide *that* a packet is to carry the congestion
 signal; :func:`aqm_signal` decides *how*: through ``ecn.mark_or_drop``, an ECN-capable packet
-(its group's ``EcnMode`` is not OFF) is marked CE and kept, any other dropped (RFC 8289 §5 and
-Linux's ``codel_impl.h``: CoDel marks instead of dropping; RFC 8033 §5.1 and Linux's
-``sch_pie.c``: PIE marks only while its drop probability is at most 10 %, which the caller
-passes as ``may_mark``). Section numbers not checked against the RFCs' text.
+(its group's ``EcnMode`` is not OFF) is marked CE and kept, any other dropped. CoDel: RFC 8289
+§1, read, "it may be reasonable to ECN-mark packets instead" (its pseudocode, §5, only drops),
+and Linux's ``codel_impl.h``, which marks instead of dropping. PIE: RFC 8033 §5.1, read, "PIE
+MAY support ECN by marking (rather than dropping) ECN-capable packets" until the drop
+probability exceeds ``mark_ecnth`` = 10 %, which the caller passes as ``may_mark`` (at most
+10 %, as Linux's ``sch_pie.c``).
 """
 
 from __future__ import annotations

@@ -8,16 +8,20 @@ transmission is in the ``SERVICE_*`` globals. A packet is *dequeued* when the li
 to start sending it; its sojourn time is the time from its arrival to then (the simulator's
 queueing delay, ``queue_delay_mean_s``).
 
-The algorithm is the pseudocode of RFC 8289 §5 (section numbers here are from the RFC's
-table of contents as remembered, not checked against the text), which follows Linux's
+The algorithm is the annotated pseudocode of RFC 8289 §5 (read in the RFC's text: §5.5
+"Dequeue Routine", §5.6 "Helper Routines" for ``dodequeue`` and ``control_law``), which says
+of its re-entry rule "this is the Linux version"; it is also checked against Linux's
 ``include/net/codel_impl.h`` (read: torvalds/linux at 02d8f11, ``codel_should_drop`` and
-``codel_dequeue``; the logic below is checked against it):
+``codel_dequeue``):
 
 - ``dodequeue`` (:func:`_dodequeue`, :func:`codel_ok_to_signal`): if the sojourn time is below
   TARGET, or the bytes left in the queue are at most one MTU (here one full packet, the
   scenario's ``packet_bytes + header_bytes``), ``first_above_time = 0``; else the first time
   it is above, ``first_above_time = now + INTERVAL``, and once ``now >= first_above_time``
-  the packet is OK to drop (Linux tests ``now > first_above_time``, one clock tick apart);
+  the packet is OK to drop (§5.6 as written; Linux tests ``now > first_above_time``, one
+  clock tick apart). §5.3's ``maxpacket`` is 512 bytes there with "SHOULD use interface MTU";
+  §4.1: "CoDel makes another check before dropping to see if at least an MTU worth of bytes
+  remains in the buffer";
 - ``dequeue`` (:func:`codel_dequeue`): in the dropping state, leave it when the packet is not
   OK to drop; while ``now >= drop_next`` and still dropping, drop, ``count += 1``, dequeue the
   next and schedule ``drop_next = control_law(drop_next, count)``. Not dropping and OK to drop:
@@ -25,14 +29,21 @@ table of contents as remembered, not checked against the text), which follows Li
   the state was left recently: ``delta = count - lastcount``; ``count = delta`` if
   ``delta > 1`` and ``now - drop_next < 16·INTERVAL``, else 1; then
   ``drop_next = control_law(now, count)`` and ``lastcount = count``;
-- ``control_law(t, count) = t + INTERVAL / sqrt(count)`` (exact; Linux approximates
-  1/sqrt(count) by Newton steps).
+- ``control_law(t, count) = t + INTERVAL / sqrt(count)`` (§5.6, exact; Linux approximates
+  1/sqrt(count) by Newton steps). §3.3: "The 'next drop time' is decreased in inverse
+  proportion to the square root of the number of drops since the drop state was entered".
+- Packets arriving at a full buffer are dropped and not counted by CoDel (§5.4: "these drops
+  are not counted towards CoDel's computations").
 
 TARGET and INTERVAL are the scenario's ``codel_target_s`` and ``codel_interval_s`` (RFC 8289
-defaults 5 ms and 100 ms). Signalling a packet goes through :func:`aqm.aqm_signal`: an
-ECN-capable packet is marked CE and sent (Linux's ``codel_impl.h``: the mark takes the drop's
-place and the dequeue returns that packet; in the dropping state the next signal is scheduled
-by the control law as after a drop), any other is dropped.
+§4.3, "TARGET SHOULD be set to 5 ms for normal Internet traffic"; §4.2, "INTERVAL SHOULD have
+a value of 100 ms"; §5.3's constants). Signalling a packet goes through
+:func:`aqm.aqm_signal`: an ECN-capable packet is marked CE and sent, any other is dropped.
+RFC 8289 leaves marking to the implementer (§1: "while this document refers to dropping
+packets when indicated by CoDel, it may be reasonable to ECN-mark packets instead"; its
+pseudocode only drops); the marking follows Linux's ``codel_impl.h``: the mark takes the
+drop's place and the dequeue returns that packet; in the dropping state the next signal is
+scheduled by the control law as after a drop.
 """
 
 from __future__ import annotations
@@ -58,7 +69,7 @@ from validation.simulator.layout import (
 )
 
 QUEUE = len(QueueField)
-#: RFC 8289 §5 (the Linux re-use rule): the last cycle's count is re-used within 16 intervals.
+#: RFC 8289 §5.5 (the Linux re-use rule): the last cycle's count is re-used within 16 intervals.
 REUSE_INTERVALS = 16.0
 
 

@@ -1,24 +1,34 @@
 """DCTCP's sender (RFC 8257 §3.3-3.5; Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010).
 
-Slow start, congestion avoidance, loss detection and recovery and the retransmission timer are
-Reno's (``sender.py``): RFC 8257 §3.4 keeps the conventional window growth and §3.5 handles
-loss as conventional TCP does. What differs is the reaction to ECN-Echo:
+RFC 8257 (S. Bensley et al., October 2017) is read in its text (the RFC Editor's rfc8257.txt);
+the quotations below are from it.
 
-- §3.3 steps 1-8, once per ACK: the packets newly acknowledged (SACK ignored) are added to
-  ``DCTCP.BytesAcked`` and, if the ACK carries ECE, to ``DCTCP.BytesMarked``; when the ACK
-  passes ``DCTCP.WindowEnd`` (the acknowledgment number above it, as step 4 says) the fraction
-  ``M = BytesMarked / BytesAcked`` updates ``α ← α·(1 − g) + g·M`` with g = 1/16, the window
-  end becomes ``SND.NXT`` and both counters restart. Counted in packets (every data packet is
-  full-sized here, so the fraction of bytes is the fraction of packets).
-- §3.3 step 9: on ECE, ``cwnd ← cwnd·(1 − α/2)`` instead of halving, at most once per window of
-  data (as RFC 3168 §6.1.2 limits the reaction; ``ecn.py`` decides when), and ssthresh with it;
-  at least 2 packets, as Linux's ``tcp_dctcp.c`` keeps it. The cut is immediate (Linux and ns-3
-  reach the reduced window over the next round trip).
-- α starts at 1, so the first reaction halves the window: RFC 8257's initial DCTCP.Alpha, which
-  is also the default of Linux (``dctcp_alpha_on_init``) and of ns-3's ``TcpDctcp``. (The steps
-  above match RFC 8257's numbered steps as public implementations quote them verbatim in
-  their comments; the RFC's own text could not be opened here, so its section numbers (§3.3
-  for the steps), the section of the initial value and its wording on g are not checked.)
+Slow start, congestion avoidance, loss detection and recovery and the retransmission timer are
+Reno's (``sender.py``): §3.4, "A DCTCP sender grows its congestion window in the same way as
+conventional TCP"; §3.5, "A DCTCP sender MUST react to loss episodes in the same way as
+conventional TCP". What differs is the reaction to ECN-Echo:
+
+- §3.3 steps 1-8, on every ACK: the packets newly acknowledged (step 1, "SACK options ... are
+  ignored for this computation") are added to ``DCTCP.BytesAcked`` and, if the ACK carries
+  ECE, to ``DCTCP.BytesMarked``; step 4: "If the acknowledgment number is less than or equal
+  to DCTCP.WindowEnd, stop processing"; otherwise ``M = BytesMarked / BytesAcked``,
+  ``α ← α·(1 − g) + g·M``, ``DCTCP.WindowEnd = SND.NXT`` and both counters restart (steps
+  5-8). Counted in packets (every data packet is full-sized here, so the fraction of bytes is
+  the fraction of packets).
+- §3.3 step 9: "Rather than always halving the congestion window as described in [RFC3168],
+  the sender SHOULD update cwnd as follows: cwnd = cwnd * (1 - DCTCP.Alpha / 2)", and "DCTCP
+  does not react to congestion indications more than once for every window of data"
+  (``ecn.py`` decides when). ssthresh is set with it, and both are at least 2 packets, as
+  Linux's ``net/ipv4/tcp_dctcp.c`` (``dctcp_ssthresh``) keeps them. The RFC lists the cut as
+  the step after the end-of-window update of α; here, as in Linux (the cut is its
+  ``ssthresh`` hook, called on the first ECE of a window; α is updated by
+  ``dctcp_update_alpha`` when snd_una passes the window end), the cut comes with the first
+  ECE outside the last cut's window and uses the α of the last completed observation window.
+  The cut is immediate (Linux and ns-3 reach the reduced window over the next round trip).
+- α starts at 1, so the first reaction halves the window: §3.3, "DCTCP.Alpha, which is
+  initialized to 1"; also the default of Linux (``dctcp_alpha_on_init``) and of ns-3's
+  ``TcpDctcp``. g = 1/16: §4.2, "A fixed estimation gain of 1/16 is used in some
+  implementations".
 
 Paper equations (Alizadeh et al. 2010, doi 10.1145/1851182.1851192, read in a text conversion
 of the ACM open-access PDF): §3.1 "Controller at the Sender", eq. (1) α ← (1 − g)·α + g·F,
@@ -32,11 +42,12 @@ from __future__ import annotations
 from validation.simulator.core.jit import jit
 from validation.simulator.layout import FLOW_FLOATS, FLOW_INTS, FlowFloat, FlowInt
 
-#: The estimation gain g = 1/16 (issue 14; Linux's default, dctcp_shift_g = 4; Alizadeh et al.
+#: The estimation gain g = 1/16 (issue 14; RFC 8257 §4.2: "A fixed estimation gain of 1/16 is
+#: used in some implementations"; Linux's default, dctcp_shift_g = 4; Alizadeh et al.
 #: 2010 §3.5: "g is set to 1/16 in all experiments"; §3.4 eq. (15) bounds it by
 #: g < 1.386/√(2(C·RTT + K)), 0.100 at 10 Gb/s, 100 µs, K = 12).
 DCTCP_G = 1.0 / 16.0
-#: Initial α (see the module docstring).
+#: Initial α: RFC 8257 §3.3, "DCTCP.Alpha, which is initialized to 1" (module docstring).
 DCTCP_ALPHA_INIT = 1.0
 
 

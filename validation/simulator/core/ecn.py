@@ -6,7 +6,9 @@ ECN-capable flow (its group's ``EcnMode`` is not OFF) that finds at least
 transmission included, is marked CE instead of being dropped (Alizadeh et al., SIGCOMM 2010
 §3.1, "Simple Marking at the Switch", read: "An arriving packet is marked with the CE
 codepoint if the queue occupancy is greater than K upon it's arrival", so the paper's K is
-this threshold minus one; RFC 8257 §3.1, not read). Packets not ECN-capable see drop-tail,
+this threshold minus one; RFC 8257 §3.1, read, has the same rule: "When a packet arrives at a
+switch and its queue length is greater than the congestion threshold, the switch sets the CE
+codepoint in the packet"). Packets not ECN-capable see drop-tail,
 and the buffer stays the hard limit: a full buffer drops an ECN-capable packet too
 (``fifo.py`` decides acceptance first). ``mark_or_drop`` is the one function an AQM that marks
 (CoDel's ECN mode) calls instead of dropping: it marks an ECN-capable packet and drops any
@@ -33,11 +35,14 @@ an ACK with ECE makes the sender reduce: a classic ECN sender as on a loss (Reno
 half the flight; CUBIC: RFC 9438 §4.6) but with no retransmission and no fast recovery, cwnd =
 ssthresh; DCTCP by cwnd·(1 − α/2) (``dctcp.py``). Either then sets CWR on its next new data
 packet (RFC 3168 §6.1.2: "the TCP sender sets the CWR flag in the TCP header of the first new
-data packet sent after the window reduction"). DCTCP also updates α on every ACK (RFC 8257
-§3.3, not read; Alizadeh et al. §3.1 eq. (1) updates it once per window of data).
+data packet sent after the window reduction"). DCTCP's estimator also runs on every ACK
+(RFC 8257 §3.3 steps 1-8, read) and updates α when an ACK passes DCTCP.WindowEnd, once per
+observation window, as Alizadeh et al. §3.1 eq. (1) does once per window of data.
 
 Simplifications: a loss detected (third duplicate ACK) within the window of an ECE reduction
-reduces again (RFC 3168 §6.1.2 would not lower ssthresh twice in one round trip); a sender
+reduces again (RFC 3168 §6.1.2 would not lower ssthresh twice in one round trip, and RFC 8257
+§3.5 says "a DCTCP sender will only reduce the cwnd once per window of data across all loss
+signals"); a sender
 does not clear ECT on retransmissions (RFC 3168 §6.1.5 says it MUST); the SYN's negotiation
 is not modelled (every flow of a group is ECN-capable or none is).
 """

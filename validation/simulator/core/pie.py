@@ -3,24 +3,30 @@ RFC 8033, February 2017), at the bottleneck FIFO: a random drop at enqueue with 
 that a PI controller on the queueing delay updates every T_UPDATE. The buffer stays the hard
 limit (a full buffer drops first, as the RFC's enqueue does).
 
-The basic algorithm (RFC 8033 §4 and its pseudocode in Appendix A; the section numbers here
-are from the RFC's table of contents as remembered, not checked against the text), with the
-ECN marking of §5.1 (``aqm.py``) and without the other optional elements of §5 (dequeue-rate
-estimation; active/inactive; de-randomization; the 2 % cap on an increment):
+The basic algorithm (RFC 8033 §4 and its pseudocode in Appendix A, both read in the RFC's
+text), with the ECN marking of §5.1 (``aqm.py``) and without the other optional elements of
+§5 (§5.2 dequeue-rate estimation; §5.3 active/inactive; §5.4 derandomization; §5.5 the cap of
+an increment at 2 % once ``drop_prob >= 0.1``):
 
 - §4.1, random drop: no drop while the burst allowance lasts, nor when
   ``qdelay_old < QDELAY_REF/2`` and ``drop_prob < 0.2``, nor when at most two mean packets are
-  queued; else drop when a uniform ``u < drop_prob`` (one number of the run's stream);
+  queued (``queue_.byte_length() <= 2 * MEAN_PKTSIZE``, the mean packet being the scenario's
+  full packet); else drop when a uniform ``u < drop_prob`` (one number of the run's stream);
 - §4.2, every T_UPDATE: ``p = α·(qdelay − QDELAY_REF) + β·(qdelay − qdelay_old)`` with the
   auto-tuning that divides p by 2048, 512, 128, 32, 8, 2 while ``drop_prob`` is below
   10⁻⁶, 10⁻⁵, 10⁻⁴, 10⁻³, 10⁻², 10⁻¹; ``drop_prob += p``, times 0.98 when both delays are 0,
   clamped to [0, 1]; ``qdelay_old = qdelay``;
-- §4.3, the queueing delay: Little's law, queue bytes over the departure rate. The departure
-  rate of this port while it is busy is the link rate, so qdelay is the time the link needs
-  to send what the buffer holds (the packet in transmission by its remaining part);
-- §4.4, burst tolerance: the allowance (MAX_BURST 150 ms at the start) falls by T_UPDATE at
-  each update, and is reset to MAX_BURST when ``drop_prob == 0`` and both the current and the
-  previous delay are below QDELAY_REF/2.
+- §4.3, the queueing delay: Little's law, "current_qdelay = queue_.byte_length()/
+  dequeue_rate". §5.2 estimates the dequeue rate from the time to drain DQ_THRESHOLD bytes;
+  here it is known exactly: this port's departure rate while it is busy is the link rate, so
+  qdelay is the time the link needs to send what the buffer holds (the packet in transmission
+  by its remaining part);
+- §4.4, burst tolerance: the allowance ("initialized to MAX_BURST", 150 ms) falls by T_UPDATE
+  at each update, and is reset to MAX_BURST when ``drop_prob == 0`` and both the current and
+  the previous delay are below QDELAY_REF/2. The RFC checks that reset at each enqueue
+  (§4.4 and Appendix A's ``enque``: ``current_qdelay`` then is the latest sample); here it is
+  checked at each update, with that update's delay and the one before it, which is where
+  Linux's ``sch_pie.c`` checks it (the end of ``pie_calculate_probability``).
 
 Read beside Linux's ``net/sched/sch_pie.c`` (torvalds/linux at 00ac0dc): the same safeguards
 of ``pie_drop_early``, the same auto-tuning divisors (its α, β shifts), the burst allowance
@@ -39,15 +45,20 @@ from validation.simulator.core.heap import uniform
 from validation.simulator.core.jit import jit
 from validation.simulator.layout import GlobalFloat
 
-#: RFC 8033 defaults (§4.2, §4.4; not checked against the text): QDELAY_REF, T_UPDATE,
-#: MAX_BURST in seconds, α and β in 1/s.
+#: RFC 8033 defaults, Appendix A: "QDELAY_REF. AQM Latency Target (default: 15 milliseconds)",
+#: "MAX_BURST ... (default: 150 milliseconds)", "alpha (default: 1/8), beta (default: 1 + 1/4)"
+#: in 1/s, "T_UPDATE ... (default: 15 milliseconds)"; §4.2: QDELAY_REF "SHOULD be set to 15
+#: milliseconds"; §4.4: MAX_BURST "SHOULD be set to 150 milliseconds".
 QDELAY_REF_S = 0.015
 T_UPDATE_S = 0.015
 MAX_BURST_S = 0.150
 ALPHA_PER_S = 0.125
 BETA_PER_S = 1.25
-#: RFC 8033 §5.1 (not checked against the text) and Linux's sch_pie.c: an ECN-capable packet
-#: is marked instead of dropped while the drop probability is at most 10 %.
+#: RFC 8033 §5.1: "if the calculated drop probability exceeds mark_ecnth, PIE reverts to
+#: packet-dropping for ECN-capable packets. The variable mark_ecnth SHOULD be set to 0.1 (10%)."
+#: An ECN-capable packet is marked while the probability is at most 10 % (Linux's sch_pie.c,
+#: ``prob <= MAX_PROB / 10``; §5.1's pseudocode marks only below it, ``drop_prob_ <
+#: mark_ecnth``: they differ only at exactly 10 %).
 PIE_MARK_ECN_MAX_PROB = 0.1
 
 
