@@ -300,7 +300,8 @@ def _receiver(cc: str, ecn: bool, delayed_ack: int) -> tuple[ReferenceSimulator,
 def test_dctcp_receiver_echoes_each_packets_ce_with_delayed_acks() -> None:
     # Alizadeh et al. 2010 §3.1 (Fig. 10) and RFC 8257 §3.2 (Figure 1): one ACK per 2 packets with
     # ECE = DCTCP.CE; when CE changes, the packets not yet acknowledged are ACKed at once with
-    # the old ECE. CE of packets 0..6: 0 0 1 1 1 0 0.
+    # the old ECE (RFC 8257's "immediate ACK" of the packet that changed the state is not sent,
+    # as in ns-3's TcpDctcp; core/ecn.py says so). CE of packets 0..6: 0 0 1 1 1 0 0.
     sim, acks = _receiver("dctcp", False, 2)
     for seq, ce in enumerate([0, 0, 1, 1, 1, 0, 0]):
         sim.deliver(0.001 * seq, 0, 0, seq, CE_FLAG if ce else 0)
