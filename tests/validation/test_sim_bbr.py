@@ -15,11 +15,14 @@ Sources checked for these tests:
   Control", Computer Communications 144, 2019, abstract (read): "BBR flows on their own have
   difficulty to reach a fairness equilibrium and suppress other congestion control
   algorithms"; they reproduce the experiments of Hock et al. (below).
-- Cao et al., "When to use and when not to use BBR: An empirical analysis and evaluation study",
-  IMC 2019 (doi 10.1145/3355369.3355579), its abstract (read): "We find that BBR is well suited
-  for networks with shallow buffers, despite its high retransmissions, whereas existing
-  loss-based algorithms are better suited for deep buffers." The body (its figures, sections
-  and share numbers) was not read, so none of its numbers is cited or asserted.
+- Y. Cao, A. Jain, K. Sharma, A. Balasubramanian, A. Gandhi, "When to use and when not to use
+  BBR: An empirical analysis and evaluation study", IMC 2019 (doi 10.1145/3355369.3355579),
+  its abstract (read, in a text copy of the paper's first page): "We find that BBR is well
+  suited for networks with shallow buffers, despite its high retransmissions, whereas existing
+  loss-based algorithms are better suited for deep buffers", and "the regimes where BBR
+  performs well are often the same regimes where BBR is unfair to" competing flows (the copy
+  read breaks off there). The body (its figures, sections and share numbers) was not read, so
+  none of its numbers is cited or asserted.
 - Hock, Bless, Zitterbart, "Experimental Evaluation of BBR Congestion Control", ICNP 2017
   (doi 10.1109/ICNP.2017.8117540); Ware, Mukerjee, Seshan, Sherry, "Modeling BBR's
   Interactions with Loss-Based Congestion Control", IMC 2019: not read (searched again for this
@@ -129,11 +132,12 @@ def test_bbr_against_cubic_shallow_and_deep_buffers() -> None:
 
     Literature direction (module docstring; Cao et al. 2019's abstract: BBR "well suited for
     networks with shallow buffers", "loss-based algorithms ... better suited for deep
-    buffers"): BBR v1 takes most of the link in a shallow buffer, CUBIC the larger share in a
-    deep one. Measured BBR shares over seeds 1-8: 0.5 BDP
-    0.91-0.97 (mean 0.95), 2 BDP 0.48-0.63, 8 BDP 0.22-0.36 (mean 0.31). The bounds (BBR above
-    0.8 at 0.5 BDP, below 0.5 at 8 BDP) sit outside every seed's value by 0.1 or more, and the
-    ordering across the three buffers is the shape the literature describes.
+    buffers", and where BBR does well it is "unfair to" competing flows): BBR v1 takes most of
+    the link in a shallow buffer, CUBIC the larger share in a deep one. Measured BBR shares
+    over seeds 1-8: 0.5 BDP 0.91-0.97 (mean 0.95), 2 BDP 0.48-0.63, 8 BDP 0.22-0.36 (mean
+    0.31). The bounds (BBR above 0.8 at 0.5 BDP, below 0.5 at 8 BDP) sit outside every seed's
+    value by 0.1 or more, and the ordering across the three buffers is the shape the
+    literature describes.
     """
     shallow = [_bbr_share(0.5, seed) for seed in range(1, 5)]
     middle = [_bbr_share(2.0, seed) for seed in range(1, 5)]
