@@ -772,7 +772,8 @@ def bbr_rule(ctx: Context) -> RuleResult | None:
             "mixed with CUBIC, BBR takes more than its share in shallow buffers and CUBIC "
             "more in deep ones (Cao et al. IMC 2019, abstract: BBR is 'well suited for "
             "networks with shallow buffers', loss-based algorithms 'better suited for deep "
-            "buffers'; Hock et al. ICNP 2017 and Ware et al. IMC 2019 not read); the "
+            "buffers'; Hock et al. ICNP 2017, abstract: 'unfairness, and massive packet "
+            "loss'; Ware et al. IMC 2019 not read); the "
             "simulator's BBR v1 against one CUBIC flow, 20 Mb/s, 40 ms: BBR's share 0.95 at "
             "0.5 BDP, 0.56 at 2 BDP, 0.31 at 8 BDP (means of 8 seeds)",
         ),

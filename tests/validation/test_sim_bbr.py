@@ -24,24 +24,29 @@ Sources checked for these tests:
   read breaks off there). The body (its figures, sections and share numbers) was not read, so
   none of its numbers is cited or asserted.
 - Hock, Bless, Zitterbart, "Experimental Evaluation of BBR Congestion Control", ICNP 2017
-  (doi 10.1109/ICNP.2017.8117540); Ware, Mukerjee, Seshan, Sherry, "Modeling BBR's
-  Interactions with Loss-Based Congestion Control", IMC 2019: not read (searched again for this
-  revision: only citations and third-party summaries were found), so nothing of theirs is
-  cited for a number, section or figure.
+  (doi 10.1109/ICNP.2017.8117540), its abstract (read, on the authors' institute's publication
+  page): Linux 4.9's BBR at 1 and 10 Gbit/s, "The experiments vary the flows' round-trip
+  times, the number of flows, and buffer sizes at the bottleneck", and "some severe inherent
+  issues such as increased queuing delays, unfairness, and massive packet loss were also
+  detected". Its body was not read: no number, section or figure of it is cited.
+- Ware, Mukerjee, Seshan, Sherry, "Modeling BBR's Interactions with Loss-Based Congestion
+  Control", IMC 2019: not read, not even its abstract (searched again for this revision: only
+  citations and third-party summaries were found), so nothing of it is cited.
 
 What the tests check is the direction of the texts read: Cao et al.'s abstract for the buffer
 depth (BBR ahead in shallow buffers, loss-based TCP in deep ones; the abstract compares the
 algorithms' goodput, and the reading checked here is the share of one BBR against one CUBIC
-flow), Jaeger et al.'s abstract for BBR suppressing other algorithms, and the BBR draft's own
-abstract (draft-cardwell-iccrg-bbr-congestion-control-00: "BBR offers substantially higher
-throughput for bottlenecks with shallow buffers or random losses, and substantially lower
-queueing delays for bottlenecks with deep buffers"): against CUBIC, BBR v1 takes most of a
-shallow buffer's link, while in a deep buffer CUBIC, which fills the buffer, takes more than
-BBR, whose in-flight data is capped at 2 BDP; and several BBR v1 flows in a very shallow buffer
-lose a large fraction of their packets (Cao et al.: "despite its high retransmissions"),
-because their in-flight cap (2 BDP each) is far above the pipe and they do not back off on
-loss (draft-00 §4.2.3.4: loss only modulates cwnd during recovery, then "BBR restores the cwnd
-to the 'last known good' value").
+flow), Jaeger et al.'s abstract for BBR suppressing other algorithms (Hock et al.'s names
+"unfairness" without saying between whom), and the BBR draft's own abstract
+(draft-cardwell-iccrg-bbr-congestion-control-00: "BBR offers substantially higher throughput
+for bottlenecks with shallow buffers or random losses, and substantially lower queueing delays
+for bottlenecks with deep buffers"): against CUBIC, BBR v1 takes most of a shallow buffer's
+link, while in a deep buffer CUBIC, which fills the buffer, takes more than BBR, whose
+in-flight data is capped at 2 BDP; and several BBR v1 flows in a very shallow buffer lose a
+large fraction of their packets (Cao et al.: "despite its high retransmissions"; Hock et al.:
+"massive packet loss"), because their in-flight cap (2 BDP each) is far above the pipe and
+they do not back off on loss (draft-00 §4.2.3.4: loss only modulates cwnd during recovery,
+then "BBR restores the cwnd to the 'last known good' value").
 """
 
 from __future__ import annotations
@@ -151,18 +156,19 @@ def test_bbr_against_cubic_shallow_and_deep_buffers() -> None:
 def test_many_bbr_flows_in_a_shallow_buffer_lose_much(flows: int) -> None:
     """10 and 20 flows, 100 Mb/s, 20 ms, a buffer of 0.05 BDP (8 packets), 30 s measured.
 
-    BBR v1's high loss in shallow buffers (module docstring): each flow keeps up to 2 BDP of its
-    own estimate in flight and ignores loss outside recovery. Measured (seed 1): BBR loses 4.6%
-    (10 flows) and 6.1% (20 flows) of the bottleneck's arrivals; CUBIC in the same dumbbell
-    0.77% and 2.30%. Asserted: BBR loses at least 3% and at least twice what CUBIC loses (the
-    measured ratios are 5.9 and 2.6). BBR's utilization here (0.82 and 0.81) is below CUBIC's
-    because starved BBR flows time out (124 and 216 timeouts); that is not asserted. A traced
-    case (10 flows, 20 Mb/s, 40 ms, 33 packets, reference implementation; traced while the
-    delayed-ACK timer defaulted to 200 ms) shows one way: after
-    a timeout a lost retransmission stays in RFC 6675's pipe (the sender has no RACK), so the
-    flight never falls to ProbeRTT's 4 packets and one flow stayed in ProbeRTT 4.5 s instead of
-    about 0.25 s. The sender's loss detection, not BBR, is the cause; Linux's RACK would find
-    the lost retransmission.
+    BBR v1's high loss in shallow buffers (module docstring: Hock et al. 2017's abstract,
+    "massive packet loss"; Cao et al. 2019's, "high retransmissions"): each flow keeps up to 2
+    BDP of its own estimate in flight and ignores loss outside recovery. Measured (seed 1): BBR
+    loses 4.6% (10 flows) and 6.1% (20 flows) of the bottleneck's arrivals; CUBIC in the same
+    dumbbell 0.77% and 2.30%. Asserted: BBR loses at least 3% and at least twice what CUBIC
+    loses (the measured ratios are 5.9 and 2.6). BBR's utilization here (0.82 and 0.81) is below
+    CUBIC's because starved BBR flows time out (124 and 216 timeouts); that is not asserted. A
+    traced case (10 flows, 20 Mb/s, 40 ms, 33 packets, reference implementation; traced while
+    the delayed-ACK timer defaulted to 200 ms) shows one way: after a timeout a lost
+    retransmission stays in RFC 6675's pipe (the sender has no RACK), so the flight never falls
+    to ProbeRTT's 4 packets and one flow stayed in ProbeRTT 4.5 s instead of about 0.25 s. The
+    sender's loss detection, not BBR, is the cause; Linux's RACK would find the lost
+    retransmission.
     """
 
     def run(cc: str) -> float:
