@@ -22,8 +22,10 @@ conventional TCP". What differs is the reaction to ECN-Echo:
   Linux's ``net/ipv4/tcp_dctcp.c`` (``dctcp_ssthresh``) keeps them. The RFC lists the cut as
   the step after the end-of-window update of α; here, as in Linux (the cut is its
   ``ssthresh`` hook, called on the first ECE of a window; α is updated by
-  ``dctcp_update_alpha`` when snd_una passes the window end), the cut comes with the first
-  ECE outside the last cut's window and uses the α of the last completed observation window.
+  ``dctcp_update_alpha`` once snd_una reaches the window end, ``!before(snd_una, next_seq)``,
+  where step 4 and this code wait for the acknowledgment number to pass it), the cut comes
+  with the first ECE outside the last cut's window and uses the α of the last completed
+  observation window.
   The cut is immediate (Linux and ns-3 reach the reduced window over the next round trip).
 - α starts at 1, so the first reaction halves the window: §3.3, "DCTCP.Alpha, which is
   initialized to 1"; also the default of Linux (``dctcp_alpha_on_init``) and of ns-3's
