@@ -443,18 +443,85 @@ def test_fast_and_reference_pcap_name_the_same_backward_timestamp(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("share", [0.95, 0.9, 0.8])
-def test_first_round_after_a_first_flight_loss_is_no_rtt(share: float, tmp_path: Path) -> None:
-    """004 §VII's mix with N_b = 2, 200 s, B = C·T_avg, seed 3. A window-limited flow that lost
-    here in the warm-up is counted LBP (004 §VI: "no major impact" on N_b): flow 30 (RTT
-    167.5 ms) lost 1, 2 and 5 packets of its first flight at 95, 90 and 80 %, so its
-    first-round spacings (634.6, 529.8 and 530.9 ms) are no RTT samples. Taken as RTTs, T_e was
-    +41.9, +40.4 and +40.4 % off; target of issue 13: 10 % of the harmonic mean of the LBP
-    flows' propagation RTTs (004 eq. 12, §III.A)."""
+def test_window_limited_flow_with_first_flight_losses_is_not_lbp(
+    share: float, tmp_path: Path
+) -> None:
+    """004 §VII's mix with N_b = 2, 200 s, B = C·T_avg, seed 3. Window-limited flow 30 (RTT
+    167.5 ms) lost 1, 2 and 5 packets of its first flight at 95, 90 and 80 % (its first-round
+    spacings, 634.6, 529.8 and 530.9 ms, are no RTT samples; taken as RTTs, T_e was +41.9,
+    +40.4 and +40.4 % off), and at 80 % one more at 82.0 s. It was counted LBP (N_b 3 for 2).
+    In its longest loss-free stretch after the warm-up (178.8, 179.5 and 117.7 s less its
+    longest silence) it sent 1116, 2322 and 2610 packets, where a window growing by half a
+    packet a round trip (R + Q + D <= 1051.4, 946.6 and 947.7 ms) sends at least 7182, 8883
+    and 3813: it kept its window and is not LBP ("the key difference with LBP flows is that
+    the latter keep increasing their window until a loss occurs", 004 §VI). The two LBP flows
+    sent 14.6 to 31.4 times their bound. Targets of issue 13: N_b within 20 % (here exact),
+    T_e within 10 % of the harmonic mean of the LBP flows' propagation RTTs (004 eq. 12,
+    §III.A); measured +0.1, +0.1 and +0.0 %."""
     sim, est = _two_lbp_flows_estimated(share, 3, tmp_path)
     (row,) = [f for f in est.flow_table if f.key == "30"]
-    assert row.flow_class == "lbp" and row.rtt_source == "none"
+    assert row.flow_class == "window_limited"
+    assert {int(f.key) for f in est.flow_table if f.flow_class == "lbp"} == set(sim.lbp_flows)
     assert abs(est.effective_rtt_s.value - sim.effective_rtt_s) <= 0.1 * sim.effective_rtt_s
     assert est.effective_rtt_s.low <= sim.effective_rtt_s <= est.effective_rtt_s.high
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("share", "flow_class"), [(0.95, "window_limited"), (0.9, "window_limited"), (0.8, "lbp")]
+)
+def test_window_limited_flow_that_lost_only_in_the_warm_up(
+    share: float, flow_class: str, tmp_path: Path
+) -> None:
+    """004 §VII's mix with N_b = 2, 200 s, B = C·T_avg, seed 5: the worst row of the seeds 2-9
+    table before (95 %: 3 LBP flows found for 2, T_e and the BSCL size -46.4 %). Window-limited
+    flow 31 (RTT 20.5 ms) lost 1, 2 and 6 packets, all in the first 20 s, which 004 §VII
+    ignores ("All flows start at random times in the first 10% of the simulation duration,
+    which is then ignored from the analysis"), and was counted LBP, at 95 % with a first-round
+    RTT of 98.6 ms. In the 179.0, 179.4 and 179.6 s after the warm-up (less its longest
+    silence) it sent 5090, 6290 and 16221 packets; a window growing by half a packet a round
+    trip (R + Q + D <= 515.4, 710.6 and 759.0 ms) sends at least 30016, 15813 and 13865. At
+    95 and 90 % it is not LBP; at 80 % its 7-packet window on a 20.5 ms path sends more than
+    that loose bound, and it is still counted LBP (N_b 3 for 2; T_e +0.1 %, as it has no RTT
+    sample). LBP flow 1, which also lost only in the warm-up (it starts into flow 0's queue
+    and loses in its slow start), sent 5.2 to 6.5 times its bound. T_e is -8.1, -5.7 and
+    +0.1 % off (issue 13's target: 10 %)."""
+    sim, est = _two_lbp_flows_estimated(share, 5, tmp_path)
+    (row,) = [f for f in est.flow_table if f.key == "31"]
+    assert row.flow_class == flow_class
+    lbp = {int(f.key) for f in est.flow_table if f.flow_class == "lbp"}
+    assert lbp == set(sim.lbp_flows) | ({31} if flow_class == "lbp" else set())
+    assert abs(est.effective_rtt_s.value - sim.effective_rtt_s) <= 0.1 * sim.effective_rtt_s
+
+
+def test_loss_free_stretches_after_the_warm_up() -> None:
+    """Flow 0 sends a packet every 0.1 s from 0 to 29.9 s, silent from 12.0 to 14.0 s, and
+    loses packets at 5 s (in the warm-up of 10 s), 15 s and 17 s. Its loss-free stretches after
+    the warm-up: 10-15 s less its 2 s silence (31 departures), 15-17 s less 0.1 s (19), and
+    17-29.9 s (129, still open at its last packet, longest silence 0.1 s). The longest closed
+    one is kept; the open one is left for the estimator to weigh."""
+    time_s = np.round(np.arange(0.0, 30.0, 0.1), 6)
+    time_s = time_s[(time_s <= 12.0) | (time_s >= 14.0)]
+    dropped = np.isin(time_s, [5.0, 15.0, 17.0])
+    fs, fi = kernel.new_state(1)
+    kernel.advance(
+        fs,
+        fi,
+        np.full(1, np.nan),
+        time_s,
+        np.zeros(time_s.size, dtype=np.int64),
+        np.full(time_s.size, 1500, dtype=np.int64),
+        dropped,
+        np.where(dropped, time_s, np.nan),
+        10.0,
+        0.0,
+        np.array([-np.inf, np.inf, -1.0]),
+    )
+    assert abs(fs[0, kernel.F["longest_stretch_s"]] - 3.0) < 1e-6
+    assert fi[0, kernel.I["longest_stretch_packets"]] == 31
+    assert abs(fs[0, kernel.F["stretch_start_s"]] - 17.0) < 1e-6
+    assert abs(fs[0, kernel.F["stretch_silence_s"]] - 0.1) < 1e-6
+    assert fi[0, kernel.I["stretch_packets"]] == 129
 
 
 def test_first_flight_drops_are_counted_before_the_first_round_sample() -> None:
