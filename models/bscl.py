@@ -287,6 +287,15 @@ def _crossover(
     args = (in_flight_bytes, packet_bytes, kp, burst_per_flow)
     solve = (upper > 1.0) & (gap(one, *args) > 0.0)
     result = one.copy()
+    # At the upper end gap = B_ρ − C_e·T_e <= 0 exactly, with equality when q = 1. A large
+    # loss burst per flow (α = L̄/N_b of tens, as a trace of two flows can measure) makes q
+    # equal 1 to rounding there, and the computed gap a rounding error above zero (5.96e-08
+    # bytes of 4.68e+08 at 10 Gb/s, T_e 314 ms, N_b 3, L̄ 174): the crossover is then the
+    # upper end itself, not "no bracket".
+    with np.errstate(invalid="ignore"):
+        at_upper = solve & (gap(upper, *args) >= 0.0)
+    result[at_upper] = upper[at_upper]
+    solve &= ~at_upper
     count = int(np.count_nonzero(solve))
     if 0 < count <= _SCALAR_ROOTS:
         # A few roots: one by one, by bisection to brentq's default tolerance (without importing

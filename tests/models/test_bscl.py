@@ -498,3 +498,30 @@ def test_crossover_same_from_one_at_a_time_and_batched_solvers() -> None:
     for n, rtt, expected in zip(flows, rtts, batched, strict=True):
         single = bscl_buffer(10e9, 0.9, n, 1500, 0.01, effective_rtt_s=rtt).crossover_flows
         assert single == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("capacity", "share", "flows", "rtt", "burst"),
+    [
+        # Found by a random search over estimates a trace can give (a large mean loss burst
+        # for few LBP flows): each raised "f(lo) and f(hi) must differ in sign".
+        (10e9, 0.5952391609193749, 3.0, 0.3144862119890875, 174.36128389945023),
+        (50e6, 0.660334120634702, 1.5, 0.44320366977743203, 149.5112893890331),
+        (50e6, 0.8609972060383666, 1.5, 0.03990068427046522, 386.84391151943646),
+    ],
+)
+def test_crossover_with_a_long_loss_burst_is_the_bracket_end(
+    capacity: float, share: float, flows: float, rtt: float, burst: float
+) -> None:
+    """With α = L̄/N_b in the tens, q = 1 − (1 − 1/N)^(αN) is 1 for every N of the bracket, so
+    B_ρ = C_e·T_e (eq. 16 at q = 1) and B_ρ = B_p (eqs. 21-23) where K_p·N·M = 2·C_e·T_e: the
+    crossover is N = 2·C_e·T_e/(K_p·M), computed here by hand (K_p = 8.7 packets at p̂ = 1%).
+    Tolerance: the bracket end itself, to rounding."""
+    in_flight_bytes = capacity * share * rtt / 8.0
+    expected = 2.0 * in_flight_bytes / (8.7 * 1500.0)
+    result = bscl_buffer(
+        capacity, share, flows, 1500, 0.01, effective_rtt_s=rtt, loss_burst_packets=burst
+    )
+    assert result.crossover_flows == pytest.approx(expected, rel=1e-9)
+    # Few flows: 004 §VII's correction "B = CT_e if N_b is less than 5 flows".
+    assert result.buffer_bytes == pytest.approx(capacity * rtt / 8.0, rel=1e-9)
