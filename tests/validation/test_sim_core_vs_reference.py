@@ -36,6 +36,15 @@ CASES = {
     "delayed acks, ns-3 like": BASE.replace(
         delayed_ack=2, initial_window_packets=10, min_rto_s=1.0, header_bytes=54
     ),
+    # delayed-ACK timers that expire (3 segments an ACK, 5 ms, short transfers of odd sizes)
+    # beside many that go stale: the core keeps one timer a flow in its heap (core/heap.py)
+    "delayed-ack timers, closed loop": BASE.replace(
+        delayed_ack=3,
+        delayed_ack_timeout_s=0.005,
+        traffic="closed_loop",
+        flow_size_distribution="uniform",
+        flow_size_packets=9,
+    ),
     "fair queueing": BASE.replace(discipline="fq"),
     "byte mode + background": BASE.replace(byte_mode=True, background_load=0.3),
     "closed loop pareto": BASE.replace(

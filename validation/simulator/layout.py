@@ -278,6 +278,9 @@ class FlowInt(IntEnum):
     BBR_RS_APP_LIMITED = 51
     BBR_RS_PRIOR_IN_FLIGHT = 52  # packets in flight before this ACK
     BBR_RS_SLOT = 53  # window slot of this ACK's sample packet
+    # the delayed-ACK timer in the heap (core/heap.py, push_delack): kept across transfers
+    DELACK_KEY = 54  # heap key of the timer last started (valid while DELACK_COUNT > 0)
+    DELACK_QUEUED = 55  # a DELACK event of the flow is in the heap
 
     CA_INCREASE = 36  # a CaIncrease
 

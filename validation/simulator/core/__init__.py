@@ -18,6 +18,9 @@ Differences of structure (not of model) from the reference:
 
 - the reference keeps every event in one heap; here only each flow's earliest packet arrival
   and earliest delivery are in the heap, the others wait in per-flow lists (``heap.py``);
+- the reference schedules a DELACK event for every delayed-ACK timer started; here a flow has
+  at most one in the heap, and the latest timer enters it, with the time and key the
+  reference gave it, when the earlier one runs stale (``heap.push_delack``);
 - in drop-tail FIFO mode a packet's departure time is known when it is accepted, so
   departures are not heap events (``fifo.py``). With fair queueing, and with CoDel (whose
   drops at dequeue move later departures), departures are events.

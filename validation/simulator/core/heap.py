@@ -10,7 +10,8 @@ the propagation delay is constant), so only the earliest of each flow's arrivals
 earliest of its deliveries are in the heap; the others wait in that flow's list (nodes in
 ``nt``/``nx``) and enter the heap when their predecessor leaves it, with the time and key they
 were scheduled with. Events therefore run in exactly the order of the reference's heap, and the
-heap holds about two entries per flow instead of every packet in flight.
+heap holds about two entries per flow instead of every packet in flight. Likewise a flow has at
+most one delayed-ACK timer in the heap (``push_delack``).
 """
 
 from __future__ import annotations
@@ -102,6 +103,46 @@ def _payload(flow, epoch, arg):  # type: ignore[no-untyped-def]
 def heap_push(sp, t, kind, flow, epoch, arg):  # type: ignore[no-untyped-def]
     """Schedule an event that is not a packet arrival or delivery."""
     _heap_insert(sp, t, _key(sp, kind), _payload(flow, epoch, arg))
+
+
+@jit
+def push_delack(sp, t, flow, gen):  # type: ignore[no-untyped-def]
+    """Start the delayed-ACK timer of ``flow`` (generation ``gen``) to expire at t.
+
+    The reference schedules a DELACK event for every timer started; most are stale when they
+    run (the ACK went out with the next segment) and do nothing. Here a flow has at most one
+    DELACK event in the heap: a timer started while an earlier one is still there only takes
+    its key (the one the reference's event would have had) and waits in ``fd``/``fi``; when
+    the earlier event runs stale, ``delack_fired`` puts the current timer in the heap with its
+    own time and key. A flow's timers expire in the order they were started (a fixed timeout
+    a flow), so the current timer is never due before the earlier event: events run in the
+    reference's order, and the heap does not hold a stale timer for every pair of segments.
+    """
+    s = sp[0]
+    b = flow * FLOW_INTS
+    key = _key(sp, Event.DELACK)
+    s.fi[b + FlowInt.DELACK_KEY] = key
+    if s.fi[b + FlowInt.DELACK_QUEUED] == 0:
+        s.fi[b + FlowInt.DELACK_QUEUED] = 1
+        _heap_insert(sp, t, key, _payload(flow, 0, gen))
+
+
+@jit
+def delack_fired(sp, flow, gen):  # type: ignore[no-untyped-def]
+    """The flow's DELACK event of generation ``gen`` (the payload's argument) was popped:
+    True if it is the current timer; if it is stale and a timer of the current generation
+    was started since (``DELACK_COUNT`` > 0), that timer enters the heap (``push_delack``)."""
+    s = sp[0]
+    b = flow * FLOW_INTS
+    s.fi[b + FlowInt.DELACK_QUEUED] = 0
+    current = s.fi[b + FlowInt.DELACK_GEN]
+    if gen == (current & ARG_MASK):
+        return True
+    if s.fi[b + FlowInt.DELACK_COUNT] > 0:
+        s.fi[b + FlowInt.DELACK_QUEUED] = 1
+        due = s.fd[flow * DUE + FlowDue.DELACK_S]
+        _heap_insert(sp, due, s.fi[b + FlowInt.DELACK_KEY], _payload(flow, 0, current))
+    return False
 
 
 @jit

@@ -11,7 +11,7 @@ from validation.simulator.core.codel import codel_depart
 from validation.simulator.core.counters import account_occupancy
 from validation.simulator.core.fair_queue import FQI, fq_depart
 from validation.simulator.core.fifo import QUEUE, fifo_advance
-from validation.simulator.core.heap import exponential, heap_pop, heap_push
+from validation.simulator.core.heap import delack_fired, exponential, heap_pop, heap_push
 from validation.simulator.core.jit import address, jit, pointers
 from validation.simulator.core.port import arrive
 from validation.simulator.core.receiver import deliver, send_ack
@@ -144,9 +144,7 @@ def _run_chunk(t_stop, heap_cap, rand_len, trace_cap, sample_cap, sp):  # type: 
         elif kind == Event.RTO:
             rto_fire(sp, t, f)
         elif kind == Event.DELACK:
-            b = f * FLOW_INTS
-            current = arg == (s.fi[b + FlowInt.DELACK_GEN] & ARG_MASK)
-            if current and s.fi[b + FlowInt.DELACK_COUNT] > 0:
+            if delack_fired(sp, f, arg) and s.fi[f * FLOW_INTS + FlowInt.DELACK_COUNT] > 0:
                 send_ack(sp, t, f, -1)
         elif kind == Event.PACE:
             s.fi[f * FLOW_INTS + FlowInt.PACE_PENDING] = 0

@@ -9,14 +9,13 @@ receivers echo CE marks in ECE as ``ecn.py`` says (DCTCP's two-state machine or 
 from __future__ import annotations
 
 from validation.simulator.core.ecn import dctcp_flip, receiver_ce
-from validation.simulator.core.heap import heap_push
+from validation.simulator.core.heap import push_delack
 from validation.simulator.core.jit import jit
 from validation.simulator.core.sender import on_ack
 from validation.simulator.layout import (
     FLOW_FLOATS,
     FLOW_INTS,
     EcnMode,
-    Event,
     FlowDue,
     FlowFloat,
     FlowInt,
@@ -77,7 +76,7 @@ def deliver(sp, t, f, epoch, seq, flags):  # type: ignore[no-untyped-def]
         elif fi[b + FlowInt.DELACK_COUNT] == 1:
             timeout = t + s.ff[f * FLOW_FLOATS + FlowFloat.DELACK_TIMEOUT_S]
             s.fd[f * DUE + FlowDue.DELACK_S] = timeout
-            heap_push(sp, timeout, Event.DELACK, f, 0, fi[b + FlowInt.DELACK_GEN])
+            push_delack(sp, timeout, f, fi[b + FlowInt.DELACK_GEN])
     elif seq > rcv:
         j = row + (seq & wmask)
         if (s.rg[j] & SlotFlag.OOO) == 0:
