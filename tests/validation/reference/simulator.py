@@ -35,7 +35,8 @@ The model, in one place:
 - ECN (``core/ecn.py`` says it in full): with a marking threshold, the drop-tail port marks an
   accepted ECN-capable arrival CE when it finds at least K packets (or bytes) there; DCTCP
   receivers echo CE with their two-state machine (a state change first ACKs the packets
-  waiting for a delayed ACK with the old ECE), RFC 3168 receivers latch ECE until CWR; on ECE,
+  waiting for a delayed ACK with the old ECE, then the new packet at once with the new ECE),
+  RFC 3168 receivers latch ECE until CWR; on ECE,
   at most once per window, a classic sender reduces as on a loss without retransmitting and a
   DCTCP sender by cwnd·(1 − α/2), α updated per window with g = 1/16 (``core/dctcp.py``).
 """
@@ -814,12 +815,15 @@ class ReferenceSimulator:
         if epoch != fl.epoch or not fl.active:
             return
         ce = 1 if flags & CE_FLAG else 0
+        ack_now = False
         if fl.ecn == EcnMode.DCTCP and ce != fl.ce_state:
             # RFC 8257 §3.2: the packets waiting for a delayed ACK are acknowledged at once
-            # with the old state, then DCTCP.CE takes this packet's CE
+            # with the old state, then DCTCP.CE takes this packet's CE and this packet is
+            # acknowledged at once ("send an immediate ACK")
             if fl.delack_count > 0:
                 self.send_ack(t, f, -1)
             fl.ce_state = ce
+            ack_now = True
         elif fl.ecn == EcnMode.CLASSIC:  # RFC 3168 §6.1.3: ECE from CE until CWR
             if flags & CWR_FLAG:
                 fl.ce_state = 0
@@ -833,7 +837,7 @@ class ReferenceSimulator:
             advanced = fl.rcv_nxt - seq
             if t >= self.warm:
                 self.raw.delivered_payload_packets[f] += advanced
-            if advanced > 1 or fl.ooo:
+            if advanced > 1 or fl.ooo or ack_now:
                 self.send_ack(t, f, -1)
                 return
             fl.delack_count += 1

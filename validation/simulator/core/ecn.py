@@ -23,20 +23,14 @@ The receivers (``receiver_ce``, before the packet is acknowledged):
 - DCTCP (RFC 8257 §3.2 and its Figure 1, read; Alizadeh et al. §3.1 "ECN-Echo at the
   Receiver" and Fig. 10, the two-state machine with delayed ACKs, read): the receiver keeps
   ``DCTCP.CE``, the CE bit of the last packet; "When sending an ACK, the ECE flag MUST be set
-  if and only if DCTCP.CE is true". When a packet's CE differs from DCTCP.CE and in-order
-  packets are waiting for a delayed ACK, those packets are acknowledged at once with the old
-  ECE, then the state changes; so every ACK's ECE is the CE of all the packets it
-  acknowledges. Departure from the RFC: on a change it says "set DCTCP.CE to true [false] and
-  send an immediate ACK", the ACK of the waiting packets being an option ("an implementation
-  MAY choose to send two ACKs: one for previously unacknowledged packets and another
-  acknowledging the most recently received packet"). Here the packet that changed the state
-  is not acknowledged at once: it joins the delayed-ACK count under the new state. Linux's
-  ``net/ipv4/tcp_dctcp.h`` (``dctcp_ece_ack_update``) sends both ACKs; ns-3's ``TcpDctcp``
-  (``src/internet/model/tcp-dctcp.cc``, ``CeState0to1``/``CeState1to0``) sends the first
-  only, as here (whether ns-3's socket then acknowledges the new packet at once is decided in
-  its ``tcp-socket-base.cc``, not read). Sending the second ACK too (measured, DCTCP at the
-  ns-3 comparison's K = 59 packets: utilization 0.975 -> 0.944 against ns-3's 0.977) is left
-  undone here.
+  if and only if DCTCP.CE is true". When a packet's CE differs from DCTCP.CE, "set DCTCP.CE to
+  true [false] and send an immediate ACK"; in-order packets still waiting for a delayed ACK
+  are first acknowledged with the old ECE (the RFC's "an implementation MAY choose to send two
+  ACKs: one for previously unacknowledged packets and another acknowledging the most recently
+  received packet", which is what Linux's ``net/ipv4/tcp_dctcp.h``, ``dctcp_ece_ack_update``,
+  does). So every ACK's ECE is the CE of all the packets it acknowledges. (ns-3's ``TcpDctcp``,
+  ``src/internet/model/tcp-dctcp.cc``, ``CeState0to1``/``CeState1to0``, sends only the first
+  of the two; benchmarks/results/ns3_compare.md measures what that changes.)
 - RFC 3168 §6.1.3 (read): once a CE packet arrives, every ACK carries ECE until a data packet
   with CWR arrives.
 

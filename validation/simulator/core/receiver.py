@@ -1,9 +1,10 @@
 """The TCP receiver: in-order delivery, out-of-order buffering, (delayed) acknowledgements.
 
 The receiver ACKs every ``DELAYED_ACK`` in-order segments (at most ``DELACK_TIMEOUT_S`` late)
-and at once for out-of-order segments, duplicates and filled holes (RFC 5681 §4.2). It is
-evaluated when the ACK is back at the sender (the ACK path has no queue). ECN-capable
-receivers echo CE marks in ECE as ``ecn.py`` says (DCTCP's two-state machine or RFC 3168).
+and at once for out-of-order segments, duplicates and filled holes (RFC 5681 §4.2), and, for
+DCTCP, for a packet whose CE differs from the last one's (RFC 8257 §3.2). It is evaluated
+when the ACK is back at the sender (the ACK path has no queue). ECN-capable receivers echo CE
+marks in ECE as ``ecn.py`` says (DCTCP's two-state machine or RFC 3168).
 """
 
 from __future__ import annotations
@@ -49,10 +50,12 @@ def deliver(sp, t, f, epoch, seq, flags):  # type: ignore[no-untyped-def]
     gi[GlobalInt.DELIVERED] += 1
     if epoch != fi[b + FlowInt.EPOCH] or fi[b + FlowInt.ACTIVE] == 0:
         return
+    ack_now = False
     if fi[b + FlowInt.ECN_MODE] != EcnMode.OFF and receiver_ce(sp, t, f, flags):
         if fi[b + FlowInt.DELACK_COUNT] > 0:  # DCTCP: ACK the waiting packets with the old ECE
             send_ack(sp, t, f, -1)
         dctcp_flip(sp, f)
+        ack_now = True  # RFC 8257 §3.2: "send an immediate ACK" (with the new ECE)
     wmask = gi[GlobalInt.WINDOW_MASK]
     row = f * (wmask + 1)
     rcv = fi[b + FlowInt.RCV_NXT]
@@ -67,7 +70,7 @@ def deliver(sp, t, f, epoch, seq, flags):  # type: ignore[no-untyped-def]
         advanced = rcv - seq
         if t >= s.g[GlobalFloat.WARMUP_S]:
             s.deliv[f] += advanced
-        if advanced > 1 or fi[b + FlowInt.OOO_PACKETS] > 0:
+        if advanced > 1 or fi[b + FlowInt.OOO_PACKETS] > 0 or ack_now:
             send_ack(sp, t, f, -1)
             return
         fi[b + FlowInt.DELACK_COUNT] += 1
