@@ -64,6 +64,7 @@ from validation.simulator.core.pie import (
     QDELAY_REF_S,
     T_UPDATE_S,
 )
+from validation.simulator.core.sender import WHOLE_SEGMENT_SLACK
 from validation.simulator.layout import (
     CE_FLAG,
     CWR_FLAG,
@@ -678,12 +679,12 @@ class ReferenceSimulator:
         while fl.active:
             seg = -1
             if fl.grp.recovery == "sack" and fl.recovery != RecoveryState.NONE:
-                if self.pipe(fl) >= fl.cwnd:
+                if self.pipe(fl) + 1.0 > fl.cwnd + WHOLE_SEGMENT_SLACK:  # RFC 6675 §5 (C)
                     return
                 seg = self.next_hole(fl)
                 if seg < 0 and fl.snd_nxt - fl.snd_una < fl.grp.max_window_packets:
                     seg = fl.snd_nxt
-            elif fl.snd_nxt - fl.snd_una < self.window(fl):
+            elif fl.snd_nxt - fl.snd_una + 1.0 <= self.window(fl) + WHOLE_SEGMENT_SLACK:
                 seg = fl.snd_nxt
             if seg < 0 or (fl.size >= 0 and seg >= fl.size):
                 return

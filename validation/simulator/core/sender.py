@@ -56,6 +56,16 @@ from validation.simulator.layout import (
 from validation.simulator.parameters import INITIAL_SSTHRESH, MAX_RTO_S
 
 INF = np.inf
+#: The window admits whole segments only: a new segment goes out while
+#: ``snd_nxt − snd_una + 1 <= min(cwnd, rwnd)``, and in SACK recovery while ``cwnd − pipe >= 1``.
+#: RFC 5681 §2 (cwnd): the sender "MUST NOT send data with a sequence number higher than the sum
+#: of the highest acknowledged sequence number and the minimum of cwnd and rwnd"; RFC 6675 §5
+#: (C): "(cwnd - pipe) >= 1 SMSS"; ns-2's ``TcpAgent::window()`` returns ``(int)cwnd_`` (tcp.cc)
+#: and Linux keeps an integer ``snd_cwnd``. A fractional cwnd (1/cwnd per ACK) used to let the
+#: flight reach ceil(cwnd), one segment more. The slack keeps a window that sums to a whole
+#: number in floating point (9 + 9·(1/9) = 9.999…) from losing that segment, as Linux's
+#: integer counter ``snd_cwnd_cnt`` would not.
+WHOLE_SEGMENT_SLACK = 1e-9
 
 
 #: Columns of ``fd`` a flow.
@@ -181,12 +191,14 @@ def try_send(sp, t, f):  # type: ignore[no-untyped-def]
         una = fi[b + FlowInt.SND_UNA]
         nxt = fi[b + FlowInt.SND_NXT]
         if sack and fi[b + FlowInt.RECOVERY] != RecoveryState.NONE:
-            if _pipe(sp, f) >= ff[a + FlowFloat.CWND_PACKETS]:
+            if _pipe(sp, f) + 1.0 > ff[a + FlowFloat.CWND_PACKETS] + WHOLE_SEGMENT_SLACK:
                 return
             seg = _next_hole(sp, f)
             if seg < 0 and nxt - una < wmax:
                 seg = nxt
-        elif nxt - una < min(ff[a + FlowFloat.CWND_PACKETS], float(wmax)):
+        elif nxt - una + 1.0 <= (
+            min(ff[a + FlowFloat.CWND_PACKETS], float(wmax)) + WHOLE_SEGMENT_SLACK
+        ):
             seg = nxt
         size = fi[b + FlowInt.SIZE_PACKETS]
         if seg < 0 or (size >= 0 and seg >= size):
