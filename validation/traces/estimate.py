@@ -24,7 +24,10 @@ state) and returns :class:`TraceEstimates`:
   stopped growing at a window of its own and is window-limited ("the key difference with
   LBP flows is that the latter keep increasing their window until a loss occurs", 004 §VI).
   Losses during the warm-up count ("loses packets at this link"): a few LBP flows on a large
-  buffer may lose only when their slow start overflows it. Non-TCP flows
+  buffer may lose only when their slow start overflows it. But 004 §VII ignores the warm-up,
+  and a flow that lost only then is LBP only if its window may have kept growing after it
+  (:func:`_window_still`: it sent at least what a window growing by half a packet a round
+  trip sends); a window-limited flow that lost in the crowd of starts is not. Non-TCP flows
   of a capture, and long flows whose rate times RTT sample is under ``MIN_WINDOW_PACKETS``
   (no window-based flow keeps less in flight; a Poisson stream's first gap passes for a
   short "RTT"), are *unresponsive*. Flows that carried no payload (the acknowledgements of
@@ -419,7 +422,11 @@ def _summarize(
     # window-limited flows; 004 §VII's are limited by the receiver window).
     n1, n2 = fi[:, I["flight1_packets"]], fi[:, I["flight2_packets"]]
     window_held = (n1 >= 1) & (n2 >= 1) & (n2 <= n1) & (fi[:, I["start_drops"]] == 0)
-    lbp = ~short & lossy & ~uncorrelated & ~paced & ~window_held
+    # A flow that lost here only during the warm-up (which 004 §VII ignores) is LBP only if
+    # its window may have kept growing after it: "the key difference with LBP flows is that
+    # the latter keep increasing their window until a loss occurs" (004 §VI).
+    still = _window_still(fs, fi, acc, warm_abs) & (fs[:, F["last_loss_s"]] < warm_abs)
+    lbp = ~short & lossy & ~uncorrelated & ~paced & ~window_held & ~still
     rbp = ~short & ~lbp & ((unexpl >= MIN_REDUCTIONS) | paced)
     # A capture shows which flows are TCP; the CSV format does not (its flows are all taken
     # for TCP: a Poisson or constant-rate stream there may be counted as LBP or RBP).
@@ -588,6 +595,43 @@ def _summarize(
         notes=notes,
         flow_table=table,
     )
+
+
+def _window_still(fs: np.ndarray, fi: np.ndarray, acc: _Accumulator, warm_abs: float) -> np.ndarray:
+    """Flows whose window cannot have grown from the warm-up's end to their last packet.
+
+    "The key difference with LBP flows is that the latter keep increasing their window until
+    a loss occurs" (004 §VI). In congestion avoidance a TCP window grows by "roughly 1
+    full-sized segment per round-trip time" (RFC 5681 §3.1); with the per-ACK increase of its
+    eq. 3 and an ACK for every second segment (RFC 5681 §4.2; ns-2's TCP as 004 ran it) by
+    half a segment; after a timeout slow start grows it faster. A round trip here lasts at
+    most R + Q: R the flow's RTT sample as measured (the first-round spacing or handshake,
+    this link's queue included, so no shorter than the RTT; the drop lag where longer), Q
+    the full buffer's delay. A flow that loses nothing after the warm-up may still wait out
+    one retransmission timeout (backed off or not) for a loss before it: its longest silence
+    after the warm-up is left out. So in the T seconds from the warm-up's end (or its first
+    packet) to its last packet it runs K = floor((T - silence) / (R + Q)) rounds of windows
+    W_0 + k/2 (k = 0 .. K-1): at least K(K - 1)/4 packets. A flow that sent fewer kept its
+    window (a receiver window: [19] of 004 §VI's window-limited flows), or a slower link
+    upstream held it: not LBP either way. The bound is one-sided: an over-long R or Q only
+    weakens it. It needs the buffer (Q): without it no flow is found still.
+    """
+    F, I = kernel.F, kernel.I  # noqa: E741
+    n = fs.shape[0]
+    if not acc.queue_full_s > 0:
+        return np.zeros(n, dtype=np.bool_)
+    rtt = fs[:, F["raw_rtt_s"]]
+    if acc.drop_rtt_s.size:
+        rtt = np.fmax(rtt, acc.drop_rtt_s[:n])
+    span = fs[:, F["last_s"]] - np.maximum(fs[:, F["first_s"]], warm_abs)
+    span -= fs[:, F["longest_silence_s"]]
+    with np.errstate(invalid="ignore"):
+        rounds = np.floor(span / (rtt + acc.queue_full_s))
+        least = rounds * (rounds - 1.0) / 4.0
+        still: np.ndarray = (
+            np.isfinite(least) & (rounds >= 2) & (fi[:, I["packets_measured"]] < least)
+        )
+    return still
 
 
 def _queue_corrected_rtts(

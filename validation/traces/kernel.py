@@ -20,6 +20,8 @@ Per flow it measures (004 §VI):
   larger than its first, with no loss, is held by its window, not by congestion);
 - how many of the flow's departures directly follow one of its own at the link (a flow
   paced by a slower link upstream almost never leaves back to back);
+- the longest time after the warm-up without a departure of the flow (a retransmission
+  timeout, backed off or not, is one such silence);
 - rounds of one RTT (the handshake RTT where the capture saw it, otherwise the first-round
   spacing, plus ``queue_s`` at the round's start) and the packets sent in each; a **rate
   reduction** is a pair of rounds with fewer than ``REDUCTION_RATIO`` times the packets of
@@ -55,6 +57,7 @@ FLOAT_FIELDS = (
     "rtt_sample_at_s",
     "raw_rtt_s",
     "first_gap_s",
+    "longest_silence_s",
 )
 #: Integer columns of the per-flow state.
 INT_FIELDS = (
@@ -91,7 +94,7 @@ ROUND_QUEUE_SHARE = 1.0
 QUEUE_RECENT_S = 1.0
 
 _FIRST, _LAST, _FL_START, _FL_GAP, _RTT1, _RTTR, _RSTART, _LLOSS, _BYTES, _QRTT = range(10)
-_TSAMPLE, _RAW, _GAP1 = 10, 11, 12
+_TSAMPLE, _RAW, _GAP1, _SILENCE = 10, 11, 12, 13
 (_PK, _PHASE, _RCOUNT, _P1, _P2, _P3, _ROUNDS, _EXPL, _UNEXPL, _SKIP, _DROPS, _PKM, _MAXSZ) = range(
     13
 )
@@ -104,6 +107,7 @@ def new_state(flows: int) -> tuple[np.ndarray, np.ndarray]:
     fs[:, _BYTES] = 0.0
     fs[:, _LLOSS] = -np.inf
     fs[:, _QRTT] = 0.0
+    fs[:, _SILENCE] = 0.0
     return fs, np.zeros((flows, len(INT_FIELDS)), dtype=np.int64)
 
 
@@ -219,6 +223,11 @@ def advance(
             if fi[i, _PHASE] == 1:
                 fi[i, _FDROPS] += 1
         if not dropped[k]:
+            if t >= warm_s:
+                # The longest silence after the warm-up (from its end or a departure).
+                since = warm_s if fs[i, _LAST] != fs[i, _LAST] else max(fs[i, _LAST], warm_s)
+                if t - since > fs[i, _SILENCE]:
+                    fs[i, _SILENCE] = t - since
             fs[i, _LAST] = t
             if t >= warm_s and link[2] == i:
                 fi[i, _B2B] += 1
