@@ -1,8 +1,8 @@
 """004 §VII's loss at 300 LBP flows in ns-2.35 and in bufsize, on the same flows.
 
 Run with ``.venv/bin/python benchmarks/ns2_bscl_mix.py [--buffers 2459,672,38] [--seeds 1,2,3]
-[--access 1e9] [--markdown FILE]``. Needs ns-2.35 on the PATH as ``ns`` (Debian's package
-``ns2``: ``apt-get install ns2``); the project does not install it.
+[--access 1e9] [--short] [--ack-every-packet] [--markdown FILE]``. Needs ns-2.35 on the PATH as
+``ns`` (Debian's package ``ns2``: ``apt-get install ns2``); the project does not install it.
 
 004 §VII: "We evaluated the BSCL scheme using NS-2 simulations", with "NewReno, Delayed ACKs,
 the SACK option, 1500-byte data packets, and 10,000-packet advertised windows" (Appendix).
@@ -16,9 +16,13 @@ target link of B packets; ns-2's queue limit does not count the packet in transm
 does, one packet of 2459) and in bufsize (the same groups, ns-2's growth ``ca_increase =
 "per_ack"`` and delayed-ACK timer, as the ``bscl_loss`` rows). 200 s, the first 20 s ignored.
 
-Printed for both: the packet loss rate at the target link, the LBP flows' drops, loss events
-(a flow's drops within its propagation RTT + B/C of the event's first drop: one window halving)
-and loss-event rate, and the timeouts after the warm-up.
+Printed for both: the packet loss rate at the target link, the LBP flows' drops, loss events (a
+flow's drops within its propagation RTT + B/C of the event's first drop: one window halving) and
+loss-event rate, and the timeouts after the warm-up. ``--short`` adds the mix's Poisson short
+flows (in ns-2 one new connection and node per transfer, arrivals and RTTs drawn from the seed,
+not bufsize's sample path); ``--ack-every-packet`` (a diagnosis, not 004's set-up) gives both
+simulators receivers that acknowledge every segment (ns-2's Agent/TCPSink/Sack1, bufsize's
+``delayed_ack = 1``).
 """
 
 from __future__ import annotations
@@ -54,7 +58,13 @@ def scenario(access_bps: float, short: bool) -> Scenario:
     return dataclasses.replace(sc, groups=tuple(g for g in sc.groups if g.name != "short"))
 
 
-def ns2_run(sc: Scenario, buffer_packets: int, seed: int, tmp: Path) -> dict[str, float]:
+def ns2_run(
+    sc: Scenario,
+    buffer_packets: int,
+    seed: int,
+    tmp: Path,
+    sink: str = "Agent/TCPSink/Sack1/DelAck",
+) -> dict[str, float]:
     """The flows bufsize draws for ``seed``, simulated in ns-2."""
     p = make_parameters(sc, buffer_packets, seed)
     flows_file, drops_file = tmp / "flows.txt", tmp / "drops.tr"
@@ -78,7 +88,7 @@ def ns2_run(sc: Scenario, buffer_packets: int, seed: int, tmp: Path) -> dict[str
                 t += rng.exponential(1.0 / g.flow_arrival_rate_per_s)
     args = [str(x) for x in (TCL, flows_file, buffer_packets, sc.duration_s, sc.warmup_s)]
     out = subprocess.run(
-        ["ns", *args, str(drops_file)], capture_output=True, text=True, check=True
+        ["ns", *args, str(drops_file), sink], capture_output=True, text=True, check=True
     ).stdout
     total = arrivals = drops = timeouts = 0
     lbp_arrivals = lbp_bytes = 0
@@ -146,6 +156,7 @@ def main() -> None:
     parser.add_argument("--seeds", default="1,2,3")
     parser.add_argument("--access", type=float, default=1e9)
     parser.add_argument("--short", action="store_true", help="with the Poisson short flows")
+    parser.add_argument("--ack-every-packet", action="store_true", help="a diagnosis")
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args()
     if shutil.which("ns") is None:
@@ -153,6 +164,10 @@ def main() -> None:
     buffers = [int(b) for b in args.buffers.split(",")]
     seeds = [int(s) for s in args.seeds.split(",")]
     sc = scenario(args.access, args.short)
+    sink = "Agent/TCPSink/Sack1/DelAck"
+    if args.ack_every_packet:
+        sc = dataclasses.replace(sc, groups=tuple(g.replace(delayed_ack=1) for g in sc.groups))
+        sink = "Agent/TCPSink/Sack1"
     started = time.perf_counter()
     runs: dict[tuple[str, int], list[dict[str, float]]] = {}
     per_run = []
@@ -160,7 +175,7 @@ def main() -> None:
         for b in buffers:
             for s in seeds:
                 for name, result in (
-                    ("ns-2", ns2_run(sc, b, s, Path(tmp))),
+                    ("ns-2", ns2_run(sc, b, s, Path(tmp), sink)),
                     ("bufsize", bufsize_run(sc, b, s)),
                 ):
                     runs.setdefault((name, b), []).append(result)
@@ -172,13 +187,17 @@ def main() -> None:
                     print(per_run[-1], flush=True)
     command = (
         f"benchmarks/ns2_bscl_mix.py --buffers {args.buffers} --seeds {args.seeds} "
-        f"--access {args.access:g}" + (" --short" if args.short else "")
+        f"--access {args.access:g}"
+        + (" --short" if args.short else "")
+        + (" --ack-every-packet" if args.ack_every_packet else "")
     )
     lines = [
         f"Command: `.venv/bin/python {command}` ({time.perf_counter() - started:.0f} s wall)",
         "",
         f"300 LBP, 20 RBP, 10 window-limited flows "
-        f"({'with' if args.short else 'no'} short flows), access {args.access / 1e6:g} "
+        f"({'with' if args.short else 'no'} short flows"
+        f"{'; an ACK for every segment' if args.ack_every_packet else ''}), "
+        f"access {args.access / 1e6:g} "
         f"Mb/s, 200 s (20 s warm-up), seeds {args.seeds}; mean ± 99% Student-t half-width.",
         "",
         "| buffer | simulator | loss at the link % | LBP loss-event rate % | LBP drops per event "

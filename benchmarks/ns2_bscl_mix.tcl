@@ -1,6 +1,6 @@
 # 004 §VII's mix in ns-2.35 (driven by benchmarks/ns2_bscl_mix.py, which writes FLOWS).
 #
-# Usage: ns ns2_bscl_mix.tcl FLOWS BUFFER DURATION WARMUP DROPS
+# Usage: ns ns2_bscl_mix.tcl FLOWS BUFFER DURATION WARMUP DROPS [SINK]
 #
 # FLOWS has one line per flow: "group rtt_s start_s access_bps window_packets" (a flow of
 # group "short" sends 14 packets from start_s, the others are persistent). Each flow has
@@ -16,6 +16,8 @@ set B [lindex $argv 1]
 set duration [lindex $argv 2]
 set warmup [lindex $argv 3]
 set dropsout [lindex $argv 4]
+# the receivers' class: ns-2's delayed-ACK SACK sink unless told otherwise (a diagnosis)
+set sinkclass [expr {[llength $argv] > 5 ? [lindex $argv 5] : "Agent/TCPSink/Sack1/DelAck"}]
 set ns [new Simulator]
 Agent/TCP set packetSize_ 1500
 set r1 [$ns node]
@@ -40,7 +42,7 @@ while {[gets $f line] >= 0} {
     set tcp [new Agent/TCP/Sack1]
     $tcp set window_ $window
     $tcp set fid_ $i
-    set sink [new Agent/TCPSink/Sack1/DelAck]
+    set sink [new $sinkclass]
     $ns attach-agent $s $tcp
     $ns attach-agent $dst $sink
     $ns connect $tcp $sink
