@@ -6,7 +6,7 @@ Run with ``.venv/bin/python benchmarks/bscl_send_rule.py [--buffers 2459,672,38]
 bufsize's sender (``validation/simulator/core/sender.py``, and the pure Python reference in
 ``tests/validation/reference/simulator.py``, ``try_send``) sends the next new segment while
 ``snd_nxt - snd_una < cwnd``: with a fractional cwnd (ns-2's growth adds 1/cwnd per ACK) the
-flight reaches ceil(cwnd), one segment more than cwnd allows. RFC 5681 §3.1: the sender "MUST
+flight reaches ceil(cwnd), one segment more than cwnd allows. RFC 5681 §2 (cwnd): the sender "MUST
 NOT send data with a sequence number higher than the sum of the highest acknowledged sequence
 number and the minimum of cwnd and rwnd", so a full-sized segment is sent only if it fits, and
 the flight stays at most floor(cwnd); ns-2's ``TcpAgent::window()`` returns ``(int)cwnd_`` and
@@ -41,7 +41,7 @@ UNPATCHED = reference.ReferenceSimulator.window
 
 
 def whole_segments(self, fl):  # type: ignore[no-untyped-def]
-    """The window test of RFC 5681 §3.1 and ns-2: whole segments of cwnd only."""
+    """The window test of RFC 5681 §2 (cwnd) and ns-2: whole segments of cwnd only."""
     return float(min(math.floor(fl.cwnd), fl.grp.max_window_packets))
 
 

@@ -144,7 +144,7 @@ MIX_NOTE = (
     "packets; eq. 2, on which K_p rests, gives about 0.79%), in every RTT band and with the same"
     " packets per flow. The cause is the sender's window test: the simulator sends while the "
     "flight is below cwnd, so with ns-2's fractional cwnd the flight reaches ceil(cwnd), one "
-    "segment more than RFC 5681 §3.1 and ns-2 (window() = (int)cwnd_) allow; its reference "
+    "segment more than RFC 5681 §2 (cwnd) and ns-2 (window() = (int)cwnd_) allow; its reference "
     "implementation with whole segments gives 1.36 ± 0.16%, 4.17 ± 0.95% and 9.45 ± 2.32% on "
     "this mix (seeds 1-3), ns-2's figures (benchmarks/bscl_send_rule.py; the simulator is left "
     "unchanged here). Not the access rate, which 004 leaves open: the loss here is 1.60-1.74% at"
