@@ -24,10 +24,11 @@ state) and returns :class:`TraceEstimates`:
   stopped growing at a window of its own and is window-limited ("the key difference with
   LBP flows is that the latter keep increasing their window until a loss occurs", 004 §VI).
   Losses during the warm-up count ("loses packets at this link"): a few LBP flows on a large
-  buffer may lose only when their slow start overflows it. But 004 §VII ignores the warm-up,
-  and a flow that lost only then is LBP only if its window may have kept growing after it
-  (:func:`_window_still`: it sent at least what a window growing by half a packet a round
-  trip sends); a window-limited flow that lost in the crowd of starts is not. Non-TCP flows
+  buffer may lose only when their slow start overflows it. But a flow that loses here is LBP
+  only if its window may have kept growing between its losses after the warm-up (which 004
+  §VII ignores): in its longest loss-free stretch it sent at least what a window growing by
+  half a packet a round trip sends (:func:`_window_still`); a window-limited flow that lost
+  in the crowd of starts, or now and then since, is not. Non-TCP flows
   of a capture, and long flows whose rate times RTT sample is under ``MIN_WINDOW_PACKETS``
   (no window-based flow keeps less in flight; a Poisson stream's first gap passes for a
   short "RTT"), are *unresponsive*. Flows that carried no payload (the acknowledgements of
@@ -95,6 +96,9 @@ MIN_WINDOW_PACKETS = 1.0
 #: Share of a flow's departures (after the warm-up) that directly follow one of its own, below
 #: which the flow is paced by a slower link before this one (RBP).
 PACED_MAX_SHARE = 0.05
+#: The longest an acknowledgement may be delayed, s (RFC 5681 §4.2, RFC 1122 §4.2.3.2:
+#: within 500 ms of the first unacknowledged segment's arrival).
+ACK_DELAY_MAX_S = 0.2
 #: Drops here that make an LBP flow sure (without correlated reductions).
 SURE_DROPS = 3
 BOOTSTRAP_REPS = 2000
@@ -422,10 +426,11 @@ def _summarize(
     # window-limited flows; 004 §VII's are limited by the receiver window).
     n1, n2 = fi[:, I["flight1_packets"]], fi[:, I["flight2_packets"]]
     window_held = (n1 >= 1) & (n2 >= 1) & (n2 <= n1) & (fi[:, I["start_drops"]] == 0)
-    # A flow that lost here only during the warm-up (which 004 §VII ignores) is LBP only if
-    # its window may have kept growing after it: "the key difference with LBP flows is that
-    # the latter keep increasing their window until a loss occurs" (004 §VI).
-    still = _window_still(fs, fi, acc, warm_abs) & (fs[:, F["last_loss_s"]] < warm_abs)
+    # A flow that loses here is LBP only if its window may have kept growing between its losses
+    # after the warm-up: "the key difference with LBP flows is that the latter keep increasing
+    # their window until a loss occurs" (004 §VI). A window-limited flow that lost here in the
+    # crowd of starts (the warm-up, which 004 §VII ignores), or now and then since, is not.
+    still = _window_still(fs, fi, acc, warm_abs)
     lbp = ~short & lossy & ~uncorrelated & ~paced & ~window_held & ~still
     rbp = ~short & ~lbp & ((unexpl >= MIN_REDUCTIONS) | paced)
     # A capture shows which flows are TCP; the CSV format does not (its flows are all taken
@@ -598,23 +603,26 @@ def _summarize(
 
 
 def _window_still(fs: np.ndarray, fi: np.ndarray, acc: _Accumulator, warm_abs: float) -> np.ndarray:
-    """Flows whose window cannot have grown from the warm-up's end to their last packet.
+    """Flows whose window cannot have grown through their longest loss-free stretch.
 
     "The key difference with LBP flows is that the latter keep increasing their window until
     a loss occurs" (004 §VI). In congestion avoidance a TCP window grows by "roughly 1
     full-sized segment per round-trip time" (RFC 5681 §3.1); with the per-ACK increase of its
     eq. 3 and an ACK for every second segment (RFC 5681 §4.2; ns-2's TCP as 004 ran it) by
-    half a segment; after a timeout slow start grows it faster. A round trip here lasts at
-    most R + Q: R the flow's RTT sample as measured (the first-round spacing or handshake,
-    this link's queue included, so no shorter than the RTT; the drop lag where longer), Q
-    the full buffer's delay. A flow that loses nothing after the warm-up may still wait out
-    one retransmission timeout (backed off or not) for a loss before it: its longest silence
-    after the warm-up is left out. So in the T seconds from the warm-up's end (or its first
-    packet) to its last packet it runs K = floor((T - silence) / (R + Q)) rounds of windows
-    W_0 + k/2 (k = 0 .. K-1): at least K(K - 1)/4 packets. A flow that sent fewer kept its
-    window (a receiver window: [19] of 004 §VI's window-limited flows), or a slower link
-    upstream held it: not LBP either way. The bound is one-sided: an over-long R or Q only
-    weakens it. It needs the buffer (Q): without it no flow is found still.
+    half a segment; in slow start, after a timeout, faster. A round trip lasts at most
+    R + Q + D: R the flow's RTT sample as measured (the first-round spacing or handshake,
+    this link's queue included, so no shorter than the RTT; the drop lag where longer), Q the
+    full buffer's delay, D = ``ACK_DELAY_MAX_S`` the longest a receiver holds an ACK (Linux's
+    TCP_DELACK_MAX, include/net/tcp.h; ns-2's DelAck sink 100 ms). The stretches run from the
+    warm-up's end (or the flow's first packet) to a loss here, from one loss to the next, and
+    from the last loss to the flow's last packet; a sender may wait out one retransmission
+    timeout in a stretch (later timeouts follow further losses), so each stretch's longest
+    silence is left out of its length T. A growing window thus runs K = floor(T / (R + Q + D))
+    rounds of windows W_0 + k/2 (k = 0 .. K-1): at least K(K - 1)/4 packets. A flow that sent
+    fewer in its longest stretch kept its window there (a receiver window: [19] of 004 §VI's
+    window-limited flows), or a slower link upstream held it: not LBP either way. The bound is
+    one-sided: an over-long R, Q or D only weakens it. It needs the buffer (Q): without it no
+    flow is found still.
     """
     F, I = kernel.F, kernel.I  # noqa: E741
     n = fs.shape[0]
@@ -623,14 +631,17 @@ def _window_still(fs: np.ndarray, fi: np.ndarray, acc: _Accumulator, warm_abs: f
     rtt = fs[:, F["raw_rtt_s"]]
     if acc.drop_rtt_s.size:
         rtt = np.fmax(rtt, acc.drop_rtt_s[:n])
-    span = fs[:, F["last_s"]] - np.maximum(fs[:, F["first_s"]], warm_abs)
-    span -= fs[:, F["longest_silence_s"]]
+    # The stretch still open at the flow's last packet, against the longest closed one.
+    open_span = fs[:, F["last_s"]] - fs[:, F["stretch_start_s"]] - fs[:, F["stretch_silence_s"]]
+    longest = fs[:, F["longest_stretch_s"]]
+    span = np.where(open_span > longest, open_span, longest)
+    sent = np.where(
+        open_span > longest, fi[:, I["stretch_packets"]], fi[:, I["longest_stretch_packets"]]
+    )
     with np.errstate(invalid="ignore"):
-        rounds = np.floor(span / (rtt + acc.queue_full_s))
+        rounds = np.floor(span / (rtt + acc.queue_full_s + ACK_DELAY_MAX_S))
         least = rounds * (rounds - 1.0) / 4.0
-        still: np.ndarray = (
-            np.isfinite(least) & (rounds >= 2) & (fi[:, I["packets_measured"]] < least)
-        )
+        still: np.ndarray = np.isfinite(least) & (rounds >= 2) & (sent < least)
     return still
 
 

@@ -20,8 +20,10 @@ Per flow it measures (004 §VI):
   larger than its first, with no loss, is held by its window, not by congestion);
 - how many of the flow's departures directly follow one of its own at the link (a flow
   paced by a slower link upstream almost never leaves back to back);
-- the longest time after the warm-up without a departure of the flow (a retransmission
-  timeout, backed off or not, is one such silence);
+- the flow's loss-free stretches after the warm-up (from its end, or a loss of the flow
+  here, to the next loss): the longest one's length less its longest silence (a
+  retransmission timeout, backed off or not, is one such silence) and its departures, and
+  the same of the stretch still open;
 - rounds of one RTT (the handshake RTT where the capture saw it, otherwise the first-round
   spacing, plus ``queue_s`` at the round's start) and the packets sent in each; a **rate
   reduction** is a pair of rounds with fewer than ``REDUCTION_RATIO`` times the packets of
@@ -57,7 +59,9 @@ FLOAT_FIELDS = (
     "rtt_sample_at_s",
     "raw_rtt_s",
     "first_gap_s",
-    "longest_silence_s",
+    "stretch_silence_s",
+    "stretch_start_s",
+    "longest_stretch_s",
 )
 #: Integer columns of the per-flow state.
 INT_FIELDS = (
@@ -81,6 +85,8 @@ INT_FIELDS = (
     "back_to_back",
     "start_drops",
     "first_flight_drops",
+    "stretch_packets",
+    "longest_stretch_packets",
 )
 F = {name: i for i, name in enumerate(FLOAT_FIELDS)}
 I = {name: i for i, name in enumerate(INT_FIELDS)}  # noqa: E741
@@ -94,11 +100,11 @@ ROUND_QUEUE_SHARE = 1.0
 QUEUE_RECENT_S = 1.0
 
 _FIRST, _LAST, _FL_START, _FL_GAP, _RTT1, _RTTR, _RSTART, _LLOSS, _BYTES, _QRTT = range(10)
-_TSAMPLE, _RAW, _GAP1, _SILENCE = 10, 11, 12, 13
+_TSAMPLE, _RAW, _GAP1, _SILENCE, _SSTART, _SLONG = 10, 11, 12, 13, 14, 15
 (_PK, _PHASE, _RCOUNT, _P1, _P2, _P3, _ROUNDS, _EXPL, _UNEXPL, _SKIP, _DROPS, _PKM, _MAXSZ) = range(
     13
 )
-_TESTED, _COVERED, _N1, _N2, _B2B, _SDROPS, _FDROPS = 13, 14, 15, 16, 17, 18, 19
+_TESTED, _COVERED, _N1, _N2, _B2B, _SDROPS, _FDROPS, _SPK, _SLONGPK = range(13, 22)
 
 
 def new_state(flows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -108,6 +114,7 @@ def new_state(flows: int) -> tuple[np.ndarray, np.ndarray]:
     fs[:, _LLOSS] = -np.inf
     fs[:, _QRTT] = 0.0
     fs[:, _SILENCE] = 0.0
+    fs[:, _SLONG] = 0.0
     return fs, np.zeros((flows, len(INT_FIELDS)), dtype=np.int64)
 
 
@@ -222,12 +229,27 @@ def advance(
             fi[i, _SDROPS] += 1
             if fi[i, _PHASE] == 1:
                 fi[i, _FDROPS] += 1
+        if t >= warm_s and fs[i, _SSTART] != fs[i, _SSTART]:
+            fs[i, _SSTART] = max(fs[i, _FIRST], warm_s)
+        if lt == lt and lt >= warm_s:
+            # A loss after the warm-up closes the flow's loss-free stretch: keep the longest
+            # one (less its longest silence) and its departures.
+            span = lt - fs[i, _SSTART] - fs[i, _SILENCE]
+            if span > fs[i, _SLONG]:
+                fs[i, _SLONG] = span
+                fi[i, _SLONGPK] = fi[i, _SPK]
+            fs[i, _SSTART] = lt
+            fs[i, _SILENCE] = 0.0
+            fi[i, _SPK] = 0
         if not dropped[k]:
             if t >= warm_s:
-                # The longest silence after the warm-up (from its end or a departure).
-                since = warm_s if fs[i, _LAST] != fs[i, _LAST] else max(fs[i, _LAST], warm_s)
+                # The longest silence of the stretch (from its start or a departure).
+                since = fs[i, _SSTART]
+                if fs[i, _LAST] == fs[i, _LAST]:
+                    since = max(since, fs[i, _LAST])
                 if t - since > fs[i, _SILENCE]:
                     fs[i, _SILENCE] = t - since
+                fi[i, _SPK] += 1
             fs[i, _LAST] = t
             if t >= warm_s and link[2] == i:
                 fi[i, _B2B] += 1
