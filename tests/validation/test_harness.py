@@ -132,8 +132,6 @@ def test_gamma_from_phi_follows_processor_sharing() -> None:
 
 
 def test_bscl_loss_rows_carry_the_non_lbp_share() -> None:
-    from validation.harness import bscl
-
     # 004 §VII: "The total amount of non-LBP traffic varies between 5% to 20%" and Fig. 6 is
     # C_e = 90%: the non-LBP traffic is 10% of the 50 Mb/s target link.
     checks = build_checks(SUITES["quick"], ["bscl_loss"])
@@ -141,21 +139,37 @@ def test_bscl_loss_rows_carry_the_non_lbp_share() -> None:
     for check in checks:
         scenario, buffer_packets = check.variants["run"]
         assert buffer_packets == int(check.row.number("buffer_packets"))
-        if bscl.groups_supported():
-            groups = {g.name: g for g in scenario.groups}  # type: ignore[attr-defined]
-            assert groups["LBP"].flows == 300 and groups["RBP"].flows == 20
-            assert groups["window-limited"].flows == 10
-            # 40% of 5 Mb/s over 20 RBP flows: 100 kb/s access links.
-            assert groups["RBP"].access_bps == pytest.approx(100e3)
-            # 20% of 5 Mb/s in flows of 14 packets of 1500 B: 1e6 / 168e3 arrivals per second.
-            assert groups["short"].flow_arrival_rate_per_s == pytest.approx(1e6 / 168e3)
-            # 004 §VII ran ns-2 ("We evaluated the BSCL scheme using NS-2 simulations"), whose
-            # senders add 1/cwnd per ACK in congestion avoidance (provenance.toml).
-            assert {g.ca_increase for g in scenario.groups} == {"per_ack"}
-            # ns-2's receivers with "Delayed ACKs" (004 Appendix) ACK a lone segment after
-            # 100 ms (ns-2 tcl/lib/ns-default.tcl: Agent/TCPSink/Sack1/DelAck interval_ 100ms),
-            # whatever the simulator's own default timer is.
-            assert {g.delayed_ack for g in scenario.groups} == {2}
-            assert {g.delayed_ack_timeout_s for g in scenario.groups} == {0.1}
-        else:
-            assert scenario.flows == 300 and scenario.background_load == pytest.approx(0.1)
+        groups = {g.name: g for g in scenario.groups}
+        assert groups["LBP"].flows == 300 and groups["RBP"].flows == 20
+        assert groups["window-limited"].flows == 10
+        # 40% of 5 Mb/s over 20 RBP flows: 100 kb/s access links.
+        assert groups["RBP"].access_bps == pytest.approx(100e3)
+        # 20% of 5 Mb/s in flows of 14 packets of 1500 B: 1e6 / 168e3 arrivals per second.
+        assert groups["short"].flow_arrival_rate_per_s == pytest.approx(1e6 / 168e3)
+        # 004 §VII ran ns-2 ("We evaluated the BSCL scheme using NS-2 simulations"), whose
+        # senders add 1/cwnd per ACK in congestion avoidance (provenance.toml).
+        assert {g.ca_increase for g in scenario.groups} == {"per_ack"}
+        # ns-2's receivers with "Delayed ACKs" (004 Appendix) ACK a lone segment after
+        # 100 ms (ns-2 tcl/lib/ns-default.tcl: Agent/TCPSink/Sack1/DelAck interval_ 100ms),
+        # whatever the simulator's own default timer is.
+        assert {g.delayed_ack for g in scenario.groups} == {2}
+        assert {g.delayed_ack_timeout_s for g in scenario.groups} == {0.1}
+        # 004 does not print the other flows' access rate; it must exceed C = 50 Mb/s, since
+        # §VII's LBP flows at N_b = 2 carry up to about C_e (provenance.toml, assumption 3).
+        for name in ("LBP", "window-limited", "short"):
+            assert groups[name].access_bps == 1e9
+
+
+def test_bscl_mix_access_rate_leaves_the_rbp_links_alone() -> None:
+    from validation.harness.bscl import mix_scenario
+
+    # The sensitivity study (benchmarks/bscl_access_sensitivity.py) changes the access rate of
+    # the flows whose load 004 §VII does not control by it; the RBP flows' 100 kb/s links
+    # ("controlled by the access link capacity") stay.
+    groups = {g.name: g for g in mix_scenario(300, 0.9, full=False, access_bps=1e8).groups}
+    assert {n: g.access_bps for n, g in groups.items()} == {
+        "LBP": 1e8,
+        "RBP": pytest.approx(100e3),
+        "window-limited": 1e8,
+        "short": 1e8,
+    }

@@ -1,0 +1,106 @@
+"""Diagnosis of the bscl_loss gap: the sender's window test, fractional cwnd against whole segments.
+
+Run with ``.venv/bin/python benchmarks/bscl_send_rule.py [--buffers 2459,672,38] [--seeds 1,2,3]
+[--short] [--markdown FILE]``.
+
+bufsize's sender (``validation/simulator/core/sender.py``, and the pure Python reference in
+``tests/validation/reference/simulator.py``, ``try_send``) sends the next new segment while
+``snd_nxt - snd_una < cwnd``: with a fractional cwnd (ns-2's growth adds 1/cwnd per ACK) the
+flight reaches ceil(cwnd), one segment more than cwnd allows. RFC 5681 §2 (cwnd): the sender "MUST
+NOT send data with a sequence number higher than the sum of the highest acknowledged sequence
+number and the minimum of cwnd and rwnd", so a full-sized segment is sent only if it fits, and
+the flight stays at most floor(cwnd); ns-2's ``TcpAgent::window()`` returns ``(int)cwnd_`` and
+``send_much`` sends while ``t_seqno_ <= highest_ack_ + win`` (tcp.cc), the same; Linux keeps an
+integer ``snd_cwnd``.
+
+This script runs the reference implementation (event for event the compiled core) on the
+``bscl_loss`` mix at Table I's sizes, as it is and with its window test taking floor(cwnd), and
+prints the loss at the link, the LBP flows' loss-event rate and drops per event (as
+``benchmarks/ns2_bscl_mix.py`` counts them). It changes nothing in the simulator: the patched
+method lives in this process only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT)]
+
+from bscl_access_sensitivity import interval, loss_events  # noqa: E402
+from ns2_bscl_mix import LBP_FLOWS, scenario  # noqa: E402
+
+from tests.validation.reference import simulator as reference  # noqa: E402
+from validation.simulator.parameters import make_parameters  # noqa: E402
+
+UNPATCHED = reference.ReferenceSimulator.window
+
+
+def whole_segments(self, fl):  # type: ignore[no-untyped-def]
+    """The window test of RFC 5681 §2 (cwnd) and ns-2: whole segments of cwnd only."""
+    return float(min(math.floor(fl.cwnd), fl.grp.max_window_packets))
+
+
+def run(sc, buffer_packets: int, seed: int, rule: str) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    reference.ReferenceSimulator.window = UNPATCHED if rule == "as is" else whole_segments
+    r = reference.simulate_reference(sc, buffer_packets, seed, trace=True)
+    p = make_parameters(sc, buffer_packets, seed)
+    tr = r.packet_trace
+    drops = tr.dropped & (tr.time_s >= sc.warmup_s) & (tr.flow < LBP_FLOWS)
+    events = loss_events(tr.time_s[drops], tr.flow[drops], p.rtt_s + buffer_packets * p.tx_s)
+    lbp = next(g for g in r.groups if g.name == "LBP")
+    return {
+        "loss": r.loss_rate,
+        "event_rate": events / lbp.bottleneck_arrivals,
+        "per_event": int(drops.sum()) / max(events, 1),
+        "utilization": r.utilization,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--buffers", default="2459,672,38")
+    parser.add_argument("--seeds", default="1,2,3")
+    parser.add_argument("--short", action="store_true", help="with the Poisson short flows")
+    parser.add_argument("--markdown", type=Path)
+    args = parser.parse_args()
+    sc = scenario(1e9, args.short)
+    started = time.perf_counter()
+    lines = [
+        f"Command: `.venv/bin/python benchmarks/bscl_send_rule.py --buffers {args.buffers} "
+        f"--seeds {args.seeds}{' --short' if args.short else ''}`",
+        "",
+        f"bscl_loss mix ({'with' if args.short else 'without'} the short flows), 200 s (20 s "
+        f"warm-up), seeds {args.seeds}, the reference implementation; mean ± 99% Student-t "
+        "half-width.",
+        "",
+        "| buffer | window test | loss at the link % | LBP loss-event rate % "
+        "| LBP drops per event | utilization % |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for b in (int(x) for x in args.buffers.split(",")):
+        for rule in ("as is", "whole segments"):
+            rs = [run(sc, b, int(s), rule) for s in args.seeds.split(",")]
+
+            def cell(key: str, scale: float, digits: int, rs=rs) -> str:
+                mean, half = interval([scale * r[key] for r in rs])
+                return f"{mean:.{digits}f} ± {half:.{digits}f}"
+
+            lines.append(
+                f"| {b} | {rule} | {cell('loss', 100, 2)} | {cell('event_rate', 100, 2)} "
+                f"| {cell('per_event', 1, 2)} | {cell('utilization', 100, 2)} |"
+            )
+            print(lines[-1], flush=True)
+    lines.insert(1, f"({time.perf_counter() - started:.0f} s wall)")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.markdown:
+        args.markdown.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
