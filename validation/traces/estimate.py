@@ -298,7 +298,7 @@ def estimate_trace(
     queue_full_s = 0.0
     if buffer_bytes is not None and capacity_bps is not None:
         queue_full_s = 8.0 * float(buffer_bytes) / float(capacity_bps)
-    link = np.array([-np.inf, np.inf, -1.0])
+    link = kernel.new_link(capacity_bps)
     warm_abs = math.inf
     handshake = np.full(1024, np.nan)
     drop_rtt = DropRtt() if reader.has_drops else None

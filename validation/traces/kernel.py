@@ -11,7 +11,13 @@ Per flow it measures (004 §VI):
   their first packets is an RTT sample taken when the flow starts, less ``queue_s`` then
   (the second flight waited in this queue; the RTT of BSCL excludes it, 004 §III.A). A gap
   closes the first flight when it is longer than ``GAP_FACTOR`` times the longest gap inside
-  the flight and than ``GAP_MIN_S``;
+  the flight, than ``GAP_FACTOR`` times the packet's transmission time at the link and than
+  ``GAP_MIN_S``. A burst leaves the link back to back, one transmission time apart (1.2 ms
+  for 1500 bytes at 10 Mbit/s): that spacing is inside the flight, whatever ``GAP_MIN_S``
+  says (without it, the flight's second packet closed a one-packet first flight on links
+  below 12 Mbit/s, and the "RTT sample" was one transmission time). The transmission time
+  needs the capacity: where it is not given, only ``GAP_MIN_S`` and the flight's own gaps
+  count;
 - drops in the first flight: the second flight then follows a retransmission (after a
   timeout, or a lone packet's delayed acknowledgement), not the first flight's
   acknowledgements, and the spacing is no RTT sample;
@@ -118,6 +124,12 @@ def new_state(flows: int) -> tuple[np.ndarray, np.ndarray]:
     return fs, np.zeros((flows, len(INT_FIELDS)), dtype=np.int64)
 
 
+def new_link(capacity_bps: float | None) -> np.ndarray:
+    """The link-wide state :func:`advance` carries from batch to batch (see there)."""
+    per_byte = 8.0 / capacity_bps if capacity_bps else 0.0
+    return np.array([-np.inf, np.inf, -1.0, per_byte])
+
+
 @njit(cache=True)
 def _queue_s(t: float, last_drop_s: float, queue_full_s: float) -> float:
     return queue_full_s if t - last_drop_s < QUEUE_RECENT_S * queue_full_s else 0.0
@@ -183,7 +195,12 @@ def advance(
     """Advance the per-flow state over one batch of packets (see the module docstring).
 
     ``link[0]`` carries the time of the latest loss at the link from batch to batch,
-    ``link[1]`` the time of the first, ``link[2]`` the flow of the latest departure (-1: none).
+    ``link[1]`` the time of the first, ``link[2]`` the flow of the latest departure (-1: none),
+    ``link[3]`` the link's transmission time per byte, 8 / C, when the capacity is given (0
+    otherwise: the first flight then closes at any gap over ``GAP_MIN_S`` and four times its
+    longest, as before; the smallest spacing of departures is no safe stand-in, since a
+    trace may begin with a flow's first flight and its second, an RTT apart)
+    (:func:`new_link`).
     """
     for k in range(time_s.size):
         i = flow[k]
@@ -193,6 +210,7 @@ def advance(
             link[0] = lt
         if lt == lt and lt < link[1]:
             link[1] = lt
+        per_byte = link[3]
         fi[i, _PK] += 1
         if fi[i, _PK] == 1:
             fs[i, _FIRST] = t
@@ -212,7 +230,8 @@ def advance(
                 fi[i, _PHASE] = 3
         elif fi[i, _PHASE] == 1 and not dropped[k]:
             gap = t - fs[i, _LAST]
-            if gap > GAP_MIN_S and gap > GAP_FACTOR * fs[i, _FL_GAP]:
+            inside = max(fs[i, _FL_GAP], per_byte * size_bytes[k])
+            if gap > GAP_MIN_S and gap > GAP_FACTOR * inside:
                 queue = _queue_s(t, link[0], queue_full_s)
                 fs[i, _QRTT] = queue
                 fs[i, _TSAMPLE] = t
