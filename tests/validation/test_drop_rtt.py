@@ -48,3 +48,54 @@ def test_one_loss_episode_needs_enough_drops() -> None:
     # Fewer drops than ALL_AGREE_MIN_DROPS (two drops of one burst can agree by coincidence).
     assert np.isnan(_rtts(ALL_AGREE_MIN_DROPS - 1, RTT_S + 0.1))
     assert abs(_rtts(ALL_AGREE_MIN_DROPS, RTT_S + 0.1) - RTT_S) < 3e-5
+
+
+def test_a_rival_lag_of_the_first_episode_is_outvoted_by_the_later_ones() -> None:
+    """Flow 0: 300 departures at random times in 0-3 s (seed 11). First loss episode: a drop
+    one RTT after each departure before 0.1 s, and a departure 0.2 s before each of those
+    drops, so that every drop of that episode also shows a lag of 0.2 s (a burst's pattern
+    repeated, as the hundreds of drops of a slow-start overflow do). Second episode, more
+    than 1 s later: a drop one RTT after each of 4 departures after 1.2 s, the first of them
+    also 0.2 s after a departure (one coincidence, as a flow's dense departures give).
+    Counted over all drops the rival lag has as many votes as the RTT from the first episode,
+    over half the best's, and the flow got no RTT (before the second episode's drops were
+    counted apart); those drops give the RTT 4 votes and the rival 1."""
+    rng = np.random.default_rng(11)
+    departures = np.sort(rng.uniform(0.0, 3.0, 300))
+    first = departures[departures < 0.1] + RTT_S
+    second = departures[departures > 1.2][:4] + RTT_S
+    assert first.size >= 6
+    rival = np.concatenate([first, second[:1]]) - 0.2
+    time_s = np.concatenate([departures, rival, first, second])
+    dropped = np.concatenate(
+        [np.zeros(departures.size + rival.size, bool), np.ones(first.size + second.size, bool)]
+    )
+    order = np.argsort(time_s, kind="stable")
+    state = DropRtt()
+    state.advance(1, time_s[order], np.zeros(time_s.size, dtype=np.int64), dropped[order])
+    assert abs(float(state.rtts(1)[0]) - RTT_S) < 3e-5
+    # The first episode alone: its drops agree on both lags, and no RTT is given.
+    state = DropRtt()
+    keep = time_s[order] < 1.0
+    state.advance(
+        1, time_s[order][keep], np.zeros(int(keep.sum()), dtype=np.int64), dropped[order][keep]
+    )
+    assert np.isnan(state.rtts(1)[0])
+
+
+def test_the_full_buffer_delay_bounds_the_lag_from_below() -> None:
+    """One loss episode (5 drops) whose every drop also shows a lag of 12 ms: a departure 12 ms
+    before each (a regular burst matches short lags, a few packets' spacings, as in 004
+    §VII's mix at N_b = 2, seed 3, 95 %). Under the queued sample 0.4 s both lags have every
+    drop: no RTT. That sample holds at most the full buffer's delay (here 0.2 s) of queueing,
+    so the RTT is at least 0.2 s, and the lag every drop agrees on above it is the RTT."""
+    time_s, _, dropped = _one_burst(5)
+    extra = time_s[dropped] - 0.012
+    time_s = np.concatenate([time_s, extra])
+    dropped = np.concatenate([dropped, np.zeros(extra.size, bool)])
+    order = np.argsort(time_s, kind="stable")
+    state = DropRtt()
+    state.advance(1, time_s[order], np.zeros(time_s.size, dtype=np.int64), dropped[order])
+    assert np.isnan(state.rtts(1, np.array([RTT_S + 0.1]))[0])
+    rtt = state.rtts(1, np.array([RTT_S + 0.1]), np.array([RTT_S + 0.1 - 0.2]))[0]
+    assert abs(rtt - RTT_S) < 3e-5

@@ -28,7 +28,10 @@ flows on a large buffer lose only when their slow start overflows it) the flow g
 RTT sample that includes this link's queue is known (the first-round spacing: the RTT plus
 the queue, so no shorter than the RTT), the lag no longer than that sample on which every
 drop examined agrees, with at least ``ALL_AGREE_MIN_DROPS`` drops and no lag
-``RUNNER_UP_DISTANCE_S`` away within the bound as many votes. Memory: a ring of the link's
+``RUNNER_UP_DISTANCE_S`` away within the bound as many votes; the lag is also no shorter than
+that sample less the full buffer's delay B/C where the sample is a clean first round (the
+queueing in it is at most B/C; a regular burst also matches short lags, a few packets'
+spacings, on which every drop of an episode can agree). Memory: a ring of the link's
 latest ``RING`` departures (each linked to its flow's previous one, so that a drop walks its
 own flow's departures only) and ``CANDIDATES`` lags for each flow that drops, up to
 ``MAX_POOL_FLOWS`` flows.
@@ -80,6 +83,9 @@ class DropRtt:
         self.pool_lag = np.zeros((64, CANDIDATES))
         self.pool_votes = np.zeros((64, CANDIDATES), dtype=np.int64)
         self.pool_voted = np.zeros((64, CANDIDATES))  # 1: a vote from a later round trip
+        # votes from drops of other loss episodes than the seed's, and those drops
+        self.pool_far = np.zeros((64, CANDIDATES), dtype=np.int64)
+        self.pool_far_drops = np.zeros(64, dtype=np.int64)
         self.pool_last = np.zeros(64)  # time of the seed drop
         # per pool row: candidates, drops examined since the seed, rows used (in [0, 0])
         self.pool_n = np.zeros(64, dtype=np.int64)
@@ -103,6 +109,12 @@ class DropRtt:
                 [self.pool_votes, np.zeros((new - rows, CANDIDATES), dtype=np.int64)]
             )
             self.pool_voted = np.concatenate([self.pool_voted, np.zeros((new - rows, CANDIDATES))])
+            self.pool_far = np.concatenate(
+                [self.pool_far, np.zeros((new - rows, CANDIDATES), dtype=np.int64)]
+            )
+            self.pool_far_drops = np.concatenate(
+                [self.pool_far_drops, np.zeros(new - rows, dtype=np.int64)]
+            )
             self.pool_last = np.concatenate([self.pool_last, np.zeros(new - rows)])
             self.pool_n = np.concatenate([self.pool_n, np.zeros(new - rows, dtype=np.int64)])
             self.pool_drops = np.concatenate(
@@ -123,6 +135,8 @@ class DropRtt:
             self.pool_lag,
             self.pool_votes,
             self.pool_voted,
+            self.pool_far,
+            self.pool_far_drops,
             self.pool_last,
             self.pool_n,
             self.pool_drops,
@@ -132,7 +146,12 @@ class DropRtt:
             dropped,
         )
 
-    def rtts(self, flows: int, upper_bound_s: np.ndarray | None = None) -> np.ndarray:
+    def rtts(
+        self,
+        flows: int,
+        upper_bound_s: np.ndarray | None = None,
+        lower_bound_s: np.ndarray | None = None,
+    ) -> np.ndarray:
         """Each flow's RTT from its drops, s (NaN where the drops do not agree on one).
 
         ``upper_bound_s`` (per flow, NaN: none) is an RTT sample that includes this link's
@@ -140,6 +159,9 @@ class DropRtt:
         flow whose drops all fall in one loss episode gets the lag within the bound on which
         every drop examined agrees (at least ``ALL_AGREE_MIN_DROPS``), when no lag
         ``RUNNER_UP_DISTANCE_S`` or more away within the bound has as many votes.
+        ``lower_bound_s`` (per flow, NaN: none) is the least RTT that sample allows: it
+        exceeds the RTT by at most the full buffer's delay B/C (the most queueing a packet
+        meets here), so lags shorter than the sample less B/C are left out of that rule.
         """
         out = np.full(flows, np.nan)
         for i in np.flatnonzero(self.row[:flows] >= 0):
@@ -162,10 +184,30 @@ class DropRtt:
             ):
                 out[i] = float(lags[best])
                 continue
+            # The same test on the drops of the other loss episodes alone: a slow-start
+            # overflow's hundreds of drops repeat one burst's pattern and lend rival lags
+            # votes by coincidence, which the other episodes' drops do not.
+            far = int(self.pool_far_drops[r])
+            if far >= MIN_VOTES:
+                votes = self.pool_far[r, :n]
+                best = int(np.argmax(votes))
+                agree = int(votes[best])
+                others = np.abs(lags - lags[best]) > RUNNER_UP_DISTANCE_S
+                runner_up = int(votes[others].max()) if others.any() else 0
+                if (
+                    agree >= MIN_VOTES
+                    and agree >= MIN_AGREEMENT * far
+                    and runner_up <= MAX_RUNNER_UP * agree
+                ):
+                    out[i] = float(lags[best])
+                    continue
             bound = np.nan if upper_bound_s is None else float(upper_bound_s[i])
             if not (np.isfinite(bound) and examined >= ALL_AGREE_MIN_DROPS):
                 continue
             within = lags <= bound + TOLERANCE_S
+            least = np.nan if lower_bound_s is None else float(lower_bound_s[i])
+            if np.isfinite(least):
+                within &= lags >= least - TOLERANCE_S
             if not within.any():
                 continue
             votes = np.where(within, self.pool_votes[r, :n], -1)
@@ -199,11 +241,12 @@ def _seed(ring_t, ring_prev, tail, head, lag, t, i):  # type: ignore[no-untyped-
 
 @njit(cache=True)
 def _reseed(  # type: ignore[no-untyped-def]
-    ring_t, ring_prev, tail, head, pool_lag, pool_votes, pool_voted, pool_n, r, t, i
+    ring_t, ring_prev, tail, head, pool_lag, pool_votes, pool_voted, pool_far, pool_n, r, t, i
 ):
     pool_n[r] = _seed(ring_t, ring_prev, tail, head, pool_lag[r], t, i)
     pool_votes[r, :] = 0
     pool_voted[r, :] = 0.0
+    pool_far[r, :] = 0
 
 
 @njit(cache=True)
@@ -216,6 +259,8 @@ def _advance(  # type: ignore[no-untyped-def]
     pool_lag,
     pool_votes,
     pool_voted,
+    pool_far,
+    pool_far_drops,
     pool_last,
     pool_n,
     pool_drops,
@@ -242,9 +287,21 @@ def _advance(  # type: ignore[no-untyped-def]
             used[0] += 1
             row[i] = r
             _reseed(
-                ring_t, ring_prev, tail, head[0], pool_lag, pool_votes, pool_voted, pool_n, r, t, i
+                ring_t,
+                ring_prev,
+                tail,
+                head[0],
+                pool_lag,
+                pool_votes,
+                pool_voted,
+                pool_far,
+                pool_n,
+                r,
+                t,
+                i,
             )
             pool_drops[r] = 0
+            pool_far_drops[r] = 0
             pool_last[r] = t
             continue
         n = pool_n[r]
@@ -253,12 +310,27 @@ def _advance(  # type: ignore[no-untyped-def]
             and pool_votes[r, :n].max() + 1 < MIN_AGREEMENT * (pool_drops[r] + 1)
         ):
             _reseed(
-                ring_t, ring_prev, tail, head[0], pool_lag, pool_votes, pool_voted, pool_n, r, t, i
+                ring_t,
+                ring_prev,
+                tail,
+                head[0],
+                pool_lag,
+                pool_votes,
+                pool_voted,
+                pool_far,
+                pool_n,
+                r,
+                t,
+                i,
             )
             pool_drops[r] = 0
+            pool_far_drops[r] = 0
             pool_last[r] = t
             continue
         pool_drops[r] += 1
+        far = t - pool_last[r] > MAX_LAG_S
+        if far:
+            pool_far_drops[r] += 1
         cand = pool_lag[r, :n]
         last = -1
         q = tail[i]
@@ -276,7 +348,8 @@ def _advance(  # type: ignore[no-untyped-def]
                     pool_votes[r, c] += 1
                     # A vote from another loss episode than the seed's: the drops of one
                     # burst repeat one pattern of lags and may agree by coincidence.
-                    if t - pool_last[r] > MAX_LAG_S:
+                    if far:
                         pool_voted[r, c] = 1.0
+                        pool_far[r, c] += 1
                     last = c
             q = ring_prev[j]

@@ -349,8 +349,18 @@ def estimate_trace(
         # the RTT: the second flight left after an acknowledgement of a packet of the first
         # (one RTT at least) or a retransmission timeout (1 s before any RTT sample, at
         # least the smoothed RTT after: RFC 6298 §2).
+        # The queueing in that sample is at most the full buffer's delay B/C, so the RTT is
+        # no shorter than the sample less B/C, where the sample is a first round of two
+        # packets or more with no drop in it (a lone first packet may wait for a delayed
+        # ACK's timer, RFC 5681 §4.2; a drop puts a timeout in it). Where the buffer is not
+        # given there is no such bound.
         n = len(reader.flows)
-        acc.drop_rtt_s = drop_rtt.rtts(n, acc.fs[:n, kernel.F["raw_rtt_s"]])
+        raw = acc.fs[:n, kernel.F["raw_rtt_s"]]
+        clean = (acc.fi[:n, kernel.I["first_flight_drops"]] == 0) & (
+            acc.fi[:n, kernel.I["flight1_packets"]] >= 2
+        )
+        least = np.where(clean & (queue_full_s > 0), raw - queue_full_s, np.nan)
+        acc.drop_rtt_s = drop_rtt.rtts(n, raw, least)
     return _summarize(reader, acc, warm_abs, capacity_bps)
 
 
