@@ -32,26 +32,63 @@ from __future__ import annotations
 
 import argparse
 import math
+import pickle
 import platform
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
 from models.bscl import bscl_buffer
 from validation.harness.bscl import CAPACITY_BPS, RTT_S, mix_scenario
-from validation.simulator import simulate
+from validation.simulator import Scenario, simulate
 from validation.traces import estimate_trace, open_trace
 from validation.traces.estimate import _bursts
 from validation.traces.sizing import size_from_estimates
 from validation.traces.synthetic import relative_error, simulated_trace, write_csv
+
+T = TypeVar("T")
 
 HEADER = (
     "| seed | N_b | C_e/C | N_b est | err | T_e est ms | 95 % interval ms | T_e ms | err | "
     "C_e/C est | C_e/C meas | L̄ est | L̄ | B est pkts | B truth pkts | err | B=C·T_avg | loss |"
 )
 VERIFY_HEADER = " loss at B est | util | loss at B truth | B=C·T/√N_b | loss |"
+
+
+def _cached(args: argparse.Namespace, key: str, compute: Callable[[], T]) -> T:
+    """``compute()``, kept in ``--cache DIR`` under ``key`` when that option is given.
+
+    The simulations do not depend on the estimator, so a re-run after an estimator change
+    re-reads them instead of simulating again (same simulator, same seeds).
+    """
+    if args.cache is None:
+        return compute()
+    path = args.cache / f"{key}.pkl"
+    if path.exists():
+        with path.open("rb") as handle:
+            value: T = pickle.load(handle)
+        return value
+    value = compute()
+    args.cache.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as handle:
+        pickle.dump(value, handle)
+    return value
+
+
+def _loss(
+    args: argparse.Namespace, sc: Scenario, key: str, buffer: int, seed: int
+) -> tuple[float, float]:
+    """Loss rate and utilization of the mix at ``buffer`` packets (cached like the traces)."""
+
+    def run() -> tuple[float, float]:
+        result = simulate(sc, buffer, seed)
+        return result.loss_rate, result.utilization
+
+    return _cached(args, f"{key}_B{buffer}", run)
 
 
 def row(
@@ -61,7 +98,10 @@ def row(
     wire = sc.wire_bytes
     buffer_ct = max(int(CAPACITY_BPS * RTT_S / (8 * wire)), 1)
     started = time.perf_counter()
-    sim = simulated_trace(sc, buffer_ct, seed, lbp_groups=("LBP",))
+    key = f"s{seed}_n{flows}_c{share}_{'full' if args.full else 'short'}"
+    sim = _cached(
+        args, f"{key}_trace", lambda: simulated_trace(sc, buffer_ct, seed, lbp_groups=("LBP",))
+    )
     path = tmp / f"trace_{flows}_{share}.csv"
     write_csv(sim.trace, path)
     est = estimate_trace(
@@ -110,17 +150,17 @@ def row(
         f"{buffer_ct} | {sim.loss_rate:.2%} |"
     )
     if args.verify and math.isfinite(sized):
-        bscl_run = simulate(sc, max(math.ceil(sized), 1), seed)
+        bscl_loss, bscl_util = _loss(args, sc, key, max(math.ceil(sized), 1), seed)
         truth_loss = (
-            f"{simulate(sc, max(math.ceil(b_true), 1), seed).loss_rate:.2%}"
+            f"{_loss(args, sc, key, max(math.ceil(b_true), 1), seed)[0]:.2%}"
             if math.isfinite(b_true)
             else "n/a"
         )
         stanford = max(int(buffer_ct / math.sqrt(flows)), 1)
-        stanford_run = simulate(sc, stanford, seed)
+        stanford_loss = _loss(args, sc, key, stanford, seed)[0]
         text += (
-            f" {bscl_run.loss_rate:.2%} | {bscl_run.utilization:.1%} | "
-            f"{truth_loss} | {stanford} | {stanford_run.loss_rate:.2%} |"
+            f" {bscl_loss:.2%} | {bscl_util:.1%} | "
+            f"{truth_loss} | {stanford} | {stanford_loss:.2%} |"
         )
     print(
         f"{text}  ({time.perf_counter() - started:.0f} s; classes {est.class_counts})",
@@ -137,6 +177,11 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="200 s runs (004 §VII's length)")
     parser.add_argument("--verify", action="store_true")
     parser.add_argument("--markdown", type=Path, help="also write the table to this file")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        help="keep the simulations here and re-use them (estimator changes need no re-simulation)",
+    )
     args = parser.parse_args()
     header = HEADER + (VERIFY_HEADER if args.verify else "")
     lines = [header, "|" + "---|" * (header.count("|") - 1)]
