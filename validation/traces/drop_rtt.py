@@ -23,8 +23,11 @@ RTT is the candidate with the most votes among those voted for by a drop more th
 pattern of lags and can agree by coincidence), when
 at least ``MIN_VOTES`` drops agree on it, they are at least ``MIN_AGREEMENT`` of the drops
 examined, and no lag ``RUNNER_UP_DISTANCE_S`` or more away has more than ``MAX_RUNNER_UP`` of its
-votes. Otherwise (for example a flow whose drops all fall in one loss episode: a few LBP
-flows on a large buffer lose only when their slow start overflows it) the flow gets, when an
+votes; failing that, the same test on the votes of the other episodes' drops alone (a
+slow-start overflow's hundreds of drops repeat one burst's pattern and lend rival lags votes
+that the later episodes do not). Otherwise (for example a flow whose drops all fall in one
+loss episode: a few LBP flows on a large buffer lose only when their slow start overflows it)
+the flow gets, when an
 RTT sample that includes this link's queue is known (the first-round spacing: the RTT plus
 the queue, so no shorter than the RTT), the lag no longer than that sample on which every
 drop examined agrees, with at least ``ALL_AGREE_MIN_DROPS`` drops and no lag

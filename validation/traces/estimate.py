@@ -39,17 +39,17 @@ state) and returns :class:`TraceEstimates`:
   that follow a loss); a one-sided binomial test of the explained count gives a p-value. The
   interval runs from the LBP flows that are sure (``SURE_DROPS`` drops here, or
   p < ``LBP_P_VALUE``) to the LBP flows plus the RBP flows with p < ``UNSURE_P_VALUE``.
-- **per-flow RTTs**: BSCL's RTT excludes the queueing at this link (004 §III.A). With the
-  link's drop events (CSV), the lag from a departure to the drop of the packet its
-  acknowledgement released, on which the flow's drops agree (:mod:`validation.traces.drop_rtt`):
-  a drop is timed at the packet's arrival, so no queueing here is in it. The flow's
-  first-round spacing bounds that lag from above (it is the RTT plus this link's queue), which
-  lets the drops of a single loss episode give it when they all agree on one lag below the
-  bound (a flow that starts into a standing queue and loses only in its slow start). Otherwise the
-  handshake RTT where the capture saw it, or the first-round spacing (H. Jiang, C. Dovrolis,
-  CCR 2002, [21] of 004 §VI); both include the queueing of one packet at this link at the
-  flow's start: samples taken once the link is congested are reduced by the median excess
-  over those taken before (:func:`_queue_corrected_rtts`). The queue varies around that
+- **per-flow RTTs**: BSCL's RTT excludes the queueing at this link (004 §III.A). With the link's
+  drop events (CSV), the lag from a departure to the drop of the packet its acknowledgement
+  released, on which the flow's drops agree (:mod:`validation.traces.drop_rtt`): a drop is timed
+  at the packet's arrival, so no queueing here is in it. The flow's first-round spacing bounds
+  that lag from above (it is the RTT plus this link's queue) and, less the full buffer's delay
+  B/C, from below, which lets the drops of a single loss episode give it when they all agree on
+  one lag within the bounds (a flow that starts into a standing queue and loses only in its slow
+  start). Otherwise the handshake RTT where the capture saw it, or the first-round spacing (H.
+  Jiang, C. Dovrolis, CCR 2002, [21] of 004 §VI); both include the queueing of one packet at this
+  link at the flow's start: samples taken once the link is congested are reduced by the median
+  excess over those taken before (:func:`_queue_corrected_rtts`). The queue varies around that
   median, so such an RTT is still off by up to the buffer's delay.
 - **T_e** = N_b / Σ 1/T_i over the LBP flows (004 eq. 12), with a 95 % percentile bootstrap
   interval over the flows (``BOOTSTRAP_REPS`` resamples, seed ``BOOTSTRAP_SEED``).
