@@ -1,7 +1,9 @@
 """Accuracy of the trace estimators on 004 §VII's simulated mix, whose truth is known.
 
 Run with ``.venv/bin/python benchmarks/trace_estimates_table.py [--flows 2,10,20,50,100,200,400]
-[--shares 0.95,0.9,0.8] [--seed 1[,2,...]] [--full] [--verify] [--markdown FILE]``.
+[--shares 0.95,0.9,0.8] [--seed 1[,2,...]] [--full] [--verify] [--markdown FILE] [--cache DIR]``
+(``--cache``: the simulations are kept in DIR and re-read, e.g. after an estimator change; the
+simulator must be the same).
 
 Each row simulates 004 §VII's traffic on its 50 Mbit/s target link, built by the validation
 harness (:func:`validation.harness.bscl.mix_scenario`, the mix of the ``bscl_loss`` rows):
