@@ -1,8 +1,10 @@
 """004 §VII's loss at 300 LBP flows in ns-2.35 and in bufsize, on the same flows.
 
 Run with ``.venv/bin/python benchmarks/ns2_bscl_mix.py [--buffers 2459,672,38] [--seeds 1,2,3]
-[--access 1e9] [--short] [--ack-every-packet] [--markdown FILE]``. Needs ns-2.35 on the PATH as
-``ns`` (Debian's package ``ns2``: ``apt-get install ns2``); the project does not install it.
+[--access 1e9] [--short] [--ack-every-packet] [--simulators ns-2,bufsize] [--markdown FILE]``.
+Needs ns-2.35 on the PATH as ``ns`` (Debian's package ``ns2``: ``apt-get install ns2``); the
+project does not install it. ``--simulators bufsize`` runs bufsize's side alone (to re-measure it
+after a change of the simulator; ns-2's side does not change).
 
 004 §VII: "We evaluated the BSCL scheme using NS-2 simulations", with "NewReno, Delayed ACKs,
 the SACK option, 1500-byte data packets, and 10,000-packet advertised windows" (Appendix).
@@ -157,9 +159,13 @@ def main() -> None:
     parser.add_argument("--access", type=float, default=1e9)
     parser.add_argument("--short", action="store_true", help="with the Poisson short flows")
     parser.add_argument("--ack-every-packet", action="store_true", help="a diagnosis")
+    parser.add_argument("--simulators", default="ns-2,bufsize", help="ns-2, bufsize or both")
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args()
-    if shutil.which("ns") is None:
+    simulators = args.simulators.split(",")
+    if not set(simulators) <= {"ns-2", "bufsize"}:
+        raise SystemExit("--simulators takes ns-2, bufsize or both")
+    if "ns-2" in simulators and shutil.which("ns") is None:
         raise SystemExit("ns-2.35 is not on the PATH (Debian: apt-get install ns2)")
     buffers = [int(b) for b in args.buffers.split(",")]
     seeds = [int(s) for s in args.seeds.split(",")]
@@ -174,10 +180,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for b in buffers:
             for s in seeds:
-                for name, result in (
-                    ("ns-2", ns2_run(sc, b, s, Path(tmp), sink)),
-                    ("bufsize", bufsize_run(sc, b, s)),
-                ):
+                for name in simulators:
+                    if name == "ns-2":
+                        result = ns2_run(sc, b, s, Path(tmp), sink)
+                    else:
+                        result = bufsize_run(sc, b, s)
                     runs.setdefault((name, b), []).append(result)
                     per_run.append(
                         f"- {name}, B {b}, seed {s}: loss {100 * result['loss']:.3f}%, LBP "
@@ -190,6 +197,7 @@ def main() -> None:
         f"--access {args.access:g}"
         + (" --short" if args.short else "")
         + (" --ack-every-packet" if args.ack_every_packet else "")
+        + ("" if args.simulators == "ns-2,bufsize" else f" --simulators {args.simulators}")
     )
     lines = [
         f"Command: `.venv/bin/python {command}` ({time.perf_counter() - started:.0f} s wall)",
@@ -205,7 +213,7 @@ def main() -> None:
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for b in buffers:
-        for name in ("ns-2", "bufsize"):
+        for name in simulators:
             rs = runs[(name, b)]
             lines.append(
                 f"| {b} | {name} | {cell([r['loss'] for r in rs], 100, 2)} "

@@ -53,10 +53,10 @@ RBP_FLOWS, WINDOW_LIMITED_FLOWS = 20, 10
 #: and up to about C_e while the other recovers, so the rate must exceed C; above C a
 #: delayed-ACK pair waits one packet time behind its twin (120 µs at 100 Mb/s, 12 µs at
 #: 1 Gb/s) against RTTs of 20 ms and more, and nothing in 004 chooses. Measured at 300 LBP
-#: flows, Table I's BSCL size, seeds 1-6: 1.70% loss at 1 Gb/s, 1.60-1.66% from 400 down to
-#: 60 Mb/s, 1.74% at 51 Mb/s, all above 1.5% (benchmarks/results/bscl_access_sensitivity.md).
-#: ns-2.35 on the same flows, without the short flows, gives 1.30% at 1 Gb/s and 1.25% at
-#: 100 Mb/s (benchmarks/results/ns2_bscl_mix.md).
+#: flows, Table I's BSCL size, seeds 1-6: 1.33% loss at 1 Gb/s and 1.25-1.37% at every rate
+#: from 51 Mb/s to 1 Gb/s (benchmarks/results/bscl_access_sensitivity.md). ns-2.35 on the same
+#: flows, without the short flows, gives 1.30% at 1 Gb/s and 1.25% at 100 Mb/s, this simulator
+#: 1.24% and 1.18% (benchmarks/results/ns2_bscl_mix.md).
 LBP_ACCESS_BPS = 1e9
 
 
@@ -133,27 +133,24 @@ MIX_NOTE = (
     "window-limited flows and Poisson short flows of 14 packets, the non-LBP 10% split 40/40/20."
     " RTTs uniform in 20-414 ms (mean 217 ms); ns-2's TCP as the paper ran it: 1/cwnd per ACK, "
     "delayed ACKs with ns-2's 100 ms timer; the LBP, window-limited and short flows behind 1 "
-    "Gb/s access links (004 does not give the rate). Full suite: loss 1.72% (BSCL), 6.0% (C·T), "
-    "12.6% (Stanford), in the paper's order. Why BSCL's loss is above 1.5%: this simulator's TCP"
-    " sender, not the mix. ns-2.35 given the same flows loses 1.35 ± 0.15%, 4.09 ± 0.89% and "
-    "10.52 ± 3.08% at these three sizes (seeds 1-3; 1.30%, 3.87%, 10.03% without the short "
-    "flows, seeds 1-6), the paper's figures, where this simulator loses 1.74%, 6.05% and 12.52% "
-    "(1.57%, 5.51%, 11.71%). Both lose 1.8-1.9 packets per loss event (the two segments a "
-    "delayed ACK releases, dropped together at a full buffer), so that is not the gap; the LBP "
-    "flows here see 1.26x ns-2's loss events (0.88% of their packets against 0.70% at 2459 "
-    "packets; eq. 2, on which K_p rests, gives about 0.79%), in every RTT band and with the same"
-    " packets per flow. The cause is the sender's window test: the simulator sends while the "
-    "flight is below cwnd, so with ns-2's fractional cwnd the flight reaches ceil(cwnd), one "
-    "segment more than RFC 5681 §2 (cwnd) and ns-2 (window() = (int)cwnd_) allow; its reference "
-    "implementation with whole segments gives 1.36 ± 0.16%, 4.17 ± 0.95% and 9.45 ± 2.32% on "
-    "this mix (seeds 1-3), ns-2's figures (benchmarks/bscl_send_rule.py; the simulator is left "
-    "unchanged here). Not the access rate, which 004 leaves open: the loss here is 1.60-1.74% at"
-    " every rate above C (51 Mb/s to 1 Gb/s; lower rates would bottleneck an LBP flow at N_b = "
-    "2, which carries up to about C_e), and ns-2 gives 1.25% with 100 Mb/s links. Not the RTTs: "
-    "Table I's sizes are for the paper's RTTs (C·T_avg 672 packets is T_avg 161 ms); LBP RTTs "
-    "log-spaced over 20-534 ms, which give Table I's T_avg (157 ms) and T_e (69 ms), lose more "
-    "here (1.91%), and the BSCL size of this mix's own parameters, 2139 packets (T_e 128 ms), "
-    "loses 1.97%. The window-limited flows carry about 1.2% of C, not 4%. Figures: "
+    "Gb/s access links (004 does not give the rate). Full suite: loss 1.34% (BSCL), 4.05% (C·T),"
+    " 9.37% (Stanford), in the paper's order and inside its three readings. ns-2.35 given the "
+    "same flows (benchmarks/ns2_bscl_mix.py, seeds 1-3) loses 1.35 ± 0.15%, 4.09 ± 0.89% and "
+    "10.52 ± 3.08% at these sizes, this simulator 1.35 ± 0.24%, 4.09 ± 0.77% and 9.23 ± 2.52% "
+    "(without the short flows, seeds 1-6: ns-2 1.30%, 3.87%, 10.03%; here 1.24%, 3.69%, "
+    "8.56%): the LBP flows see ns-2's loss-event rate at 2459 packets (0.72% against 0.73%) "
+    "and less at 38 (5.56% against 6.62%), with 1.6-1.9 packets per loss event in both (the two"
+    " segments a delayed ACK releases, dropped together at a full buffer). Until the sender took"
+    " whole segments of cwnd (RFC 5681 §2; ns-2's window() is (int)cwnd_), the flight reached "
+    "ceil(cwnd) with ns-2's fractional cwnd, the LBP flows saw 1.26x ns-2's loss events, and "
+    "these rows lost 1.72%, 6.00% and 12.58%: BSCL and C·T disagreed "
+    "(benchmarks/bscl_send_rule.py). The access rate, which 004 leaves open, moves BSCL's loss "
+    "between 1.25% and 1.37% at every rate above C (51 Mb/s to 1 Gb/s; lower rates would "
+    "bottleneck an LBP flow at N_b = 2, which carries up to about C_e). The RTTs: Table I's "
+    "sizes are for the paper's RTTs (C·T_avg 672 packets is T_avg 161 ms); LBP RTTs log-spaced "
+    "over 20-534 ms, which give Table I's T_avg (157 ms) and T_e (69 ms), lose more here "
+    "(1.47%, 5.27%, 12.54%), and the BSCL size of this mix's own parameters, 2139 packets (T_e "
+    "128 ms), loses 1.53%. The window-limited flows carry about 1.2% of C, not 4%. Figures: "
     "benchmarks/results/ns2_bscl_mix.md and bscl_access_sensitivity.md."
 )
 
