@@ -513,15 +513,13 @@ def test_window_limited_flow_that_lost_only_in_the_warm_up(
     assert abs(est.effective_rtt_s.value - sim.effective_rtt_s) <= 0.1 * sim.effective_rtt_s
 
 
-def test_loss_free_stretches_after_the_warm_up() -> None:
-    """Flow 0 sends a packet every 0.1 s from 0 to 29.9 s, silent from 12.0 to 14.0 s, and
-    loses packets at 5 s (in the warm-up of 10 s), 15 s and 17 s. Its loss-free stretches after
-    the warm-up: 10-15 s less its 2 s silence (31 departures), 15-17 s less 0.1 s (19), and
-    17-29.9 s (129, still open at its last packet, longest silence 0.1 s). The longest closed
-    one is kept; the open one is left for the estimator to weigh."""
-    time_s = np.round(np.arange(0.0, 30.0, 0.1), 6)
-    time_s = time_s[(time_s <= 12.0) | (time_s >= 14.0)]
-    dropped = np.isin(time_s, [5.0, 15.0, 17.0])
+def _advance_one_flow(
+    time_s: np.ndarray,
+    dropped: np.ndarray,
+    warmup_s: float,
+    capacity_bps: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's per-flow state after one flow's departures (1500 B each, flow 0)."""
     fs, fi = kernel.new_state(1)
     kernel.advance(
         fs,
@@ -532,10 +530,23 @@ def test_loss_free_stretches_after_the_warm_up() -> None:
         np.full(time_s.size, 1500, dtype=np.int64),
         dropped,
         np.where(dropped, time_s, np.nan),
-        10.0,
+        warmup_s,
         0.0,
-        kernel.new_link(None),
+        kernel.new_link(capacity_bps),
     )
+    return fs, fi
+
+
+def test_loss_free_stretches_after_the_warm_up() -> None:
+    """Flow 0 sends a packet every 0.1 s from 0 to 29.9 s, silent from 12.0 to 14.0 s, and
+    loses packets at 5 s (in the warm-up of 10 s), 15 s and 17 s. Its loss-free stretches after
+    the warm-up: 10-15 s less its 2 s silence (31 departures), 15-17 s less 0.1 s (19), and
+    17-29.9 s (129, still open at its last packet, longest silence 0.1 s). The longest closed
+    one is kept; the open one is left for the estimator to weigh."""
+    time_s = np.round(np.arange(0.0, 30.0, 0.1), 6)
+    time_s = time_s[(time_s <= 12.0) | (time_s >= 14.0)]
+    dropped = np.isin(time_s, [5.0, 15.0, 17.0])
+    fs, fi = _advance_one_flow(time_s, dropped, 10.0)
     assert abs(fs[0, kernel.F["longest_stretch_s"]] - 3.0) < 1e-6
     assert fi[0, kernel.I["longest_stretch_packets"]] == 31
     assert abs(fs[0, kernel.F["stretch_start_s"]] - 17.0) < 1e-6
@@ -549,20 +560,7 @@ def test_first_flight_drops_are_counted_before_the_first_round_sample() -> None:
     rows = [(0.0, 0), (0.0001, 1), (0.3, 0), (0.3001, 0), (0.3002, 1)]
     time_s = np.array([t for t, _ in rows])
     dropped = np.array([d for _, d in rows], dtype=np.bool_)
-    fs, fi = kernel.new_state(1)
-    kernel.advance(
-        fs,
-        fi,
-        np.full(1, np.nan),
-        time_s,
-        np.zeros(time_s.size, dtype=np.int64),
-        np.full(time_s.size, 1500, dtype=np.int64),
-        dropped,
-        np.where(dropped, time_s, np.nan),
-        0.0,
-        0.0,
-        kernel.new_link(None),
-    )
+    fs, fi = _advance_one_flow(time_s, dropped, 0.0)
     assert fi[0, kernel.I["first_flight_drops"]] == 1
     assert fi[0, kernel.I["start_drops"]] == 2
     assert abs(fs[0, kernel.F["raw_rtt_s"]] - 0.3) < 1e-9
@@ -579,20 +577,7 @@ def test_a_burst_at_the_link_rate_is_one_first_flight() -> None:
     tx_s = 1500 * 8 / 10e6
     time_s = np.round(np.concatenate([np.arange(10) * tx_s, 0.1 + np.arange(15) * tx_s]), 9)
     for capacity, n1, raw, n2 in ((10e6, 10, 0.1, 15), (None, 1, tx_s, 1)):
-        fs, fi = kernel.new_state(1)
-        kernel.advance(
-            fs,
-            fi,
-            np.full(1, np.nan),
-            time_s,
-            np.zeros(time_s.size, dtype=np.int64),
-            np.full(time_s.size, 1500, dtype=np.int64),
-            np.zeros(time_s.size, dtype=np.bool_),
-            np.full(time_s.size, np.nan),
-            1.0,
-            0.0,
-            kernel.new_link(capacity),
-        )
+        fs, fi = _advance_one_flow(time_s, np.zeros(time_s.size, dtype=np.bool_), 1.0, capacity)
         assert fi[0, kernel.I["flight1_packets"]] == n1
         assert abs(fs[0, kernel.F["raw_rtt_s"]] - raw) < 1e-9
         assert fi[0, kernel.I["flight2_packets"]] == n2

@@ -244,12 +244,30 @@ def _seed(ring_t, ring_prev, tail, head, lag, t, i):  # type: ignore[no-untyped-
 
 @njit(cache=True)
 def _reseed(  # type: ignore[no-untyped-def]
-    ring_t, ring_prev, tail, head, pool_lag, pool_votes, pool_voted, pool_far, pool_n, r, t, i
+    ring_t,
+    ring_prev,
+    tail,
+    head,
+    pool_lag,
+    pool_votes,
+    pool_voted,
+    pool_far,
+    pool_n,
+    pool_drops,
+    pool_far_drops,
+    pool_last,
+    r,
+    t,
+    i,
 ):
+    """Pool ``r`` starts again from drop ``i`` at ``t``: its candidate lags, votes and counts."""
     pool_n[r] = _seed(ring_t, ring_prev, tail, head, pool_lag[r], t, i)
     pool_votes[r, :] = 0
     pool_voted[r, :] = 0.0
     pool_far[r, :] = 0
+    pool_drops[r] = 0
+    pool_far_drops[r] = 0
+    pool_last[r] = t
 
 
 @njit(cache=True)
@@ -299,13 +317,13 @@ def _advance(  # type: ignore[no-untyped-def]
                 pool_voted,
                 pool_far,
                 pool_n,
+                pool_drops,
+                pool_far_drops,
+                pool_last,
                 r,
                 t,
                 i,
             )
-            pool_drops[r] = 0
-            pool_far_drops[r] = 0
-            pool_last[r] = t
             continue
         n = pool_n[r]
         if n == 0 or (
@@ -322,13 +340,13 @@ def _advance(  # type: ignore[no-untyped-def]
                 pool_voted,
                 pool_far,
                 pool_n,
+                pool_drops,
+                pool_far_drops,
+                pool_last,
                 r,
                 t,
                 i,
             )
-            pool_drops[r] = 0
-            pool_far_drops[r] = 0
-            pool_last[r] = t
             continue
         pool_drops[r] += 1
         far = t - pool_last[r] > MAX_LAG_S
