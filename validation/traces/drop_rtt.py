@@ -301,34 +301,21 @@ def _advance(  # type: ignore[no-untyped-def]
             head[0] = h + 1
             continue
         r = row[i]
-        if r < 0:
+        fresh = r < 0
+        if fresh:
             if used[0] >= pool_n.size:
                 continue
             r = used[0]
             used[0] += 1
             row[i] = r
-            _reseed(
-                ring_t,
-                ring_prev,
-                tail,
-                head[0],
-                pool_lag,
-                pool_votes,
-                pool_voted,
-                pool_far,
-                pool_n,
-                pool_drops,
-                pool_far_drops,
-                pool_last,
-                r,
-                t,
-                i,
-            )
-            continue
         n = pool_n[r]
-        if n == 0 or (
-            pool_drops[r] >= RESEED_DROPS
-            and pool_votes[r, :n].max() + 1 < MIN_AGREEMENT * (pool_drops[r] + 1)
+        if (
+            fresh
+            or n == 0
+            or (
+                pool_drops[r] >= RESEED_DROPS
+                and pool_votes[r, :n].max() + 1 < MIN_AGREEMENT * (pool_drops[r] + 1)
+            )
         ):
             _reseed(
                 ring_t,
