@@ -225,10 +225,15 @@ def main() -> None:
             f"- B {cell[1]}, {cell[0] / 1e6:g} Mb/s, seed {cell[2]}: {100 * r.loss_rate:.3f}, "
             f"{100 * r.lbp_event_rate:.3f}, {r.drops_per_event:.3f} ({r.wall_s:.0f} s)"
         )
+    emit(lines, args.markdown)
+
+
+def emit(lines: list[str], markdown: Path | None) -> None:
+    """Print the table, and write it to ``markdown`` when one is given."""
     text = "\n".join(lines) + "\n"
     print(text)
-    if args.markdown:
-        args.markdown.write_text(text)
+    if markdown:
+        markdown.write_text(text)
 
 
 if __name__ == "__main__":

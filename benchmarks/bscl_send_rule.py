@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT)]
 
-from bscl_access_sensitivity import interval, loss_events  # noqa: E402
+from bscl_access_sensitivity import emit, interval, loss_events  # noqa: E402
 from ns2_bscl_mix import LBP_FLOWS, scenario  # noqa: E402
 
 from tests.validation.reference import simulator as reference  # noqa: E402
@@ -127,10 +127,7 @@ def main() -> None:
             )
             print(lines[-1], flush=True)
     lines.insert(1, f"({time.perf_counter() - started:.0f} s wall)")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.markdown:
-        args.markdown.write_text(text)
+    emit(lines, args.markdown)
 
 
 if __name__ == "__main__":
