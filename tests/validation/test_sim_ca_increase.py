@@ -20,11 +20,12 @@ import pytest
 from validation.simulator import Scenario, simulate
 
 #: 10 Mb/s, 100 ms, 1000-byte packets: BDP = 125 packets and a 20-packet buffer; slow start's
-#: first loss leaves cwnd at 49-53 packets (seed 1), from which avoidance climbs to the BDP
-#: in 6-13 s without a loss. The receiver holds a lone segment's ACK 200 ms, as when the test was
-#: written: the timer shapes slow start's bursts, and with Linux's 40 ms (the default) slow start
-#: first loses at cwnd 164 instead of 86 (seed 1, delayed ACKs), which leaves 84.5 packets and
-#: too short a climb to 0.9·BDP to measure. The growth per ACK measured here is the sender's.
+#: first loss leaves cwnd at 45.5-51.5 packets (seed 1), from which avoidance climbs to 0.9·BDP
+#: in 6.1-13.6 s without a loss. The receiver holds a lone segment's ACK 200 ms, as when the
+#: test was written: the timer shapes slow start's bursts, and with Linux's 40 ms (the default)
+#: slow start first loses at cwnd 164 instead of 86 (seed 1, delayed ACKs), which leaves 84.5
+#: packets and too short a climb to 0.9·BDP to measure. The growth per ACK measured here is
+#: the sender's.
 RTT_S = 0.1
 BDP_PACKETS = 125
 BUFFER_PACKETS = 20

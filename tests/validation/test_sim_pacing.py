@@ -44,9 +44,9 @@ def test_fig_3_4_slow_access_links_behave_like_pacing(flows: int) -> None:
     # "The throughput of Paced TCP is around 70% ... while the throughput of the TCP Reno is
     # around 20%"; with 5 Mb/s access links "the two curves follow each other very closely".
     # Tolerances: paced 0.70 ± 0.12 (figure reading and our SACK model); Reno at most half of
-    # paced (the paper's ratio is 3.5; ours is 2.3-2.6 with SACK recovery);
+    # paced (the paper's ratio is 3.5; ours is 2.30-2.37 with SACK recovery);
     # 5 Mb/s access within 0.12 of paced. (With 10 flows the bottleneck is only 6.4 times
-    # faster than an access link and our 5 Mb/s curve falls 0.16 below paced; not tested.)
+    # faster than an access link and our 5 Mb/s curve falls 0.125 below paced; not tested.)
     sc = FIG_3_4 = FIG_3_1.replace(
         flows=flows, capacity_bps=flows * 3.2e6, duration_s=40.0, warmup_s=10.0
     )

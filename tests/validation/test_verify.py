@@ -141,7 +141,7 @@ def test_a_codel_port_is_checked_with_codel_dropping() -> None:
     # The verification of a CoDel port really runs CoDel: 000 Fig. 3.1's 100 Mb/s link with
     # 40 flows and a one-BDP buffer (1,250 packets of 1000 B at 100 ms). Measured with seed 1:
     # the same check on a drop-tail port gives a mean queueing delay of 99.9 ms at that size,
-    # with CoDel 7.9 ms (its 5 ms target plus the dropping state's excess, as in
+    # with CoDel 7.2 ms (its 5 ms target plus the dropping state's excess, as in
     # tests/validation/test_sim_aqm.py); under 25 ms can only come from the AQM.
     link = LinkScenario(capacity_bps=100e6, rtts_s=(0.1,), flows=40, packet_bytes=1000, aqm="codel")
     checked = verify(link, None, Targets(), replications=2, seed=1, size=("bdp", 1250))

@@ -35,11 +35,13 @@ TCP_MODEL = "TCP equation + M/M/1/B fixed point, carried load (000 §3.6 eqs. 3.
 RENO_NOTE = (
     "The paper's ns-2 Reno has no SACK; the simulator's nearest is NewReno, which repairs "
     "several losses of one window in one recovery where Reno without partial ACKs falls back "
-    "to a timeout after the second. Measured in the full suite: 0.34 (10 flows) and 0.32 (100 "
-    "flows) with SACK recovery, 0.28 and 0.27 with NewReno, at about 2.3% loss (receivers "
-    "holding an ACK 200 ms); with ns-2's 100 ms delayed-ACK interval, NewReno 0.282 and 0.283 "
-    "at 2.2% and 2.1% loss. The rest of the gap to 'around 20%' is the recovery Reno lacks, "
-    "not a scenario error."
+    "to a timeout after the second. Measured in the full suite (NewReno, ns-2's 100 ms "
+    "delayed-ACK interval, a window of whole segments as RFC 5681 §2 and ns-2 have it): 0.287 "
+    "(10 flows) and 0.285 (100 flows) at 1.75% and 1.68% loss; while a fractional window let "
+    "one segment more out, 0.282 and 0.283 at 2.2% and 2.1% loss, and before that, with "
+    "receivers holding an ACK 200 ms, 0.34 and 0.32 with SACK recovery, 0.28 and 0.27 with "
+    "NewReno, at about 2.3% loss. The rest of the gap to 'around 20%' is the recovery Reno "
+    "lacks, not a scenario error."
 )
 NOTES = {
     "f34_reno_n10": RENO_NOTE,
@@ -53,10 +55,11 @@ NOTES = {
     ),
     "f36_load_gain_n100": (
         "The measured mean gain is negative (full suite, ns-2's 100 ms delayed-ACK interval: "
-        "utilization 0.850 at offered load 1.5 with 36 timeouts per run, 0.980 at 1.0 with 18; "
-        "with a 200 ms interval 0.850 and 0.953, about 37 timeouts per run in both); the 99% "
-        "interval is about ±0.08-0.1 wide, so whether it reaches 0 turns on the replication "
-        "spread. The simulator does not show the paper's increase."
+        "utilization 0.858 at offered load 1.5 with 37 timeouts per run, 0.970 at 1.0 with 21; "
+        "0.850 and 0.980 with 36 and 18 while a fractional window let one segment more out; "
+        "with a 200 ms interval before that 0.850 and 0.953, about 37 timeouts per run in "
+        "both); the 99% interval is about ±0.08-0.1 wide, so whether it reaches 0 turns on the "
+        "replication spread. The simulator does not show the paper's increase."
     ),
 }
 
