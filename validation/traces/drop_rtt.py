@@ -176,34 +176,16 @@ class DropRtt:
             # The seed drop votes for its own candidates: count it among the drops.
             examined = int(self.pool_drops[r]) + 1
             votes = np.where(self.pool_voted[r, :n] > 0, self.pool_votes[r, :n], -1)
-            best = int(np.argmax(votes))
-            agree = int(votes[best]) + 1
-            others = np.abs(lags - lags[best]) > RUNNER_UP_DISTANCE_S
-            runner_up = int(votes[others].max()) + 1 if others.any() else 0
-            if (
-                agree >= MIN_VOTES
-                and agree >= MIN_AGREEMENT * examined
-                and runner_up <= MAX_RUNNER_UP * agree
-            ):
+            best = _agreed(lags, votes, examined, seed_votes=1)
+            # Failing that, the same test on the drops of the other loss episodes alone: a
+            # slow-start overflow's hundreds of drops repeat one burst's pattern and lend
+            # rival lags votes by coincidence, which the other episodes' drops do not.
+            far = int(self.pool_far_drops[r])
+            if best < 0 and far >= MIN_VOTES:
+                best = _agreed(lags, self.pool_far[r, :n], far, seed_votes=0)
+            if best >= 0:
                 out[i] = float(lags[best])
                 continue
-            # The same test on the drops of the other loss episodes alone: a slow-start
-            # overflow's hundreds of drops repeat one burst's pattern and lend rival lags
-            # votes by coincidence, which the other episodes' drops do not.
-            far = int(self.pool_far_drops[r])
-            if far >= MIN_VOTES:
-                votes = self.pool_far[r, :n]
-                best = int(np.argmax(votes))
-                agree = int(votes[best])
-                others = np.abs(lags - lags[best]) > RUNNER_UP_DISTANCE_S
-                runner_up = int(votes[others].max()) if others.any() else 0
-                if (
-                    agree >= MIN_VOTES
-                    and agree >= MIN_AGREEMENT * far
-                    and runner_up <= MAX_RUNNER_UP * agree
-                ):
-                    out[i] = float(lags[best])
-                    continue
             bound = np.nan if upper_bound_s is None else float(upper_bound_s[i])
             if not (np.isfinite(bound) and examined >= ALL_AGREE_MIN_DROPS):
                 continue
@@ -221,6 +203,21 @@ class DropRtt:
             if agree == examined and runner_up < agree:
                 out[i] = float(lags[best])
         return out
+
+
+def _agreed(lags: np.ndarray, votes: np.ndarray, drops: int, seed_votes: int) -> int:
+    """The candidate on which the drops agree (module docstring), or -1.
+
+    ``votes`` per candidate (-1: left out), ``drops`` the drops examined, ``seed_votes`` 1
+    where the seed drop counts among them (it votes for every candidate), else 0.
+    """
+    best = int(np.argmax(votes))
+    agree = int(votes[best]) + seed_votes
+    others = np.abs(lags - lags[best]) > RUNNER_UP_DISTANCE_S
+    runner_up = int(votes[others].max()) + seed_votes if others.any() else 0
+    if agree >= MIN_VOTES and agree >= MIN_AGREEMENT * drops and runner_up <= MAX_RUNNER_UP * agree:
+        return best
+    return -1
 
 
 @njit(cache=True)
