@@ -5,22 +5,22 @@ Run with ``.venv/bin/python benchmarks/bscl_send_rule.py [--buffers 2459,672,38]
 
 The diagnosis behind commit 6ca6bcb ("the window admits whole segments only"). Before it,
 bufsize's sender (``validation/simulator/core/sender.py`` and the pure Python reference in
-``tests/validation/reference/simulator.py``, ``try_send``) sent the next new segment while
-``snd_nxt - snd_una < cwnd``, and in SACK recovery while ``pipe < cwnd``: with a fractional
-cwnd (ns-2's growth adds 1/cwnd per ACK) the flight reached ceil(cwnd), one segment more than
-cwnd allows. RFC 5681 §2 (cwnd): the sender "MUST NOT send data with a sequence number higher
-than the sum of the highest acknowledged sequence number and the minimum of cwnd and rwnd", so a
-full-sized segment is sent only if it fits and the flight stays at most floor(cwnd); RFC 6675
-§5 (C): "(cwnd - pipe) >= 1 SMSS"; ns-2's ``TcpAgent::window()`` returns ``(int)cwnd_`` and
-``send_much`` sends while ``t_seqno_ <= highest_ack_ + win`` (tcp.cc); Linux keeps an integer
-``snd_cwnd``. The simulator now takes whole segments.
+``tests/validation/reference/simulator.py``, ``try_send``, now ``admits``) sent the next new
+segment while ``snd_nxt - snd_una < cwnd``, and in SACK recovery while ``pipe < cwnd``: with a
+fractional cwnd (ns-2's growth adds 1/cwnd per ACK) the flight reached ceil(cwnd), one segment
+more than cwnd allows. RFC 5681 §2 (cwnd): the sender "MUST NOT send data with a sequence number
+higher than the sum of the highest acknowledged sequence number and the minimum of cwnd and
+rwnd", so a full-sized segment is sent only if it fits and the flight stays at most floor(cwnd);
+RFC 6675 §5 (C): "(cwnd - pipe) >= 1 SMSS"; ns-2's ``TcpAgent::window()`` returns ``(int)cwnd_``
+and ``send_much`` sends while ``t_seqno_ <= highest_ack_ + win`` (tcp.cc); Linux keeps an
+integer ``snd_cwnd``. The simulator now takes whole segments.
 
 This script runs the reference implementation (event for event the compiled core) on the
 ``bscl_loss`` mix at Table I's sizes with its window test as it is now ("whole segments") and
-with the test it had before that commit ("ceil(cwnd)": :func:`ceil_rule_try_send`, a copy of
-``try_send`` with the old two comparisons), and prints the loss at the link, the LBP flows'
-loss-event rate and drops per event (as ``benchmarks/ns2_bscl_mix.py`` counts them). It changes
-nothing in the simulator: the patched method lives in this process only.
+with the test it had before that commit ("ceil(cwnd)": :func:`ceil_rule_admits`, the old
+comparison in place of the reference's ``admits``), and prints the loss at the link, the LBP
+flows' loss-event rate and drops per event (as ``benchmarks/ns2_bscl_mix.py`` counts them). It
+changes nothing in the simulator: the patched method lives in this process only.
 """
 
 from __future__ import annotations
@@ -37,47 +37,23 @@ from bscl_access_sensitivity import emit, interval, loss_events  # noqa: E402
 from ns2_bscl_mix import LBP_FLOWS, scenario  # noqa: E402
 
 from tests.validation.reference import simulator as reference  # noqa: E402
-from validation.simulator.layout import Event, RecoveryState  # noqa: E402
 from validation.simulator.parameters import make_parameters  # noqa: E402
 
-CURRENT = reference.ReferenceSimulator.try_send
+CURRENT = reference.ReferenceSimulator.admits
 RULES = ("ceil(cwnd), before 6ca6bcb", "whole segments, now")
 
 
-def ceil_rule_try_send(self, t: float, f: int) -> None:  # type: ignore[no-untyped-def]
-    """``ReferenceSimulator.try_send`` with the window test it had before 6ca6bcb.
+def ceil_rule_admits(self, in_flight: float, window: float) -> bool:  # type: ignore[no-untyped-def]
+    """``ReferenceSimulator.admits`` as the window test was before 6ca6bcb.
 
     A new segment while ``snd_nxt - snd_una < min(cwnd, rwnd)`` and, in SACK recovery, a segment
-    while ``pipe < cwnd``: with a fractional cwnd, ceil(cwnd) segments. The rest is the method
-    as it is.
+    while ``pipe < cwnd``: with a fractional cwnd, ceil(cwnd) segments.
     """
-    fl = self.flows[f]
-    now = t
-    while fl.active:
-        seg = -1
-        if fl.grp.recovery == "sack" and fl.recovery != RecoveryState.NONE:
-            if self.pipe(fl) >= fl.cwnd:
-                return
-            seg = self.next_hole(fl)
-            if seg < 0 and fl.snd_nxt - fl.snd_una < fl.grp.max_window_packets:
-                seg = fl.snd_nxt
-        elif fl.snd_nxt - fl.snd_una < self.window(fl):
-            seg = fl.snd_nxt
-        if seg < 0 or (fl.size >= 0 and seg >= fl.size):
-            return
-        if (fl.grp.pacing or fl.bbr is not None) and t < fl.next_send:
-            if fl.pace_pending:
-                return
-            if not self.quiet_until(now, fl, fl.next_send):
-                fl.pace_pending = True
-                self.push(fl.next_send, Event.PACE, f)
-                return
-            t = fl.next_send
-        self.transmit(t, f, seg)
+    return in_flight < window
 
 
 def run(sc, buffer_packets: int, seed: int, rule: str) -> dict[str, float]:  # type: ignore[no-untyped-def]
-    reference.ReferenceSimulator.try_send = CURRENT if rule == RULES[1] else ceil_rule_try_send
+    reference.ReferenceSimulator.admits = CURRENT if rule == RULES[1] else ceil_rule_admits
     r = reference.simulate_reference(sc, buffer_packets, seed, trace=True)
     p = make_parameters(sc, buffer_packets, seed)
     tr = r.packet_trace

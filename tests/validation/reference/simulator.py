@@ -655,6 +655,11 @@ class ReferenceSimulator:
     def window(self, fl: Flow) -> float:
         return min(fl.cwnd, float(fl.grp.max_window_packets))
 
+    def admits(self, in_flight: float, window: float) -> bool:
+        """Whether one more whole segment fits: ``in_flight + 1 <= window`` (RFC 5681 §2; in
+        SACK recovery with the pipe and cwnd, RFC 6675 §5 (C)); the core's ``try_send``."""
+        return in_flight + 1.0 <= window + WHOLE_SEGMENT_SLACK
+
     def pipe(self, fl: Flow) -> int:
         count = 0
         for s in range(fl.snd_una, fl.high_tx):
@@ -679,12 +684,12 @@ class ReferenceSimulator:
         while fl.active:
             seg = -1
             if fl.grp.recovery == "sack" and fl.recovery != RecoveryState.NONE:
-                if self.pipe(fl) + 1.0 > fl.cwnd + WHOLE_SEGMENT_SLACK:  # RFC 6675 §5 (C)
+                if not self.admits(self.pipe(fl), fl.cwnd):
                     return
                 seg = self.next_hole(fl)
                 if seg < 0 and fl.snd_nxt - fl.snd_una < fl.grp.max_window_packets:
                     seg = fl.snd_nxt
-            elif fl.snd_nxt - fl.snd_una + 1.0 <= self.window(fl) + WHOLE_SEGMENT_SLACK:
+            elif self.admits(fl.snd_nxt - fl.snd_una, self.window(fl)):
                 seg = fl.snd_nxt
             if seg < 0 or (fl.size >= 0 and seg >= fl.size):
                 return
