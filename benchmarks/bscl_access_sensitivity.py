@@ -43,11 +43,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
 from validation.harness.bscl import mix_scenario
 from validation.simulator import Scenario, simulate
 from validation.simulator.parameters import make_parameters
+from validation.simulator.results import confidence_interval
 
 
 @dataclass
@@ -145,11 +145,8 @@ def run(
 
 def interval(values: list[float]) -> tuple[float, float]:
     """Mean and half-width of its 99% Student-t interval (NaN for one value)."""
-    a = np.asarray(values, dtype=float)
-    if len(a) < 2:
-        return float(a.mean()), math.nan
-    half = stats.t.ppf(0.995, len(a) - 1) * a.std(ddof=1) / math.sqrt(len(a))
-    return float(a.mean()), float(half)
+    estimate = confidence_interval(values)
+    return estimate.mean, estimate.ci99_half_width
 
 
 def fmt(values: list[float], scale: float, digits: int) -> str:

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import math
 import shutil
 import subprocess
 import sys
@@ -42,7 +41,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bscl_access_sensitivity import interval, loss_events
+from bscl_access_sensitivity import fmt as cell
+from bscl_access_sensitivity import loss_events
 
 from validation.harness.bscl import mix_scenario
 from validation.simulator import Scenario, simulate
@@ -143,13 +143,6 @@ def bufsize_run(sc: Scenario, buffer_packets: int, seed: int) -> dict[str, float
         "lbp_share": lbp.utilization_share,
         "timeouts": r.timeouts,
     }
-
-
-def cell(values: list[float], scale: float, digits: int) -> str:
-    mean, half = interval([scale * v for v in values])
-    if math.isnan(half):
-        return f"{mean:.{digits}f}"
-    return f"{mean:.{digits}f} ± {half:.{digits}f}"
 
 
 def main() -> None:
