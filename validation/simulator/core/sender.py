@@ -68,6 +68,12 @@ INF = np.inf
 WHOLE_SEGMENT_SLACK = 1e-9
 
 
+@jit
+def _admits(in_flight, window):  # type: ignore[no-untyped-def]
+    """Whether one more whole segment fits: ``in_flight + 1 <= window`` (see above)."""
+    return in_flight + 1.0 <= window + WHOLE_SEGMENT_SLACK
+
+
 #: Columns of ``fd`` a flow.
 DUE = len(FlowDue)
 
@@ -191,14 +197,12 @@ def try_send(sp, t, f):  # type: ignore[no-untyped-def]
         una = fi[b + FlowInt.SND_UNA]
         nxt = fi[b + FlowInt.SND_NXT]
         if sack and fi[b + FlowInt.RECOVERY] != RecoveryState.NONE:
-            if _pipe(sp, f) + 1.0 > ff[a + FlowFloat.CWND_PACKETS] + WHOLE_SEGMENT_SLACK:
+            if not _admits(_pipe(sp, f), ff[a + FlowFloat.CWND_PACKETS]):
                 return
             seg = _next_hole(sp, f)
             if seg < 0 and nxt - una < wmax:
                 seg = nxt
-        elif nxt - una + 1.0 <= (
-            min(ff[a + FlowFloat.CWND_PACKETS], float(wmax)) + WHOLE_SEGMENT_SLACK
-        ):
+        elif _admits(nxt - una, min(ff[a + FlowFloat.CWND_PACKETS], float(wmax))):
             seg = nxt
         size = fi[b + FlowInt.SIZE_PACKETS]
         if seg < 0 or (size >= 0 and seg >= size):
