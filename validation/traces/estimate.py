@@ -96,8 +96,9 @@ MIN_WINDOW_PACKETS = 1.0
 #: Share of a flow's departures (after the warm-up) that directly follow one of its own, below
 #: which the flow is paced by a slower link before this one (RBP).
 PACED_MAX_SHARE = 0.05
-#: The longest an acknowledgement may be delayed, s (RFC 5681 §4.2, RFC 1122 §4.2.3.2:
-#: within 500 ms of the first unacknowledged segment's arrival).
+#: The longest a receiver holds an acknowledgement, s: Linux's TCP_DELACK_MAX (HZ/5,
+#: include/net/tcp.h; ns-2's DelAck sink 100 ms). RFC 5681 §4.2 and RFC 1122 §4.2.3.2 allow
+#: up to 500 ms; a longer D only weakens the bound of :func:`_window_still`.
 ACK_DELAY_MAX_S = 0.2
 #: Drops here that make an LBP flow sure (without correlated reductions).
 SURE_DROPS = 3
@@ -440,7 +441,7 @@ def _summarize(
     # after the warm-up: "the key difference with LBP flows is that the latter keep increasing
     # their window until a loss occurs" (004 §VI). A window-limited flow that lost here in the
     # crowd of starts (the warm-up, which 004 §VII ignores), or now and then since, is not.
-    still = _window_still(fs, fi, acc, warm_abs)
+    still = _window_still(fs, fi, acc)
     lbp = ~short & lossy & ~uncorrelated & ~paced & ~window_held & ~still
     rbp = ~short & ~lbp & ((unexpl >= MIN_REDUCTIONS) | paced)
     # A capture shows which flows are TCP; the CSV format does not (its flows are all taken
@@ -612,7 +613,7 @@ def _summarize(
     )
 
 
-def _window_still(fs: np.ndarray, fi: np.ndarray, acc: _Accumulator, warm_abs: float) -> np.ndarray:
+def _window_still(fs: np.ndarray, fi: np.ndarray, acc: _Accumulator) -> np.ndarray:
     """Flows whose window cannot have grown through their longest loss-free stretch.
 
     "The key difference with LBP flows is that the latter keep increasing their window until
