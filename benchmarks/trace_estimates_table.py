@@ -2,8 +2,8 @@
 
 Run with ``.venv/bin/python benchmarks/trace_estimates_table.py [--flows 2,10,20,50,100,200,400]
 [--shares 0.95,0.9,0.8] [--seed 1[,2,...]] [--full] [--verify] [--markdown FILE] [--cache DIR]``
-(``--cache``: the simulations are kept in DIR and re-read, e.g. after an estimator change; the
-simulator must be the same).
+(``--cache``: the simulations are kept in DIR and re-read, e.g. after an estimator change; a
+changed simulator misses the cache).
 
 Each row simulates 004 §VII's traffic on its 50 Mbit/s target link, built by the validation
 harness (:func:`validation.harness.bscl.mix_scenario`, the mix of the ``bscl_loss`` rows):
@@ -46,6 +46,7 @@ import numpy as np
 
 from models.bscl import bscl_buffer
 from validation.harness.bscl import CAPACITY_BPS, RTT_S, mix_scenario
+from validation.harness.run_cache import simulator_stamp
 from validation.simulator import Scenario, simulate
 from validation.traces import estimate_trace, open_trace
 from validation.traces.estimate import _bursts
@@ -65,11 +66,12 @@ def _cached(args: argparse.Namespace, key: str, compute: Callable[[], T]) -> T:
     """``compute()``, kept in ``--cache DIR`` under ``key`` when that option is given.
 
     The simulations do not depend on the estimator, so a re-run after an estimator change
-    re-reads them instead of simulating again (same simulator, same seeds).
+    re-reads them instead of simulating again; the key holds the simulator's code stamp
+    (:func:`validation.harness.run_cache.simulator_stamp`), so a changed simulator simulates anew.
     """
     if args.cache is None:
         return compute()
-    path = args.cache / f"{key}.pkl"
+    path = args.cache / f"{simulator_stamp()[:16]}_{key}.pkl"
     if path.exists():
         with path.open("rb") as handle:
             value: T = pickle.load(handle)
