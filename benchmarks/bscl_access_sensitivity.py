@@ -46,8 +46,8 @@ import numpy as np
 
 from validation.harness.bscl import mix_scenario
 from validation.simulator import Scenario, simulate
-from validation.simulator.parameters import make_parameters
-from validation.simulator.results import confidence_interval
+from validation.simulator.parameters import RunParameters, make_parameters
+from validation.simulator.results import PacketTrace, confidence_interval
 
 
 @dataclass
@@ -77,6 +77,16 @@ def loss_events(times: np.ndarray, flows: np.ndarray, window_s: np.ndarray) -> i
             events += 1
             start, current = t, f
     return events
+
+
+def lbp_loss_events(
+    trace: PacketTrace, params: RunParameters, warmup_s: float, lbp_flows: int, buffer_packets: int
+) -> tuple[int, int]:
+    """The LBP flows' drops after the warm-up and their loss events (:func:`loss_events`, each
+    flow's window its RTT plus the full buffer's delay); the LBP group's slots come first."""
+    drops = trace.dropped & (trace.time_s >= warmup_s) & (trace.flow < lbp_flows)
+    window = params.rtt_s + buffer_packets * params.tx_s
+    return int(drops.sum()), loss_events(trace.time_s[drops], trace.flow[drops], window)
 
 
 def with_lbp_rtts(scenario: Scenario, spec: str) -> Scenario:
@@ -121,11 +131,7 @@ def run(
     params = make_parameters(scenario, buffer_packets, seed)
     trace = result.packet_trace
     assert trace is not None
-    after = trace.time_s >= scenario.warmup_s
-    lbp = trace.flow < flows  # the LBP group's slots come first
-    drops = after & lbp & trace.dropped
-    window = params.rtt_s + buffer_packets * params.tx_s
-    events = loss_events(trace.time_s[drops], trace.flow[drops], window)
+    drops, events = lbp_loss_events(trace, params, scenario.warmup_s, flows, buffer_packets)
     lbp_groups = [g for g in result.groups if g.name.startswith("LBP")]
     arrivals = sum(g.bottleneck_arrivals for g in lbp_groups)
     rtts = params.rtt_s[:flows]
@@ -133,7 +139,7 @@ def run(
         loss_rate=result.loss_rate,
         lbp_loss_rate=int(sum(g.loss_rate * g.bottleneck_arrivals for g in lbp_groups)) / arrivals,
         lbp_event_rate=events / arrivals,
-        drops_per_event=int(drops.sum()) / max(events, 1),
+        drops_per_event=drops / max(events, 1),
         utilization=result.utilization,
         lbp_share=sum(g.utilization_share for g in lbp_groups),
         queue_delay_ms=1e3 * result.queue_delay_mean_s,

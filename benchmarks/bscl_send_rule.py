@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT)]
 
-from bscl_access_sensitivity import emit, interval, loss_events  # noqa: E402
+from bscl_access_sensitivity import emit, interval, lbp_loss_events  # noqa: E402
 from ns2_bscl_mix import LBP_FLOWS, scenario  # noqa: E402
 
 from tests.validation.reference import simulator as reference  # noqa: E402
@@ -56,14 +56,12 @@ def run(sc, buffer_packets: int, seed: int, rule: str) -> dict[str, float]:  # t
     reference.ReferenceSimulator.admits = CURRENT if rule == RULES[1] else ceil_rule_admits
     r = reference.simulate_reference(sc, buffer_packets, seed, trace=True)
     p = make_parameters(sc, buffer_packets, seed)
-    tr = r.packet_trace
-    drops = tr.dropped & (tr.time_s >= sc.warmup_s) & (tr.flow < LBP_FLOWS)
-    events = loss_events(tr.time_s[drops], tr.flow[drops], p.rtt_s + buffer_packets * p.tx_s)
+    drops, events = lbp_loss_events(r.packet_trace, p, sc.warmup_s, LBP_FLOWS, buffer_packets)
     lbp = next(g for g in r.groups if g.name == "LBP")
     return {
         "loss": r.loss_rate,
         "event_rate": events / lbp.bottleneck_arrivals,
-        "per_event": int(drops.sum()) / max(events, 1),
+        "per_event": drops / max(events, 1),
         "utilization": r.utilization,
     }
 

@@ -42,7 +42,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bscl_access_sensitivity import fmt as cell
-from bscl_access_sensitivity import loss_events
+from bscl_access_sensitivity import lbp_loss_events, loss_events
 
 from validation.harness.bscl import mix_scenario
 from validation.simulator import Scenario, simulate
@@ -130,15 +130,13 @@ def bufsize_run(sc: Scenario, buffer_packets: int, seed: int) -> dict[str, float
     r = simulate(sc, buffer_packets, seed, trace=True)
     trace = r.packet_trace
     assert trace is not None
-    drops = trace.dropped & (trace.time_s >= sc.warmup_s) & (trace.flow < LBP_FLOWS)
-    window = p.rtt_s + buffer_packets * p.tx_s
-    events = loss_events(trace.time_s[drops], trace.flow[drops], window)
+    drops, events = lbp_loss_events(trace, p, sc.warmup_s, LBP_FLOWS, buffer_packets)
     lbp = next(g for g in r.groups if g.name == "LBP")
     return {
         "loss": r.loss_rate,
-        "lbp_drops": int(drops.sum()),
+        "lbp_drops": drops,
         "events": events,
-        "per_event": int(drops.sum()) / max(events, 1),
+        "per_event": drops / max(events, 1),
         "event_rate": events / lbp.bottleneck_arrivals,
         "lbp_share": lbp.utilization_share,
         "timeouts": r.timeouts,
