@@ -228,3 +228,33 @@ def test_lbp_flow_that_lost_its_first_flight_on_004_mix(share: float, tmp_path: 
     assert row.rtt_source == "restart"
     queue_full_s = 8.0 * buffer_packets * sc.wire_bytes / MIX_CAPACITY_BPS
     assert float(sim.rtts_s[1]) <= row.rtt_s <= float(sim.rtts_s[1]) + queue_full_s
+
+
+@pytest.mark.slow
+def test_interval_widens_for_an_lbp_flow_without_rtt_on_004_mix(tmp_path: Path) -> None:
+    """004 §VII's mix with N_b = 2, 200 s, B = C·T_avg, seed 5, C_e 80 %: window-limited flow 31
+    is counted LBP (N_b 3 for 2, see test_traces.py) and lost packets of its first flight, in
+    the warm-up, with no restart and no drop-lag RTT: it has no RTT sample. T_e stays the two
+    sampled flows' eq. 12 (measured 338.0 ms, truth 337.7 ms: +0.1 %), and the interval, which
+    was their bootstrap alone (337.7-338.4 ms), now runs from 0 (flow 31's RTT may be near 0)
+    to eq. 12 with flow 31 at its first-round spacing as measured (measured 339.4 ms)."""
+    sc = mix_scenario(2, 0.8, full=True)
+    buffer_packets = int(MIX_CAPACITY_BPS * MIX_RTT_S / (8 * sc.wire_bytes))
+    sim = simulated_trace(sc, buffer_packets, seed=5, lbp_groups=("LBP",))
+    path = tmp_path / "t.csv"
+    write_csv(sim.trace, path)
+    est = estimate_trace(
+        open_trace(path),
+        capacity_bps=MIX_CAPACITY_BPS,
+        warmup_s=sc.warmup_s,
+        buffer_bytes=buffer_packets * sc.wire_bytes,
+    )
+    (row,) = [f for f in est.flow_table if f.key == "31"]
+    assert row.flow_class == "lbp"
+    assert row.rtt_source == "none"
+    te = est.effective_rtt_s
+    sampled = [f.rtt_s for f in est.flow_table if f.flow_class == "lbp" and f.key != "31"]
+    assert te.value == pytest.approx(2.0 / sum(1.0 / r for r in sampled))
+    assert te.low == 0.0
+    assert te.value < te.high
+    assert te.low <= sim.effective_rtt_s <= te.high

@@ -50,9 +50,15 @@ state) and returns :class:`TraceEstimates`:
   Jiang, C. Dovrolis, CCR 2002, [21] of 004 §VI); both include the queueing of one packet at this
   link at the flow's start: samples taken once the link is congested are reduced by the median
   excess over those taken before (:func:`_queue_corrected_rtts`). The queue varies around that
-  median, so such an RTT is still off by up to the buffer's delay.
+  median, so such an RTT is still off by up to the buffer's delay. A flow whose first flight
+  lost packets has no first-round sample; where it restarted after a retransmission timeout
+  from one segment (RFC 5681 §3.1), the same spacing taken in that slow start stands in for it
+  (source ``restart``, :func:`validation.traces.kernel._restart_flights`), queue included
+  and corrected alike.
 - **T_e** = N_b / Σ 1/T_i over the LBP flows (004 eq. 12), with a 95 % percentile bootstrap
-  interval over the flows (``BOOTSTRAP_REPS`` resamples, seed ``BOOTSTRAP_SEED``).
+  interval over the flows (``BOOTSTRAP_REPS`` resamples, seed ``BOOTSTRAP_SEED``). LBP flows
+  without an RTT sample are left out of the value, and the interval is widened to every value
+  eq. 12 can take with their RTTs anywhere from 0 to their bound (:func:`_harmonic_interval`).
 - **C_e**, the LBP flows' aggregate rate after the warm-up, and the link's total rate and
   loss rate, each with a 95 % batch-means interval (``BATCHES`` equal batches of time,
   Student t), which allows for the correlation of packets close in time.
