@@ -50,9 +50,15 @@ state) and returns :class:`TraceEstimates`:
   Jiang, C. Dovrolis, CCR 2002, [21] of 004 §VI); both include the queueing of one packet at this
   link at the flow's start: samples taken once the link is congested are reduced by the median
   excess over those taken before (:func:`_queue_corrected_rtts`). The queue varies around that
-  median, so such an RTT is still off by up to the buffer's delay.
+  median, so such an RTT is still off by up to the buffer's delay. A flow whose first flight
+  lost packets has no first-round sample; where it restarted after a retransmission timeout
+  from one segment (RFC 5681 §3.1), the same spacing taken in that slow start stands in for it
+  (source ``restart``, :func:`validation.traces.kernel._restart_flights`), queue included
+  and corrected alike.
 - **T_e** = N_b / Σ 1/T_i over the LBP flows (004 eq. 12), with a 95 % percentile bootstrap
-  interval over the flows (``BOOTSTRAP_REPS`` resamples, seed ``BOOTSTRAP_SEED``).
+  interval over the flows (``BOOTSTRAP_REPS`` resamples, seed ``BOOTSTRAP_SEED``). LBP flows
+  without an RTT sample are left out of the value, and the interval is widened to every value
+  eq. 12 can take with their RTTs anywhere from 0 to their bound (:func:`_harmonic_interval`).
 - **C_e**, the LBP flows' aggregate rate after the warm-up, and the link's total rate and
   loss rate, each with a 95 % batch-means interval (``BATCHES`` equal batches of time,
   Student t), which allows for the correlation of packets close in time.
@@ -96,10 +102,8 @@ MIN_WINDOW_PACKETS = 1.0
 #: Share of a flow's departures (after the warm-up) that directly follow one of its own, below
 #: which the flow is paced by a slower link before this one (RBP).
 PACED_MAX_SHARE = 0.05
-#: The longest a receiver holds an acknowledgement, s: Linux's TCP_DELACK_MAX (HZ/5,
-#: include/net/tcp.h; ns-2's DelAck sink 100 ms). RFC 5681 §4.2 and RFC 1122 §4.2.3.2 allow
-#: up to 500 ms; a longer D only weakens the bound of :func:`_window_still`.
-ACK_DELAY_MAX_S = 0.2
+#: The longest a receiver holds an acknowledgement, s (:data:`kernel.ACK_DELAY_MAX_S`).
+ACK_DELAY_MAX_S = kernel.ACK_DELAY_MAX_S
 #: Drops here that make an LBP flow sure (without correlated reductions).
 SURE_DROPS = 3
 BOOTSTRAP_REPS = 2000
@@ -355,13 +359,20 @@ def estimate_trace(
         # packets or more with no drop in it (a lone first packet may wait for a delayed
         # ACK's timer, RFC 5681 §4.2; a drop puts a timeout in it). Where the buffer is not
         # given there is no such bound.
+        # A flow whose first flight lost packets has, where its restart after the timeout
+        # gave one, a clean sample of the same kind (kernel ``restart_raw_s``): it bounds the
+        # lag from above and, less B/C, from below as a clean first round does.
         n = len(reader.flows)
         raw = acc.fs[:n, kernel.F["raw_rtt_s"]]
+        restart = acc.fs[:n, kernel.F["restart_raw_s"]]
         clean = (acc.fi[:n, kernel.I["first_flight_drops"]] == 0) & (
             acc.fi[:n, kernel.I["flight1_packets"]] >= 2
         )
-        least = np.where(clean & (queue_full_s > 0), raw - queue_full_s, np.nan)
-        acc.drop_rtt_s = drop_rtt.rtts(n, raw, least)
+        restarted = ~clean & np.isfinite(restart)
+        upper = np.where(restarted, np.fmin(raw, restart), raw)
+        sample = np.where(restarted, restart, raw)
+        least = np.where((clean | restarted) & (queue_full_s > 0), sample - queue_full_s, np.nan)
+        acc.drop_rtt_s = drop_rtt.rtts(n, upper, least)
     return _summarize(reader, acc, warm_abs, capacity_bps)
 
 
@@ -483,7 +494,26 @@ def _summarize(
         f"correlated with them (p < {LBP_P_VALUE}) .. LBP flows plus RBP flows whose "
         f"reductions still follow losses here more than chance (p < {UNSURE_P_VALUE})",
     )
-    rtt, queue_note = _queue_corrected_rtts(fs, rtt, lbp, acc)
+    # A drop in the first flight: the restart after the retransmission timeout gives the
+    # sample instead, where it had a clean pair of flights (kernel ``restart_*``).
+    raw, at = fs[:, F["raw_rtt_s"]], fs[:, F["rtt_sample_at_s"]]
+    restart = fs[:, F["restart_raw_s"]]
+    restarted = (
+        (fi[:, I["first_flight_drops"]] > 0) & np.isfinite(restart) & (source != "handshake")
+    )
+    if restarted.any():
+        raw = np.where(restarted, restart, raw)
+        at = np.where(restarted, fs[:, F["restart_at_s"]], at)
+        corrected = np.maximum(restart - fs[:, F["restart_queue_s"]], 0.1 * restart)
+        rtt = np.where(restarted, corrected, rtt)
+        source[restarted] = "restart"
+        if (restarted & lbp).any():
+            notes.append(
+                f"{int((restarted & lbp).sum())} LBP flows lost packets of their first flight: "
+                "their RTT sample is the first clean pair of flights of the slow start that "
+                "restarted them after the timeout"
+            )
+    rtt, queue_note = _queue_corrected_rtts(raw, at, rtt, lbp, acc)
     notes.append(queue_note)
     # A drop in the first flight: the second flight follows a retransmission (a timeout, or
     # the delayed acknowledgement of a lone packet), not the first flight's acknowledgements,
@@ -512,12 +542,19 @@ def _summarize(
             f"{int((from_drops & lbp).sum())} of {int(lbp.sum())} LBP flows have their RTT "
             "from the lag on which their drops agree (no queueing at this link in it)"
         )
-    lbp_rtts = rtt[lbp & np.isfinite(rtt) & (rtt > 0)]
-    if lbp.sum() > lbp_rtts.size:
+    sampled = np.isfinite(rtt) & (rtt > 0)
+    lbp_rtts = rtt[lbp & sampled]
+    # An LBP flow without an RTT sample still has its spacing as measured (a first round with
+    # a loss in it), which is no shorter than its RTT (see estimate_trace); none: no bound.
+    measured = fs[:, F["raw_rtt_s"]]
+    unsampled = lbp & ~sampled
+    upper = np.where(np.isfinite(measured) & (measured > 0), measured, np.inf)[unsampled]
+    if unsampled.any():
         notes.append(
-            f"{int(lbp.sum()) - lbp_rtts.size} LBP flows have no RTT sample; T_e uses the others"
+            f"{int(unsampled.sum())} LBP flows have no RTT sample; T_e uses the others, and "
+            "its interval runs from 0 to T_e with them at their longest RTT"
         )
-    te = _harmonic_interval(lbp_rtts)
+    te = _harmonic_interval(lbp_rtts, upper)
     # Rates after the warm-up, and batch means over time.
     rate_all = acc.second_bytes
     first_full = math.ceil(warm_abs - acc.start_s)
@@ -583,7 +620,7 @@ def _summarize(
     counts = {name: int((classes == name).sum()) for name in CLASSES}
     sources = {
         name: int((source[lbp] == name).sum())
-        for name in ("handshake", "drops", "first_round", "none")
+        for name in ("handshake", "drops", "first_round", "restart", "none")
     }
     return TraceEstimates(
         kind=reader.kind,
@@ -657,7 +694,7 @@ def _window_still(fs: np.ndarray, fi: np.ndarray, acc: _Accumulator) -> np.ndarr
 
 
 def _queue_corrected_rtts(
-    fs: np.ndarray, rtt: FloatArray, lbp: np.ndarray, acc: _Accumulator
+    raw: FloatArray, at: FloatArray, rtt: FloatArray, lbp: np.ndarray, acc: _Accumulator
 ) -> tuple[FloatArray, str]:
     """RTT samples less the typical queueing delay at this link once it is congested.
 
@@ -667,11 +704,10 @@ def _queue_corrected_rtts(
     the first loss exceed those before by that delay in the median: the correction is the
     difference of the two medians, between 0 and the full buffer's delay when the buffer is
     given. It needs ``MIN_GROUP`` samples on each side; otherwise the kernel's correction
-    (the full buffer's delay after a recent loss, when the buffer is given) stays.
+    (the full buffer's delay after a recent loss, when the buffer is given) stays. ``raw``
+    and ``at`` are the samples as measured and their times (a restart's where the first
+    flight lost packets), ``rtt`` the kernel's corrected ones.
     """
-    F = kernel.F
-    raw = fs[:, F["raw_rtt_s"]]
-    at = fs[:, F["rtt_sample_at_s"]]
     usable = lbp & np.isfinite(raw) & np.isfinite(at)
     before = usable & (at < acc.first_loss_s)
     after = usable & (at >= acc.first_loss_s)
@@ -698,7 +734,18 @@ def _queue_corrected_rtts(
     )
 
 
-def _harmonic_interval(rtts: FloatArray) -> Interval:
+def _harmonic_interval(rtts: FloatArray, unsampled_upper_s: FloatArray | None = None) -> Interval:
+    """T_e = N / Σ 1/T_i over the sampled LBP flows (004 eq. 12) and its 95 % interval.
+
+    The interval is a percentile bootstrap over the sampled flows. ``unsampled_upper_s``
+    holds, for each LBP flow without an RTT sample, the longest RTT it can have (``inf``:
+    unbounded). Its RTT is then anywhere in (0, upper], and eq. 12 over all the flows
+    ranges over (0, N_b / (Σ_sampled 1/T_i + Σ_unsampled 1/upper_j)]: a single T_i near 0
+    sends N / Σ 1/T_i to 0, an unbounded one adds 0 to the sum (the harmonic mean stays
+    finite). The interval is widened to hold that range: its low end is 0, its high end at
+    least that bound. The point value stays the sampled flows' eq. 12 (the missing RTTs
+    taken to be like the others), which the interval no longer pretends to pin down.
+    """
     method = f"95 % percentile bootstrap over the LBP flows ({BOOTSTRAP_REPS} resamples)"
     if rtts.size == 0:
         return Interval(math.nan, math.nan, math.nan, method)
@@ -706,7 +753,15 @@ def _harmonic_interval(rtts: FloatArray) -> Interval:
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     picks = rng.integers(0, rtts.size, size=(BOOTSTRAP_REPS, rtts.size))
     resampled = rtts.size / np.sum(1.0 / rtts[picks], axis=1)
-    low, high = np.percentile(resampled, [2.5, 97.5])
+    low, high = np.percentile(resampled, [2.5, 97.5]).tolist()
+    if unsampled_upper_s is not None and unsampled_upper_s.size:
+        flows = rtts.size + unsampled_upper_s.size
+        longest = flows / float(np.sum(1.0 / rtts) + np.sum(1.0 / unsampled_upper_s))
+        low, high = 0.0, max(high, longest)
+        method += (
+            f", widened for {unsampled_upper_s.size} LBP flows without an RTT sample: from 0 "
+            "to eq. 12 with each at its longest RTT"
+        )
     return Interval(value, float(low), float(high), method)
 
 

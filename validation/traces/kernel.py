@@ -21,6 +21,18 @@ Per flow it measures (004 §VI):
 - drops in the first flight: the second flight then follows a retransmission (after a
   timeout, or a lone packet's delayed acknowledgement), not the first flight's
   acknowledgements, and the spacing is no RTT sample;
+- after a drop in the first flight, an RTT sample from the slow start that restarts the flow
+  (the ``restart_*`` columns, :func:`_restart_flights`): a sender whose first flight was
+  lost waits out a retransmission timeout and starts again from one segment ("upon a
+  timeout ... cwnd MUST be set to no more than the loss window, LW, which equals 1
+  full-sized segment", RFC 5681 §3.1; the timer, RFC 6298 §5), i.e. it runs a new slow
+  start, whose flights [21]'s first-round spacing times as at the flow's start: the shorter
+  spacing of the first departures of its second and third flights or third and fourth (the
+  first is the lone retransmission, whose acknowledgement may wait for the receiver's
+  delayed-ACK timer: RFC 5681 §4.2, "an ACK SHOULD be generated for at least every second
+  full-sized segment, and MUST be generated within 500 ms"). ``restart_queue_s`` is the
+  queueing correction of the first round (``queue_s`` at the later flight's first
+  departure);
 - whether the start looks like TCP's slow start: the packets of the first flight and of the
   round after it, and the drops among them (a window-based flow whose second flight is no
   larger than its first, with no loss, is held by its window, not by congestion);
@@ -68,6 +80,21 @@ FLOAT_FIELDS = (
     "stretch_silence_s",
     "stretch_start_s",
     "longest_stretch_s",
+    "restart_start_s",
+    "restart_gap_s",
+    "restart_silence_s",
+    "restart_start_queue_s",
+    "restart_last_s",
+    "restart_raw_s",
+    "restart_at_s",
+    "restart_queue_s",
+    "restart_b_start_s",
+    "restart_b_queue_s",
+    "restart_a_start_s",
+    "restart_lone_silence_s",
+    "restart_b_silence_s",
+    "restart_a_silence_s",
+    "restart_taint_until_s",
 )
 #: Integer columns of the per-flow state.
 INT_FIELDS = (
@@ -93,11 +120,21 @@ INT_FIELDS = (
     "first_flight_drops",
     "stretch_packets",
     "longest_stretch_packets",
+    "restart_state",
+    "restart_packets",
+    "restart_dirty",
+    "restart_b_packets",
+    "restart_a_packets",
+    "restart_lone_packets",
 )
 F = {name: i for i, name in enumerate(FLOAT_FIELDS)}
 I = {name: i for i, name in enumerate(INT_FIELDS)}  # noqa: E741
 
 GAP_MIN_S = 1e-3
+#: The longest a receiver holds an acknowledgement, s: Linux's TCP_DELACK_MAX (HZ/5,
+#: include/net/tcp.h; ns-2's DelAck sink 100 ms). RFC 5681 §4.2 and RFC 1122 §4.2.3.2 allow
+#: up to 500 ms; a longer D only weakens the bound of ``estimate._window_still``.
+ACK_DELAY_MAX_S = 0.2
 GAP_FACTOR = 4.0
 REDUCTION_RATIO = 0.7
 MIN_PEAK_PACKETS = 4
@@ -111,6 +148,9 @@ _TSAMPLE, _RAW, _GAP1, _SILENCE, _SSTART, _SLONG = 10, 11, 12, 13, 14, 15
     13
 )
 _TESTED, _COVERED, _N1, _N2, _B2B, _SDROPS, _FDROPS, _SPK, _SLONGPK = range(13, 22)
+_RS_START, _RS_GAP, _RS_SIL, _RS_SQ, _RS_LASTANY, _RS_RAW, _RS_AT, _RS_Q = range(16, 24)
+_RS_B_START, _RS_B_Q, _RS_A_START, _RS_L_SIL, _RS_B_SIL, _RS_A_SIL, _RS_TAINT = range(24, 31)
+_RS_STATE, _RS_N, _RS_DIRTY, _RS_B_N, _RS_A_N, _RS_L_N = range(22, 28)
 
 
 def new_state(flows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -176,6 +216,96 @@ def _close_rounds(
             # Idle for two rounds or more: restart the rounds at the next packet.
             fs[i, _RSTART] = t
             break
+
+
+@njit(cache=True)
+def _restart_flights(
+    fs: np.ndarray,
+    fi: np.ndarray,
+    i: int,
+    t: float,
+    dropped: bool,
+    transmission_s: float,
+    last_drop_s: float,
+    queue_full_s: float,
+) -> None:
+    """One packet of flow ``i`` into the flights that follow a loss in its first flight.
+
+    The flights are cut as the first one is (a gap over ``GAP_FACTOR`` times the longest
+    inside the flight, ``GAP_FACTOR`` transmission times and ``GAP_MIN_S``); a flight counts
+    its packets when it is *clean*, none otherwise. A drop (timed at the packet's arrival)
+    taints the flight in progress and a flight whose first departure comes within the full
+    buffer's delay ``queue_full_s`` after it (the dropped packet may be one of its own, which
+    arrived while its first packet waited in the queue).
+
+    A slow start from one segment after a retransmission timeout (RFC 5681 §3.1) shows as a
+    lone packet L (the retransmission) after a silence longer than ``ACK_DELAY_MAX_S`` (no
+    delayed acknowledgement waits that long, RFC 5681 §4.2; the timeout does, at least
+    200 ms in Linux, 1 s by RFC 6298 §2.4), then flights A, B and C that grow (two packets or
+    more, each larger than the one before: each was clocked by the acknowledgements of the
+    one before, RFC 5681 §3.1's slow start). The spacings of their first departures, A to B
+    and B to C, are each the RTT plus this link's queue as met by B and C; the sample is the
+    shorter (the less queueing), when L's silence is longer than both (a timeout is longer
+    than the smoothed RTT that such spacings make, RFC 6298 §2.2-2.3). A window cut in two
+    by other flows' packets at the link gives spacings of a few milliseconds; the growth
+    over three flights after a long silence rules them out.
+    """
+    if dropped:
+        # The dropped packet is of the flight in progress or, having waited at most the full
+        # buffer's delay less than its flight's first packet, of a flight that leaves by then.
+        if fi[i, _RS_N] > 0:
+            fi[i, _RS_DIRTY] = 1
+        fs[i, _RS_TAINT] = t + queue_full_s
+        fs[i, _RS_LASTANY] = t
+        return
+    silence = t - fs[i, _RS_LASTANY]
+    fs[i, _RS_LASTANY] = t
+    if fi[i, _RS_N] > 0:
+        gap = t - fs[i, _LAST]
+        inside = max(fs[i, _RS_GAP], transmission_s)
+        if not (gap > GAP_MIN_S and gap > GAP_FACTOR * inside):
+            fi[i, _RS_N] += 1
+            if gap > fs[i, _RS_GAP]:
+                fs[i, _RS_GAP] = gap
+            return
+        # The current flight C closes; B, A and L are the three before it.
+        count = 0 if fi[i, _RS_DIRTY] else fi[i, _RS_N]
+        ab = fs[i, _RS_B_START] - fs[i, _RS_A_START]
+        bc = fs[i, _RS_START] - fs[i, _RS_B_START]
+        if (
+            fi[i, _RS_L_N] == 1
+            and fs[i, _RS_L_SIL] > ACK_DELAY_MAX_S
+            and fi[i, _RS_A_N] >= 2
+            and fi[i, _RS_B_N] > fi[i, _RS_A_N]
+            and count > fi[i, _RS_B_N]
+            and fs[i, _RS_L_SIL] > max(ab, bc)
+        ):
+            if ab <= bc:
+                fs[i, _RS_RAW] = ab
+                fs[i, _RS_AT] = fs[i, _RS_B_START]
+                fs[i, _RS_Q] = fs[i, _RS_B_Q]
+            else:
+                fs[i, _RS_RAW] = bc
+                fs[i, _RS_AT] = fs[i, _RS_START]
+                fs[i, _RS_Q] = fs[i, _RS_SQ]
+            fi[i, _RS_STATE] = 2
+            return
+        fi[i, _RS_L_N] = fi[i, _RS_A_N]
+        fs[i, _RS_L_SIL] = fs[i, _RS_A_SIL]
+        fi[i, _RS_A_N] = fi[i, _RS_B_N]
+        fs[i, _RS_A_START] = fs[i, _RS_B_START]
+        fs[i, _RS_A_SIL] = fs[i, _RS_B_SIL]
+        fi[i, _RS_B_N] = count
+        fs[i, _RS_B_START] = fs[i, _RS_START]
+        fs[i, _RS_B_Q] = fs[i, _RS_SQ]
+        fs[i, _RS_B_SIL] = fs[i, _RS_SIL]
+    # A new flight begins at this departure.
+    fi[i, _RS_DIRTY] = 1 if t <= fs[i, _RS_TAINT] else 0
+    fs[i, _RS_START] = t
+    fs[i, _RS_GAP] = 0.0
+    fs[i, _RS_SIL] = silence
+    fs[i, _RS_SQ] = _queue_s(t, last_drop_s, queue_full_s)
+    fi[i, _RS_N] = 1
 
 
 @njit(cache=True)
@@ -248,6 +378,12 @@ def advance(
             fi[i, _SDROPS] += 1
             if fi[i, _PHASE] == 1:
                 fi[i, _FDROPS] += 1
+                if fi[i, _RS_STATE] == 0:
+                    fi[i, _RS_STATE] = 1
+        if fi[i, _RS_STATE] == 1:
+            _restart_flights(
+                fs, fi, i, t, dropped[k], per_byte * size_bytes[k], link[0], queue_full_s
+            )
         if t >= warm_s and fs[i, _SSTART] != fs[i, _SSTART]:
             fs[i, _SSTART] = max(fs[i, _FIRST], warm_s)
         if lt == lt and lt >= warm_s:
