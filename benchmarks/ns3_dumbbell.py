@@ -431,7 +431,8 @@ ScheduleConnect(FlowMeter* meter, uint32_t flow, Ptr<Application> app, double at
 // SACKs (TcpSocketBase::ReceivedAck: TcpRateOps::SkbDelivered is called for every newly SACKed
 // segment); RFC 6937 section 3 defines DeliveredData = change in snd.una + change in SACKd. This
 // one takes the delivered bytes as they come (on entering recovery, even 0 of them, so that
-// the fast retransmit still goes out).
+// the fast retransmit still goes out), as ns-3's development tree does since commit 05c9099bb
+// ("Fix PRR DeliveredData double-count with SACK enabled", after 3.44).
 class SackPrrRecovery : public TcpClassicRecovery
 {
   public:

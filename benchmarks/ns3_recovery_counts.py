@@ -163,7 +163,9 @@ def save_record(key: str, record: dict[str, Any]) -> None:
         fcntl.flock(lock, fcntl.LOCK_EX)
         records = json.loads(RECORDS.read_text()) if RECORDS.exists() else {}
         records[key] = record
-        RECORDS.write_text(json.dumps(records, indent=1, sort_keys=True) + "\n")
+        partial = RECORDS.with_name(RECORDS.name + ".partial")
+        partial.write_text(json.dumps(records, indent=1, sort_keys=True) + "\n")
+        partial.replace(RECORDS)  # atomic: a reader never sees half a file
 
 
 HEADER = (
@@ -201,11 +203,11 @@ def write_table(rows: dict[str, str], command: str) -> None:
         _write_table(rows, command)
 
 
-def _order(line: str) -> tuple[str, int, str]:
-    """Rows by congestion control, then buffer, then side."""
+def _order(line: str) -> tuple[str, int, str, str]:
+    """Rows by congestion control, then buffer, then seed (1 first), then side."""
     case, side = (c.strip() for c in line.strip("|").split("|")[:2])
-    cc, _, buffer, *_ = case.split(",")
-    return cc, int(buffer.removeprefix("B=")), side
+    cc, _, buffer, _, *seed = case.split(",")
+    return cc, int(buffer.removeprefix("B=")), "".join(seed), side
 
 
 def _write_table(rows: dict[str, str], command: str) -> None:
@@ -229,7 +231,8 @@ def _write_table(rows: dict[str, str], command: str) -> None:
         "",
         *[f"- `{c}`" for c in commands],
         "",
-        "Cases of `benchmarks/ns3_compare.py` (100 Mb/s, 40 flows, 100 ms ± 20 %, seed 1, "
+        "Cases of `benchmarks/ns3_compare.py` (100 Mb/s, 40 flows, 100 ms ± 20 %, seed 1 "
+        "unless the case says another, "
         "30 s with the first 10 s discarded). Sides: ns-3 with the loss recovery named "
         "(`prr` is the comparison's), bufsize's reference simulator. Counts after the warm-up, "
         "over all flows; per recovery: cwnd and flight (packets) when it starts, before the "
@@ -262,6 +265,7 @@ def main() -> None:
         parser.error(f"no {args.cc} case at {args.fraction} BDP")
     case = matches[0]
     rows: dict[str, str] = {}
+    label = case.key if args.seed == 1 else f"{case.key},seed={args.seed}"
     for recovery in [r.strip() for r in args.recovery.split(",") if r.strip()]:
         key = f"{case.key},seed={args.seed},recovery={recovery}"
         records = json.loads(RECORDS.read_text()) if RECORDS.exists() else {}
@@ -270,11 +274,11 @@ def main() -> None:
             records = json.loads(RECORDS.read_text())
         if key in records:
             side = f"ns-3 {recovery}"
-            rows[f"{case.key}|{side}"] = row(case.key, side, records[key])
-            print(rows[f"{case.key}|{side}"], flush=True)
+            rows[f"{label}|{side}"] = row(label, side, records[key])
+            print(rows[f"{label}|{side}"], flush=True)
     ours = bufsize_counts(case, args.seed)
-    rows[f"{case.key}|bufsize"] = row(case.key, "bufsize", ours)
-    print(rows[f"{case.key}|bufsize"], flush=True)
+    rows[f"{label}|bufsize"] = row(label, "bufsize", ours)
+    print(rows[f"{label}|bufsize"], flush=True)
     args_text = " ".join(a for a in sys.argv[1:] if a != "--no-ns3")
     write_table(rows, "nice -n 19 .venv/bin/python benchmarks/ns3_recovery_counts.py " + args_text)
 
