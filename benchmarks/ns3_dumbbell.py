@@ -26,6 +26,13 @@ The bottleneck queue:
   K packets in the disc is marked CE, as DCTCP's switch does (Alizadeh et al. 2010, §3.1). The
   device queue is cut to 1 packet so that the packets wait in the disc: the port holds
   disc limit + 1 (device queue) + 1 (in transmission) packets.
+
+Diagnosis (``run(..., diagnose=True, defaults=...)``, used by
+``benchmarks/ns3_recovery_counts.py``, never by the comparison's table): per-flow counters of
+the senders (``FlowMeter``: fast recoveries, timeouts, retransmissions, what each recovery
+sends), further ``Config::SetDefault`` pairs (for example another loss recovery), and
+``SackPrrRecovery``, ns-3's PRR without the segment it adds to each duplicate ACK's delivered
+bytes.
 """
 
 from __future__ import annotations
@@ -44,6 +51,10 @@ _METER_CPP = r"""
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/applications-module.h"
+
+#include <vector>
 
 namespace bufsize_ns3 {
 using namespace ns3;
@@ -196,11 +207,332 @@ ConnectDisc(PortMeter* meter, Ptr<QueueDisc> disc)
            disc->TraceConnectWithoutContext("PacketsInQueue",
                                             MakeCallback(&PortMeter::DiscQueue, meter));
 }
+
+// Diagnosis: per-flow counters of the senders after the warm-up, from the sockets' trace
+// sources (tcp-socket-base.cc): entries into fast recovery (CongState -> CA_RECOVERY),
+// retransmission timeouts (ReTxTimeout doubles m_rto, "RTO" trace: new == min(2 old, 60 s)),
+// retransmitted segments ("Retransmission"), and the time integrals of cwnd and of the bytes
+// in flight (segments x seconds) and of the time spent in CA_RECOVERY and CA_LOSS; per fast
+// recovery, the cwnd and bytes in flight when it starts (before the reduction) and the data
+// segments sent ("Tx") until it ends.
+class FlowMeter;
+
+struct FlowSlot
+{
+    FlowMeter* meter;
+    uint32_t flow;
+};
+
+class FlowMeter
+{
+  public:
+    FlowMeter(uint32_t flows, double warmupS, uint32_t segmentBytes)
+        : m_warmupS(warmupS),
+          m_segment(segmentBytes),
+          m_cwnd(flows, 0),
+          m_flight(flows, 0),
+          m_state(flows, 0),
+          m_last(flows, 0.0),
+          recoveries(flows, 0),
+          timeouts(flows, 0),
+          retransmissions(flows, 0),
+          cwndIntegral(flows, 0.0),
+          flightIntegral(flows, 0.0),
+          recoveryTime(flows, 0.0),
+          lossTime(flows, 0.0),
+          recoverySent(flows, 0),
+          recoveryEntryCwnd(flows, 0.0),
+          recoveryEntryFlight(flows, 0.0)
+    {
+        for (uint32_t i = 0; i < flows; ++i)
+        {
+            m_slots.push_back(FlowSlot{this, i});
+        }
+    }
+
+    FlowSlot* Slot(uint32_t flow)
+    {
+        return &m_slots[flow];
+    }
+
+    void Advance(uint32_t i)
+    {
+        double now = Simulator::Now().GetSeconds();
+        double from = m_last[i] > m_warmupS ? m_last[i] : m_warmupS;
+        if (now > from)
+        {
+            double dt = now - from;
+            cwndIntegral[i] += dt * m_cwnd[i] / m_segment;
+            flightIntegral[i] += dt * m_flight[i] / m_segment;
+            if (m_state[i] == TcpSocketState::CA_RECOVERY)
+            {
+                recoveryTime[i] += dt;
+            }
+            else if (m_state[i] == TcpSocketState::CA_LOSS)
+            {
+                lossTime[i] += dt;
+            }
+        }
+        m_last[i] = now;
+    }
+
+    void Cwnd(uint32_t i, uint32_t v)
+    {
+        Advance(i);
+        m_cwnd[i] = v;
+    }
+
+    void Flight(uint32_t i, uint32_t v)
+    {
+        Advance(i);
+        m_flight[i] = v;
+    }
+
+    void State(uint32_t i, int v)
+    {
+        Advance(i);
+        if (After() && v == TcpSocketState::CA_RECOVERY)
+        {
+            recoveries[i] += 1;
+            recoveryEntryCwnd[i] += double(m_cwnd[i]) / m_segment;
+            recoveryEntryFlight[i] += double(m_flight[i]) / m_segment;
+        }
+        m_state[i] = v;
+    }
+
+    void Rto(uint32_t i, Time oldValue, Time newValue)
+    {
+        Time doubled = oldValue + oldValue;
+        Time cap = Seconds(60);
+        if (After() && newValue == (doubled < cap ? doubled : cap))
+        {
+            timeouts[i] += 1;
+        }
+    }
+
+    void Tx(uint32_t i, uint32_t payloadBytes)
+    {
+        if (After() && payloadBytes > 0 && m_state[i] == TcpSocketState::CA_RECOVERY)
+        {
+            recoverySent[i] += 1;
+        }
+    }
+
+    void Retransmission(uint32_t i)
+    {
+        if (After())
+        {
+            retransmissions[i] += 1;
+        }
+    }
+
+    void Finish()
+    {
+        for (uint32_t i = 0; i < m_cwnd.size(); ++i)
+        {
+            Advance(i);
+        }
+    }
+
+  private:
+    bool After() const
+    {
+        return Simulator::Now().GetSeconds() >= m_warmupS;
+    }
+
+    double m_warmupS;
+    double m_segment;
+    std::vector<uint32_t> m_cwnd;
+    std::vector<uint32_t> m_flight;
+    std::vector<int> m_state;
+    std::vector<double> m_last;
+    std::vector<FlowSlot> m_slots;
+
+  public:
+    std::vector<uint64_t> recoveries;
+    std::vector<uint64_t> timeouts;
+    std::vector<uint64_t> retransmissions;
+    std::vector<double> cwndIntegral;
+    std::vector<double> flightIntegral;
+    std::vector<double> recoveryTime;
+    std::vector<double> lossTime;
+    std::vector<uint64_t> recoverySent;
+    std::vector<double> recoveryEntryCwnd;
+    std::vector<double> recoveryEntryFlight;
+};
+
+void
+SlotCwnd(FlowSlot* s, uint32_t, uint32_t v)
+{
+    s->meter->Cwnd(s->flow, v);
+}
+
+void
+SlotFlight(FlowSlot* s, uint32_t, uint32_t v)
+{
+    s->meter->Flight(s->flow, v);
+}
+
+void
+SlotState(FlowSlot* s, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t v)
+{
+    s->meter->State(s->flow, int(v));
+}
+
+void
+SlotRto(FlowSlot* s, Time oldValue, Time newValue)
+{
+    s->meter->Rto(s->flow, oldValue, newValue);
+}
+
+void
+SlotTx(FlowSlot* s, Ptr<const Packet> p, const TcpHeader&, Ptr<const TcpSocketBase>)
+{
+    s->meter->Tx(s->flow, p->GetSize());
+}
+
+void
+SlotRetransmission(FlowSlot* s,
+                   Ptr<const Packet>,
+                   const TcpHeader&,
+                   const Address&,
+                   const Address&,
+                   Ptr<const TcpSocketBase>)
+{
+    s->meter->Retransmission(s->flow);
+}
+
+void
+ConnectSocket(FlowSlot* s, Ptr<Application> app)
+{
+    Ptr<Socket> socket = DynamicCast<BulkSendApplication>(app)->GetSocket();
+    bool ok = socket->TraceConnectWithoutContext("CongestionWindow",
+                                                 MakeBoundCallback(&SlotCwnd, s)) &&
+              socket->TraceConnectWithoutContext("BytesInFlight",
+                                                 MakeBoundCallback(&SlotFlight, s)) &&
+              socket->TraceConnectWithoutContext("CongState", MakeBoundCallback(&SlotState, s)) &&
+              socket->TraceConnectWithoutContext("RTO", MakeBoundCallback(&SlotRto, s)) &&
+              socket->TraceConnectWithoutContext("Tx", MakeBoundCallback(&SlotTx, s)) &&
+              socket->TraceConnectWithoutContext("Retransmission",
+                                                 MakeBoundCallback(&SlotRetransmission, s));
+    NS_ABORT_MSG_UNLESS(ok, "a trace source of a TCP socket was not found");
+}
+
+// The socket exists once the application has started: connect just after its start.
+void
+ScheduleConnect(FlowMeter* meter, uint32_t flow, Ptr<Application> app, double atS)
+{
+    Simulator::Schedule(Seconds(atS), &ConnectSocket, meter->Slot(flow), app);
+}
+
+// Diagnosis: ns-3 3.44's TcpPrrRecovery (src/internet/model/tcp-prr-recovery.cc) with one
+// change. Its DoRecovery adds one segment to the delivered bytes of every duplicate ACK while
+// prr_delivered < RecoverFS, although with SACK those bytes already count the segments the ACK
+// SACKs (TcpSocketBase::ReceivedAck: TcpRateOps::SkbDelivered is called for every newly SACKed
+// segment); RFC 6937 section 3 defines DeliveredData = change in snd.una + change in SACKd. This
+// one takes the delivered bytes as they come (on entering recovery, even 0 of them, so that
+// the fast retransmit still goes out), as ns-3's development tree does since commit 05c9099bb
+// ("Fix PRR DeliveredData double-count with SACK enabled", after 3.44).
+class SackPrrRecovery : public TcpClassicRecovery
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("bufsize::SackPrrRecovery")
+                                .SetParent<TcpClassicRecovery>()
+                                .AddConstructor<SackPrrRecovery>()
+                                .SetGroupName("Internet");
+        return tid;
+    }
+
+    SackPrrRecovery()
+        : TcpClassicRecovery()
+    {
+    }
+
+    SackPrrRecovery(const SackPrrRecovery& other)
+        : TcpClassicRecovery(other),
+          m_prrDelivered(other.m_prrDelivered),
+          m_prrOut(other.m_prrOut),
+          m_recoveryFlightSize(other.m_recoveryFlightSize)
+    {
+    }
+
+    std::string GetName() const override
+    {
+        return "SackPrrRecovery";
+    }
+
+    void EnterRecovery(Ptr<TcpSocketState> tcb,
+                       uint32_t,
+                       uint32_t,
+                       uint32_t deliveredBytes) override
+    {
+        m_prrOut = 0;
+        m_prrDelivered = 0;
+        m_recoveryFlightSize = tcb->m_bytesInFlight;
+        Reduce(tcb, deliveredBytes, true);
+    }
+
+    void DoRecovery(Ptr<TcpSocketState> tcb, uint32_t deliveredBytes, bool) override
+    {
+        Reduce(tcb, deliveredBytes, false);
+    }
+
+    void ExitRecovery(Ptr<TcpSocketState> tcb) override
+    {
+        tcb->m_cWndInfl = tcb->m_cWnd;
+    }
+
+    void UpdateBytesSent(uint32_t bytesSent) override
+    {
+        m_prrOut += bytesSent;
+    }
+
+    Ptr<TcpRecoveryOps> Fork() override
+    {
+        return CopyObject<SackPrrRecovery>(this);
+    }
+
+  private:
+    // TcpPrrRecovery::DoRecovery without the added segment
+    void Reduce(Ptr<TcpSocketState> tcb, uint32_t deliveredBytes, bool entering)
+    {
+        if (deliveredBytes == 0 && !entering)
+        {
+            return;
+        }
+        m_prrDelivered += deliveredBytes;
+        int sendCount;
+        if (tcb->m_bytesInFlight > tcb->m_ssThresh)
+        {
+            sendCount =
+                std::ceil(m_prrDelivered * tcb->m_ssThresh * 1.0 / m_recoveryFlightSize) - m_prrOut;
+        }
+        else
+        {
+            int limit = std::max(m_prrDelivered - m_prrOut, deliveredBytes);
+            if (tcb->m_isRetransDataAcked)
+            {
+                limit += tcb->m_segmentSize;
+            }
+            sendCount = std::min(limit, static_cast<int>(tcb->m_ssThresh - tcb->m_bytesInFlight));
+        }
+        sendCount = std::max(sendCount, static_cast<int>(m_prrOut > 0 ? 0 : tcb->m_segmentSize));
+        tcb->m_cWnd = tcb->m_bytesInFlight + sendCount;
+        tcb->m_cWndInfl = tcb->m_cWnd;
+    }
+
+    uint32_t m_prrDelivered{0};
+    uint32_t m_prrOut{0};
+    uint32_t m_recoveryFlightSize{0};
+};
 } // namespace bufsize_ns3
 """
 
 cppyy.cppdef(_METER_CPP)
 _cpp = cppyy.gbl.bufsize_ns3
+_cpp.SackPrrRecovery.GetTypeId()  # registers "bufsize::SackPrrRecovery" (diagnosis only)
 
 #: ns-3 TypeIds of the congestion controls, by bufsize's names.
 SOCKET_TYPES = {
@@ -246,8 +578,16 @@ def _connect(ok: bool) -> None:
         raise RuntimeError("an ns-3 trace source of the bottleneck was not found")
 
 
-def run(spec: Ns3Run) -> dict[str, Any]:
-    """Build the dumbbell, run it, and return the bottleneck's measures after the warm-up."""
+def run(
+    spec: Ns3Run, *, diagnose: bool = False, defaults: tuple[tuple[str, str], ...] = ()
+) -> dict[str, Any]:
+    """Build the dumbbell, run it, and return the bottleneck's measures after the warm-up.
+
+    Diagnosis options (not used by the comparison's table): ``diagnose`` adds the senders'
+    per-flow counters after the warm-up (``FlowMeter`` above) under ``"flows"``; ``defaults``
+    are further ``Config::SetDefault`` pairs given as strings, set after the spec's own (for
+    example ``("ns3::TcpL4Protocol::RecoveryType", "ns3::TcpClassicRecovery")``).
+    """
     if spec.cc not in SOCKET_TYPES:
         raise ValueError(f"cc must be one of {sorted(SOCKET_TYPES)}, got {spec.cc!r}")
     ns.Simulator.Destroy()
@@ -269,6 +609,8 @@ def run(spec: Ns3Run) -> dict[str, Any]:
     default("ns3::TcpSocketBase::UseEcn", ns.StringValue("On" if marking else "Off"))
     default("ns3::TcpSocketState::EnablePacing", ns.BooleanValue(spec.cc == "bbr"))
     default("ns3::TcpCubic::HyStart", ns.BooleanValue(spec.hystart))
+    for name, value in defaults:
+        default(name, ns.StringValue(value))
 
     senders = ns.NodeContainer()
     senders.Create(flows)
@@ -343,6 +685,7 @@ def run(spec: Ns3Run) -> dict[str, Any]:
     else:
         _connect(_cpp.ConnectDeviceArrivals(meter, core.Get(0)))
 
+    flow_meter = _cpp.FlowMeter(flows, spec.warmup_s, spec.packet_bytes) if diagnose else None
     port = 5000
     for i in range(flows):
         sink = ns.PacketSinkHelper(
@@ -354,7 +697,10 @@ def run(spec: Ns3Run) -> dict[str, Any]:
         )
         source.SetAttribute("MaxBytes", ns.UintegerValue(0))
         source.SetAttribute("SendSize", ns.UintegerValue(spec.packet_bytes))
-        source.Install(senders.Get(i)).Start(ns.Seconds(spec.starts_s[i]))
+        apps = source.Install(senders.Get(i))
+        apps.Start(ns.Seconds(spec.starts_s[i]))
+        if flow_meter is not None:
+            _cpp.ScheduleConnect(flow_meter, i, apps.Get(0), spec.starts_s[i] + 1e-6)
 
     ns.Simulator.Stop(ns.Seconds(spec.duration_s))
     start = time.perf_counter()
@@ -376,5 +722,19 @@ def run(spec: Ns3Run) -> dict[str, Any]:
         "wall_s": wall_s,
         "cpu_s": cpu_s,
     }
+    if flow_meter is not None:
+        flow_meter.Finish()
+        result["flows"] = {
+            "recoveries": [int(x) for x in flow_meter.recoveries],
+            "timeouts": [int(x) for x in flow_meter.timeouts],
+            "retransmissions": [int(x) for x in flow_meter.retransmissions],
+            "mean_cwnd_packets": [x / measured_s for x in flow_meter.cwndIntegral],
+            "mean_flight_packets": [x / measured_s for x in flow_meter.flightIntegral],
+            "recovery_time_s": list(flow_meter.recoveryTime),
+            "loss_state_time_s": list(flow_meter.lossTime),
+            "recovery_sent": [int(x) for x in flow_meter.recoverySent],
+            "recovery_entry_cwnd_packets": list(flow_meter.recoveryEntryCwnd),
+            "recovery_entry_flight_packets": list(flow_meter.recoveryEntryFlight),
+        }
     ns.Simulator.Destroy()
     return result
