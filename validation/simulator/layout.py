@@ -281,6 +281,10 @@ class FlowInt(IntEnum):
     # the delayed-ACK timer in the heap (core/heap.py, push_delack): kept across transfers
     DELACK_KEY = 54  # heap key of the timer last started (valid while DELACK_COUNT > 0)
     DELACK_QUEUED = 55  # a DELACK event of the flow is in the heap
+    # counts of the SACK scoreboard over [SND_UNA, HIGH_TX), kept as its bits change, so that
+    # RFC 6675's pipe needs no pass over the window (core/sender.py, _pipe): reset by start_flow
+    SACKED_OUT = 56  # packets SACKed
+    REXMIT_OUT = 57  # packets retransmitted (since the last timeout) and not SACKed
 
     CA_INCREASE = 36  # a CaIncrease
 
