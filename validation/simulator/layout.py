@@ -459,6 +459,7 @@ class GlobalInt(IntEnum):
     CODEL_DROPPING = 47
     CODEL_COUNT = 48
     CODEL_LASTCOUNT = 49
+    ROOT_TAKEN = 50  # 1 while the heap's root is the event being run (core/heap.py, heap_take)
 
 
 class QueueField(IntEnum):
