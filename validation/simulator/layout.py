@@ -214,7 +214,8 @@ class FlowFloat(IntEnum):
     BBR_MAX_BW_PER_S = 34  # BtlBw: the max of the per-round maxima below
     BBR_RS_BW_PER_S = 35  # this ACK's delivery-rate sample (-1: none)
     BBR_RS_RTT_S = 36  # this ACK's RTT sample (-1: none)
-    BBR_BW_ROUND = 37  # first of BBR_BW_ROUNDS per-round maxima (round number modulo)
+    BBR_PACING_GAP_S = 37  # 1 / BBR_PACING_RATE_PER_S, set with it
+    BBR_BW_ROUND = 38  # first of BBR_BW_ROUNDS per-round maxima (round number modulo)
 
 
 class FlowInt(IntEnum):
