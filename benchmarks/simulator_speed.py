@@ -126,16 +126,26 @@ CASES = [
         0.01,
     ),
     # BBR always paces (issue 14: BBR within 35% of Reno); paced Reno beside it. Where BBR's
-    # time goes, with Linux perf on Fig. 3.1 over 200 s simulated (CPU time per bottleneck
-    # packet 1.65 times unpaced Reno's): the heap's pops 1.9 times Reno's per packet, 41% of
-    # the difference (a paced packet's successor of the same flow lands deep in the heap,
-    # where unpaced Reno's back-to-back packets follow each other at its root: paced Reno
-    # pays it too, and BBR runs at 0.85 of paced Reno), and BBR's per-ACK model
-    # (bbr_ack_sample, bbr_on_ack, _inflight: 16-18% of BBR's time in two runs, the rate
-    # sample's division and the load of the packet's rate slot the slowest steps) 42-45%. At
-    # 1 Gb/s with 1000 flows BBR also drops 17% of its packets (Reno 5%), so more of its ACKs
-    # run SACK recovery (RFC 6675's pipe: 2.3 passes over the window a packet, Reno 0.34, in
-    # the reference over 6 s).
+    # time goes, with Linux perf (the compiled core's functions mapped by address and size):
+    # on Fig. 3.1 over 2000 s simulated, BBR takes 197 ns of CPU per bottleneck packet,
+    # unpaced Reno 123 (1.59 times), paced Reno 153. Of the 73 ns, the heap's takes 38 (52%:
+    # a paced packet's successor of the same flow lands deep in the heap, where unpaced
+    # Reno's back-to-back packets follow each other at its root; paced Reno pays it too, 69
+    # ns against BBR's 72) and BBR's per-ACK model 34 (46%: bbr_ack_sample 17, bbr_on_ack 13,
+    # _inflight 4; the load of the packet's rate slot and the rate sample's division the
+    # slowest steps).
+    # At 1 Gb/s with 1000 flows, Linux perf over 300 s simulated: BBR takes 307 ns of CPU per
+    # bottleneck packet, Reno 200. Of the 107 ns, the heap takes 37 (35%: heap_take and
+    # _heap_insert 44, the loop, which removes a root no event replaced, 7 less; 2.25 events
+    # a packet against Reno's 2.01, 0.37 of them PACE events, and a paced packet's successor
+    # sifts deeper), BBR's per-ACK model 41 (38%: bbr_ack_sample 22, bbr_on_ack 16,
+    # _inflight 2, bbr_lost 1), pacing in try_send and _transmit 19 (17%), the pipe and the
+    # receiver 11. BBR loses 15% of its packets there (Reno 3.6%; first 30 s), so more of
+    # its ACKs run SACK recovery; RFC 6675's pipe is kept from the scoreboard's counts
+    # (sender.py, _pipe) where it took 2.3 passes over the window a packet (the reference,
+    # 6 s). Tried without a gain in interleaved A/Bs: prefetching the next event's flow state
+    # or rate slot, 4-ary or bottom-up heaps (bottom-up: BBR 0.99x, Reno 0.90x), a
+    # branch-free choice of the heap's child, inlining BBR's per-ACK functions.
     ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85, paced", GIGABIT.replace(pacing=True), 85, 1.0),
     ("Fig. 3.1, B=10, BBR", FIG_3_1.replace(congestion_control="bbr"), 10, 1.0),
     (

@@ -214,7 +214,8 @@ class FlowFloat(IntEnum):
     BBR_MAX_BW_PER_S = 34  # BtlBw: the max of the per-round maxima below
     BBR_RS_BW_PER_S = 35  # this ACK's delivery-rate sample (-1: none)
     BBR_RS_RTT_S = 36  # this ACK's RTT sample (-1: none)
-    BBR_BW_ROUND = 37  # first of BBR_BW_ROUNDS per-round maxima (round number modulo)
+    BBR_PACING_GAP_S = 37  # 1 / BBR_PACING_RATE_PER_S, set with it
+    BBR_BW_ROUND = 38  # first of BBR_BW_ROUNDS per-round maxima (round number modulo)
 
 
 class FlowInt(IntEnum):
@@ -281,6 +282,10 @@ class FlowInt(IntEnum):
     # the delayed-ACK timer in the heap (core/heap.py, push_delack): kept across transfers
     DELACK_KEY = 54  # heap key of the timer last started (valid while DELACK_COUNT > 0)
     DELACK_QUEUED = 55  # a DELACK event of the flow is in the heap
+    # counts of the SACK scoreboard over [SND_UNA, HIGH_TX), kept as its bits change, so that
+    # RFC 6675's pipe needs no pass over the window (core/sender.py, _pipe): reset by start_flow
+    SACKED_OUT = 56  # packets SACKed
+    REXMIT_OUT = 57  # packets retransmitted (since the last timeout) and not SACKed
 
     CA_INCREASE = 36  # a CaIncrease
 
@@ -455,6 +460,7 @@ class GlobalInt(IntEnum):
     CODEL_DROPPING = 47
     CODEL_COUNT = 48
     CODEL_LASTCOUNT = 49
+    ROOT_TAKEN = 50  # 1 while the heap's root is the event being run (core/heap.py, heap_take)
 
 
 class QueueField(IntEnum):

@@ -144,7 +144,7 @@ def bbr_start(sp, t, f):  # type: ignore[no-untyped-def]
     ff[a + FlowFloat.BBR_PACING_GAIN] = HIGH_GAIN
     ff[a + FlowFloat.BBR_CWND_GAIN] = HIGH_GAIN
     cwnd = ff[a + FlowFloat.CWND_PACKETS]
-    ff[a + FlowFloat.BBR_PACING_RATE_PER_S] = HIGH_GAIN * (cwnd / rtt) * PACING_MARGIN
+    _set_pacing_rate(sp, f, HIGH_GAIN * (cwnd / rtt) * PACING_MARGIN)
     ff[a + FlowFloat.BBR_PROBE_RTT_DONE_S] = -1.0
     ff[a + FlowFloat.BBR_DELIVERED_TIME_S] = t
     ff[a + FlowFloat.BBR_FIRST_TX_S] = t
@@ -172,9 +172,23 @@ def bbr_on_send(sp, t, f, seg, outstanding):  # type: ignore[no-untyped-def]
 
 
 @jit
+def _set_pacing_rate(sp, f, rate):  # type: ignore[no-untyped-def]
+    """Set the pacing rate and its gap (the rate changes on few ACKs; a packet is sent on
+    most, and the gap it needs would be a division on the way to the next send time)."""
+    s = sp[0]
+    a = f * FLOW_FLOATS
+    if (
+        rate != s.ff[a + FlowFloat.BBR_PACING_RATE_PER_S]
+        or s.ff[a + FlowFloat.BBR_PACING_GAP_S] == 0.0
+    ):
+        s.ff[a + FlowFloat.BBR_PACING_RATE_PER_S] = rate
+        s.ff[a + FlowFloat.BBR_PACING_GAP_S] = 1.0 / rate
+
+
+@jit
 def bbr_pacing_gap(sp, f):  # type: ignore[no-untyped-def]
-    """Seconds from one paced packet to the next."""
-    return 1.0 / sp[0].ff[f * FLOW_FLOATS + FlowFloat.BBR_PACING_RATE_PER_S]
+    """Seconds from one paced packet to the next: 1 / pacing rate."""
+    return sp[0].ff[f * FLOW_FLOATS + FlowFloat.BBR_PACING_GAP_S]
 
 
 @jit
@@ -291,8 +305,7 @@ def _inflight(sp, f, bw, gain):  # type: ignore[no-untyped-def]
     least = 1.0 if rate * s.g[GlobalFloat.WIRE_BYTES] < MIN_TSO_RATE_BYTES_PER_S else 2.0
     quantum = min(max(np.floor(rate / QUANTUM_SHIFT_PER_S), least), MAX_QUANTUM_PACKETS)
     cwnd += 3.0 * quantum
-    if cwnd % 2.0 != 0.0:
-        cwnd += 1.0
+    cwnd += 1.0 if cwnd % 2.0 != 0.0 else 0.0  # to even, without a branch on the parity
     if fi[b + FlowInt.BBR_MODE] == BbrMode.PROBE_BW and fi[b + FlowInt.BBR_CYCLE_INDEX] == 0:
         cwnd += 2.0
     return cwnd
@@ -347,11 +360,13 @@ def bbr_on_ack(sp, t, f, in_flight):  # type: ignore[no-untyped-def]
                 top = max(top, ff[a + FlowFloat.BBR_BW_ROUND + j])
             ff[a + FlowFloat.BBR_MAX_BW_PER_S] = top
         if not app_limited or bw_sample >= ff[a + FlowFloat.BBR_MAX_BW_PER_S]:
-            k = fi[b + FlowInt.BBR_ROUNDS] % BBR_BW_ROUNDS
-            if bw_sample > ff[a + FlowFloat.BBR_BW_ROUND + k]:
-                ff[a + FlowFloat.BBR_BW_ROUND + k] = bw_sample
-            if bw_sample > ff[a + FlowFloat.BBR_MAX_BW_PER_S]:
-                ff[a + FlowFloat.BBR_MAX_BW_PER_S] = bw_sample
+            # written back whether or not the sample is larger: a select, not a branch
+            # (which of the two a sample is, the branch predictor cannot guess)
+            k = a + FlowFloat.BBR_BW_ROUND + fi[b + FlowInt.BBR_ROUNDS] % BBR_BW_ROUNDS
+            top = ff[k]
+            ff[k] = bw_sample if bw_sample > top else top
+            top = ff[a + FlowFloat.BBR_MAX_BW_PER_S]
+            ff[a + FlowFloat.BBR_MAX_BW_PER_S] = bw_sample if bw_sample > top else top
     fi[b + FlowInt.BBR_ROUND_START] = 1 if round_start else 0
     bw = ff[a + FlowFloat.BBR_MAX_BW_PER_S]
     min_rtt = ff[a + FlowFloat.BBR_MIN_RTT_S]
@@ -430,7 +445,7 @@ def bbr_on_ack(sp, t, f, in_flight):  # type: ignore[no-untyped-def]
     # pacing rate [bbr_set_pacing_rate]
     rate = pacing_gain * bw * PACING_MARGIN
     if fi[b + FlowInt.BBR_FULL_BW_REACHED] != 0 or rate > ff[a + FlowFloat.BBR_PACING_RATE_PER_S]:
-        ff[a + FlowFloat.BBR_PACING_RATE_PER_S] = rate
+        _set_pacing_rate(sp, f, rate)
     # cwnd [bbr_set_cwnd, bbr_set_cwnd_to_recover_or_restore]
     cwnd = ff[a + FlowFloat.CWND_PACKETS]
     acked = fi[b + FlowInt.BBR_RS_ACKED]

@@ -65,6 +65,10 @@ def _sift_down(sp, n, t, key, payload):  # type: ignore[no-untyped-def]
 @jit
 def _heap_insert(sp, t, key, payload):  # type: ignore[no-untyped-def]
     s = sp[0]
+    if s.gi[GlobalInt.ROOT_TAKEN] != 0:  # the new event takes the place of the one being run
+        s.gi[GlobalInt.ROOT_TAKEN] = 0
+        _sift_down(sp, s.gi[GlobalInt.HEAP_ENTRIES], t, key, payload)
+        return
     ht, hk, hp = s.ht, s.hk, s.hp
     n = s.gi[GlobalInt.HEAP_ENTRIES]
     i = n
@@ -184,8 +188,13 @@ def push_packet(sp, t, kind, flow, epoch, arg):  # type: ignore[no-untyped-def]
 
 
 @jit
-def heap_pop(sp):  # type: ignore[no-untyped-def]
-    """Remove the root (the caller has read it); its flow's next packet event replaces it."""
+def heap_take(sp):  # type: ignore[no-untyped-def]
+    """Take the root (the caller has read it) to run it: its flow's next packet event
+    replaces it; else it stays, marked ROOT_TAKEN, until the first event the run schedules
+    replaces it (one sift from the root instead of a pop's and an insertion's) or
+    ``heap_settle`` removes it after the run. Events still leave in the same order: the
+    heap holds the same entries at every ``heap_take``, and (time, key) orders them
+    strictly (every key holds a new sequence number)."""
     s = sp[0]
     fi, nx, gi = s.fi, s.nx, s.gi
     kind = s.hk[0] >> KEY_SHIFT
@@ -209,6 +218,17 @@ def heap_pop(sp):  # type: ignore[no-untyped-def]
             gi[GlobalInt.FREE_NODE] = node
             gi[GlobalInt.FREE_NODES] += 1
             return
+    gi[GlobalInt.ROOT_TAKEN] = 1
+
+
+@jit
+def heap_settle(sp):  # type: ignore[no-untyped-def]
+    """After an event has run: remove its root if no event it scheduled has replaced it."""
+    s = sp[0]
+    gi = s.gi
+    if gi[GlobalInt.ROOT_TAKEN] == 0:
+        return
+    gi[GlobalInt.ROOT_TAKEN] = 0
     n = gi[GlobalInt.HEAP_ENTRIES] - 1
     gi[GlobalInt.HEAP_ENTRIES] = n
     if n > 0:

@@ -11,7 +11,13 @@ from validation.simulator.core.codel import codel_depart
 from validation.simulator.core.counters import account_occupancy
 from validation.simulator.core.fair_queue import FQI, fq_depart
 from validation.simulator.core.fifo import QUEUE, fifo_advance
-from validation.simulator.core.heap import delack_fired, exponential, heap_pop, heap_push
+from validation.simulator.core.heap import (
+    delack_fired,
+    exponential,
+    heap_push,
+    heap_settle,
+    heap_take,
+)
 from validation.simulator.core.jit import address, jit, pointers
 from validation.simulator.core.port import arrive
 from validation.simulator.core.receiver import deliver, send_ack
@@ -125,7 +131,7 @@ def _run_chunk(t_stop, heap_cap, rand_len, trace_cap, sample_cap, sp):  # type: 
                 return Status.SAMPLES_FULL
         kind = s.hk[0] >> KEY_SHIFT
         payload = s.hp[0]
-        heap_pop(sp)
+        heap_take(sp)
         f = (payload >> FLOW_SHIFT) - 1
         epoch = (payload >> EPOCH_SHIFT) & (EPOCHS - 1)
         flags = (payload >> FLAGS_SHIFT) & FLAG_MASK
@@ -182,6 +188,7 @@ def _run_chunk(t_stop, heap_cap, rand_len, trace_cap, sample_cap, sp):  # type: 
                 s.scw[k * traced + j] = s.ff[j * FLOW_FLOATS + FlowFloat.CWND_PACKETS]
             gi[GlobalInt.SAMPLE_ROWS] = k + 1
             heap_push(sp, t + g[GlobalFloat.SAMPLE_INTERVAL_S], Event.SAMPLE, 0, 0, 0)
+        heap_settle(sp)
 
 
 @jit

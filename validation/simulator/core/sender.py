@@ -104,7 +104,10 @@ def _transmit(sp, t, f, seg):  # type: ignore[no-untyped-def]
     restart = False
     if seg < fi[b + FlowInt.HIGH_TX]:
         j = f * (wmask + 1) + (seg & wmask)
-        s.rg[j] = s.rg[j] | SlotFlag.REXMIT
+        flags = s.rg[j]
+        if (flags & (SlotFlag.SACKED | SlotFlag.REXMIT)) == 0:
+            fi[b + FlowInt.REXMIT_OUT] += 1
+        s.rg[j] = flags | SlotFlag.REXMIT
         fi[b + FlowInt.RTT_SEQ] = -1
         restart = seg == fi[b + FlowInt.SND_UNA]
     else:
@@ -134,22 +137,32 @@ def _transmit(sp, t, f, seg):  # type: ignore[no-untyped-def]
 
 @jit
 def _pipe(sp, f):  # type: ignore[no-untyped-def]
-    """RFC 6675 pipe: packets outstanding, not SACKed, not deemed lost (plus retransmissions)."""
+    """RFC 6675 pipe: packets outstanding, not SACKed, not deemed lost (plus retransmissions).
+
+    The reference counts it in one pass over [SND_UNA, HIGH_TX): a packet not SACKed counts
+    once if at or above LOST_LIMIT and once more if retransmitted. The same sum from the
+    scoreboard's counts: the retransmitted ones not SACKed are REXMIT_OUT; of the packets
+    from lo = max(SND_UNA, LOST_LIMIT) on, all are out but the SACKed ones, which all lie
+    below HIGH_SACKED (so none if lo >= HIGH_SACKED, as in fast recovery once LOST_LIMIT has
+    followed HIGH_SACKED, and all SACKED_OUT if lo = SND_UNA); only between the two, after a
+    timeout or with a LOST_LIMIT left above SND_UNA by a recovery, are they counted.
+    """
     s = sp[0]
     fi = s.fi
     b = f * FLOW_INTS
+    una = fi[b + FlowInt.SND_UNA]
+    high = fi[b + FlowInt.HIGH_TX]
+    count = fi[b + FlowInt.REXMIT_OUT]
+    lo = max(una, fi[b + FlowInt.LOST_LIMIT])
+    if lo >= high:
+        return count
+    count += high - lo
+    if lo == una:
+        return count - fi[b + FlowInt.SACKED_OUT]
     wmask = s.gi[GlobalInt.WINDOW_MASK]
     row = f * (wmask + 1)
-    count = 0
-    lost_limit = fi[b + FlowInt.LOST_LIMIT]
-    for seq in range(fi[b + FlowInt.SND_UNA], fi[b + FlowInt.HIGH_TX]):
-        flags = s.rg[row + (seq & wmask)]
-        if flags & SlotFlag.SACKED:
-            continue
-        if seq >= lost_limit:
-            count += 1
-        if flags & SlotFlag.REXMIT:
-            count += 1
+    for seq in range(lo, min(fi[b + FlowInt.HIGH_SACKED], high)):
+        count -= s.rg[row + (seq & wmask)] & SlotFlag.SACKED
     return count
 
 
@@ -286,6 +299,8 @@ def start_flow(sp, t, f):  # type: ignore[no-untyped-def]
     fi[b + FlowInt.EPOCH] = epoch
     fi[b + FlowInt.DELACK_GEN] = delack_gen
     fi[b + FlowInt.PACE_PENDING] = pace_pending
+    fi[b + FlowInt.SACKED_OUT] = 0
+    fi[b + FlowInt.REXMIT_OUT] = 0
     fi[b + FlowInt.RECOVER] = -1
     fi[b + FlowInt.RTO_RECOVER] = -1
     fi[b + FlowInt.RTT_SEQ] = -1
@@ -353,6 +368,7 @@ def rto_fire(sp, t, f):  # type: ignore[no-untyped-def]
     for seq in range(una, high):
         j = row + (seq & wmask)
         s.rg[j] = s.rg[j] & ~SlotFlag.REXMIT
+    fi[b + FlowInt.REXMIT_OUT] = 0
     fi[b + FlowInt.REXMIT_PTR] = una
     if fi[b + FlowInt.SACK] != 0:
         fi[b + FlowInt.RECOVERY] = RecoveryState.AFTER_TIMEOUT
@@ -405,15 +421,31 @@ def on_ack(sp, t, f, cum, sack_seq, ece):  # type: ignore[no-untyped-def]
         bbr_ack_sample(sp, t, f, cum, sack_seq, in_flight(sp, f) if probing else 0)
     if sack_seq >= cum:
         j = row + (sack_seq & wmask)
-        s.rg[j] = s.rg[j] | SlotFlag.SACKED
+        flags = s.rg[j]
+        if (flags & SlotFlag.SACKED) == 0:
+            fi[b + FlowInt.SACKED_OUT] += 1
+            if flags & SlotFlag.REXMIT:
+                fi[b + FlowInt.REXMIT_OUT] -= 1
+        s.rg[j] = flags | SlotFlag.SACKED
         if sack_seq + 1 > fi[b + FlowInt.HIGH_SACKED]:
             fi[b + FlowInt.HIGH_SACKED] = sack_seq + 1
     una = fi[b + FlowInt.SND_UNA]
     if cum > una:
         newly = cum - una
-        for seq in range(una, cum):
-            j = row + (seq & wmask)
-            s.rg[j] = s.rg[j] & ~(SlotFlag.SACKED | SlotFlag.REXMIT)
+        # no SACKED or REXMIT bit to clear when both counts are 0
+        if fi[b + FlowInt.SACKED_OUT] != 0 or fi[b + FlowInt.REXMIT_OUT] != 0:
+            sacked = 0  # and the counts lose what leaves the window
+            rexmit = 0
+            for seq in range(una, cum):
+                j = row + (seq & wmask)
+                flags = s.rg[j]
+                if flags & SlotFlag.SACKED:
+                    sacked += 1
+                elif flags & SlotFlag.REXMIT:
+                    rexmit += 1
+                s.rg[j] = flags & ~(SlotFlag.SACKED | SlotFlag.REXMIT)
+            fi[b + FlowInt.SACKED_OUT] -= sacked
+            fi[b + FlowInt.REXMIT_OUT] -= rexmit
         fi[b + FlowInt.SND_UNA] = cum
         if fi[b + FlowInt.SND_NXT] < cum:
             fi[b + FlowInt.SND_NXT] = cum
