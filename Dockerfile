@@ -2,13 +2,13 @@
 FROM python:3.11.7-slim-bookworm AS build
 WORKDIR /src
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md constraints.txt ./
 COPY app ./app
 COPY models ./models
 COPY validation ./validation
 RUN python -m venv /opt/bufsize \
     && /opt/bufsize/bin/pip install --no-cache-dir pip==25.3 \
-    && /opt/bufsize/bin/pip install --no-cache-dir .
+    && /opt/bufsize/bin/pip install --no-cache-dir -c constraints.txt .
 
 FROM python:3.11.7-slim-bookworm
 RUN useradd --create-home --uid 10001 bufsize \

@@ -12,7 +12,7 @@ PORT ?= 8000
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip==25.3
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -51,7 +51,7 @@ validate: $(STAMP)
 # only by this target (never by install or test). ns-3 runs at the lowest priority.
 NS3_STAMP := $(VENV)/.ns3-installed
 $(NS3_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[dev,ns3]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,ns3]'
 	touch $(NS3_STAMP)
 
 ns3: $(NS3_STAMP)
