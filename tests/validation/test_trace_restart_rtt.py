@@ -17,12 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.validation.mix_traces import estimated_mix
 from validation.harness.bscl import CAPACITY_BPS as MIX_CAPACITY_BPS
-from validation.harness.bscl import RTT_S as MIX_RTT_S
-from validation.harness.bscl import mix_scenario
-from validation.traces import estimate_trace, kernel, open_trace
+from validation.traces import kernel
 from validation.traces.estimate import _harmonic_interval
-from validation.traces.synthetic import simulated_trace, write_csv
 
 #: A slow start from one segment after a timeout, flow 0, capacity not given (so only the
 #: 1 ms ``GAP_MIN_S`` and four times a flight's longest inner gap cut the flights): the
@@ -210,17 +208,7 @@ def test_lbp_flow_that_lost_its_first_flight_on_004_mix(share: float, tmp_path: 
     link's). T_e measured 162.4 ms (+0.2 %) at both shares. Targets of issue 13: T_e within
     10 %; the restart sample is the RTT plus at most the full buffer's delay B/C (it is a
     sample with this link's queue in it)."""
-    sc = mix_scenario(2, share, full=True)
-    buffer_packets = int(MIX_CAPACITY_BPS * MIX_RTT_S / (8 * sc.wire_bytes))
-    sim = simulated_trace(sc, buffer_packets, seed=10, lbp_groups=("LBP",))
-    path = tmp_path / "t.csv"
-    write_csv(sim.trace, path)
-    est = estimate_trace(
-        open_trace(path),
-        capacity_bps=MIX_CAPACITY_BPS,
-        warmup_s=sc.warmup_s,
-        buffer_bytes=buffer_packets * sc.wire_bytes,
-    )
+    sc, buffer_packets, sim, est = estimated_mix(2, share, full=True, seed=10, tmp_path=tmp_path)
     assert est.bottlenecked_flows.value == 2
     assert abs(est.effective_rtt_s.value - sim.effective_rtt_s) <= 0.1 * sim.effective_rtt_s
     assert est.effective_rtt_s.low <= sim.effective_rtt_s <= est.effective_rtt_s.high
@@ -238,17 +226,7 @@ def test_interval_widens_for_an_lbp_flow_without_rtt_on_004_mix(tmp_path: Path) 
     sampled flows' eq. 12 (measured 338.0 ms, truth 337.7 ms: +0.1 %), and the interval, which
     was their bootstrap alone (337.7-338.4 ms), now runs from 0 (flow 31's RTT may be near 0)
     to eq. 12 with flow 31 at its first-round spacing as measured (measured 339.4 ms)."""
-    sc = mix_scenario(2, 0.8, full=True)
-    buffer_packets = int(MIX_CAPACITY_BPS * MIX_RTT_S / (8 * sc.wire_bytes))
-    sim = simulated_trace(sc, buffer_packets, seed=5, lbp_groups=("LBP",))
-    path = tmp_path / "t.csv"
-    write_csv(sim.trace, path)
-    est = estimate_trace(
-        open_trace(path),
-        capacity_bps=MIX_CAPACITY_BPS,
-        warmup_s=sc.warmup_s,
-        buffer_bytes=buffer_packets * sc.wire_bytes,
-    )
+    _, _, sim, est = estimated_mix(2, 0.8, full=True, seed=5, tmp_path=tmp_path)
     (row,) = [f for f in est.flow_table if f.key == "31"]
     assert row.flow_class == "lbp"
     assert row.rtt_source == "none"

@@ -13,9 +13,7 @@ import dpkt
 import numpy as np
 import pytest
 
-from validation.harness.bscl import CAPACITY_BPS as MIX_CAPACITY_BPS
-from validation.harness.bscl import RTT_S as MIX_RTT_S
-from validation.harness.bscl import mix_scenario
+from tests.validation.mix_traces import estimated_mix
 from validation.simulator import Scenario
 from validation.simulator.results import transfer_numbers
 from validation.traces import (
@@ -256,17 +254,7 @@ def test_estimates_within_targets_on_004_mix(flows: int, share: float, tmp_path:
     the queueing at this link, 004 §III.A). The RTTs taken from the drops are the propagation
     delays the simulator drew, to within two access-link transmissions (25 µs) and the
     bottleneck's transmission of a packet (0.25 ms at 50 Mbit/s)."""
-    sc = mix_scenario(flows, share, full=False)
-    buffer_packets = int(MIX_CAPACITY_BPS * MIX_RTT_S / (8 * sc.wire_bytes))
-    sim = simulated_trace(sc, buffer_packets, seed=1, lbp_groups=("LBP",))
-    path = tmp_path / "t.csv"
-    write_csv(sim.trace, path)
-    est = estimate_trace(
-        open_trace(path),
-        capacity_bps=MIX_CAPACITY_BPS,
-        warmup_s=sc.warmup_s,
-        buffer_bytes=buffer_packets * sc.wire_bytes,
-    )
+    _, _, sim, est = estimated_mix(flows, share, full=False, seed=1, tmp_path=tmp_path)
     assert abs(est.bottlenecked_flows.value - flows) <= 0.2 * flows
     assert abs(est.effective_rtt_s.value - sim.effective_rtt_s) <= 0.1 * sim.effective_rtt_s
     from_drops = [
@@ -287,17 +275,7 @@ def _two_lbp_flows_estimated(
 ) -> tuple[SimulatedTrace, TraceEstimates]:
     """004 §VII's mix with N_b = 2 at full length and B = C·T_avg, simulated, written as CSV
     and estimated back."""
-    sc = mix_scenario(2, share, full=True)
-    buffer_packets = int(MIX_CAPACITY_BPS * MIX_RTT_S / (8 * sc.wire_bytes))
-    sim = simulated_trace(sc, buffer_packets, seed=seed, lbp_groups=("LBP",))
-    path = tmp_path / "t.csv"
-    write_csv(sim.trace, path)
-    est = estimate_trace(
-        open_trace(path),
-        capacity_bps=MIX_CAPACITY_BPS,
-        warmup_s=sc.warmup_s,
-        buffer_bytes=buffer_packets * sc.wire_bytes,
-    )
+    _, _, sim, est = estimated_mix(2, share, full=True, seed=seed, tmp_path=tmp_path)
     return sim, est
 
 
