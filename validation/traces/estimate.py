@@ -504,7 +504,7 @@ def _summarize(
     if restarted.any():
         raw = np.where(restarted, restart, raw)
         at = np.where(restarted, fs[:, F["restart_at_s"]], at)
-        corrected = np.maximum(restart - fs[:, F["restart_queue_s"]], 0.1 * restart)
+        corrected = kernel.less_queue(restart, fs[:, F["restart_queue_s"]])
         rtt = np.where(restarted, corrected, rtt)
         source[restarted] = "restart"
         if (restarted & lbp).any():
@@ -726,7 +726,7 @@ def _queue_corrected_rtts(
     clean = np.isfinite(raw) & np.isfinite(at) & (at < acc.first_loss_s)
     out = rtt.copy()
     out[clean] = raw[clean]
-    out[congested] = np.maximum(raw[congested] - queue_s, 0.1 * raw[congested])
+    out[congested] = kernel.less_queue(raw[congested], queue_s)
     return out, (
         f"RTT samples taken after the link's first loss ({int(after.sum())} LBP flows) are "
         f"reduced by {queue_s * 1e3:.3g} ms, the median queueing delay they show over the "

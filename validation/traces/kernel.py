@@ -148,9 +148,30 @@ _TSAMPLE, _RAW, _GAP1, _SILENCE, _SSTART, _SLONG = 10, 11, 12, 13, 14, 15
     13
 )
 _TESTED, _COVERED, _N1, _N2, _B2B, _SDROPS, _FDROPS, _SPK, _SLONGPK = range(13, 22)
-_RS_START, _RS_GAP, _RS_SIL, _RS_SQ, _RS_LASTANY, _RS_RAW, _RS_AT, _RS_Q = range(16, 24)
-_RS_B_START, _RS_B_Q, _RS_A_START, _RS_L_SIL, _RS_B_SIL, _RS_A_SIL, _RS_TAINT = range(24, 31)
-_RS_STATE, _RS_N, _RS_DIRTY, _RS_B_N, _RS_A_N, _RS_L_N = range(22, 28)
+# The restart columns, in the order of FLOAT_FIELDS and INT_FIELDS (named there).
+(
+    _RS_START,
+    _RS_GAP,
+    _RS_SIL,
+    _RS_SQ,
+    _RS_LASTANY,
+    _RS_RAW,
+    _RS_AT,
+    _RS_Q,
+    _RS_B_START,
+    _RS_B_Q,
+    _RS_A_START,
+    _RS_L_SIL,
+    _RS_B_SIL,
+    _RS_A_SIL,
+    _RS_TAINT,
+) = (F[name] for name in FLOAT_FIELDS if name.startswith("restart_"))
+_RS_STATE, _RS_N, _RS_DIRTY, _RS_B_N, _RS_A_N, _RS_L_N = (
+    I[name] for name in INT_FIELDS if name.startswith("restart_")
+)
+#: An RTT sample less the queueing delay put in it is kept at no less than this share of the
+#: sample as measured (a queue estimate never takes a sample to 0).
+MIN_RTT_SHARE = 0.1
 
 
 def new_state(flows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -168,6 +189,13 @@ def new_link(capacity_bps: float | None) -> np.ndarray:
     """The link-wide state :func:`advance` carries from batch to batch (see there)."""
     per_byte = 8.0 / capacity_bps if capacity_bps else 0.0
     return np.array([-np.inf, np.inf, -1.0, per_byte])
+
+
+@njit(cache=True)
+def less_queue(raw_s, queue_s):  # type: ignore[no-untyped-def]
+    """RTT sample(s) ``raw_s`` less the queueing delay ``queue_s`` in them, kept at no less
+    than ``MIN_RTT_SHARE`` of the sample (scalars or arrays)."""
+    return np.maximum(raw_s - queue_s, MIN_RTT_SHARE * raw_s)
 
 
 @njit(cache=True)
@@ -367,7 +395,7 @@ def advance(
                 fs[i, _TSAMPLE] = t
                 fs[i, _RAW] = t - fs[i, _FL_START]
                 fs[i, _GAP1] = gap
-                fs[i, _RTT1] = max(t - fs[i, _FL_START] - queue, 0.1 * (t - fs[i, _FL_START]))
+                fs[i, _RTT1] = less_queue(t - fs[i, _FL_START], queue)
                 fi[i, _PHASE] = 2
                 fi[i, _N2] = 1
             else:
@@ -419,7 +447,7 @@ def advance(
                 fs[i, _QRTT] = queue
                 fs[i, _TSAMPLE] = t
                 fs[i, _RAW] = h
-                fs[i, _RTTR] = max(h - queue, 0.1 * h)
+                fs[i, _RTTR] = less_queue(h, queue)
                 fs[i, _RSTART] = t
             elif fi[i, _PHASE] == 2:
                 fs[i, _RTTR] = fs[i, _RTT1]
