@@ -25,9 +25,11 @@ true T_e (004 §III.C). Targets (issue 13): N_b within 20 %, T_e within 10 %, th
 within 25 %.
 
 With ``--verify`` each row is simulated again at the BSCL size from the estimates, at the BSCL
-size from the truth and at the sqrt(N) size C·T_avg/√N_b, all on the same mix, and the loss
-rates are printed next to the loss at C·T_avg (004 §VII: about 1 %, several times more with
-the other two at 300 LBP flows).
+size from the truth, at the sqrt(N) size C·T_avg/√N_b and at the top of the BSCL size's range
+(the largest size the estimates' 95 % intervals allow together, ``buffer_packets_range``), all
+on the same mix, and the loss rates are printed next to the loss at C·T_avg (004 §VII: about
+1 %, several times more with the other two at 300 LBP flows); the mean loss of each share's
+rows closes the table.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import argparse
 import math
 import pickle
 import platform
+import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -59,7 +62,9 @@ HEADER = (
     "| seed | N_b | C_e/C | N_b est | err | T_e est ms | 95 % interval ms | T_e ms | err | "
     "C_e/C est | C_e/C meas | L̄ est | L̄ | B est pkts | B truth pkts | err | B=C·T_avg | loss |"
 )
-VERIFY_HEADER = " loss at B est | util | loss at B truth | B=C·T/√N_b | loss |"
+VERIFY_HEADER = (
+    " loss at B est | util | loss at B truth | B=C·T/√N_b | loss | B top pkts | loss at B top |"
+)
 
 
 def _cached(args: argparse.Namespace, key: str, compute: Callable[[], T]) -> T:
@@ -97,7 +102,7 @@ def _loss(
 
 def row(
     flows: int, share: float, seed: int, args: argparse.Namespace, tmp: Path
-) -> tuple[str, dict]:
+) -> tuple[str, dict[str, float]]:
     sc = mix_scenario(flows, share, args.full)
     wire = sc.wire_bytes
     buffer_ct = max(int(CAPACITY_BPS * RTT_S / (8 * wire)), 1)
@@ -129,9 +134,10 @@ def row(
         ).buffer_packets
     )
     try:
-        sized = size_from_estimates(est, 0.01).buffer_packets
+        sizing = size_from_estimates(est, 0.01)
+        sized, top = sizing.buffer_packets, sizing.buffer_packets_high
     except ValueError:
-        sized = math.nan
+        sized = top = math.nan
     te = est.effective_rtt_s
     errors = {
         "covers": float(te.low <= sim.effective_rtt_s <= te.high),
@@ -153,9 +159,12 @@ def row(
         truth_loss = _loss(args, sc, key, max(math.ceil(b_true), 1), seed)[0]
         stanford = max(int(buffer_ct / math.sqrt(flows)), 1)
         stanford_loss = _loss(args, sc, key, stanford, seed)[0]
+        top_loss = _loss(args, sc, key, max(math.ceil(top), 1), seed)[0]
+        losses = {"est": bscl_loss, "truth": truth_loss, "top": top_loss}
+        errors.update({f"loss_{name}": value for name, value in losses.items()})
         text += (
             f" {bscl_loss:.2%} | {bscl_util:.1%} | "
-            f"{truth_loss:.2%} | {stanford} | {stanford_loss:.2%} |"
+            f"{truth_loss:.2%} | {stanford} | {stanford_loss:.2%} | {top:.0f} | {top_loss:.2%} |"
         )
     print(
         f"{text}  ({time.perf_counter() - started:.0f} s; classes {est.class_counts})",
@@ -184,6 +193,7 @@ def main() -> None:
     targets = {"n_b": 0.20, "t_e": 0.10, "bscl": 0.25}
     within = dict.fromkeys(targets, 0)
     rows = covered = 0
+    losses: dict[float, list[dict[str, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for seed in (int(s) for s in str(args.seed).split(",")):
             for share in (float(s) for s in args.shares.split(",")):
@@ -192,6 +202,8 @@ def main() -> None:
                     lines.append(text)
                     rows += 1
                     covered += int(errors["covers"])
+                    if "loss_est" in errors:
+                        losses.setdefault(share, []).append(errors)
                     for name, bound in targets.items():
                         within[name] += int(abs(errors[name]) <= bound)
     summary = (
@@ -199,6 +211,16 @@ def main() -> None:
         f"BSCL size (25 %) {within['bscl']}/{rows}. The T_e interval holds the true T_e in "
         f"{covered}/{rows} rows."
     )
+    for share, found in losses.items():
+        means = {
+            name: statistics.mean(row[f"loss_{name}"] for row in found)
+            for name in ("est", "truth", "top")
+        }
+        summary += (
+            f"\nC_e/C {share:.0%}, {len(found)} rows: mean loss {means['est']:.2%} at the size "
+            f"from the estimates, {means['truth']:.2%} from the truth, {means['top']:.2%} at the "
+            "top of the range."
+        )
     print(summary)
     if args.markdown:
         command = (
