@@ -452,7 +452,7 @@ def _summarize(
     # after the warm-up: "the key difference with LBP flows is that the latter keep increasing
     # their window until a loss occurs" (004 §VI). A window-limited flow that lost here in the
     # crowd of starts (the warm-up, which 004 §VII ignores), or now and then since, is not.
-    still = _window_still(fs, fi, acc)
+    still = _window_still(fs, fi, acc, paced)
     lbp = ~short & lossy & ~uncorrelated & ~paced & ~window_held & ~still
     rbp = ~short & ~lbp & ((unexpl >= MIN_REDUCTIONS) | paced)
     # A capture shows which flows are TCP; the CSV format does not (its flows are all taken
@@ -650,7 +650,9 @@ def _summarize(
     )
 
 
-def _window_still(fs: np.ndarray, fi: np.ndarray, acc: _Accumulator) -> np.ndarray:
+def _window_still(
+    fs: np.ndarray, fi: np.ndarray, acc: _Accumulator, paced: np.ndarray
+) -> np.ndarray:
     """Flows whose window cannot have grown through their longest loss-free stretch.
 
     "The key difference with LBP flows is that the latter keep increasing their window until
@@ -659,7 +661,9 @@ def _window_still(fs: np.ndarray, fi: np.ndarray, acc: _Accumulator) -> np.ndarr
     eq. 3 and an ACK for every second segment (RFC 5681 §4.2; ns-2's TCP as 004 ran it) by
     half a segment; in slow start, after a timeout, faster. A round trip lasts at most
     R + Q + D: R the flow's RTT sample as measured (the first-round spacing or handshake,
-    this link's queue included, so no shorter than the RTT; the drop lag where longer), Q the
+    this link's queue included, so no shorter than the RTT; where its first flight lost
+    packets, the shorter restart sample or restart bound, each no shorter than the RTT either,
+    :func:`kernel._restart_flights`; the drop lag where longer), Q the
     full buffer's delay, D = ``ACK_DELAY_MAX_S`` the longest a receiver holds an ACK (Linux's
     TCP_DELACK_MAX, include/net/tcp.h; ns-2's DelAck sink 100 ms). The stretches run from the
     warm-up's end (or the flow's first packet) to a loss here, from one loss to the next, and
@@ -676,7 +680,13 @@ def _window_still(fs: np.ndarray, fi: np.ndarray, acc: _Accumulator) -> np.ndarr
     n = fs.shape[0]
     if not acc.queue_full_s > 0:
         return np.zeros(n, dtype=np.bool_)
-    rtt = fs[:, F["raw_rtt_s"]]
+    # The shortest of the flow's spacings that are no shorter than its RTT: the first round,
+    # the restart's sample and the restart's bound (kernel ``_restart_flights``). The bound
+    # holds for a flow whose packets reach this link as its sender sent them; behind a slower
+    # link (``paced``) a packet sent with L may follow it one transmission time of that link
+    # later, so there it is left out.
+    rtt = np.fmin(fs[:, F["raw_rtt_s"]], fs[:, F["restart_raw_s"]])
+    rtt = np.fmin(rtt, np.where(paced, np.nan, fs[:, F["restart_bound_s"]]))
     if acc.drop_rtt_s.size:
         rtt = np.fmax(rtt, acc.drop_rtt_s[:n])
     # The stretch still open at the flow's last packet, against the longest closed one.

@@ -33,6 +33,13 @@ Per flow it measures (004 §VI):
   full-sized segment, and MUST be generated within 500 ms"). ``restart_queue_s`` is the
   queueing correction of the first round (``queue_s`` at the later flight's first
   departure);
+- in those flights, an upper bound of the RTT (``restart_bound_s``, the shortest such
+  spacing): a lone departure L after a silence longer than R + Q + D (R the flow's
+  first-round spacing as measured, no shorter than its RTT; Q the full buffer's delay; D
+  ``ACK_DELAY_MAX_S``), and the flow's next departure A. Every acknowledgement of a packet
+  that left before the silence reached the sender before L was sent, so A was sent on an
+  acknowledgement of L (or a later timeout) and left at least one RTT after L, when no
+  slower link upstream queues the flow (:func:`_restart_flights`);
 - whether the start looks like TCP's slow start: the packets of the first flight and of the
   round after it, and the drops among them (a window-based flow whose second flight is no
   larger than its first, with no loss, is held by its window, not by congestion);
@@ -95,6 +102,7 @@ FLOAT_FIELDS = (
     "restart_b_silence_s",
     "restart_a_silence_s",
     "restart_taint_until_s",
+    "restart_bound_s",
 )
 #: Integer columns of the per-flow state.
 INT_FIELDS = (
@@ -165,6 +173,7 @@ _TESTED, _COVERED, _N1, _N2, _B2B, _SDROPS, _FDROPS, _SPK, _SLONGPK = range(13, 
     _RS_B_SIL,
     _RS_A_SIL,
     _RS_TAINT,
+    _RS_BOUND,
 ) = (F[name] for name in FLOAT_FIELDS if name.startswith("restart_"))
 _RS_STATE, _RS_N, _RS_DIRTY, _RS_B_N, _RS_A_N, _RS_L_N = (
     I[name] for name in INT_FIELDS if name.startswith("restart_")
@@ -277,6 +286,22 @@ def _restart_flights(
     than the smoothed RTT that such spacings make, RFC 6298 §2.2-2.3). A window cut in two
     by other flows' packets at the link gives spacings of a few milliseconds; the growth
     over three flights after a long silence rules them out.
+
+    An upper bound of the RTT needs less: a clean lone packet L after a silence longer than
+    R + Q + D (R the flow's first-round spacing as measured, ``raw_rtt_s``: the second flight
+    left on an acknowledgement of the first, or after a timeout, so R is no shorter than the
+    RTT; Q = ``queue_full_s``; D = ``ACK_DELAY_MAX_S``), and the first departure of the next
+    flight A. A packet P that left the link before the silence is acknowledged at the sender
+    by P's departure + (the RTT's part from this link to the sender) + at most D, and L was
+    sent at L's departure less (the RTT's part from the sender to this link) less at most Q
+    of queueing here (and nothing more, when no slower link before this one queues the
+    flow's packets: behind one, L and a packet sent with it leave one transmission time of
+    that link apart, and :func:`estimate._window_still` leaves such flows' bound out): every
+    such acknowledgement arrived before L was sent. With one segment
+    in flight (RFC 5681 §3.1's loss window), A was sent on the acknowledgement of L (or a
+    later timeout, longer still: RFC 6298 §5.5), so it left at least one RTT after L. The
+    shortest such spacing is kept (``restart_bound_s``); it is no RTT sample (the queue at
+    A's departure and a delayed ACK, RFC 5681 §4.2, are in it), only a bound.
     """
     if dropped:
         # The dropped packet is of the flight in progress or, having waited at most the full
@@ -298,6 +323,11 @@ def _restart_flights(
             return
         # The current flight C closes; B, A and L are the three before it.
         count = 0 if fi[i, _RS_DIRTY] else fi[i, _RS_N]
+        # A clean lone flight after a silence over R + Q + D: t is at least one RTT after it.
+        if count == 1 and fs[i, _RS_SIL] > fs[i, _RAW] + queue_full_s + ACK_DELAY_MAX_S:
+            spacing = t - fs[i, _RS_START]
+            if not spacing >= fs[i, _RS_BOUND]:
+                fs[i, _RS_BOUND] = spacing
         ab = fs[i, _RS_B_START] - fs[i, _RS_A_START]
         bc = fs[i, _RS_START] - fs[i, _RS_B_START]
         if (
