@@ -155,17 +155,23 @@ CASES = [
         1.0,
     ),
 ]
-#: Speed ratios printed at the end (same run, same machine): (case, the Reno case it is set beside).
+#: Speed ratios printed at the end (same run, same machine): (case, the Reno case it is set
+#: beside[, what the pair compares]).
 _GIGA = "1 Gb/s, 1000 flows, 15 Mb/s access, B=85"
 RATIOS = [
     ("Fig. 3.1, unpaced, B=10, CUBIC", "Fig. 3.1, unpaced, B=10"),
     (f"{_GIGA}, CUBIC", _GIGA),
     ("Fig. 3.1, unpaced, B=10, DCTCP K=5", "Fig. 3.1, unpaced, B=10"),
     (f"{_GIGA}, DCTCP K=40", _GIGA),
-    ("10 Gb/s, 100 us, 20 flows, B=300, DCTCP K=12", "10 Gb/s, 100 us, 20 flows, B=300, Reno"),
+    (
+        "10 Gb/s, 100 us, 20 flows, B=300, DCTCP K=12",
+        "10 Gb/s, 100 us, 20 flows, B=300, Reno",
+        "not like for like: Reno locks out, one flow active",
+    ),
     (
         "10 Gb/s, 100 us, 20 flows, B=300, DCTCP K=12",
         "10 Gb/s, 100 us, 20 flows, B=300, Reno, classic ECN K=12",
+        "like for like: the same port, the 20 flows active",
     ),
     ("Fig. 3.1, B=10, BBR", "Fig. 3.1, unpaced, B=10"),
     ("Fig. 3.1, B=10, BBR", "Fig. 3.1, paced, B=10"),
@@ -252,10 +258,11 @@ def cases(duration: float, repeat: int, only: str) -> None:
             f"peak memory {peaks[0]:.1f} MiB at {duration_s / 4:g} s simulated, "
             f"{peaks[1]:.1f} MiB at {duration_s:g} s"
         )
-    for case, reno in RATIOS:
+    for case, reno, *what in RATIOS:
         if case in speeds and reno in speeds:
             ratio = speeds[case] / speeds[reno]
-            print(f"{case} / {reno}: {ratio:.2f} of the packets per CPU second")
+            said = f" ({what[0]})" if what else ""
+            print(f"{case} / {reno}: {ratio:.2f} of the packets per CPU second{said}")
 
 
 if __name__ == "__main__":

@@ -131,7 +131,7 @@ def render(doc: dict[str, Any], est: TraceEstimates, console: Console) -> None:
     console.print(
         f"BSCL buffer: {bscl['buffer_packets']:,.0f} packets ({bscl['buffer_bytes']:,.0f} B), "
         f"set by the {bscl['governing_constraint']} constraint; {low:,.0f}-{high:,.0f} "
-        "packets over the N_b interval.",
+        "packets over the 95 % intervals of N_b, T_e, C_e/C and L̄ together.",
         markup=False,
     )
 

@@ -61,7 +61,9 @@ state) and returns :class:`TraceEstimates`:
   eq. 12 can take with their RTTs anywhere from 0 to their bound (:func:`_harmonic_interval`).
 - **C_e**, the LBP flows' aggregate rate after the warm-up, and the link's total rate and
   loss rate, each with a 95 % batch-means interval (``BATCHES`` equal batches of time,
-  Student t), which allows for the correlation of packets close in time.
+  Student t), which allows for the correlation of packets close in time. C_e's interval also
+  takes the flows of N_b's interval: its low end counts the sure LBP flows' bytes, its high
+  end the LBP and the unsure RBP flows' bytes.
 - **loss bursts** (004 §III.C): successive losses at the link spaced by less than the effective
   RTT are one burst; the mean and median burst length L̄ with 95 % bootstrap intervals over the
   bursts, and α = L̄/N_b (eq. 17) with the interval [L̄_low/N_b,high, L̄_high/N_b,low].
@@ -79,7 +81,7 @@ from scipy import stats
 
 from validation.traces import kernel
 from validation.traces.drop_rtt import DropRtt
-from validation.traces.records import FloatArray, IntArray, TraceReader
+from validation.traces.records import BoolArray, FloatArray, IntArray, TraceReader
 
 #: Rounds a flow must last to be more than size-limited.
 MIN_ROUNDS = 10
@@ -563,17 +565,24 @@ def _summarize(
         busiest = float(rate_all.max()) * 8.0 if rate_all.size else 0.0
         capacity_bps = busiest
         notes.append("capacity estimated as the busiest second's rate; give it when known")
-    lbp_bytes = float(fs[lbp, F["bytes_measured"]].sum())
-    all_bytes = float(fs[:, F["bytes_measured"]].sum())
-    lbp_share = lbp_bytes / all_bytes if all_bytes > 0 else 0.0
+    flow_bytes = fs[:, F["bytes_measured"]]
+    all_bytes = float(flow_bytes.sum())
+
+    def share_of(flows: BoolArray) -> float:
+        return float(flow_bytes[flows].sum()) / all_bytes if all_bytes > 0 else 0.0
+
     link_rate = _batch_means(
         rate_all[first_full : int(acc.end_s - acc.start_s)] * 8.0, 8.0 * all_bytes / measured_s
     )
+    # The ends take the flows of N_b's interval: the sure LBP flows' bytes at the link rate's
+    # low end, the LBP flows' and the unsure RBP flows' at its high end.
+    lbp_share = share_of(lbp)
     lbp_rate = Interval(
         lbp_share * link_rate.value,
-        lbp_share * link_rate.low,
-        lbp_share * link_rate.high,
-        "LBP share of the bytes times the link rate's batch-means interval",
+        share_of(sure_lbp) * link_rate.low,
+        share_of(lbp | unsure_other) * link_rate.high,
+        "LBP share of the bytes times the link rate's batch-means interval; the ends take "
+        "the flows of N_b's interval (sure LBP flows .. LBP plus unsure RBP flows)",
     )
     fraction = Interval(
         lbp_rate.value / capacity_bps,

@@ -11,6 +11,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from models.bscl import bscl_buffer
 from models.recommend import LinkScenario, Targets
 from validation.traces.estimate import TraceEstimates
@@ -18,7 +20,7 @@ from validation.traces.estimate import TraceEstimates
 
 @dataclass
 class TraceSizing:
-    """The BSCL buffer the estimates give, and at the ends of the N_b interval."""
+    """The BSCL buffer the estimates give, and its smallest and largest over their intervals."""
 
     buffer_packets: float
     buffer_bytes: float
@@ -46,7 +48,11 @@ def size_from_estimates(
 
     The measured mean loss burst L̄ is used in q (004 §VI: "If a loss-event trace is
     available, then the average or median size of a loss burst should be used directly");
-    without bursts α = 0.55. The range re-evaluates BSCL at the ends of the N_b interval.
+    without bursts α = 0.55. The range is BSCL's smallest and largest value over the 95 %
+    intervals of N_b, T_e, C_e/C and L̄ taken together (:func:`_range`): what the trace
+    allows the buffer to be, which is wider than an interval of the buffer itself. 004 §VII
+    says which end to watch: an N_b underestimated by 20 % "does violate the loss rate
+    constraint by up to 0.5%", while an overestimate only buys more buffer.
 
     Raises
     ------
@@ -66,27 +72,23 @@ def size_from_estimates(
     fraction = min(max(est.bottlenecked_share.value, 1e-6), 1.0)
     mss = est.packet_bytes if math.isfinite(est.packet_bytes) else 1500.0
 
-    def at(flows: float) -> Any:
-        return bscl_buffer(
-            est.capacity_bps,
-            fraction,
-            flows,
-            mss,
-            max_loss,
-            effective_rtt_s=te,
-            loss_burst_packets=burst if math.isfinite(burst) and burst > 0 else None,
-        )
-
-    result = at(n_b)
-    low = at(max(est.bottlenecked_flows.low, 1.0))
-    high = at(max(est.bottlenecked_flows.high, 1.0))
+    result = bscl_buffer(
+        est.capacity_bps,
+        fraction,
+        n_b,
+        mss,
+        max_loss,
+        effective_rtt_s=te,
+        loss_burst_packets=burst if math.isfinite(burst) and burst > 0 else None,
+    )
+    low, high = _range(est, fraction, burst, mss, max_loss, use_median_burst=use_median_burst)
     return TraceSizing(
         buffer_packets=float(result.buffer_packets),
         buffer_bytes=float(result.buffer_bytes),
         governing_constraint=str(result.governing_constraint),
         loss_sync_q=float(result.loss_sync_q),
-        buffer_packets_low=float(min(low.buffer_packets, high.buffer_packets)),
-        buffer_packets_high=float(max(low.buffer_packets, high.buffer_packets)),
+        buffer_packets_low=low,
+        buffer_packets_high=high,
         inputs={
             "capacity_bps": est.capacity_bps,
             "bottlenecked_share": fraction,
@@ -97,6 +99,60 @@ def size_from_estimates(
             "loss_burst_packets": burst if math.isfinite(burst) else float("nan"),
         },
     )
+
+
+#: Points of each interval at which BSCL is evaluated for the range: T_e gets more, because
+#: the buffer is max{B_ρ, B_p} and the two terms move in opposite directions with T_e (eqs.
+#: 16, 21), so its smallest value can lie inside the interval, where they cross.
+RANGE_POINTS = 9
+RANGE_POINTS_RTT = 65
+#: A T_e interval's low end may be 0 (LBP flows without an RTT sample); BSCL needs T_e > 0.
+MIN_RANGE_RTT_S = 1e-6
+
+
+def _span(low: float, high: float, value: float, points: int, floor: float) -> np.ndarray:
+    """``points`` values from ``low`` to ``high`` (at least ``floor``) and the value itself;
+    the value alone when an end is unknown."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return np.array([value])
+    return np.unique(np.append(np.linspace(max(low, floor), max(high, floor), points), value))
+
+
+def _range(
+    est: TraceEstimates,
+    fraction: float,
+    burst: float,
+    mss: float,
+    max_loss: float,
+    *,
+    use_median_burst: bool,
+) -> tuple[float, float]:
+    """BSCL's smallest and largest buffer (packets) over the box of the estimates' intervals."""
+    flows = est.bottlenecked_flows
+    rtt = est.effective_rtt_s
+    share = est.bottlenecked_share
+    n_b = _span(flows.low, flows.high, flows.value, RANGE_POINTS, 1.0)
+    te = _span(rtt.low, rtt.high, rtt.value, RANGE_POINTS_RTT, MIN_RANGE_RTT_S)
+    ce = np.clip(_span(share.low, share.high, fraction, RANGE_POINTS, 1e-6), 1e-6, 1.0)
+    grids: list[np.ndarray] = [n_b, te, ce]
+    if math.isfinite(burst) and burst > 0:
+        interval = (
+            est.loss_burst_median_packets if use_median_burst else est.loss_burst_mean_packets
+        )
+        grids.append(_span(interval.low, interval.high, burst, RANGE_POINTS, 1e-9))
+    mesh = np.meshgrid(*grids, indexing="ij")
+    packets = np.asarray(
+        bscl_buffer(
+            est.capacity_bps,
+            mesh[2],
+            mesh[0],
+            mss,
+            max_loss,
+            effective_rtt_s=mesh[1],
+            loss_burst_packets=mesh[3] if len(mesh) > 3 else None,
+        ).buffer_packets
+    )
+    return float(packets.min()), float(packets.max())
 
 
 def link_from_estimates(
