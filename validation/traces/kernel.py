@@ -9,7 +9,10 @@ Per flow it measures (004 §VI):
 - the first-round spacing (H. Jiang, C. Dovrolis, CCR 2002, [21] of 004): the flow's first
   flight of packets passes as a burst, the second one a round-trip time later; the spacing of
   their first packets is an RTT sample taken when the flow starts, less ``queue_s`` then
-  (the second flight waited in this queue; the RTT of BSCL excludes it, 004 §III.A). A gap
+  (the second flight waited in this queue; the RTT of BSCL excludes it, 004 §III.A), and
+  ``queue_max_s``, the most that queueing can be: the time since the link's current busy
+  period began (:func:`_busy_queue_max`; a restart sample has its own,
+  ``restart_queue_max_s``). A gap
   closes the first flight when it is longer than ``GAP_FACTOR`` times the longest gap inside
   the flight, than ``GAP_FACTOR`` times the packet's transmission time at the link and than
   ``GAP_MIN_S``. A burst leaves the link back to back, one transmission time apart (1.2 ms
@@ -103,6 +106,10 @@ FLOAT_FIELDS = (
     "restart_a_silence_s",
     "restart_taint_until_s",
     "restart_bound_s",
+    "restart_start_queue_max_s",
+    "restart_b_queue_max_s",
+    "restart_queue_max_s",
+    "queue_max_s",
 )
 #: Integer columns of the per-flow state.
 INT_FIELDS = (
@@ -174,10 +181,18 @@ _TESTED, _COVERED, _N1, _N2, _B2B, _SDROPS, _FDROPS, _SPK, _SLONGPK = range(13, 
     _RS_A_SIL,
     _RS_TAINT,
     _RS_BOUND,
+    _RS_SQMAX,
+    _RS_B_QMAX,
+    _RS_QMAX,
 ) = (F[name] for name in FLOAT_FIELDS if name.startswith("restart_"))
 _RS_STATE, _RS_N, _RS_DIRTY, _RS_B_N, _RS_A_N, _RS_L_N = (
     I[name] for name in INT_FIELDS if name.startswith("restart_")
 )
+_QMAX = F["queue_max_s"]
+#: Timestamp error allowed when a gap between two departures is read as the link going idle,
+#: s: two timestamps of a capture at microsecond resolution (libpcap's default) are each off
+#: by less than 1 µs.
+IDLE_SLACK_S = 2e-6
 #: An RTT sample less the queueing delay put in it is kept at no less than this share of the
 #: sample as measured (a queue estimate never takes a sample to 0).
 MIN_RTT_SHARE = 0.1
@@ -197,7 +212,28 @@ def new_state(flows: int) -> tuple[np.ndarray, np.ndarray]:
 def new_link(capacity_bps: float | None) -> np.ndarray:
     """The link-wide state :func:`advance` carries from batch to batch (see there)."""
     per_byte = 8.0 / capacity_bps if capacity_bps else 0.0
-    return np.array([-np.inf, np.inf, -1.0, per_byte])
+    return np.array([-np.inf, np.inf, -1.0, per_byte, -np.inf, 0.0, np.nan])
+
+
+@njit(cache=True)
+def _busy_queue_max(t: float, size: float, link: np.ndarray) -> float:
+    """The most a packet departing at ``t`` can have waited here, s (NaN: no bound).
+
+    A FIFO link that was idle at some instant holds no packet that arrived before it, so the
+    packet arrived after the start of the link's current busy period: its wait and
+    transmission are at most ``t`` less the first departure of that period plus that
+    departure's transmission time (``link[6]``). A busy period is a run of departures each
+    no more than its own or the previous packet's transmission time (and ``IDLE_SLACK_S``)
+    after the one before. It needs the capacity (``link[3]``)."""
+    if not link[3] > 0.0:
+        return np.nan
+    gap = t - link[4]
+    if not gap <= link[3] * max(size, link[5]) + IDLE_SLACK_S:
+        link[6] = t - link[3] * size
+    link[4] = t
+    link[5] = size
+    waited: float = t - link[6]
+    return waited
 
 
 @njit(cache=True)
@@ -265,6 +301,7 @@ def _restart_flights(
     transmission_s: float,
     last_drop_s: float,
     queue_full_s: float,
+    queue_max_s: float,
 ) -> None:
     """One packet of flow ``i`` into the flights that follow a loss in its first flight.
 
@@ -342,10 +379,12 @@ def _restart_flights(
                 fs[i, _RS_RAW] = ab
                 fs[i, _RS_AT] = fs[i, _RS_B_START]
                 fs[i, _RS_Q] = fs[i, _RS_B_Q]
+                fs[i, _RS_QMAX] = fs[i, _RS_B_QMAX]
             else:
                 fs[i, _RS_RAW] = bc
                 fs[i, _RS_AT] = fs[i, _RS_START]
                 fs[i, _RS_Q] = fs[i, _RS_SQ]
+                fs[i, _RS_QMAX] = fs[i, _RS_SQMAX]
             fi[i, _RS_STATE] = 2
             return
         fi[i, _RS_L_N] = fi[i, _RS_A_N]
@@ -356,6 +395,7 @@ def _restart_flights(
         fi[i, _RS_B_N] = count
         fs[i, _RS_B_START] = fs[i, _RS_START]
         fs[i, _RS_B_Q] = fs[i, _RS_SQ]
+        fs[i, _RS_B_QMAX] = fs[i, _RS_SQMAX]
         fs[i, _RS_B_SIL] = fs[i, _RS_SIL]
     # A new flight begins at this departure.
     fi[i, _RS_DIRTY] = 1 if t <= fs[i, _RS_TAINT] else 0
@@ -363,6 +403,7 @@ def _restart_flights(
     fs[i, _RS_GAP] = 0.0
     fs[i, _RS_SIL] = silence
     fs[i, _RS_SQ] = _queue_s(t, last_drop_s, queue_full_s)
+    fs[i, _RS_SQMAX] = queue_max_s
     fi[i, _RS_N] = 1
 
 
@@ -384,6 +425,8 @@ def advance(
 
     ``link[0]`` carries the time of the latest loss at the link from batch to batch,
     ``link[1]`` the time of the first, ``link[2]`` the flow of the latest departure (-1: none),
+    ``link[4]`` and ``link[5]`` the latest departure's time and size, ``link[6]`` the start
+    of the link's current busy period (:func:`_busy_queue_max`),
     ``link[3]`` the link's transmission time per byte, 8 / C, when the capacity is given (0
     otherwise: the first flight then closes at any gap over ``GAP_MIN_S`` and four times its
     longest, as before; the smallest spacing of departures is no safe stand-in, since a
@@ -399,6 +442,7 @@ def advance(
         if lt == lt and lt < link[1]:
             link[1] = lt
         per_byte = link[3]
+        qmax = np.nan if dropped[k] else _busy_queue_max(t, float(size_bytes[k]), link)
         fi[i, _PK] += 1
         if fi[i, _PK] == 1:
             fs[i, _FIRST] = t
@@ -422,6 +466,7 @@ def advance(
             if gap > GAP_MIN_S and gap > GAP_FACTOR * inside:
                 queue = _queue_s(t, link[0], queue_full_s)
                 fs[i, _QRTT] = queue
+                fs[i, _QMAX] = qmax
                 fs[i, _TSAMPLE] = t
                 fs[i, _RAW] = t - fs[i, _FL_START]
                 fs[i, _GAP1] = gap
@@ -440,7 +485,7 @@ def advance(
                     fi[i, _RS_STATE] = 1
         if fi[i, _RS_STATE] == 1:
             _restart_flights(
-                fs, fi, i, t, dropped[k], per_byte * size_bytes[k], link[0], queue_full_s
+                fs, fi, i, t, dropped[k], per_byte * size_bytes[k], link[0], queue_full_s, qmax
             )
         if t >= warm_s and fs[i, _SSTART] != fs[i, _SSTART]:
             fs[i, _SSTART] = max(fs[i, _FIRST], warm_s)
