@@ -225,6 +225,25 @@ def test_no_restart_bound(add: list[tuple[float, bool]], queue_full_s: float, wh
     assert math.isnan(fs[kernel.F["restart_bound_s"]]), why
 
 
+def test_restart_bound_when_no_packet_left_before_the_lone_one() -> None:
+    """The whole first flight (0 and 0.1 ms) is dropped; L at 1.2 s is the flow's first
+    departure and A (2 packets) follows at 1.5 s. The first-round spacing as measured is
+    1.5 - 0 = 1.5 s (a timeout in it), so R + Q + D = 1.5 + 0.05 + 0.2 = 1.75 s, longer than
+    L's 1.1999 s of silence after the drops. But no packet of the flow left before L, and a
+    dropped packet is acknowledged by nobody: no ACK can be on its way when L is sent, and A
+    waited for L's. The bound is 1.5 - 1.2 = 0.3 s. With one first-flight packet delivered
+    at 0.2 ms, L comes 1.1998 s after it, under R + Q + D = 1.2 + 0.05 + 0.2 = 1.45 s (the
+    first-round spacing is then 1.2 - 0 = 1.2 s): that packet's ACK may have released A, no
+    bound."""
+    rows = [(0.0, True), (0.0001, True), (1.2, False), (1.5, False), (1.5001, False)]
+    fs, _ = _advance(rows, queue_full_s=0.05)
+    assert fs[kernel.F["raw_rtt_s"]] == pytest.approx(1.5, abs=1e-9)
+    assert fs[kernel.F["restart_bound_s"]] == pytest.approx(0.3, abs=1e-9)
+    fs, _ = _advance(sorted([*rows, (0.0002, False)]), queue_full_s=0.05)
+    assert fs[kernel.F["raw_rtt_s"]] == pytest.approx(1.2, abs=1e-9)
+    assert math.isnan(fs[kernel.F["restart_bound_s"]])
+
+
 def _still_flow(raw_s: float, bound_s: float) -> tuple[np.ndarray, np.ndarray]:
     """One flow's state as :func:`_window_still` reads it: seed 5's window-limited flow 31 at
     C_e 80 % (004 §VII's mix, N_b = 2): first-round spacing ``raw_s``, restart bound

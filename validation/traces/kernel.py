@@ -37,10 +37,11 @@ Per flow it measures (004 §VI):
   queueing correction of the first round (``queue_s`` at the later flight's first
   departure);
 - in those flights, an upper bound of the RTT (``restart_bound_s``, the shortest such
-  spacing): a lone departure L after a silence longer than R + Q + D (R the flow's
-  first-round spacing as measured, no shorter than its RTT; Q the full buffer's delay; D
-  ``ACK_DELAY_MAX_S``), and the flow's next departure A. Every acknowledgement of a packet
-  that left before the silence reached the sender before L was sent, so A was sent on an
+  spacing): a lone departure L more than R + Q + D after the flow's latest departure, or
+  with none before it (R the flow's first-round spacing as measured, no shorter than its
+  RTT; Q the full buffer's delay; D ``ACK_DELAY_MAX_S``), and the flow's next departure A.
+  Every acknowledgement of a packet that left before L reached the sender before L was
+  sent (dropped packets are acknowledged by nobody), so A was sent on an
   acknowledgement of L (or a later timeout) and left at least one RTT after L, when no
   slower link upstream queues the flow (:func:`_restart_flights`);
 - whether the start looks like TCP's slow start: the packets of the first flight and of the
@@ -109,6 +110,7 @@ FLOAT_FIELDS = (
     "restart_start_queue_max_s",
     "restart_b_queue_max_s",
     "restart_queue_max_s",
+    "restart_quiet_s",
     "queue_max_s",
 )
 #: Integer columns of the per-flow state.
@@ -184,6 +186,7 @@ _TESTED, _COVERED, _N1, _N2, _B2B, _SDROPS, _FDROPS, _SPK, _SLONGPK = range(13, 
     _RS_SQMAX,
     _RS_B_QMAX,
     _RS_QMAX,
+    _RS_QUIET,
 ) = (F[name] for name in FLOAT_FIELDS if name.startswith("restart_"))
 _RS_STATE, _RS_N, _RS_DIRTY, _RS_B_N, _RS_A_N, _RS_L_N = (
     I[name] for name in INT_FIELDS if name.startswith("restart_")
@@ -324,8 +327,9 @@ def _restart_flights(
     by other flows' packets at the link gives spacings of a few milliseconds; the growth
     over three flights after a long silence rules them out.
 
-    An upper bound of the RTT needs less: a clean lone packet L after a silence longer than
-    R + Q + D (R the flow's first-round spacing as measured, ``raw_rtt_s``: the second flight
+    An upper bound of the RTT needs less: a clean lone packet L more than R + Q + D after the
+    flow's latest departure here, or with none before it (drops leave no acknowledgement
+    behind) (R the flow's first-round spacing as measured, ``raw_rtt_s``: the second flight
     left on an acknowledgement of the first, or after a timeout, so R is no shorter than the
     RTT; Q = ``queue_full_s``; D = ``ACK_DELAY_MAX_S``), and the first departure of the next
     flight A. A packet P that left the link before the silence is acknowledged at the sender
@@ -361,7 +365,7 @@ def _restart_flights(
         # The current flight C closes; B, A and L are the three before it.
         count = 0 if fi[i, _RS_DIRTY] else fi[i, _RS_N]
         # A clean lone flight after a silence over R + Q + D: t is at least one RTT after it.
-        if count == 1 and fs[i, _RS_SIL] > fs[i, _RAW] + queue_full_s + ACK_DELAY_MAX_S:
+        if count == 1 and fs[i, _RS_QUIET] > fs[i, _RAW] + queue_full_s + ACK_DELAY_MAX_S:
             spacing = t - fs[i, _RS_START]
             if not spacing >= fs[i, _RS_BOUND]:
                 fs[i, _RS_BOUND] = spacing
@@ -402,6 +406,9 @@ def _restart_flights(
     fs[i, _RS_START] = t
     fs[i, _RS_GAP] = 0.0
     fs[i, _RS_SIL] = silence
+    # The time since the flow's latest departure here (drops leave no ACK behind): none, and
+    # no ACK can be on its way.
+    fs[i, _RS_QUIET] = t - fs[i, _LAST] if fs[i, _LAST] == fs[i, _LAST] else np.inf
     fs[i, _RS_SQ] = _queue_s(t, last_drop_s, queue_full_s)
     fs[i, _RS_SQMAX] = queue_max_s
     fi[i, _RS_N] = 1
