@@ -332,14 +332,15 @@ def _restart_flights(
     behind) (R the flow's first-round spacing as measured, ``raw_rtt_s``: the second flight
     left on an acknowledgement of the first, or after a timeout, so R is no shorter than the
     RTT; Q = ``queue_full_s``; D = ``ACK_DELAY_MAX_S``), and the first departure of the next
-    flight A. A packet P that left the link before the silence is acknowledged at the sender
+    flight A. A packet P that left the link before L is acknowledged at the sender
     by P's departure + (the RTT's part from this link to the sender) + at most D, and L was
     sent at L's departure less (the RTT's part from the sender to this link) less at most Q
     of queueing here (and nothing more, when no slower link before this one queues the
     flow's packets: behind one, L and a packet sent with it leave one transmission time of
-    that link apart, and :func:`estimate._window_still` leaves such flows' bound out): every
-    such acknowledgement arrived before L was sent. With one segment
-    in flight (RFC 5681 §3.1's loss window), A was sent on the acknowledgement of L (or a
+    that link apart, and :func:`estimate._window_still` leaves such flows' bound out): with
+    more than R + Q + D between them, every such acknowledgement arrived before L was sent.
+    With one segment in flight (RFC 5681 §3.1's loss window), A was sent on the
+    acknowledgement of L (or a
     later timeout, longer still: RFC 6298 §5.5), so it left at least one RTT after L. The
     shortest such spacing is kept (``restart_bound_s``); it is no RTT sample (the queue at
     A's departure and a delayed ACK, RFC 5681 §4.2, are in it), only a bound.
@@ -364,7 +365,8 @@ def _restart_flights(
             return
         # The current flight C closes; B, A and L are the three before it.
         count = 0 if fi[i, _RS_DIRTY] else fi[i, _RS_N]
-        # A clean lone flight after a silence over R + Q + D: t is at least one RTT after it.
+        # A clean lone flight more than R + Q + D after the flow's latest departure (or with
+        # none before it): t is at least one RTT after it.
         if count == 1 and fs[i, _RS_QUIET] > fs[i, _RAW] + queue_full_s + ACK_DELAY_MAX_S:
             spacing = t - fs[i, _RS_START]
             if not spacing >= fs[i, _RS_BOUND]:
