@@ -20,7 +20,7 @@ import pytest
 from tests.validation.mix_traces import estimated_mix
 from validation.harness.bscl import CAPACITY_BPS as MIX_CAPACITY_BPS
 from validation.traces import kernel
-from validation.traces.estimate import _harmonic_interval
+from validation.traces.estimate import _Accumulator, _harmonic_interval, _window_still
 
 #: A slow start from one segment after a timeout, flow 0, capacity not given (so only the
 #: 1 ms ``GAP_MIN_S`` and four times a flight's longest inner gap cut the flights): the
@@ -168,6 +168,115 @@ def test_no_restart_sample_after_a_clean_first_flight() -> None:
     assert math.isnan(fs[kernel.F["restart_raw_s"]])
 
 
+#: A first flight of three packets at 0, 0.1 and 0.2 ms whose first two are dropped, a second
+#: flight of one packet at 0.12 s (the first-round spacing as measured: 0.12 - 0 = 0.12 s, no
+#: RTT sample as the first flight lost packets), a timeout, the lone retransmission L at
+#: 1.2 s (1.08 s after the flow's latest departure) and flight A (2 packets, 0.1 ms apart) at
+#: 1.33 s. Capacity not given: a gap over 1 ms (and four times the flight's longest) starts a
+#: flight.
+BOUND_FLOW = [
+    (0.0, True),
+    (0.0001, True),
+    (0.0002, False),
+    (0.12, False),
+    (1.2, False),
+    (1.33, False),
+    (1.3301, False),
+]
+
+
+def test_restart_bound_is_the_spacing_from_a_lone_packet_after_a_long_silence() -> None:
+    """With the full buffer's delay Q = 50 ms given, L's silence (1.2 - 0.12 = 1.08 s) is over
+    R + Q + D = 0.12 + 0.05 + 0.2 = 0.37 s: the acknowledgements of the packets before it all
+    came back before L was sent, so A left at least an RTT after L. The bound is
+    1.33 - 1.2 = 0.13 s. The one-packet flight at 0.12 s (silence 0.1198 s, under 0.37 s)
+    gives none."""
+    fs, fi = _advance(BOUND_FLOW, queue_full_s=0.05)
+    assert fs[kernel.F["raw_rtt_s"]] == pytest.approx(0.12, abs=1e-9)
+    assert fi[kernel.I["first_flight_drops"]] == 2
+    assert fs[kernel.F["restart_bound_s"]] == pytest.approx(0.13, abs=1e-9)
+
+
+def test_restart_bound_keeps_the_shortest_spacing() -> None:
+    """After BOUND_FLOW a second silence: a lone packet at 3.0 s (1.6699 s after A's last
+    packet, over 0.37 s) and the next at 3.1 s: spacings 0.13 and 0.1 s, the bound is 0.1 s.
+    Then one at 5.0 s and the next at 5.5 s (0.5 s): the bound stays 0.1 s."""
+    rows = [*BOUND_FLOW, (3.0, False), (3.1, False), (5.0, False), (5.5, False)]
+    fs, _ = _advance(rows, queue_full_s=0.05)
+    assert fs[kernel.F["restart_bound_s"]] == pytest.approx(0.1, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("add", "queue_full_s", "why"),
+    [
+        ([], 1.0, "L's silence, 1.08 s, is under R + Q + D = 0.12 + 1.0 + 0.2 = 1.32 s"),
+        ([(1.2001, False)], 0.05, "L's flight has two packets: not one segment in flight"),
+        ([(1.25, True)], 0.05, "a drop between L and A: L's flight is not clean"),
+    ],
+)
+def test_no_restart_bound(add: list[tuple[float, bool]], queue_full_s: float, why: str) -> None:
+    """BOUND_FLOW with one change each. (1) Q = 1 s: the acknowledgement of the packet that
+    left at 0.12 s may still be on its way when L is sent (1.08 s < 1.32 s), and may have
+    released A. (2) A second packet 0.1 ms after L: L's flight has two packets, not the one
+    segment of RFC 5681 §3.1's loss window, and packets sent together may be split by other
+    flows' packets at the link (A may be one of them). (3) A drop at 1.25 s: a packet sent
+    between L and A (or with L) was lost, the flight is not clean. No bound in each case."""
+    fs, _ = _advance(sorted(BOUND_FLOW + add), queue_full_s=queue_full_s)
+    assert math.isnan(fs[kernel.F["restart_bound_s"]]), why
+
+
+def test_restart_bound_when_no_packet_left_before_the_lone_one() -> None:
+    """The whole first flight (0 and 0.1 ms) is dropped; L at 1.2 s is the flow's first
+    departure and A (2 packets) follows at 1.5 s. The first-round spacing as measured is
+    1.5 - 0 = 1.5 s (a timeout in it), so R + Q + D = 1.5 + 0.05 + 0.2 = 1.75 s, longer than
+    L's 1.1999 s of silence after the drops. But no packet of the flow left before L, and a
+    dropped packet is acknowledged by nobody: no ACK can be on its way when L is sent, and A
+    waited for L's. The bound is 1.5 - 1.2 = 0.3 s. With one first-flight packet delivered
+    at 0.2 ms, L comes 1.1998 s after it, under R + Q + D = 1.2 + 0.05 + 0.2 = 1.45 s (the
+    first-round spacing is then 1.2 - 0 = 1.2 s): that packet's ACK may have released A, no
+    bound."""
+    rows = [(0.0, True), (0.0001, True), (1.2, False), (1.5, False), (1.5001, False)]
+    fs, _ = _advance(rows, queue_full_s=0.05)
+    assert fs[kernel.F["raw_rtt_s"]] == pytest.approx(1.5, abs=1e-9)
+    assert fs[kernel.F["restart_bound_s"]] == pytest.approx(0.3, abs=1e-9)
+    fs, _ = _advance(sorted([*rows, (0.0002, False)]), queue_full_s=0.05)
+    assert fs[kernel.F["raw_rtt_s"]] == pytest.approx(1.2, abs=1e-9)
+    assert math.isnan(fs[kernel.F["restart_bound_s"]])
+
+
+def _still_flow(raw_s: float, bound_s: float) -> tuple[np.ndarray, np.ndarray]:
+    """One flow's state as :func:`_window_still` reads it: seed 5's window-limited flow 31 at
+    C_e 80 % (004 §VII's mix, N_b = 2): first-round spacing ``raw_s``, restart bound
+    ``bound_s``, one loss-free stretch open from 20.4 s (the warm-up's end) to its last packet
+    at 200 s, no silence in it, 15770 departures."""
+    fs, fi = kernel.new_state(1)
+    fs[0, kernel.F["raw_rtt_s"]] = raw_s
+    fs[0, kernel.F["restart_bound_s"]] = bound_s
+    fs[0, kernel.F["stretch_start_s"]] = 20.4
+    fs[0, kernel.F["last_s"]] = 200.0
+    fi[0, kernel.I["stretch_packets"]] = 15770
+    return fs, fi
+
+
+@pytest.mark.parametrize(
+    ("bound_s", "paced", "still"),
+    [(math.nan, False, False), (0.114, False, True), (0.114, True, False)],
+)
+def test_window_still_with_the_restart_bound(bound_s: float, paced: bool, still: bool) -> None:
+    """Q = 216.8 ms (B = C·T_avg), D = 0.2 s, span 200 - 20.4 = 179.6 s. With the first-round
+    spacing R = 342.2 ms alone (its first flight lost 6 of 7 packets, so it holds the
+    queue, a timeout or a delayed ACK): R + Q + D = 0.759 s, K = floor(179.6 / 0.759) =
+    floor(236.6) = 236 rounds, a growing window sends at least 236 * 235 / 4 = 13865 packets,
+    fewer than the 15770 sent: not found still. With the restart bound 114.0 ms: R + Q + D =
+    0.5308 s, K = floor(338.4) = 338, at least 338 * 337 / 4 = 28476.5 packets, more than it
+    sent: still (window-limited). Behind a slower link (paced) the bound is left out."""
+    fs, fi = _still_flow(0.3422, bound_s)
+    acc = _Accumulator(20.0)
+    acc.queue_full_s = 0.2168
+    found = _window_still(fs, fi, acc, np.array([paced]))
+    assert bool(found[0]) is still
+
+
 def test_harmonic_interval_without_unsampled_flows_is_the_bootstrap() -> None:
     """One sampled flow of 0.2 s and none missing: every resample is 0.2 s."""
     te = _harmonic_interval(np.array([0.2]), np.zeros(0))
@@ -220,19 +329,22 @@ def test_lbp_flow_that_lost_its_first_flight_on_004_mix(share: float, tmp_path: 
 
 @pytest.mark.slow
 def test_interval_widens_for_an_lbp_flow_without_rtt_on_004_mix(tmp_path: Path) -> None:
-    """004 §VII's mix with N_b = 2, 200 s, B = C·T_avg, seed 5, C_e 80 %: window-limited flow 31
-    is counted LBP (N_b 3 for 2, see test_traces.py) and lost packets of its first flight, in
-    the warm-up, with no restart and no drop-lag RTT: it has no RTT sample. T_e stays the two
-    sampled flows' eq. 12 (measured 338.0 ms, truth 337.7 ms: +0.1 %), and the interval, which
-    was their bootstrap alone (337.7-338.4 ms), now runs from 0 (flow 31's RTT may be near 0)
-    to eq. 12 with flow 31 at its first-round spacing as measured (measured 339.4 ms)."""
-    _, _, sim, est = estimated_mix(2, 0.8, full=True, seed=5, tmp_path=tmp_path)
-    (row,) = [f for f in est.flow_table if f.key == "31"]
+    """004 §VII's mix with N_b = 10, 200 s, B = C·T_avg, seed 6, C_e 80 %: LBP flow 4 (RTT
+    409.1 ms) lost all 10 packets of its first flight (first-round spacing as measured
+    1655.3 ms, no RTT sample), has no restart sample and its 4 drops after the warm-up agree
+    on no lag: it has no RTT sample. T_e stays the nine sampled flows' eq. 12 (measured
+    164.5 ms, truth 174.9 ms: -5.9 %), and the interval runs from 0 (flow 4's RTT may be near
+    0) to at least eq. 12 with flow 4 at its first-round spacing as measured (measured
+    0.0-228.4 ms). (Before the restart bound this test used seed 5's window-limited flow 31 at
+    N_b = 2, C_e 80 %, then counted LBP without an RTT sample; it is not LBP any more.)"""
+    _, _, sim, est = estimated_mix(10, 0.8, full=True, seed=6, tmp_path=tmp_path)
+    (row,) = [f for f in est.flow_table if f.key == "4"]
     assert row.flow_class == "lbp"
     assert row.rtt_source == "none"
     te = est.effective_rtt_s
-    sampled = [f.rtt_s for f in est.flow_table if f.flow_class == "lbp" and f.key != "31"]
-    assert te.value == pytest.approx(2.0 / sum(1.0 / r for r in sampled))
+    sampled = [f.rtt_s for f in est.flow_table if f.flow_class == "lbp" and f.key != "4"]
+    assert len(sampled) == 9
+    assert te.value == pytest.approx(9.0 / sum(1.0 / r for r in sampled))
     assert te.low == 0.0
     assert te.value < te.high
     assert te.low <= sim.effective_rtt_s <= te.high

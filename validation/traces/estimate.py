@@ -54,11 +54,15 @@ state) and returns :class:`TraceEstimates`:
   lost packets has no first-round sample; where it restarted after a retransmission timeout
   from one segment (RFC 5681 §3.1), the same spacing taken in that slow start stands in for it
   (source ``restart``, :func:`validation.traces.kernel._restart_flights`), queue included
-  and corrected alike.
+  and corrected alike. Each such sample also gives the flow's RTT a range: the sample less
+  at most the full buffer's delay, or less the time the link had been busy when the
+  sample's packet left where that is shorter (a trace with drop events); a correction that
+  would leave the range stops at its end (:func:`_measured_ranges`).
 - **T_e** = N_b / Σ 1/T_i over the LBP flows (004 eq. 12), with a 95 % percentile bootstrap
-  interval over the flows (``BOOTSTRAP_REPS`` resamples, seed ``BOOTSTRAP_SEED``). LBP flows
-  without an RTT sample are left out of the value, and the interval is widened to every value
-  eq. 12 can take with their RTTs anywhere from 0 to their bound (:func:`_harmonic_interval`).
+  interval over the flows (``BOOTSTRAP_REPS`` resamples, seed ``BOOTSTRAP_SEED``), widened to
+  eq. 12 with every flow's RTT at either end of its range. LBP flows without an RTT sample
+  are left out of the value, and the interval is widened to every value eq. 12 can take with
+  their RTTs anywhere from 0 to their bound (:func:`_harmonic_interval`).
 - **C_e**, the LBP flows' aggregate rate after the warm-up, and the link's total rate and
   loss rate, each with a 95 % batch-means interval (``BATCHES`` equal batches of time,
   Student t), which allows for the correlation of packets close in time. C_e's interval also
@@ -454,7 +458,7 @@ def _summarize(
     # after the warm-up: "the key difference with LBP flows is that the latter keep increasing
     # their window until a loss occurs" (004 §VI). A window-limited flow that lost here in the
     # crowd of starts (the warm-up, which 004 §VII ignores), or now and then since, is not.
-    still = _window_still(fs, fi, acc)
+    still = _window_still(fs, fi, acc, paced)
     lbp = ~short & lossy & ~uncorrelated & ~paced & ~window_held & ~still
     rbp = ~short & ~lbp & ((unexpl >= MIN_REDUCTIONS) | paced)
     # A capture shows which flows are TCP; the CSV format does not (its flows are all taken
@@ -545,6 +549,10 @@ def _summarize(
             "from the lag on which their drops agree (no queueing at this link in it)"
         )
     sampled = np.isfinite(rtt) & (rtt > 0)
+    low_rtt, high_rtt = _measured_ranges(reader, fs, fi, acc, rtt, raw, source)
+    # A correction never takes out more queue than the sample's packet can have waited (the
+    # busy-period bound in a trace with drop events): the RTT is at least the range's low end.
+    rtt = np.fmax(rtt, np.where(sampled, low_rtt, np.nan))
     lbp_rtts = rtt[lbp & sampled]
     # An LBP flow without an RTT sample still has its spacing as measured (a first round with
     # a loss in it), which is no shorter than its RTT (see estimate_trace); none: no bound.
@@ -556,7 +564,7 @@ def _summarize(
             f"{int(unsampled.sum())} LBP flows have no RTT sample; T_e uses the others, and "
             "its interval runs from 0 to T_e with them at their longest RTT"
         )
-    te = _harmonic_interval(lbp_rtts, upper)
+    te = _harmonic_interval(lbp_rtts, upper, low_rtt[lbp & sampled], high_rtt[lbp & sampled])
     # Rates after the warm-up, and batch means over time.
     rate_all = acc.second_bytes
     first_full = math.ceil(warm_abs - acc.start_s)
@@ -659,7 +667,9 @@ def _summarize(
     )
 
 
-def _window_still(fs: np.ndarray, fi: np.ndarray, acc: _Accumulator) -> np.ndarray:
+def _window_still(
+    fs: np.ndarray, fi: np.ndarray, acc: _Accumulator, paced: np.ndarray
+) -> np.ndarray:
     """Flows whose window cannot have grown through their longest loss-free stretch.
 
     "The key difference with LBP flows is that the latter keep increasing their window until
@@ -668,7 +678,9 @@ def _window_still(fs: np.ndarray, fi: np.ndarray, acc: _Accumulator) -> np.ndarr
     eq. 3 and an ACK for every second segment (RFC 5681 §4.2; ns-2's TCP as 004 ran it) by
     half a segment; in slow start, after a timeout, faster. A round trip lasts at most
     R + Q + D: R the flow's RTT sample as measured (the first-round spacing or handshake,
-    this link's queue included, so no shorter than the RTT; the drop lag where longer), Q the
+    this link's queue included, so no shorter than the RTT; where its first flight lost
+    packets, the shorter restart sample or restart bound, each no shorter than the RTT either,
+    :func:`kernel._restart_flights`; the drop lag where longer), Q the
     full buffer's delay, D = ``ACK_DELAY_MAX_S`` the longest a receiver holds an ACK (Linux's
     TCP_DELACK_MAX, include/net/tcp.h; ns-2's DelAck sink 100 ms). The stretches run from the
     warm-up's end (or the flow's first packet) to a loss here, from one loss to the next, and
@@ -685,7 +697,13 @@ def _window_still(fs: np.ndarray, fi: np.ndarray, acc: _Accumulator) -> np.ndarr
     n = fs.shape[0]
     if not acc.queue_full_s > 0:
         return np.zeros(n, dtype=np.bool_)
-    rtt = fs[:, F["raw_rtt_s"]]
+    # The shortest of the flow's spacings that are no shorter than its RTT: the first round,
+    # the restart's sample and the restart's bound (kernel ``_restart_flights``). The bound
+    # holds for a flow whose packets reach this link as its sender sent them; behind a slower
+    # link (``paced``) a packet sent with L may follow it one transmission time of that link
+    # later, so there it is left out.
+    rtt = np.fmin(fs[:, F["raw_rtt_s"]], fs[:, F["restart_raw_s"]])
+    rtt = np.fmin(rtt, np.where(paced, np.nan, fs[:, F["restart_bound_s"]]))
     if acc.drop_rtt_s.size:
         rtt = np.fmax(rtt, acc.drop_rtt_s[:n])
     # The stretch still open at the flow's last packet, against the longest closed one.
@@ -743,10 +761,74 @@ def _queue_corrected_rtts(
     )
 
 
-def _harmonic_interval(rtts: FloatArray, unsampled_upper_s: FloatArray | None = None) -> Interval:
+def _measured_ranges(
+    reader: TraceReader,
+    fs: np.ndarray,
+    fi: np.ndarray,
+    acc: _Accumulator,
+    rtt: FloatArray,
+    raw: FloatArray,
+    source: np.ndarray,
+) -> tuple[FloatArray, FloatArray]:
+    """Each flow's RTT range [low, high] as its measurement allows it, s.
+
+    BSCL's RTT excludes the queueing at this link (004 §III.A). A drop lag has none in it
+    (the dropped packet is timed at its arrival): its range is the lag. A first-round spacing
+    (H. Jiang, C. Dovrolis, CCR 2002), a restart's spacing (kernel ``_restart_flights``) or a
+    handshake RTT is the RTT plus the queueing delay here of one packet, anywhere from 0 to
+    the full buffer's delay Q = B/C whatever the correction made of it (the queue before the
+    link's first loss was building: not 0 either): the range is [sample - Q, sample], as
+    measured (``raw``; the handshake's for its flows), and [0, sample] where the buffer is
+    not given. In a trace with the link's drop events the wait is also no longer than the
+    link had been busy when the sample's packet left (kernel ``queue_max_s``: a FIFO link
+    idle at some instant holds no packet from before it); that bound replaces Q where
+    shorter (a sample taken before the link was congested has almost no queue in it). A
+    first flight of one packet may also wait a delayed ACK, up to ``ACK_DELAY_MAX_S`` (RFC
+    5681 §4.2: an ACK for every second segment, and within 500 ms; a second packet in the
+    flight triggers the ACK at once). A first-round spacing after a loss in the first
+    flight, kept when no LBP flow has better, may hold a timeout: [0, sample]. Flows without
+    an RTT get NaN.
+    """
+    F, I = kernel.F, kernel.I  # noqa: E741
+    n = rtt.size
+    measured = raw.copy()
+    for index, value in reader.flows.handshake_rtt_s.items():
+        if index < n and source[index] == "handshake":
+            measured[index] = value
+    queue = np.full(n, acc.queue_full_s if acc.queue_full_s > 0 else math.inf)
+    if reader.has_drops:
+        # The sample's packet waited no longer than the link had been busy when it left
+        # (kernel ``_busy_queue_max``). Only with the link's own times (a log with drop
+        # events): a capture's timestamps may jitter by more than a packet's transmission.
+        most = np.where(
+            source == "restart", fs[:, F["restart_queue_max_s"]], fs[:, F["queue_max_s"]]
+        )
+        queue = np.where(source == "handshake", queue, np.fmin(queue, most))
+    lone = (source == "first_round") & (fi[:, I["flight1_packets"]] == 1)
+    slack = queue + np.where(lone, ACK_DELAY_MAX_S, 0.0)
+    broken = (source == "first_round") & (fi[:, I["first_flight_drops"]] > 0)
+    with np.errstate(invalid="ignore"):
+        low = np.where(broken, 0.0, np.maximum(measured - slack, 0.0))
+    from_drops = source == "drops"
+    low = np.where(from_drops, rtt, low)
+    high = np.where(from_drops, rtt, np.fmax(measured, rtt))
+    return low, high
+
+
+def _harmonic_interval(
+    rtts: FloatArray,
+    unsampled_upper_s: FloatArray | None = None,
+    low_s: FloatArray | None = None,
+    high_s: FloatArray | None = None,
+) -> Interval:
     """T_e = N / Σ 1/T_i over the sampled LBP flows (004 eq. 12) and its 95 % interval.
 
-    The interval is a percentile bootstrap over the sampled flows. ``unsampled_upper_s``
+    The interval is a percentile bootstrap over the sampled flows, widened to every value
+    eq. 12 takes with each sampled flow's RTT anywhere in its measured range
+    [``low_s``, ``high_s``] (:func:`_measured_ranges`): eq. 12 grows with each T_i, so its
+    least is N / Σ 1/low_i (0 when a low_i is 0) and its most N / Σ 1/high_i. The bootstrap
+    says how the flows spread, the ranges how far each measurement may be off (a sample that
+    holds this link's queue). ``unsampled_upper_s``
     holds, for each LBP flow without an RTT sample, the longest RTT it can have (``inf``:
     unbounded). Its RTT is then anywhere in (0, upper], and eq. 12 over all the flows
     ranges over (0, N_b / (Σ_sampled 1/T_i + Σ_unsampled 1/upper_j)]: a single T_i near 0
@@ -763,9 +845,17 @@ def _harmonic_interval(rtts: FloatArray, unsampled_upper_s: FloatArray | None = 
     picks = rng.integers(0, rtts.size, size=(BOOTSTRAP_REPS, rtts.size))
     resampled = rtts.size / np.sum(1.0 / rtts[picks], axis=1)
     low, high = np.percentile(resampled, [2.5, 97.5]).tolist()
+    highs = rtts if high_s is None else high_s
+    if low_s is not None and high_s is not None:
+        with np.errstate(divide="ignore"):
+            least = rtts.size / float(np.sum(1.0 / low_s))
+        most = rtts.size / float(np.sum(1.0 / high_s))
+        if least < low or most > high:
+            method += ", widened to eq. 12 with each flow's RTT at the ends of its measured range"
+        low, high = min(low, least), max(high, most)
     if unsampled_upper_s is not None and unsampled_upper_s.size:
         flows = rtts.size + unsampled_upper_s.size
-        longest = flows / float(np.sum(1.0 / rtts) + np.sum(1.0 / unsampled_upper_s))
+        longest = flows / float(np.sum(1.0 / highs) + np.sum(1.0 / unsampled_upper_s))
         low, high = 0.0, max(high, longest)
         method += (
             f", widened for {unsampled_upper_s.size} LBP flows without an RTT sample: from 0 "

@@ -9,7 +9,10 @@ Per flow it measures (004 §VI):
 - the first-round spacing (H. Jiang, C. Dovrolis, CCR 2002, [21] of 004): the flow's first
   flight of packets passes as a burst, the second one a round-trip time later; the spacing of
   their first packets is an RTT sample taken when the flow starts, less ``queue_s`` then
-  (the second flight waited in this queue; the RTT of BSCL excludes it, 004 §III.A). A gap
+  (the second flight waited in this queue; the RTT of BSCL excludes it, 004 §III.A), and
+  ``queue_max_s``, the most that queueing can be: the time since the link's current busy
+  period began (:func:`_busy_queue_max`; a restart sample has its own,
+  ``restart_queue_max_s``). A gap
   closes the first flight when it is longer than ``GAP_FACTOR`` times the longest gap inside
   the flight, than ``GAP_FACTOR`` times the packet's transmission time at the link and than
   ``GAP_MIN_S``. A burst leaves the link back to back, one transmission time apart (1.2 ms
@@ -33,6 +36,14 @@ Per flow it measures (004 §VI):
   full-sized segment, and MUST be generated within 500 ms"). ``restart_queue_s`` is the
   queueing correction of the first round (``queue_s`` at the later flight's first
   departure);
+- in those flights, an upper bound of the RTT (``restart_bound_s``, the shortest such
+  spacing): a lone departure L more than R + Q + D after the flow's latest departure, or
+  with none before it (R the flow's first-round spacing as measured, no shorter than its
+  RTT; Q the full buffer's delay; D ``ACK_DELAY_MAX_S``), and the flow's next departure A.
+  Every acknowledgement of a packet that left before L reached the sender before L was
+  sent (dropped packets are acknowledged by nobody), so A was sent on an
+  acknowledgement of L (or a later timeout) and left at least one RTT after L, when no
+  slower link upstream queues the flow (:func:`_restart_flights`);
 - whether the start looks like TCP's slow start: the packets of the first flight and of the
   round after it, and the drops among them (a window-based flow whose second flight is no
   larger than its first, with no loss, is held by its window, not by congestion);
@@ -95,6 +106,12 @@ FLOAT_FIELDS = (
     "restart_b_silence_s",
     "restart_a_silence_s",
     "restart_taint_until_s",
+    "restart_bound_s",
+    "restart_start_queue_max_s",
+    "restart_b_queue_max_s",
+    "restart_queue_max_s",
+    "restart_quiet_s",
+    "queue_max_s",
 )
 #: Integer columns of the per-flow state.
 INT_FIELDS = (
@@ -165,10 +182,20 @@ _TESTED, _COVERED, _N1, _N2, _B2B, _SDROPS, _FDROPS, _SPK, _SLONGPK = range(13, 
     _RS_B_SIL,
     _RS_A_SIL,
     _RS_TAINT,
+    _RS_BOUND,
+    _RS_SQMAX,
+    _RS_B_QMAX,
+    _RS_QMAX,
+    _RS_QUIET,
 ) = (F[name] for name in FLOAT_FIELDS if name.startswith("restart_"))
 _RS_STATE, _RS_N, _RS_DIRTY, _RS_B_N, _RS_A_N, _RS_L_N = (
     I[name] for name in INT_FIELDS if name.startswith("restart_")
 )
+_QMAX = F["queue_max_s"]
+#: Timestamp error allowed when a gap between two departures is read as the link going idle,
+#: s: two timestamps of a capture at microsecond resolution (libpcap's default) are each off
+#: by less than 1 µs.
+IDLE_SLACK_S = 2e-6
 #: An RTT sample less the queueing delay put in it is kept at no less than this share of the
 #: sample as measured (a queue estimate never takes a sample to 0).
 MIN_RTT_SHARE = 0.1
@@ -188,7 +215,28 @@ def new_state(flows: int) -> tuple[np.ndarray, np.ndarray]:
 def new_link(capacity_bps: float | None) -> np.ndarray:
     """The link-wide state :func:`advance` carries from batch to batch (see there)."""
     per_byte = 8.0 / capacity_bps if capacity_bps else 0.0
-    return np.array([-np.inf, np.inf, -1.0, per_byte])
+    return np.array([-np.inf, np.inf, -1.0, per_byte, -np.inf, 0.0, np.nan])
+
+
+@njit(cache=True)
+def _busy_queue_max(t: float, size: float, link: np.ndarray) -> float:
+    """The most a packet departing at ``t`` can have waited here, s (NaN: no bound).
+
+    A FIFO link that was idle at some instant holds no packet that arrived before it, so the
+    packet arrived after the start of the link's current busy period: its wait and
+    transmission are at most ``t`` less the first departure of that period plus that
+    departure's transmission time (``link[6]``). A busy period is a run of departures each
+    no more than its own or the previous packet's transmission time (and ``IDLE_SLACK_S``)
+    after the one before. It needs the capacity (``link[3]``)."""
+    if not link[3] > 0.0:
+        return np.nan
+    gap = t - link[4]
+    if not gap <= link[3] * max(size, link[5]) + IDLE_SLACK_S:
+        link[6] = t - link[3] * size
+    link[4] = t
+    link[5] = size
+    waited: float = t - link[6]
+    return waited
 
 
 @njit(cache=True)
@@ -256,6 +304,7 @@ def _restart_flights(
     transmission_s: float,
     last_drop_s: float,
     queue_full_s: float,
+    queue_max_s: float,
 ) -> None:
     """One packet of flow ``i`` into the flights that follow a loss in its first flight.
 
@@ -277,6 +326,24 @@ def _restart_flights(
     than the smoothed RTT that such spacings make, RFC 6298 §2.2-2.3). A window cut in two
     by other flows' packets at the link gives spacings of a few milliseconds; the growth
     over three flights after a long silence rules them out.
+
+    An upper bound of the RTT needs less: a clean lone packet L more than R + Q + D after the
+    flow's latest departure here, or with none before it (drops leave no acknowledgement
+    behind) (R the flow's first-round spacing as measured, ``raw_rtt_s``: the second flight
+    left on an acknowledgement of the first, or after a timeout, so R is no shorter than the
+    RTT; Q = ``queue_full_s``; D = ``ACK_DELAY_MAX_S``), and the first departure of the next
+    flight A. A packet P that left the link before L is acknowledged at the sender
+    by P's departure + (the RTT's part from this link to the sender) + at most D, and L was
+    sent at L's departure less (the RTT's part from the sender to this link) less at most Q
+    of queueing here (and nothing more, when no slower link before this one queues the
+    flow's packets: behind one, L and a packet sent with it leave one transmission time of
+    that link apart, and :func:`estimate._window_still` leaves such flows' bound out): with
+    more than R + Q + D between them, every such acknowledgement arrived before L was sent.
+    With one segment in flight (RFC 5681 §3.1's loss window), A was sent on the
+    acknowledgement of L (or a
+    later timeout, longer still: RFC 6298 §5.5), so it left at least one RTT after L. The
+    shortest such spacing is kept (``restart_bound_s``); it is no RTT sample (the queue at
+    A's departure and a delayed ACK, RFC 5681 §4.2, are in it), only a bound.
     """
     if dropped:
         # The dropped packet is of the flight in progress or, having waited at most the full
@@ -298,6 +365,12 @@ def _restart_flights(
             return
         # The current flight C closes; B, A and L are the three before it.
         count = 0 if fi[i, _RS_DIRTY] else fi[i, _RS_N]
+        # A clean lone flight more than R + Q + D after the flow's latest departure (or with
+        # none before it): t is at least one RTT after it.
+        if count == 1 and fs[i, _RS_QUIET] > fs[i, _RAW] + queue_full_s + ACK_DELAY_MAX_S:
+            spacing = t - fs[i, _RS_START]
+            if not spacing >= fs[i, _RS_BOUND]:
+                fs[i, _RS_BOUND] = spacing
         ab = fs[i, _RS_B_START] - fs[i, _RS_A_START]
         bc = fs[i, _RS_START] - fs[i, _RS_B_START]
         if (
@@ -312,10 +385,12 @@ def _restart_flights(
                 fs[i, _RS_RAW] = ab
                 fs[i, _RS_AT] = fs[i, _RS_B_START]
                 fs[i, _RS_Q] = fs[i, _RS_B_Q]
+                fs[i, _RS_QMAX] = fs[i, _RS_B_QMAX]
             else:
                 fs[i, _RS_RAW] = bc
                 fs[i, _RS_AT] = fs[i, _RS_START]
                 fs[i, _RS_Q] = fs[i, _RS_SQ]
+                fs[i, _RS_QMAX] = fs[i, _RS_SQMAX]
             fi[i, _RS_STATE] = 2
             return
         fi[i, _RS_L_N] = fi[i, _RS_A_N]
@@ -326,13 +401,18 @@ def _restart_flights(
         fi[i, _RS_B_N] = count
         fs[i, _RS_B_START] = fs[i, _RS_START]
         fs[i, _RS_B_Q] = fs[i, _RS_SQ]
+        fs[i, _RS_B_QMAX] = fs[i, _RS_SQMAX]
         fs[i, _RS_B_SIL] = fs[i, _RS_SIL]
     # A new flight begins at this departure.
     fi[i, _RS_DIRTY] = 1 if t <= fs[i, _RS_TAINT] else 0
     fs[i, _RS_START] = t
     fs[i, _RS_GAP] = 0.0
     fs[i, _RS_SIL] = silence
+    # The time since the flow's latest departure here (drops leave no ACK behind): none, and
+    # no ACK can be on its way.
+    fs[i, _RS_QUIET] = t - fs[i, _LAST] if fs[i, _LAST] == fs[i, _LAST] else np.inf
     fs[i, _RS_SQ] = _queue_s(t, last_drop_s, queue_full_s)
+    fs[i, _RS_SQMAX] = queue_max_s
     fi[i, _RS_N] = 1
 
 
@@ -354,6 +434,8 @@ def advance(
 
     ``link[0]`` carries the time of the latest loss at the link from batch to batch,
     ``link[1]`` the time of the first, ``link[2]`` the flow of the latest departure (-1: none),
+    ``link[4]`` and ``link[5]`` the latest departure's time and size, ``link[6]`` the start
+    of the link's current busy period (:func:`_busy_queue_max`),
     ``link[3]`` the link's transmission time per byte, 8 / C, when the capacity is given (0
     otherwise: the first flight then closes at any gap over ``GAP_MIN_S`` and four times its
     longest, as before; the smallest spacing of departures is no safe stand-in, since a
@@ -369,6 +451,7 @@ def advance(
         if lt == lt and lt < link[1]:
             link[1] = lt
         per_byte = link[3]
+        qmax = np.nan if dropped[k] else _busy_queue_max(t, float(size_bytes[k]), link)
         fi[i, _PK] += 1
         if fi[i, _PK] == 1:
             fs[i, _FIRST] = t
@@ -392,6 +475,7 @@ def advance(
             if gap > GAP_MIN_S and gap > GAP_FACTOR * inside:
                 queue = _queue_s(t, link[0], queue_full_s)
                 fs[i, _QRTT] = queue
+                fs[i, _QMAX] = qmax
                 fs[i, _TSAMPLE] = t
                 fs[i, _RAW] = t - fs[i, _FL_START]
                 fs[i, _GAP1] = gap
@@ -410,7 +494,7 @@ def advance(
                     fi[i, _RS_STATE] = 1
         if fi[i, _RS_STATE] == 1:
             _restart_flights(
-                fs, fi, i, t, dropped[k], per_byte * size_bytes[k], link[0], queue_full_s
+                fs, fi, i, t, dropped[k], per_byte * size_bytes[k], link[0], queue_full_s, qmax
             )
         if t >= warm_s and fs[i, _SSTART] != fs[i, _SSTART]:
             fs[i, _SSTART] = max(fs[i, _FIRST], warm_s)
