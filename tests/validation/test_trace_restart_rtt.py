@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.validation.kernel_runs import run_kernel
 from tests.validation.mix_traces import estimated_mix
 from validation.harness.bscl import CAPACITY_BPS as MIX_CAPACITY_BPS
 from validation.traces import kernel
@@ -47,20 +48,8 @@ def _advance(
     rows3 = sorted([(t, d, 0) for t, d in rows] + [(t, True, 1) for t in other_drops_s])
     time_s = np.round(np.array([r[0] for r in rows3]), 9)
     dropped = np.array([r[1] for r in rows3], dtype=np.bool_)
-    fs, fi = kernel.new_state(2)
-    kernel.advance(
-        fs,
-        fi,
-        np.full(2, np.nan),
-        time_s,
-        np.array([r[2] for r in rows3], dtype=np.int64),
-        np.full(time_s.size, 1500, dtype=np.int64),
-        dropped,
-        np.where(dropped, time_s, np.nan),
-        0.0,
-        queue_full_s,
-        kernel.new_link(None),
-    )
+    flow = np.array([r[2] for r in rows3])
+    fs, fi = run_kernel(time_s, flow, dropped, flows=2, queue_full_s=queue_full_s)
     return fs[0], fi[0]
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.validation.kernel_runs import run_kernel
 from tests.validation.mix_traces import estimated_mix
 from validation.traces import estimate_trace, kernel, open_trace
 from validation.traces.estimate import _Accumulator, _harmonic_interval, _measured_ranges
@@ -125,20 +126,9 @@ CAPACITY_BPS = 12e6
 def _queue_max(rows: list[tuple[float, int]], capacity_bps: float | None) -> float:
     """The kernel's ``queue_max_s`` of flow 0 after departures ``(time, flow)`` (1500 B)."""
     time_s = np.array([r[0] for r in rows])
-    fs, fi = kernel.new_state(2)
-    kernel.advance(
-        fs,
-        fi,
-        np.full(2, np.nan),
-        time_s,
-        np.array([r[1] for r in rows], dtype=np.int64),
-        np.full(time_s.size, 1500, dtype=np.int64),
-        np.zeros(time_s.size, dtype=np.bool_),
-        np.full(time_s.size, np.nan),
-        0.0,
-        0.0,
-        kernel.new_link(capacity_bps),
-    )
+    flow = np.array([r[1] for r in rows])
+    dropped = np.zeros(time_s.size, dtype=np.bool_)
+    fs, _ = run_kernel(time_s, flow, dropped, flows=2, capacity_bps=capacity_bps)
     return float(fs[0, kernel.F["queue_max_s"]])
 
 

@@ -13,6 +13,7 @@ import dpkt
 import numpy as np
 import pytest
 
+from tests.validation.kernel_runs import run_kernel
 from tests.validation.mix_traces import estimated_mix
 from validation.simulator import Scenario
 from validation.simulator.results import transfer_numbers
@@ -497,21 +498,8 @@ def _advance_one_flow(
     capacity_bps: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The kernel's per-flow state after one flow's departures (1500 B each, flow 0)."""
-    fs, fi = kernel.new_state(1)
-    kernel.advance(
-        fs,
-        fi,
-        np.full(1, np.nan),
-        time_s,
-        np.zeros(time_s.size, dtype=np.int64),
-        np.full(time_s.size, 1500, dtype=np.int64),
-        dropped,
-        np.where(dropped, time_s, np.nan),
-        warmup_s,
-        0.0,
-        kernel.new_link(capacity_bps),
-    )
-    return fs, fi
+    flow = np.zeros(time_s.size, dtype=np.int64)
+    return run_kernel(time_s, flow, dropped, flows=1, warmup_s=warmup_s, capacity_bps=capacity_bps)
 
 
 def test_loss_free_stretches_after_the_warm_up() -> None:
