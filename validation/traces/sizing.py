@@ -15,7 +15,7 @@ import numpy as np
 
 from models.bscl import bscl_buffer
 from models.recommend import LinkScenario, Targets
-from validation.traces.estimate import TraceEstimates
+from validation.traces.estimate import Interval, TraceEstimates
 
 
 @dataclass
@@ -66,9 +66,8 @@ def size_from_estimates(
             "the trace shows no flow bottlenecked at this link (N_b = 0) or no RTT sample: "
             "BSCL needs both"
         )
-    burst = (
-        est.loss_burst_median_packets if use_median_burst else est.loss_burst_mean_packets
-    ).value
+    bursts = est.loss_burst_median_packets if use_median_burst else est.loss_burst_mean_packets
+    burst = bursts.value if math.isfinite(bursts.value) and bursts.value > 0 else None
     fraction = min(max(est.bottlenecked_share.value, 1e-6), 1.0)
     mss = est.packet_bytes if math.isfinite(est.packet_bytes) else 1500.0
 
@@ -79,9 +78,9 @@ def size_from_estimates(
         mss,
         max_loss,
         effective_rtt_s=te,
-        loss_burst_packets=burst if math.isfinite(burst) and burst > 0 else None,
+        loss_burst_packets=burst,
     )
-    low, high = _range(est, fraction, burst, mss, max_loss, use_median_burst=use_median_burst)
+    low, high = _range(est, fraction, None if burst is None else bursts, mss, max_loss)
     return TraceSizing(
         buffer_packets=float(result.buffer_packets),
         buffer_bytes=float(result.buffer_bytes),
@@ -96,7 +95,7 @@ def size_from_estimates(
             "effective_rtt_s": te,
             "packet_bytes": mss,
             "max_loss": max_loss,
-            "loss_burst_packets": burst if math.isfinite(burst) else float("nan"),
+            "loss_burst_packets": burst if burst is not None else float("nan"),
         },
     )
 
@@ -121,13 +120,12 @@ def _span(low: float, high: float, value: float, points: int, floor: float) -> n
 def _range(
     est: TraceEstimates,
     fraction: float,
-    burst: float,
+    bursts: Interval | None,
     mss: float,
     max_loss: float,
-    *,
-    use_median_burst: bool,
 ) -> tuple[float, float]:
-    """BSCL's smallest and largest buffer (packets) over the box of the estimates' intervals."""
+    """BSCL's smallest and largest buffer (packets) over the box of the estimates' intervals
+    (``bursts``: the loss burst's, None when BSCL takes α instead)."""
     flows = est.bottlenecked_flows
     rtt = est.effective_rtt_s
     share = est.bottlenecked_share
@@ -135,11 +133,8 @@ def _range(
     te = _span(rtt.low, rtt.high, rtt.value, RANGE_POINTS_RTT, MIN_RANGE_RTT_S)
     ce = np.clip(_span(share.low, share.high, fraction, RANGE_POINTS, 1e-6), 1e-6, 1.0)
     grids: list[np.ndarray] = [n_b, te, ce]
-    if math.isfinite(burst) and burst > 0:
-        interval = (
-            est.loss_burst_median_packets if use_median_burst else est.loss_burst_mean_packets
-        )
-        grids.append(_span(interval.low, interval.high, burst, RANGE_POINTS, 1e-9))
+    if bursts is not None:
+        grids.append(_span(bursts.low, bursts.high, bursts.value, RANGE_POINTS, 1e-9))
     mesh = np.meshgrid(*grids, indexing="ij")
     packets = np.asarray(
         bscl_buffer(
