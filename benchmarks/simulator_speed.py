@@ -127,8 +127,8 @@ CASES = [
     ),
     # BBR always paces (issue 14: BBR within 35% of Reno); paced Reno beside it. Where BBR's time
     # goes, with Linux perf (the compiled core's functions mapped by address and size), one run
-    # each of the core before bbr_ack_sample's one-packet path: on Fig. 3.1, BBR over 2000 s
-    # simulated takes 191 ns of CPU per bottleneck packet in the compiled core, unpaced Reno 120
+    # each: on Fig. 3.1, BBR over 2000 s simulated takes 191 ns of CPU per bottleneck packet in
+    # the compiled core, unpaced Reno 120
     # and paced Reno 148 (4000 s each). Of BBR's 71 ns more than unpaced Reno, the heap's takes 35
     # (heap_take 70 ns against 35: a paced packet's successor of the same flow lands deep in the
     # heap, where unpaced Reno's back-to-back packets follow each other at its root; paced Reno's
@@ -137,16 +137,16 @@ CASES = [
     # 20 s, seed 1), BBR schedules 0.027 PACE events (paced Reno 0.016) and 0.022 RTO events
     # besides its arrival and delivery, and 0.62 of its sends go out ahead of their pacing time
     # (quiet_until), so sending a flow's next paced packets in its PACE event's iteration could
-    # spare at most those 0.027 heap events a packet. bbr_ack_sample takes an ACK of one packet
-    # without SACK (most ACKs with DELAYED_ACK 1) without its loop: BBR 1.02x on Fig. 3.1 and 1.05x
-    # at 1 Gb/s in one interleaved A/B (3 rounds of 60 s simulated, best of 3; BBR / unpaced Reno
-    # 0.63 -> 0.65 and 0.65 -> 0.68 in CPU time, the other cases 0.96-1.01x), 1.01x and 1.01x in a
-    # second (0.65 -> 0.64 and 0.68 -> 0.69): a gain at the size of the run-to-run spread. Issue
-    # 14's ratio on Fig. 3.1 stays at 0.63-0.65; what remains of the gap is the heap's deeper sifts
-    # and the model's work on every ACK. Tried there without a gain, sample paths unchanged: the
-    # rate sample's division only where it can raise the bandwidth filter (BBR 0.98x), a 32-byte
-    # rate slot with the app-limited mark in the scoreboard byte (1.00x on Fig. 3.1, 0.99x at
-    # 1 Gb/s).
+    # spare at most those 0.027 heap events a packet. Issue 14's ratio on Fig. 3.1 stays at
+    # 0.63-0.65; what remains of the gap is the heap's deeper sifts and the model's work on every
+    # ACK. Tried there without a gain, sample paths unchanged: the rate sample's division only
+    # where it can raise the bandwidth filter (BBR 0.98x), a 32-byte rate slot with the
+    # app-limited mark in the scoreboard byte (1.00x on Fig. 3.1, 0.99x at 1 Gb/s), and
+    # bbr_ack_sample taking an ACK of one packet without SACK without its loop (an unrolled copy
+    # of _delivered_one): BBR 1.02x on Fig. 3.1 and 1.05x at 1 Gb/s in one interleaved A/B (3
+    # rounds of 60 s simulated, best of 3; BBR / unpaced Reno 0.63 -> 0.65 and 0.65 -> 0.68),
+    # 1.01x and 1.01x in a second (0.65 -> 0.64 and 0.68 -> 0.69), a gain at the size of the
+    # run-to-run spread, so the second copy was taken out again.
     # At 1 Gb/s with 1000 flows, Linux perf over 300 s simulated: BBR takes 307 ns of CPU per
     # bottleneck packet, Reno 200. Of the 107 ns, the heap takes 37 (35%: heap_take and
     # _heap_insert 44, the loop, which removes a root no event replaced, 7 less; 2.25 events

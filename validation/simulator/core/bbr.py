@@ -222,21 +222,13 @@ def bbr_ack_sample(sp, t, f, cum, sack_seq, in_flight):  # type: ignore[no-untyp
     ff[a + FlowFloat.BBR_RS_BW_PER_S] = -1.0
     ff[a + FlowFloat.BBR_RS_RTT_S] = -1.0
     acked = 0
-    una = fi[b + FlowInt.SND_UNA]
-    if sack_seq < cum and cum == una + 1:  # one packet, no SACK: the loops below, unrolled
-        j = row + (una & wmask)
-        if (s.rg[j] & SlotFlag.SACKED) == 0:
-            fi[b + FlowInt.BBR_RS_SLOT] = j
-            ff[a + FlowFloat.BBR_FIRST_TX_S] = s.rs[j * RATE_SLOT + RateSlot.SENT_S]
-            acked = 1
-    else:
-        if sack_seq >= cum and (s.rg[row + (sack_seq & wmask)] & SlotFlag.SACKED) == 0:
-            _delivered_one(sp, f, sack_seq, acked > 0)
+    if sack_seq >= cum and (s.rg[row + (sack_seq & wmask)] & SlotFlag.SACKED) == 0:
+        _delivered_one(sp, f, sack_seq, acked > 0)
+        acked += 1
+    for seq in range(fi[b + FlowInt.SND_UNA], cum):
+        if (s.rg[row + (seq & wmask)] & SlotFlag.SACKED) == 0:
+            _delivered_one(sp, f, seq, acked > 0)
             acked += 1
-        for seq in range(una, cum):
-            if (s.rg[row + (seq & wmask)] & SlotFlag.SACKED) == 0:
-                _delivered_one(sp, f, seq, acked > 0)
-                acked += 1
     fi[b + FlowInt.BBR_RS_ACKED] = acked
     if acked == 0:
         return
