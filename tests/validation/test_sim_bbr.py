@@ -30,8 +30,42 @@ Sources checked for these tests:
   issues such as increased queuing delays, unfairness, and massive packet loss were also
   detected". Its body was not read: no number, section or figure of it is cited.
 - Ware, Mukerjee, Seshan, Sherry, "Modeling BBR's Interactions with Loss-Based Congestion
-  Control", IMC 2019: not read, not even its abstract (searched again for this revision: only
-  citations and third-party summaries were found), so nothing of it is cited.
+  Control", IMC 2019 (doi 10.1145/3355369.3355604). The paper itself was not read; its first
+  author's own summaries were: the APNIC blog post of 2020-01-24
+  (blog.apnic.net/2020/01/24/modelling-bbrs-interactions-with-loss-based-congestion-control/)
+  up to "During ProbeBW, BBR putting additional data" and its RIPE Labs copy up to "When 1 BBR
+  flow is" (the copies read stop there), and her CMU CSD blog post "Modeling BBRv1's
+  Interactions with Loss-Based Congestion Control" (2024-08-26, read whole in the Markdown
+  source of github.com/quangvdao/csd-blog, website/content/2024/modeling-bbr.md). Their two
+  findings: "While BBR is supposed to be a rate-based algorithm, when competing with other
+  flows, BBR is window-limited" and "BBR's throughput when competing with loss-based algorithms
+  does not depend on the number of competing loss-based flows" ("a single BBR flow will grab a
+  fixed fraction of the link regardless of the number of competing flows"). The simple model
+  (CSD post): in a deep buffer of q packets where the loss-based flows hold a fraction p, BBR's
+  BtlBw is (1 - p)c and its RTprop, measured in ProbeRTT with only their packets queued, pq/c,
+  so its in-flight cap is 2(1 - p)c · pq/c = 2q(p - p^2); setting it equal to the (1 - p)q BBR
+  holds gives p = 1/2, "1 BBR flow can get up to half of the link when competing with any
+  number of Cubic flows". The paper's full model was read only as transcribed, with the paper's
+  equation numbers, in a public Python implementation of it (a function ``ware_BBR_Model``; its
+  repository was not identified, and Sarpkaya et al.'s artifact, below, lists a "BBRv1
+  steady-state model implementation in Python"): with the buffer X BDPs (q = Xcl), N BBR flows,
+  p = 1/2 - 1/(2X) - 4N/q (eq. 9), BBR's fraction (1 - p)(d - T)/d (eq. 10), T =
+  (q/c + 0.2 s + l)(d/10 s) the time in ProbeRTT (eq. 11); for one BBR flow at 10 Mb/s, 40 ms,
+  8 BDP that is 0.545. The CSD post gives the model's accuracy: "a median error of 5%" against
+  Cubic. The paper's figures and its experiments' own numbers were not read.
+- Sarpkaya, Srivastava, Fund, Panwar, "BBR's Sharing Behavior with CUBIC and Reno", IFIP
+  Networking 2025 (arXiv 2505.07741): its abstract (read, ar5iv HTML; the copy read stops at
+  the introduction's first sentence): "the steady-state model accurately captures BBRv1
+  behavior, especially against single loss-based flows". Its artifact's measurements were read
+  (github.com/fatihsarpkaya/bbr-shared-bottleneck,
+  data/ware_topology_exps_data/figure2a-{1,2,3}.csv, three FABRIC runs of Linux BBRv1 against
+  one CUBIC flow at 10 Mb/s, 40 ms, buffers of 1-64 BDP (throughputs in Mb/s; the rows are
+  named bbr_<buffer in BDP>_cubic_<BBR flows>_10_40, read so from the fluid model's matching
+  configuration files, which put 1 CUBIC and N BBR flows in each run). One BBR flow's share in
+  them: 0.866, 0.862, 0.867 at 1 BDP; 0.594, 0.602, 0.607 at 2 BDP; 0.500, 0.498, 0.512 at
+  4 BDP; 0.467, 0.444, 0.484 at 8 BDP; 0.403, 0.422, 0.416 at 16 BDP; 0.334, 0.347, 0.358 at
+  32 BDP; 0.200, 0.177, 0.216 at 64 BDP. The runs' length and the hosts' largest windows are
+  not known here.
 
 What the tests check is the direction of the texts read: Cao et al.'s abstract for the buffer
 depth (BBR ahead in shallow buffers, loss-based TCP in deep ones; the abstract compares the
@@ -46,7 +80,10 @@ in-flight data is capped at 2 BDP; and several BBR v1 flows in a very shallow bu
 large fraction of their packets (Cao et al.: "despite its high retransmissions"; Hock et al.:
 "massive packet loss"), because their in-flight cap (2 BDP each) is far above the pipe and
 they do not back off on loss (draft-00 §4.2.3.4: loss only modulates cwnd during recovery,
-then "BBR restores the cwnd to the 'last known good' value").
+then "BBR restores the cwnd to the 'last known good' value"). Ware et al.'s second finding is
+checked as stated: one BBR v1 flow's share in a deep buffer does not depend on the number of
+CUBIC flows, and is compared with Sarpkaya et al.'s measured one-against-one share; the model's
+level (0.545 at 8 BDP) is quoted, not asserted (see that test).
 """
 
 from __future__ import annotations
@@ -56,6 +93,7 @@ import pytest
 
 from validation.simulator import FlowGroup, Scenario, simulate
 from validation.simulator.core.bbr import MIN_CWND_PACKETS
+from validation.simulator.scenario import CongestionControl
 
 
 def _bdp_packets(sc: Scenario, rtt_s: float) -> float:
@@ -152,6 +190,106 @@ def test_bbr_against_cubic_shallow_and_deep_buffers() -> None:
     assert np.mean(shallow) > np.mean(middle) > np.mean(deep)
 
 
+def _one_bbr_against_cubic(cubic_flows: int, buffer_bdp: float, seed: int) -> float:
+    """BBR's share of the bottleneck: one BBR v1 flow and ``cubic_flows`` CUBIC flows, 10 Mb/s,
+    40 ms for all (no jitter: one sender host, as in Ware et al.'s and Sarpkaya et al.'s
+    dumbbells), 240 s of which the first 60 s are warm-up."""
+    sc = Scenario(
+        capacity_bps=10e6,
+        duration_s=240.0,
+        warmup_s=60.0,
+        groups=(
+            FlowGroup(
+                name="bbr",
+                flows=1,
+                congestion_control="bbr",
+                rtt_s=0.04,
+                rtt_jitter_s=0.0,
+                start_spread_s=1.0,
+            ),
+            FlowGroup(
+                name="cubic",
+                flows=cubic_flows,
+                congestion_control="cubic",
+                rtt_s=0.04,
+                rtt_jitter_s=0.0,
+                start_spread_s=1.0,
+            ),
+        ),
+    )
+    r = simulate(sc, round(buffer_bdp * _bdp_packets(sc, 0.04)), seed=seed)
+    bbr, cubic = r.groups
+    return bbr.throughput_bps / (bbr.throughput_bps + cubic.throughput_bps)
+
+
+#: One BBR v1 flow's share against one CUBIC flow at 10 Mb/s, 40 ms, 8 BDP in Sarpkaya et al.'s
+#: three FABRIC runs (module docstring: figure2a-{1,2,3}.csv, BBR 4.4615, 4.2423, 4.6318 Mb/s
+#: against CUBIC 5.0999, 5.3188, 4.9317 Mb/s: shares 0.467, 0.444, 0.484).
+TESTBED_SHARE_8_BDP = (0.467, 0.444, 0.484)
+
+
+def test_bbr_share_in_a_deep_buffer_does_not_depend_on_the_cubic_flows() -> None:
+    """One BBR v1 flow against 1, 4 and 16 CUBIC flows, 10 Mb/s, 40 ms (Ware et al.'s
+    "40ms × 10Mbps network", as Sarpkaya et al.'s reproduction describes their Fig. 2), a deep
+    buffer of 8 BDP (267 packets) and a shallow one of 1 BDP; seeds 1-3, 180 s measured.
+
+    Ware et al.: BBR's throughput "does not depend on the number of competing loss-based
+    flows" (module docstring). Measured BBR shares at 8 BDP (seeds 1-3): 1 CUBIC flow 0.462,
+    0.471, 0.457 (mean 0.463); 4 flows 0.453, 0.439, 0.464 (0.452); 16 flows 0.453, 0.453,
+    0.459 (0.455), against per-flow fair shares 1/2, 1/5, 1/17. Over seeds 1-6 and N = 1, 2,
+    4, 8, 16 the means are 0.447-0.465 and the seed-to-seed standard deviation at most 0.013.
+    Asserted: the three means lie within 0.05 of each other (a mean of three seeds has a
+    standard deviation of at most 0.008, a difference of two at most 0.011: 0.05 is over four
+    of those, and a tenth of the 0.44 by which an equal split per flow would move it); with 16
+    CUBIC flows BBR keeps more than five times its per-flow fair share 1/17 (measured 7.7
+    times); and the one-against-one share is within 0.04 of Sarpkaya et al.'s testbed mean
+    0.465 (0.04 is the spread of their three runs, 0.444-0.484).
+
+    One against one across depths (seeds 1-6, these 240 s runs): 1 BDP 0.919, 2 BDP 0.521,
+    4 BDP 0.453, 8 BDP 0.465, 16 BDP 0.405, against the testbed's means 0.865, 0.601, 0.503,
+    0.465, 0.414: the same fall with depth, within 0.08 everywhere, matched at 8 and 16 BDP.
+
+    Not asserted: the model's level, and the deepest buffers. Ware's model (eq. 9-11 as
+    transcribed; module docstring) gives 0.545 here, 0.08 above this simulator and above the
+    testbed's 0.465 alike, so neither meets the 5% median error the author's post gives for it
+    at this point. Deeper buffers (seeds 1-6 or 1-3): 16 BDP 0.35-0.41 over N = 1-16 in these
+    240 s runs (model 0.49, testbed 0.41 for N = 1), falling mildly as N grows; 32 BDP
+    0.11-0.23 in 240 s runs, because BBR's share is still converging (one 600 s run, N = 1:
+    0.03-0.08 in the first minute, 0.33-0.39 from 300 s on, ProbeBW's 5/4 probes raising BtlBw
+    by at most 25% per 8 RTTs of about 1.1 s), and 0.342 (N = 1), 0.347 (N = 4), 0.281
+    (N = 16) measured over 300-900 s (model 0.44, testbed 0.35 for N = 1). At 64 BDP over
+    300-900 s: 0.161 (N = 4) and 0.155 (N = 16), but 0.004 for N = 1 (model 0.37, testbed
+    0.20). That one case is the default largest window: 3 MiB is 2,172 packets, about the
+    2,166 of pipe and buffer, so a single CUBIC flow holds the buffer full at its window limit
+    and loses 0.1% of its packets, where BBR's paced packets lose 1.2-1.7%; with a largest
+    window of 8,000 packets BBR's share over 300-900 s is 0.213, 0.167, 0.203 (seeds 1-3),
+    against the testbed's 0.200, 0.177, 0.216. (Replacing the rate sample's lower bound,
+    RTprop, by the 40 ms path RTT, as Linux's tcp_min_rtt would be, left a 600 s run at 64 BDP,
+    N = 1, identical.)
+
+    Ware et al.'s first finding, that competing BBR is window-limited, has no direct measure
+    here (the trace samples cwnd, not the flight); by Little's law (flight = throughput ·
+    (RTT + mean queueing delay)) BBR's mean flight is 0.77-0.87 of its mean sampled cwnd at
+    8 BDP, 0.61-0.64 at 0.5 BDP with 1-4 CUBIC flows. That is reported, not asserted.
+
+    Shallow buffer, same direction as the test above: at 1 BDP BBR's share is 0.917-0.921 with
+    one CUBIC flow and 0.848-0.861 with four (it falls with N there, where eq. 9 gives p = 0:
+    the in-flight cap sets no share); with 16 it spreads over 0.46-0.75 across seeds 1-6 and
+    is not used. Asserted: for 1 and 4 CUBIC flows, BBR's mean share at 1 BDP is above its mean
+    share at 8 BDP (margins 0.45 and 0.40).
+    """
+    deep = {
+        n: np.mean([_one_bbr_against_cubic(n, 8.0, seed) for seed in (1, 2, 3)]) for n in (1, 4, 16)
+    }
+    means = list(deep.values())
+    assert max(means) - min(means) <= 0.05
+    assert deep[16] > 5.0 / 17.0
+    assert abs(deep[1] - np.mean(TESTBED_SHARE_8_BDP)) <= 0.04
+    for n in (1, 4):
+        shallow = np.mean([_one_bbr_against_cubic(n, 1.0, seed) for seed in (1, 2, 3)])
+        assert shallow > deep[n]
+
+
 @pytest.mark.parametrize("flows", [10, 20])
 def test_many_bbr_flows_in_a_shallow_buffer_lose_much(flows: int) -> None:
     """10 and 20 flows, 100 Mb/s, 20 ms, a buffer of 0.05 BDP (8 packets), 30 s measured.
@@ -171,7 +309,7 @@ def test_many_bbr_flows_in_a_shallow_buffer_lose_much(flows: int) -> None:
     retransmission.
     """
 
-    def run(cc: str) -> float:
+    def run(cc: CongestionControl) -> float:
         sc = Scenario(
             capacity_bps=100e6,
             rtt_s=0.02,
