@@ -104,7 +104,7 @@ def main() -> None:
             f"packets, utilization, Jain index {paths['before'][name]}"
             + ("" if same else f" DIFFER: after {paths['after'].get(name)}")
         )
-    for case, reno in bench.RATIOS:
+    for case, reno, *what in bench.RATIOS:
         cells = ", ".join(
             f"{k} {median[k][case] / median[k][reno]:.2f}"
             f" (wall {wall[k][case] / wall[k][reno]:.2f})"
@@ -112,7 +112,8 @@ def main() -> None:
             if case in median[k] and reno in median[k]
         )
         if cells:
-            print(f"{case} / {reno}: CPU {cells}")
+            said = f" ({what[0]})" if what else ""
+            print(f"{case} / {reno}: CPU {cells}{said}")
 
 
 if __name__ == "__main__":
