@@ -286,6 +286,7 @@ class FlowInt(IntEnum):
     # RFC 6675's pipe needs no pass over the window (core/sender.py, _pipe): reset by start_flow
     SACKED_OUT = 56  # packets SACKed
     REXMIT_OUT = 57  # packets retransmitted (since the last timeout) and not SACKed
+    SACKED_ABOVE = 58  # of the SACKed ones, those at or above max(SND_UNA, LOST_LIMIT)
 
     CA_INCREASE = 36  # a CaIncrease
 
