@@ -287,6 +287,9 @@ class FlowInt(IntEnum):
     SACKED_OUT = 56  # packets SACKed
     REXMIT_OUT = 57  # packets retransmitted (since the last timeout) and not SACKed
     SACKED_ABOVE = 58  # of the SACKed ones, those at or above max(SND_UNA, LOST_LIMIT)
+    # a PACE event kept off the heap, at FlowDue.PACE_S (core/sender.py, _delivery_first);
+    # kept across transfers, as PACE_PENDING is
+    PACE_DEFERRED = 59
 
     CA_INCREASE = 36  # a CaIncrease
 
@@ -579,3 +582,4 @@ class FlowDue(IntEnum):
 
     DELIVER_S = 0  # its DELIVER in the heap (valid while the DELIVER list's COUNT > 0)
     DELACK_S = 1  # its delayed-ACK timer (valid while DELACK_COUNT > 0)
+    PACE_S = 2  # its PACE event kept off the heap (valid while PACE_DEFERRED)

@@ -29,7 +29,9 @@ The model, in one place:
   or BBR's 1/pacing rate, after its last packet); a packet the window allows earlier waits for
   a PACE event at ``next_send``, or, when none of the flow's own events can run before that
   event (``quiet_until``), is sent at once with send time ``next_send``, which is what the
-  event would do;
+  event would do; while a delivery of the flow is due no later than that event, the event is
+  kept off the heap and what it would do is decided after that delivery (``delivery_first``,
+  ``deferred_pace``): the same sample path with fewer events;
 - the receiver ACKs every ``delayed_ack`` in-order segments (at most ``delayed_ack_timeout_s``
   late) and immediately for out-of-order segments, duplicates and filled holes;
 - ECN (``core/ecn.py`` says it in full): with a marking threshold, the drop-tail port marks an
@@ -148,6 +150,8 @@ class Flow:
     rto_event: float = INF
     next_send: float = 0.0
     pace_pending: bool = False
+    pace_deferred: bool = False  # a PACE event at pace_due, kept off the heap (defer_pace)
+    pace_due: float = 0.0
     access_free: float = 0.0
     rcv_nxt: int = 0
     ooo: set[int] = field(default_factory=set)
@@ -253,6 +257,8 @@ class ReferenceSimulator:
             elif kind == Event.DELIVER:
                 self.flows[f].deliver_due.popleft()
                 self.deliver(t, f, epoch, seq, flags)
+                if self.flows[f].pace_deferred:
+                    self.deferred_pace(t, f)
             elif kind == Event.ARRIVAL:
                 self.arrive(t, f, epoch, seq, p.wire_bits / 8.0, flags)
             elif kind == Event.RTO:
@@ -639,6 +645,8 @@ class ReferenceSimulator:
         fl.delack_gen = old.delack_gen + 1
         fl.rto_event = old.rto_event
         fl.pace_pending = old.pace_pending
+        fl.pace_deferred = old.pace_deferred
+        fl.pace_due = old.pace_due
         fl.access_free = old.access_free
         fl.deliver_due = old.deliver_due
         fl.ecn = old.ecn
@@ -678,9 +686,10 @@ class ReferenceSimulator:
         fl.rexmit_ptr = s
         return s if s < fl.lost_limit else -1
 
-    def try_send(self, t: float, f: int) -> None:
+    def try_send(self, t: float, f: int, now: float | None = None) -> None:
         fl = self.flows[f]
-        now = t  # t moves on to the paced send times of packets sent ahead (below)
+        if now is None:
+            now = t  # t moves on to the paced send times of packets sent ahead (below)
         while fl.active:
             seg = -1
             if fl.grp.recovery == "sack" and fl.recovery != RecoveryState.NONE:
@@ -694,7 +703,11 @@ class ReferenceSimulator:
             if seg < 0 or (fl.size >= 0 and seg >= fl.size):
                 return
             if (fl.grp.pacing or fl.bbr is not None) and t < fl.next_send:
-                if fl.pace_pending:
+                if fl.pace_pending or fl.pace_deferred:
+                    return
+                if self.delivery_first(fl, fl.next_send):
+                    fl.pace_deferred = True  # the PACE event, kept off the heap
+                    fl.pace_due = fl.next_send
                     return
                 if not self.quiet_until(now, fl, fl.next_send):
                     fl.pace_pending = True
@@ -702,6 +715,37 @@ class ReferenceSimulator:
                     return
                 t = fl.next_send  # sent now with its paced time (see quiet_until)
             self.transmit(t, f, seg)
+
+    def delivery_first(self, fl: Flow, due: float) -> bool:
+        """Whether a delivery of ``fl`` is scheduled no later than a PACE event at ``due``
+        would run (DELIVER runs before PACE at equal times; not for DCTCP, nor past the end).
+
+        Then the PACE event is kept off the heap (``pace_deferred``, at ``pace_due``): until
+        it is resolved the flow behaves as with ``pace_pending`` (``try_send`` returns when
+        the pacing holds it), and after each of its deliveries ``deferred_pace`` decides what
+        the event would have done. A flow whose ACKs come faster than its pacing gap needs
+        no PACE event for most of its packets then.
+        """
+        if fl.ecn == EcnMode.DCTCP or due > self.end:
+            return False
+        return bool(fl.deliver_due) and fl.deliver_due[0] <= due
+
+    def deferred_pace(self, t: float, f: int) -> None:
+        """After a delivery of flow f at t, the PACE event kept off the heap: while another
+        delivery comes no later than it, it stays off; else, if nothing of the flow can run
+        before it (``quiet_until``), what it would do (``try_send`` at its time, the state
+        being that of now) is done now; else it goes on the heap at its time. The same
+        sample path as with the event scheduled at once."""
+        fl = self.flows[f]
+        due = fl.pace_due
+        if self.delivery_first(fl, due):
+            return
+        fl.pace_deferred = False
+        if self.quiet_until(t, fl, due):
+            self.try_send(due, f, now=t)
+            return
+        fl.pace_pending = True
+        self.push(due, Event.PACE, f)
 
     def quiet_until(self, now: float, fl: Flow, due: float) -> bool:
         """Whether, at ``now``, nothing can change the sender of ``fl`` before a PACE event at

@@ -21,7 +21,7 @@ from validation.simulator.core.heap import (
 from validation.simulator.core.jit import address, jit, pointers
 from validation.simulator.core.port import arrive
 from validation.simulator.core.receiver import deliver, send_ack
-from validation.simulator.core.sender import rto_fire, start_flow, try_send
+from validation.simulator.core.sender import deferred_pace, rto_fire, start_flow, try_send
 from validation.simulator.layout import (
     ARG_MASK,
     EPOCH_SHIFT,
@@ -140,6 +140,8 @@ def _run_chunk(t_stop, heap_cap, rand_len, trace_cap, sample_cap, sp):  # type: 
             fifo_advance(sp, t)
         if kind == Event.DELIVER:
             deliver(sp, t, f, epoch, arg, flags)
+            if s.fi[f * FLOW_INTS + FlowInt.PACE_DEFERRED] != 0:
+                deferred_pace(sp, t, f)
         elif kind == Event.ARRIVAL:
             arrive(sp, t, f, epoch, arg, flags)
         elif kind == Event.DEPART:

@@ -194,6 +194,13 @@ def _next_hole(sp, f):  # type: ignore[no-untyped-def]
 @jit
 def try_send(sp, t, f):  # type: ignore[no-untyped-def]
     """Send what the window (or, in SACK recovery, the pipe) allows; pace if asked."""
+    try_send_from(sp, t, t, f)
+
+
+@jit
+def try_send_from(sp, t, now, f):  # type: ignore[no-untyped-def]
+    """``try_send`` at t, run at ``now`` <= t (a PACE event's work done ahead of its time,
+    ``deferred_pace``): the checks of what may come first start from now."""
     s = sp[0]
     ff, fi = s.ff, s.fi
     a = f * FLOW_FLOATS
@@ -201,7 +208,7 @@ def try_send(sp, t, f):  # type: ignore[no-untyped-def]
     wmax = fi[b + FlowInt.MAX_WINDOW_PACKETS]
     sack = fi[b + FlowInt.SACK] != 0
     pacing = fi[b + FlowInt.PACING] != 0
-    now = t  # t moves on to the paced send times of packets sent ahead (below)
+    # t moves on to the paced send times of packets sent ahead (below)
     while fi[b + FlowInt.ACTIVE] != 0:
         seg = -1
         una = fi[b + FlowInt.SND_UNA]
@@ -218,15 +225,52 @@ def try_send(sp, t, f):  # type: ignore[no-untyped-def]
         if seg < 0 or (size >= 0 and seg >= size):
             return
         if pacing and t < ff[a + FlowFloat.NEXT_SEND_S]:
-            if fi[b + FlowInt.PACE_PENDING] != 0:
+            if fi[b + FlowInt.PACE_PENDING] != 0 or fi[b + FlowInt.PACE_DEFERRED] != 0:
                 return
             due = ff[a + FlowFloat.NEXT_SEND_S]
+            if _delivery_first(sp, f, due):
+                fi[b + FlowInt.PACE_DEFERRED] = 1  # the PACE event, kept off the heap
+                s.fd[f * DUE + FlowDue.PACE_S] = due
+                return
             if not _quiet_until(sp, now, f, due):
                 fi[b + FlowInt.PACE_PENDING] = 1
                 heap_push(sp, due, Event.PACE, f, 0, 0)
                 return
             t = due  # sent now with its paced time: the PACE event would change nothing
         _transmit(sp, t, f, seg)
+
+
+@jit
+def _delivery_first(sp, f, due):  # type: ignore[no-untyped-def]
+    """Whether a delivery of flow f is scheduled no later than a PACE event at ``due`` would
+    run; then that event is kept off the heap (the reference's ``delivery_first`` says why
+    the sample path is the same)."""
+    s = sp[0]
+    b = f * FLOW_INTS
+    if s.fi[b + FlowInt.ECN_MODE] == EcnMode.DCTCP or due > s.g[GlobalFloat.END_S]:
+        return False
+    return (
+        s.fi[b + FlowInt.DELIVER_LIST + EventList.COUNT] > 0
+        and s.fd[f * DUE + FlowDue.DELIVER_S] <= due
+    )
+
+
+@jit
+def deferred_pace(sp, t, f):  # type: ignore[no-untyped-def]
+    """After a delivery of flow f at t, its PACE event kept off the heap: stays off while
+    another delivery comes no later; else what it would do is done now if nothing of the
+    flow can run before it, or it goes on the heap (the reference's ``deferred_pace``)."""
+    s = sp[0]
+    b = f * FLOW_INTS
+    due = s.fd[f * DUE + FlowDue.PACE_S]
+    if _delivery_first(sp, f, due):
+        return
+    s.fi[b + FlowInt.PACE_DEFERRED] = 0
+    if _quiet_until(sp, t, f, due):
+        try_send_from(sp, due, t, f)
+        return
+    s.fi[b + FlowInt.PACE_PENDING] = 1
+    heap_push(sp, due, Event.PACE, f, 0, 0)
 
 
 @jit
