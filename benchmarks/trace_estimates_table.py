@@ -52,9 +52,14 @@ from validation.harness.bscl import CAPACITY_BPS, RTT_S, mix_scenario
 from validation.harness.run_cache import simulator_stamp
 from validation.simulator import Scenario, simulate
 from validation.traces import estimate_trace, open_trace
-from validation.traces.estimate import _bursts
+from validation.traces.estimate import TraceEstimates, _bursts
 from validation.traces.sizing import size_from_estimates
-from validation.traces.synthetic import relative_error, simulated_trace, write_csv
+from validation.traces.synthetic import (
+    SimulatedTrace,
+    relative_error,
+    simulated_trace,
+    write_csv,
+)
 
 T = TypeVar("T")
 
@@ -100,13 +105,13 @@ def _loss(
     return _cached(args, f"{key}_B{buffer}", run)
 
 
-def row(
+def estimated_row(
     flows: int, share: float, seed: int, args: argparse.Namespace, tmp: Path
-) -> tuple[str, dict[str, float]]:
+) -> tuple[Scenario, int, str, SimulatedTrace, TraceEstimates]:
+    """One row's mix at B = C·T_avg: its scenario, that buffer (packets), its cache key, its
+    simulated trace (cached) and the estimates from that trace written as CSV."""
     sc = mix_scenario(flows, share, args.full)
-    wire = sc.wire_bytes
-    buffer_ct = max(int(CAPACITY_BPS * RTT_S / (8 * wire)), 1)
-    started = time.perf_counter()
+    buffer_ct = max(int(CAPACITY_BPS * RTT_S / (8 * sc.wire_bytes)), 1)
     key = f"s{seed}_n{flows}_c{share}_{'full' if args.full else 'short'}"
     sim = _cached(
         args, f"{key}_trace", lambda: simulated_trace(sc, buffer_ct, seed, lbp_groups=("LBP",))
@@ -117,8 +122,18 @@ def row(
         open_trace(path),
         capacity_bps=CAPACITY_BPS,
         warmup_s=sc.warmup_s,
-        buffer_bytes=buffer_ct * wire,
+        buffer_bytes=buffer_ct * sc.wire_bytes,
     )
+    path.unlink()
+    return sc, buffer_ct, key, sim, est
+
+
+def row(
+    flows: int, share: float, seed: int, args: argparse.Namespace, tmp: Path
+) -> tuple[str, dict[str, float]]:
+    started = time.perf_counter()
+    sc, buffer_ct, key, sim, est = estimated_row(flows, share, seed, args, tmp)
+    wire = sc.wire_bytes
     after = sim.trace.dropped & (sim.trace.time_s >= sc.warmup_s)
     true_bursts = _bursts(np.sort(sim.trace.time_s[after]), sim.effective_rtt_s)
     true_burst = float(true_bursts.mean()) if true_bursts.size else math.nan

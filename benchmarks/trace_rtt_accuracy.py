@@ -57,12 +57,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from trace_estimates_table import _cached
+from trace_estimates_table import estimated_row
 
-from validation.harness.bscl import CAPACITY_BPS, RTT_S, mix_scenario
 from validation.harness.run_cache import simulator_stamp
-from validation.traces import estimate_trace, open_trace
-from validation.traces.synthetic import SimulatedTrace, simulated_trace, write_csv
 
 #: [21]'s accuracy criterion as 004 §VI quotes it: "within 10% or 5ms, whichever is larger".
 REL_TOLERANCE = 0.10
@@ -151,22 +148,7 @@ def _grid(specs: Sequence[str]) -> list[tuple[int, int]]:
 def row(flows: int, share: float, seed: int, args: argparse.Namespace, tmp: Path) -> RowResult:
     """Estimate one row's trace as ``trace_estimates_table.row`` does; gather its LBP flows."""
     started = time.perf_counter()
-    sc = mix_scenario(flows, share, args.full)
-    wire = sc.wire_bytes
-    buffer_ct = max(int(CAPACITY_BPS * RTT_S / (8 * wire)), 1)
-    key = f"s{seed}_n{flows}_c{share}_{'full' if args.full else 'short'}"
-    sim: SimulatedTrace = _cached(
-        args, f"{key}_trace", lambda: simulated_trace(sc, buffer_ct, seed, lbp_groups=("LBP",))
-    )
-    path = tmp / f"trace_{flows}_{share}.csv"
-    write_csv(sim.trace, path)
-    est = estimate_trace(
-        open_trace(path),
-        capacity_bps=CAPACITY_BPS,
-        warmup_s=sc.warmup_s,
-        buffer_bytes=buffer_ct * wire,
-    )
-    path.unlink()
+    sc, _, key, sim, est = estimated_row(flows, share, seed, args, tmp)
     trace = sim.trace
     after = (trace.time_s >= sc.warmup_s) & ~trace.dropped
     lbp_slots = set(sim.lbp_flows)
