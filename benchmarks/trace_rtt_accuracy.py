@@ -57,6 +57,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import binomtest
 from trace_estimates_table import estimated_row
 
 from validation.harness.run_cache import simulator_stamp
@@ -68,8 +69,6 @@ ABS_TOLERANCE_S = 0.005
 TE_TARGET = 0.10
 #: The estimator's RTT sources that are a packet spacing, as [21]'s (handshake, first round).
 SPACING_SOURCES = ("handshake", "first_round", "restart")
-#: Wilson score interval's z for 95 %.
-Z95 = 1.959964
 
 
 @dataclass
@@ -198,14 +197,11 @@ def row(flows: int, share: float, seed: int, args: argparse.Namespace, tmp: Path
 
 
 def _wilson(hits: int, total: int) -> str:
-    """95 % Wilson score interval of hits/total, as 'low-high %'."""
+    """95 % Wilson score interval of hits/total (SciPy's ``binomtest``), as 'low-high %'."""
     if total == 0:
         return "-"
-    p = hits / total
-    denom = 1 + Z95**2 / total
-    centre = (p + Z95**2 / (2 * total)) / denom
-    half = Z95 * math.sqrt(p * (1 - p) / total + Z95**2 / (4 * total**2)) / denom
-    return f"{100 * (centre - half):.1f}-{100 * (centre + half):.1f}"
+    ci = binomtest(hits, total).proportion_ci(confidence_level=0.95, method="wilson")
+    return f"{100 * ci.low:.1f}-{100 * ci.high:.1f}"
 
 
 def _quantile(values: Sequence[float], q: float) -> float:
