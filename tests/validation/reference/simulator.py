@@ -150,7 +150,7 @@ class Flow:
     rto_event: float = INF
     next_send: float = 0.0
     pace_pending: bool = False
-    pace_deferred: bool = False  # a PACE event at pace_due, kept off the heap (defer_pace)
+    pace_deferred: bool = False  # a PACE event at pace_due, kept off the heap (deferred_pace)
     pace_due: float = 0.0
     access_free: float = 0.0
     rcv_nxt: int = 0

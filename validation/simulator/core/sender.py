@@ -145,12 +145,12 @@ def _pipe(sp, f):  # type: ignore[no-untyped-def]
     from lo = max(SND_UNA, LOST_LIMIT) on, all are out but the SACKed ones, SACKED_ABOVE.
     That count is kept as the scoreboard changes (``on_ack``): a new SACK at or above lo adds
     one, SND_UNA passing SACKed packets at or above LOST_LIMIT takes them off, and every move
-    of LOST_LIMIT sets it to 0, because LOST_LIMIT only ever moves up to HIGH_TX (a timeout)
-    or to HIGH_SACKED (fast recovery), above which nothing is SACKed. It was counted here in
-    a pass over [lo, HIGH_SACKED) on every call, which after a timeout or with a LOST_LIMIT
-    left above SND_UNA by a recovery took a pass over most of the window for every ACK and
-    every packet sent (458 slots a bottleneck packet for BBR at 100 Mb/s with 40 flows, a
-    one-BDP buffer and a 2048-packet window).
+    of LOST_LIMIT sets it to 0 (``_raise_lost_limit``), because LOST_LIMIT only ever moves up
+    to HIGH_TX (a timeout) or to HIGH_SACKED (fast recovery), above which nothing is SACKed.
+    It was counted here in a pass over [lo, HIGH_SACKED) on every call, which after a timeout
+    or with a LOST_LIMIT left above SND_UNA by a recovery took a pass over most of the window
+    for every ACK and every packet sent (458 slots a bottleneck packet for BBR at 100 Mb/s
+    with 40 flows, a one-BDP buffer and a 2048-packet window).
     """
     s = sp[0]
     fi = s.fi
@@ -161,6 +161,16 @@ def _pipe(sp, f):  # type: ignore[no-untyped-def]
     if lo >= high:
         return count
     return count + high - lo - fi[b + FlowInt.SACKED_ABOVE]
+
+
+@jit
+def _raise_lost_limit(sp, f, limit):  # type: ignore[no-untyped-def]
+    """Deem lost the packets below ``limit`` not SACKed: HIGH_TX (a timeout) or HIGH_SACKED
+    (fast recovery), the only values LOST_LIMIT takes. Nothing at or above either is SACKed,
+    so the SACKed packets at or above max(SND_UNA, LOST_LIMIT) are then none (``_pipe``)."""
+    b = f * FLOW_INTS
+    sp[0].fi[b + FlowInt.LOST_LIMIT] = limit
+    sp[0].fi[b + FlowInt.SACKED_ABOVE] = 0
 
 
 @jit
@@ -414,8 +424,7 @@ def rto_fire(sp, t, f):  # type: ignore[no-untyped-def]
     fi[b + FlowInt.REXMIT_PTR] = una
     if fi[b + FlowInt.SACK] != 0:
         fi[b + FlowInt.RECOVERY] = RecoveryState.AFTER_TIMEOUT
-        fi[b + FlowInt.LOST_LIMIT] = high
-        fi[b + FlowInt.SACKED_ABOVE] = 0  # nothing at or above HIGH_TX is SACKed
+        _raise_lost_limit(sp, f, high)
     else:
         fi[b + FlowInt.RECOVERY] = RecoveryState.NONE
         fi[b + FlowInt.SND_NXT] = una
@@ -565,8 +574,7 @@ def on_ack(sp, t, f, cum, sack_seq, ece):  # type: ignore[no-untyped-def]
             if sack:
                 if not bbr:
                     ff[a + FlowFloat.CWND_PACKETS] = ssthresh
-                fi[b + FlowInt.LOST_LIMIT] = fi[b + FlowInt.HIGH_SACKED]
-                fi[b + FlowInt.SACKED_ABOVE] = 0  # nothing at or above HIGH_SACKED is SACKed
+                _raise_lost_limit(sp, f, fi[b + FlowInt.HIGH_SACKED])
                 fi[b + FlowInt.REXMIT_PTR] = una
             elif not bbr:
                 ff[a + FlowFloat.CWND_PACKETS] = ssthresh + 3.0
@@ -582,8 +590,7 @@ def on_ack(sp, t, f, cum, sack_seq, ece):  # type: ignore[no-untyped-def]
     ):
         if bbr:
             bbr_lost(sp, f, fi[b + FlowInt.LOST_LIMIT], fi[b + FlowInt.HIGH_SACKED])
-        fi[b + FlowInt.LOST_LIMIT] = fi[b + FlowInt.HIGH_SACKED]
-        fi[b + FlowInt.SACKED_ABOVE] = 0
+        _raise_lost_limit(sp, f, fi[b + FlowInt.HIGH_SACKED])
     if fi[b + FlowInt.ECN_MODE] != EcnMode.OFF:
         ecn_on_ack(sp, t, f, cum, cum - una if cum > una else 0, ece)
     if bbr:
