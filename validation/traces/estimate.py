@@ -152,10 +152,16 @@ class FlowEstimate:
     explained_reductions: int
     unexplained_reductions: int
     lbp_probability: float
+    #: The flow's spacing sample as measured, this link's queueing still in it (first round or
+    #: restart, [21]'s technique), and when its second flight began to leave the link (trace
+    #: time), s; NaN when it has none. ``rtt_s`` is this sample corrected, or another source.
+    rtt_sample_s: float = math.nan
+    rtt_sample_at_s: float = math.nan
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
-        out["rtt_s"] = _finite(self.rtt_s)
+        for name in ("rtt_s", "rtt_sample_s", "rtt_sample_at_s"):
+            out[name] = _finite(out[name])
         return out
 
 
@@ -631,6 +637,8 @@ def _summarize(
             explained_reductions=int(expl[i]),
             unexplained_reductions=int(unexpl[i]),
             lbp_probability=float(p_lbp[i]),
+            rtt_sample_s=float(raw[i]),
+            rtt_sample_at_s=float(at[i]),
         )
         for i in range(n)
     ]
