@@ -31,10 +31,19 @@ the flow gets, when an
 RTT sample that includes this link's queue is known (the first-round spacing: the RTT plus
 the queue, so no shorter than the RTT), the lag no longer than that sample on which every
 drop examined agrees, with at least ``ALL_AGREE_MIN_DROPS`` drops and no lag
-``RUNNER_UP_DISTANCE_S`` away within the bound as many votes; the lag is also no shorter than
+``RUNNER_UP_DISTANCE_S`` away within the bound as many votes, or on which at least
+``ALL_AGREE_MIN_DROPS`` drops agree by the counts asked of the other episodes' drops
+(``MIN_AGREEMENT`` of the drops examined, no rival within the bound over ``MAX_RUNNER_UP`` of
+its votes): a drop whose packet a delayed acknowledgement released (the receiver's timer,
+"within 500 ms", RFC 5681 §4.2; ns-2's DelAck sink 100 ms) shows the RTT plus that wait, not
+the RTT, so not every drop of an episode need agree. The lag is also no shorter than
 that sample less the full buffer's delay B/C where the sample is a clean first round (the
 queueing in it is at most B/C; a regular burst also matches short lags, a few packets'
-spacings, on which every drop of an episode can agree). Memory: a ring of the link's
+spacings, on which every drop of an episode can agree). The second test, weaker than the
+first, also wants the candidates to reach back to the bound: a flow that sent
+``CANDIDATES`` packets within a shorter lag than the bound (one near the link's rate sends
+512 in about 0.1 s at 50 Mbit/s) may have its RTT among none of them, and most of its drops
+then agree on a lag of its burst's pattern. Memory: a ring of the link's
 latest ``RING`` departures (each linked to its flow's previous one, so that a drop walks its
 own flow's departures only) and ``CANDIDATES`` lags for each flow that drops, up to
 ``MAX_POOL_FLOWS`` flows.
@@ -161,7 +170,10 @@ class DropRtt:
         queue (the first-round spacing or the handshake RTT): the RTT is no longer. With it, a
         flow whose drops all fall in one loss episode gets the lag within the bound on which
         every drop examined agrees (at least ``ALL_AGREE_MIN_DROPS``), when no lag
-        ``RUNNER_UP_DISTANCE_S`` or more away within the bound has as many votes.
+        ``RUNNER_UP_DISTANCE_S`` or more away within the bound has as many votes, or on which
+        at least ``ALL_AGREE_MIN_DROPS`` drops agree by :func:`_agreed`'s counts (a drop a
+        delayed acknowledgement released shows a longer lag) and the flow's candidate lags
+        reach back to the bound (module docstring).
         ``lower_bound_s`` (per flow, NaN: none) is the least RTT that sample allows: it
         exceeds the RTT by at most the full buffer's delay B/C (the most queueing a packet
         meets here), so lags shorter than the sample less B/C are left out of that rule.
@@ -202,20 +214,32 @@ class DropRtt:
             runner_up = int(votes[others].max()) + 1 if others.any() else 0
             if agree == examined and runner_up < agree:
                 out[i] = float(lags[best])
+                continue
+            # Not every drop agrees: one released by a delayed acknowledgement shows the RTT
+            # plus the receiver's wait. The lag most of them agree on, without a rival, when
+            # the candidates reach back to the bound (else the RTT may be among none of them).
+            if n == CANDIDATES and lags[-1] < bound - TOLERANCE_S:
+                continue
+            best = _agreed(lags, votes, examined, seed_votes=1, least=ALL_AGREE_MIN_DROPS)
+            if best >= 0:
+                out[i] = float(lags[best])
         return out
 
 
-def _agreed(lags: np.ndarray, votes: np.ndarray, drops: int, seed_votes: int) -> int:
+def _agreed(
+    lags: np.ndarray, votes: np.ndarray, drops: int, seed_votes: int, least: int = MIN_VOTES
+) -> int:
     """The candidate on which the drops agree (module docstring), or -1.
 
     ``votes`` per candidate (-1: left out), ``drops`` the drops examined, ``seed_votes`` 1
-    where the seed drop counts among them (it votes for every candidate), else 0.
+    where the seed drop counts among them (it votes for every candidate), else 0; ``least``
+    the fewest drops that must agree.
     """
     best = int(np.argmax(votes))
     agree = int(votes[best]) + seed_votes
-    others = np.abs(lags - lags[best]) > RUNNER_UP_DISTANCE_S
+    others = (np.abs(lags - lags[best]) > RUNNER_UP_DISTANCE_S) & (votes >= 0)
     runner_up = int(votes[others].max()) + seed_votes if others.any() else 0
-    if agree >= MIN_VOTES and agree >= MIN_AGREEMENT * drops and runner_up <= MAX_RUNNER_UP * agree:
+    if agree >= least and agree >= MIN_AGREEMENT * drops and runner_up <= MAX_RUNNER_UP * agree:
         return best
     return -1
 
