@@ -154,7 +154,8 @@ class FlowEstimate:
     lbp_probability: float
     #: The flow's spacing sample as measured, this link's queueing still in it (first round or
     #: restart, [21]'s technique), and when its second flight began to leave the link (trace
-    #: time), s; NaN when it has none. ``rtt_s`` is this sample corrected, or another source.
+    #: time), s; NaN when it has none (or only a first round that lost packets). ``rtt_s`` is
+    #: this sample corrected, or from another source.
     rtt_sample_s: float = math.nan
     rtt_sample_at_s: float = math.nan
 
@@ -625,6 +626,9 @@ def _summarize(
             "retransmissions; losses before this link count as losses here"
         )
     mss = float(np.median(fi[lbp, I["max_size_bytes"]])) if n_b else math.nan
+    # A first round that lost packets holds a retransmission, not one RTT: no sample (the
+    # restart's stands in where there was one).
+    clean_sample = (fi[:, I["first_flight_drops"]] == 0) | restarted
     table = [
         FlowEstimate(
             key=reader.flows.keys[i],
@@ -637,8 +641,8 @@ def _summarize(
             explained_reductions=int(expl[i]),
             unexplained_reductions=int(unexpl[i]),
             lbp_probability=float(p_lbp[i]),
-            rtt_sample_s=float(raw[i]),
-            rtt_sample_at_s=float(at[i]),
+            rtt_sample_s=float(raw[i]) if clean_sample[i] else math.nan,
+            rtt_sample_at_s=float(at[i]) if clean_sample[i] else math.nan,
         )
         for i in range(n)
     ]
