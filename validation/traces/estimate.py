@@ -85,6 +85,7 @@ from scipy import stats
 
 from validation.traces import kernel
 from validation.traces.drop_rtt import DropRtt
+from validation.traces.open import open_trace
 from validation.traces.records import BoolArray, FloatArray, IntArray, TraceReader
 
 #: Rounds a flow must last to be more than size-limited.
@@ -249,6 +250,7 @@ class _Accumulator:
         self.first_loss_s = math.inf
         self.queue_full_s = 0.0
         self.drop_rtt_s = np.zeros(0)
+        self.largest_bytes = 0
 
     def grow(self, flows: int) -> None:
         rows = self.fs.shape[0]
@@ -269,7 +271,7 @@ def estimate_trace(
     buffer_bytes: float | None = None,
     progress: ProgressCallback | None = None,
 ) -> TraceEstimates:
-    """Read ``reader`` once and estimate N_b, T_e, C_e, the loss bursts and α (004 §VI).
+    """Read ``reader`` and estimate N_b, T_e, C_e, the loss bursts and α (004 §VI).
 
     Parameters
     ----------
@@ -277,7 +279,9 @@ def estimate_trace(
         A CSV or pcap reader (:func:`validation.traces.open_trace`).
     capacity_bps : float, optional
         The link rate C, bit/s. When not given, the busiest second's rate (an underestimate
-        for a link that is never saturated for a whole second).
+        for a link that is never saturated for a whole second); where the trace's largest
+        packet takes longer than ``kernel.GAP_MIN_S`` at that rate (below 12 Mbit/s for 1500
+        bytes), the file is read a second time with it (the first-flight rule needs C).
     warmup_s : float
         Seconds from the first packet left out of rates, counts, reductions and loss bursts
         (004 §VII ignores the first 10 % of each run); RTTs are measured from the start.
@@ -312,6 +316,45 @@ def estimate_trace(
     .. [2] H. Jiang, C. Dovrolis, "Passive estimation of TCP round-trip times", ACM CCR 32(3),
        2002 (the first-round and handshake RTT estimates).
     """
+    done = [0.0]
+
+    def monotone(fraction: float) -> None:  # a second pass does not take progress back
+        done[0] = max(done[0], fraction)
+        if progress is not None:
+            progress(done[0])
+
+    est, largest_bytes = _estimate_pass(reader, capacity_bps, warmup_s, buffer_bytes, monotone)
+    if capacity_bps is not None or not est.capacity_bps > 0:
+        return est
+    tx_s = 8.0 * largest_bytes / est.capacity_bps
+    if tx_s <= kernel.GAP_MIN_S:
+        return est
+    # The kernel closes a flow's first flight at a gap over GAP_MIN_S and four times the
+    # longest inside it or one packet's transmission time at C (kernel.advance); without C,
+    # back-to-back packets of a link this slow are more than GAP_MIN_S apart, every first
+    # flight closes after its first packet, and the flows' RTT samples and classes are wrong.
+    # Read the trace again with the capacity the first pass estimated.
+    again, _ = _estimate_pass(
+        open_trace(reader.path), est.capacity_bps, warmup_s, buffer_bytes, monotone
+    )
+    again.capacity_source = "estimated"
+    again.notes.append(
+        f"capacity estimated as the busiest second's rate ({est.capacity_bps / 1e6:.4g} Mbit/s), "
+        f"and the trace read again with it: a {largest_bytes}-byte packet takes "
+        f"{tx_s * 1e3:.3g} ms there, over the {kernel.GAP_MIN_S * 1e3:g} ms gap that ends a "
+        "first flight without it; give the capacity when known"
+    )
+    return again
+
+
+def _estimate_pass(
+    reader: TraceReader,
+    capacity_bps: float | None,
+    warmup_s: float,
+    buffer_bytes: float | None,
+    progress: ProgressCallback,
+) -> tuple[TraceEstimates, int]:
+    """One reading of the trace (:func:`estimate_trace`); also its largest packet, bytes."""
     acc = _Accumulator(warmup_s)
     queue_full_s = 0.0
     if buffer_bytes is not None and capacity_bps is not None:
@@ -328,6 +371,7 @@ def estimate_trace(
             warm_abs = acc.start_s + warmup_s
         acc.end_s = float(batch.time_s[-1])
         acc.packets += len(batch)
+        acc.largest_bytes = max(acc.largest_bytes, int(batch.size_bytes.max()))
         flows = len(reader.flows)
         acc.grow(flows)
         if handshake.size < acc.fs.shape[0]:
@@ -386,7 +430,7 @@ def estimate_trace(
         sample = np.where(restarted, restart, raw)
         least = np.where((clean | restarted) & (queue_full_s > 0), sample - queue_full_s, np.nan)
         acc.drop_rtt_s = drop_rtt.rtts(n, upper, least)
-    return _summarize(reader, acc, warm_abs, capacity_bps)
+    return _summarize(reader, acc, warm_abs, capacity_bps), acc.largest_bytes
 
 
 def _bin(

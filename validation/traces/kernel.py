@@ -439,7 +439,8 @@ def advance(
     ``link[3]`` the link's transmission time per byte, 8 / C, when the capacity is given (0
     otherwise: the first flight then closes at any gap over ``GAP_MIN_S`` and four times its
     longest, as before; the smallest spacing of departures is no safe stand-in, since a
-    trace may begin with a flow's first flight and its second, an RTT apart)
+    trace may begin with a flow's first flight and its second, an RTT apart; where it
+    matters, ``estimate.estimate_trace`` reads the trace again with the busiest second's rate)
     (:func:`new_link`).
     """
     for k in range(time_s.size):
