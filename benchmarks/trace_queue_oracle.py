@@ -41,14 +41,16 @@ from pathlib import Path
 
 import numpy as np
 from trace_estimates_table import estimated_row
-from trace_rtt_accuracy import ABS_TOLERANCE_S, REL_TOLERANCE, SPACING_SOURCES, TE_TARGET, _grid
+from trace_rtt_accuracy import SPACING_SOURCES, TE_TARGET, _grid, within
 
 from validation.harness.bscl import CAPACITY_BPS
 from validation.simulator import PacketTrace
+from validation.traces.estimate import FlowEstimate
+from validation.traces.synthetic import group_slots
 
 
 def queue_waits(
-    trace: PacketTrace, rbp: range, period_s: float, tx_s: float, full_s: float
+    trace: PacketTrace, rbp: list[int], period_s: float, tx_s: float, full_s: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """(departure times, waits) of the RBP flows' packets, in time order (see the module)."""
     times, waits = [], []
@@ -71,8 +73,11 @@ def queue_waits(
     return t_all[order], w_all[order]
 
 
-def _within(rtt: float, truth: float) -> bool:
-    return abs(rtt - truth) <= max(REL_TOLERANCE * truth, ABS_TOLERANCE_S)
+def _taken_off(f: FlowEstimate, t_w: np.ndarray, w: np.ndarray) -> tuple[float, float]:
+    """The flow's spacing sample less the reconstructed wait at its time (kept at no less
+    than a tenth of the sample, as the estimator keeps its own corrections), and that wait."""
+    wait = float(np.interp(f.rtt_sample_at_s, t_w, w)) if t_w.size else 0.0
+    return max(f.rtt_sample_s - wait, 0.1 * f.rtt_sample_s), wait
 
 
 def _harmonic(values: list[float]) -> float:
@@ -101,18 +106,12 @@ def main() -> None:
         for seed, n_b in _grid(args.grid or ["1-25:2,10"]):
             for share in shares:
                 sc, buffer, _, sim, est = estimated_row(n_b, share, seed, args, Path(tmp))
-                first, group = 0, None
-                for g in sc.flow_groups:  # the RBP group's slots and access rate (the truth)
-                    if g.name == "RBP":
-                        group = g
-                        break
-                    first += int(g.flows)
-                if group is None:
-                    raise RuntimeError("the mix has no RBP group")
-                period_s = 8.0 * sc.wire_bytes / float(group.access_bps)
+                # the RBP group's access rate: the truth a trace does not carry
+                (access_bps,) = {g.access_bps for g in sc.flow_groups if g.name == "RBP"}
+                period_s = 8.0 * sc.wire_bytes / float(access_bps)
                 tx_s = 8.0 * sc.wire_bytes / CAPACITY_BPS
                 full_s = buffer * tx_s
-                rbp = range(first, first + int(group.flows))
+                rbp = group_slots(sc, ("RBP",))
                 t_w, w = queue_waits(sim.trace, rbp, period_s, tx_s, full_s)
                 table = {f.key: f for f in est.flow_table}
                 old: list[float] = []
@@ -121,11 +120,8 @@ def main() -> None:
                     if f.flow_class != "lbp" or not (math.isfinite(f.rtt_s) and f.rtt_s > 0):
                         continue
                     old.append(f.rtt_s)
-                    fixed = f.rtt_s
-                    if f.rtt_source in SPACING_SOURCES and math.isfinite(f.rtt_sample_s):
-                        wait = float(np.interp(f.rtt_sample_at_s, t_w, w)) if t_w.size else 0.0
-                        fixed = max(f.rtt_sample_s - wait, 0.1 * f.rtt_sample_s)
-                    new.append(fixed)
+                    spacing = f.rtt_source in SPACING_SOURCES and math.isfinite(f.rtt_sample_s)
+                    new.append(_taken_off(f, t_w, w)[0] if spacing else f.rtt_s)
                 te_before.append(abs(_harmonic(old) / sim.effective_rtt_s - 1.0))
                 te_estimator.append(abs(est.effective_rtt_s.value / sim.effective_rtt_s - 1.0))
                 te_after.append(abs(_harmonic(new) / sim.effective_rtt_s - 1.0))
@@ -134,17 +130,16 @@ def main() -> None:
                     if found is None or found.rtt_source not in SPACING_SOURCES:
                         continue
                     truth = float(sim.rtts_s[slot])
-                    wait = float(np.interp(found.rtt_sample_at_s, t_w, w)) if t_w.size else 0.0
-                    oracle = max(found.rtt_sample_s - wait, 0.1 * found.rtt_sample_s)
+                    oracle, wait = _taken_off(found, t_w, w)
                     flows_total += 1
-                    flows_before += _within(found.rtt_s, truth)
-                    flows_after += _within(oracle, truth)
+                    flows_before += within(found.rtt_s, truth)
+                    flows_after += within(oracle, truth)
                     lines.append(
                         f"| {seed} | {n_b} | {share:.0%} | {slot} | {truth * 1e3:.1f} | "
                         f"{found.rtt_sample_s * 1e3:.1f} | {found.rtt_sample_at_s:.2f} | "
                         f"{wait * 1e3:.1f} | {found.rtt_s * 1e3:.1f} | {oracle * 1e3:.1f} | "
-                        f"{'yes' if _within(found.rtt_s, truth) else 'no'} | "
-                        f"{'yes' if _within(oracle, truth) else 'no'} |"
+                        f"{'yes' if within(found.rtt_s, truth) else 'no'} | "
+                        f"{'yes' if within(oracle, truth) else 'no'} |"
                     )
                 print(
                     f"seed {seed} N_b {n_b} {share:.0%}: T_e error {te_before[-1]:.1%} -> "

@@ -71,6 +71,11 @@ TE_TARGET = 0.10
 SPACING_SOURCES = ("handshake", "first_round", "restart")
 
 
+def within(rtt_s: float, true_rtt_s: float) -> bool:
+    """Whether ``rtt_s`` is within max(10 %, 5 ms) of ``true_rtt_s`` ([21]'s criterion)."""
+    return abs(rtt_s - true_rtt_s) <= max(REL_TOLERANCE * true_rtt_s, ABS_TOLERANCE_S)
+
+
 @dataclass
 class FlowRecord:
     """One true LBP flow of one row: the truth and the estimator's record of it."""
@@ -98,8 +103,7 @@ class FlowRecord:
     @property
     def within(self) -> bool:
         """Within max(10 %, 5 ms) of the truth ([21]'s criterion)."""
-        bound = max(REL_TOLERANCE * self.true_rtt_s, ABS_TOLERANCE_S)
-        return abs(self.rtt_s - self.true_rtt_s) <= bound
+        return within(self.rtt_s, self.true_rtt_s)
 
     @property
     def within_rel(self) -> bool:

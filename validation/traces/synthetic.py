@@ -69,6 +69,18 @@ def true_rtts_s(scenario: Scenario, buffer_packets: int, seed: int) -> FloatArra
     return rtts
 
 
+def group_slots(scenario: Scenario, names: tuple[str, ...] | None) -> list[int]:
+    """The TCP flow slots of the groups named ``names`` (None: every group); a scenario
+    numbers its flows group after group."""
+    slots: list[int] = []
+    first = 0
+    for group in scenario.flow_groups:
+        if names is None or group.name in names:
+            slots.extend(range(first, first + int(group.flows)))
+        first += int(group.flows)
+    return slots
+
+
 def simulated_trace(
     scenario: Scenario,
     buffer_packets: int,
@@ -85,12 +97,7 @@ def simulated_trace(
     if trace is None:  # the simulator returns one when asked
         raise RuntimeError("the simulator returned no packet trace")
     rtts = true_rtts_s(scenario, buffer_packets, seed)
-    lbp: list[int] = []
-    first = 0
-    for group in scenario.flow_groups:
-        if lbp_groups is None or group.name in lbp_groups:
-            lbp.extend(range(first, first + int(group.flows)))
-        first += int(group.flows)
+    lbp = group_slots(scenario, lbp_groups)
     after = (trace.time_s >= scenario.warmup_s) & ~trace.dropped
     is_lbp = np.zeros(scenario.tcp_flows + 1, dtype=np.bool_)
     is_lbp[lbp] = True
