@@ -194,27 +194,21 @@ def _one_bbr_against_cubic(cubic_flows: int, buffer_bdp: float, seed: int) -> fl
     """BBR's share of the bottleneck: one BBR v1 flow and ``cubic_flows`` CUBIC flows, 10 Mb/s,
     40 ms for all (no jitter: one sender host, as in Ware et al.'s and Sarpkaya et al.'s
     dumbbells), 240 s of which the first 60 s are warm-up."""
+    senders: tuple[tuple[CongestionControl, int], ...] = (("bbr", 1), ("cubic", cubic_flows))
     sc = Scenario(
         capacity_bps=10e6,
         duration_s=240.0,
         warmup_s=60.0,
-        groups=(
+        groups=tuple(
             FlowGroup(
-                name="bbr",
-                flows=1,
-                congestion_control="bbr",
+                name=cc,
+                flows=flows,
+                congestion_control=cc,
                 rtt_s=0.04,
                 rtt_jitter_s=0.0,
                 start_spread_s=1.0,
-            ),
-            FlowGroup(
-                name="cubic",
-                flows=cubic_flows,
-                congestion_control="cubic",
-                rtt_s=0.04,
-                rtt_jitter_s=0.0,
-                start_spread_s=1.0,
-            ),
+            )
+            for cc, flows in senders
         ),
     )
     r = simulate(sc, round(buffer_bdp * _bdp_packets(sc, 0.04)), seed=seed)
