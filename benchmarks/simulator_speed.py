@@ -162,7 +162,9 @@ CASES = [
     # (sender.py, _pipe) where it took 2.3 passes over the window a packet (the reference,
     # 6 s). Tried without a gain in interleaved A/Bs: prefetching the next event's flow state
     # or rate slot, 4-ary or bottom-up heaps (bottom-up: BBR 0.99x, Reno 0.90x), a
-    # branch-free choice of the heap's child, inlining BBR's per-ACK functions.
+    # branch-free choice of the heap's child that loaded and compared both keys at every level
+    # (one on the times alone, keys only where times are equal, gained: below), inlining
+    # BBR's per-ACK functions.
     ("1 Gb/s, 1000 flows, 15 Mb/s access, B=85, paced", GIGABIT.replace(pacing=True), 85, 1.0),
     # Fig. 3.1's B = 10 sets BBR beside an unpaced Reno that leaves 63% of the link idle
     # (utilization 0.37, loss 2.2%), and whose packets then cost less than where it fills the
@@ -171,17 +173,19 @@ CASES = [
     # 9.42 M at 50 (utilization 0.68), 7.91-8.00 M from 100 on (utilization 1.00); BBR
     # 6.28-6.69 M at every buffer; BBR / Reno 0.63, 0.66, 0.71, 0.81, 0.79, 0.79 at B = 10,
     # 25, 50, 100, 300, 1250, BBR / paced Reno 0.79-0.86.
-    # Two other event queues were tried for BBR here, the sample paths unchanged (the same
-    # bottleneck packets), and not kept. A calendar queue (R. Brown, CACM 31(10), 1988; ns-2's
-    # default scheduler), slot 0 holding the next event and Brown's bucket width of three mean
-    # event separations, took 0.56 bucket scans and 1.06 steps along a bucket a packet, yet ran
-    # BBR at 4.99 M packets per CPU second against the binary heap's 6.37 M, and unpaced Reno
-    # at 7.79 M against 9.75 M (one 60 s run each): loading a bucket's first entry cost what
-    # the heap's sift through its ~120 entries did. A 4-ary heap with a branch-free choice of
-    # the child, in interleaved runs (5 rounds, 600 s simulated, median of packets per CPU
-    # second): BBR 1.05x here, unpaced Reno 1.00x; but over 3 rounds of 30 s, the one-BDP
-    # case's unpaced Reno 0.95x (all three rounds) and BBR 1.02x, and at 1 Gb/s Reno 1.03x and
-    # BBR 1.02x: a ratio raised by a slower Reno in one case, within the spread elsewhere.
+    # What remained was the heap: Linux perf put 36% of BBR's time here in heap_take, most of
+    # it on the branch that picks the earlier child in each level of a sift, which a paced
+    # flow's successor, one pacing gap later, takes all the way down. The child is now chosen
+    # by arithmetic on the two times (core/heap.py, _sift_down; the same sample paths). In one
+    # interleaved A/B (5 rounds of 600 s simulated, median packets per CPU second) BBR here
+    # went from 6.26 to 7.23 M (1.15x), and over 3 rounds unpaced Reno here 1.08x, at one
+    # BDP 1.10x, BBR at 1 Gb/s 1.10x. Tried beside it and not kept, the same sample paths:
+    # a 4-ary heap with the same choice (BBR here 0.93x of the binary one, one-BDP Reno
+    # 0.85x), and a calendar queue (R. Brown, CACM 31(10), 1988; ns-2's default scheduler:
+    # slot 0 holding the next event, Brown's bucket width of three mean event separations),
+    # which took 0.56 bucket scans and 1.06 steps along a bucket a packet yet ran BBR here at
+    # 4.99 M against the old heap's 6.37 M, and unpaced Reno at 7.79 M against 9.75 M (one
+    # 60 s run each): loading a bucket's first entry cost what the whole sift did.
     ("Fig. 3.1, B=10, BBR", FIG_3_1.replace(congestion_control="bbr"), 10, 1.0),
     (
         "1 Gb/s, 1000 flows, 15 Mb/s access, B=85, BBR",
