@@ -77,12 +77,20 @@ class TraceJobs:
         def progress(fraction: float) -> None:
             job.progress = min(max(fraction, 0.0), 1.0)
 
+        def reading_again(label: str, fraction: float) -> None:
+            # progress stays at 1 (the file was read once); the message says what runs now
+            job.message = f"{label}: {fraction:.0%} of the file"
+
         def verifying(done: int, total: int) -> None:
             job.message = f"verifying the BSCL size: {done}/{total} simulator runs"
 
         try:
             doc, _, _ = run_trace(
-                job.path, progress=progress, verify_progress=verifying, **job.options
+                job.path,
+                progress=progress,
+                stage=reading_again,
+                verify_progress=verifying,
+                **job.options,
             )
             doc["file"] = job.options.get("filename") or doc["file"]
             job.result = doc

@@ -43,6 +43,7 @@ def run_trace(
     replications: int = 5,
     with_flows: bool = False,
     progress: Any = None,
+    stage: Any = None,
     verify_progress: Progress | None = None,
     filename: str | None = None,
 ) -> tuple[dict[str, Any], TraceEstimates, Verification | None]:
@@ -62,6 +63,7 @@ def run_trace(
         warmup_s=warmup_s,
         buffer_bytes=buffer_bytes,
         progress=progress,
+        stage=stage,
     )
     out: dict[str, Any] = {
         "file": filename or str(path),
@@ -206,6 +208,7 @@ def trace(**opts: Any) -> None:
                 replications=opts["replications"],
                 with_flows=opts["with_flows"],
                 progress=lambda f: bar.report(0, f, "reading"),
+                stage=lambda label, f: bar.report(0, f, label),
                 verify_progress=lambda done, total: bar.report(
                     0, done / total, f"verifying: {done}/{total} runs"
                 ),

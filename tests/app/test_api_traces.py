@@ -69,6 +69,46 @@ def test_upload_is_read_in_a_job(client: TestClient) -> None:
     assert body["result"]["file"] == "link.csv"
 
 
+def test_second_reading_shows_in_the_message_while_progress_stays(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A slow link with no capacity given is read twice (``estimate_trace``): the job's
+    progress (the file read once) stays at 1 and does not go back, and the message says
+    that the second reading runs and how far it got. The reading is held at 40 % of its
+    second pass here so that the job can be polled then."""
+    import threading
+
+    import app.cli.trace
+
+    release = threading.Event()
+    real = app.cli.trace.run_trace
+
+    def held(path: Path, **kwargs: Any) -> Any:
+        kwargs["progress"](1.0)
+        kwargs["stage"]("second reading at the estimated rate (10 Mbit/s)", 0.4)
+        assert release.wait(30)
+        return real(path, **kwargs)
+
+    monkeypatch.setattr(app.cli.trace, "run_trace", held)
+    response = client.post(
+        "/v1/traces",
+        files={"file": ("link.csv", _csv(2000), "text/csv")},
+        data={"capacity_bps": "12 Mbit/s", "warmup_s": "0.2s"},
+    )
+    assert response.status_code == 202, response.text
+    location = response.headers["location"]
+    for _ in range(600):
+        body = client.get(location).json()
+        if body["message"]:
+            break
+        time.sleep(0.05)
+    release.set()
+    assert body["status"] == "running"
+    assert body["progress"] == 1.0
+    assert body["message"] == "second reading at the estimated rate (10 Mbit/s): 40% of the file"
+    assert _wait(client, location)["status"] == "succeeded"
+
+
 def test_bad_file_fails_the_job_and_names_the_line(client: TestClient) -> None:
     content = _csv(10) + b"0.5,1,oops,0\n"
     response = client.post("/v1/traces", files={"file": ("bad.csv", content, "text/csv")})

@@ -106,6 +106,57 @@ def test_no_restart_sample_without_a_clean_growing_slow_start(
     assert fi[kernel.I["restart_state"]] == 1, why
 
 
+#: 004 §VII's mix, seed 20, N_b = 2, C_e 80 %: LBP flow 0 (true RTT 130.35 ms) lost its whole
+#: first flight (10 drops at 13.884 s) and restarted from one segment after the 1 s timeout,
+#: with flights of 1, 2, 3 and 3 packets at 14.8843, 15.1158, 15.2476 and 15.3797 s, then 2
+#: at 15.4787 s. Shifted here to L at 1.0 s, A (2) at 1.2315 s, B (3) at 1.3633 s, C (3) at
+#: 1.4954 s and 2 packets at 1.5944 s; inside a flight the packets are 0.25 ms apart (one
+#: 1500-byte transmission at 48 Mbit/s).
+DELAYED_ACK_RESTART = (
+    [(1.0, False)]
+    + [(1.2315 + k * 2.5e-4, False) for k in range(2)]
+    + [(1.3633 + k * 2.5e-4, False) for k in range(3)]
+    + [(1.4954 + k * 2.5e-4, False) for k in range(3)]
+    + [(1.5944 + k * 2.5e-4, False) for k in range(2)]
+)
+
+
+def test_restart_of_one_two_three_three_with_delayed_acks_gives_a_sample() -> None:
+    """C no larger than B: with an ACK for every second segment (RFC 5681 §4.2) and one
+    segment of growth per ACK (RFC 5681 §3.1), B's 3 packets draw one prompt ACK, which
+    releases 3 (2 acknowledged, 1 of growth); the third's ACK waits for the receiver's timer
+    and releases the 2 at 1.5944 s (100 ms after C). A to B is 1.3633 - 1.2315 = 131.8 ms,
+    B to C 1.4954 - 1.3633 = 132.1 ms, within a factor of two of each other: the sample is the
+    shorter, 131.8 ms, taken at B's first departure (1.3633 s). The rule before took none
+    (it wanted C larger than B), and the flow had no RTT: T_e of that row was +27.7 %."""
+    fs, fi = _advance(LOST_FIRST_FLIGHT + DELAYED_ACK_RESTART)
+    assert fi[kernel.I["restart_state"]] == 2
+    assert fs[kernel.F["restart_raw_s"]] == pytest.approx(0.1318, abs=1e-9)
+    assert fs[kernel.F["restart_at_s"]] == pytest.approx(1.3633, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("c_start_s", "why"),
+    [
+        (1.3663, "C 3 ms after B: a window cut in two by other flows' packets"),
+        (1.4233, "B to C 60 ms, under half of A to B (131.8 ms)"),
+    ],
+)
+def test_no_restart_sample_when_a_non_growing_c_follows_b_too_soon(
+    c_start_s: float, why: str
+) -> None:
+    """DELAYED_ACK_RESTART with C moved earlier. (1) C's first departure 3 ms after B's (2.5 ms
+    after B's last): the spacing of a window split at this link by other flows' packets, not
+    of a round; the min of the two spacings would be 3 ms. (2) 60 ms: the two spacings, each
+    the RTT plus this link's queue at B and C, disagree by more than a factor of two. No
+    sample in each case, as before (C is not larger than B)."""
+    rows = [r for r in DELAYED_ACK_RESTART if not 1.4954 <= r[0] < 1.4962]
+    rows += [(c_start_s + k * 2.5e-4, False) for k in range(3)]
+    fs, fi = _advance(LOST_FIRST_FLIGHT + sorted(rows))
+    assert math.isnan(fs[kernel.F["restart_raw_s"]]), why
+    assert fi[kernel.I["restart_state"]] == 1, why
+
+
 def test_a_silence_a_delayed_ack_may_fill_starts_no_restart() -> None:
     """A faster restart: L at 1.0 s, A (2) at 1.1 s, B (4) at 1.21 s, C (6) at 1.3 s, one
     packet at 1.4 s: spacings 0.11 and 0.09 s, sample 0.09 s when L follows the lost first
@@ -318,20 +369,22 @@ def test_lbp_flow_that_lost_its_first_flight_on_004_mix(share: float, tmp_path: 
 
 @pytest.mark.slow
 def test_interval_widens_for_an_lbp_flow_without_rtt_on_004_mix(tmp_path: Path) -> None:
-    """004 §VII's mix with N_b = 10, 200 s, B = C·T_avg, seed 6, C_e 80 %: LBP flow 4 (RTT
-    409.1 ms) lost all 10 packets of its first flight (first-round spacing as measured
-    1655.3 ms, no RTT sample), has no restart sample and its 4 drops after the warm-up agree
-    on no lag: it has no RTT sample. T_e stays the nine sampled flows' eq. 12 (measured
-    164.5 ms, truth 174.9 ms: -5.9 %), and the interval runs from 0 (flow 4's RTT may be near
-    0) to at least eq. 12 with flow 4 at its first-round spacing as measured (measured
-    0.0-228.4 ms). (Before the restart bound this test used seed 5's window-limited flow 31 at
-    N_b = 2, C_e 80 %, then counted LBP without an RTT sample; it is not LBP any more.)"""
-    _, _, sim, est = estimated_mix(10, 0.8, full=True, seed=6, tmp_path=tmp_path)
-    (row,) = [f for f in est.flow_table if f.key == "4"]
+    """004 §VII's mix with N_b = 10, 200 s, B = C·T_avg, seed 9, C_e 80 %: LBP flow 0 (RTT
+    362.9 ms) lost 7 of the 10 packets of its first flight (no first-round sample), no lone
+    packet after a long silence follows (its next flights have 3, 3, 5 and 5 packets: no
+    restart from one segment) and its 2 drops after the warm-up agree on no lag: it has no
+    RTT sample. T_e stays the nine sampled flows' eq. 12 (measured 141.1 ms, truth 150.2 ms:
+    -6.1 %), and the interval runs from 0 (flow 0's RTT may be near 0) to at least eq. 12
+    with flow 0 at its first-round spacing as measured (measured 0.0-321.0 ms). (This test
+    used seed 6's flow 4 at C_e 80 % until the restart's flights of 1, 2, 3 and 3 packets
+    gave that flow a sample, 492.4 ms against 409.1 ms; before the restart bound it used
+    seed 5's window-limited flow 31 at N_b = 2, then counted LBP without an RTT sample.)"""
+    _, _, sim, est = estimated_mix(10, 0.8, full=True, seed=9, tmp_path=tmp_path)
+    (row,) = [f for f in est.flow_table if f.key == "0"]
     assert row.flow_class == "lbp"
     assert row.rtt_source == "none"
     te = est.effective_rtt_s
-    sampled = [f.rtt_s for f in est.flow_table if f.flow_class == "lbp" and f.key != "4"]
+    sampled = [f.rtt_s for f in est.flow_table if f.flow_class == "lbp" and f.key != "0"]
     assert len(sampled) == 9
     assert te.value == pytest.approx(9.0 / sum(1.0 / r for r in sampled))
     assert te.low == 0.0

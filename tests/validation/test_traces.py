@@ -151,11 +151,13 @@ def test_capacity_not_given_on_a_slow_link_reads_the_trace_again(
     path = tmp_path / "t.csv"
     write_csv(sim.trace, path)
     fractions: list[float] = []
+    events: list[tuple[str, float]] = []  # ("", progress) and (stage label, its fraction)
     est = estimate_trace(
         open_trace(path),
         warmup_s=SCENARIO.warmup_s,
         buffer_bytes=BUFFER_PACKETS * SCENARIO.wire_bytes,
-        progress=fractions.append,
+        progress=lambda f: (fractions.append(f), events.append(("", f))),
+        stage=lambda label, f: events.append((label, f)),
     )
     assert est.capacity_source == "estimated"
     # The busiest second's departures, a rate the link's transmission bounds: within 2 % of C
@@ -171,6 +173,16 @@ def test_capacity_not_given_on_a_slow_link_reads_the_trace_again(
     # Progress never goes back over the two readings, and ends at the whole file.
     assert fractions == sorted(fractions)
     assert fractions[-1] == 1.0
+    # The second reading says what it is and how far it got, from 0 to the whole file, while
+    # the progress stays at 1 (the file was read once).
+    first = next(k for k, (label, _) in enumerate(events) if label)
+    second = [(label, f) for label, f in events[first:] if label]
+    assert {label for label, _ in second} == {
+        f"second reading at the estimated rate ({est.capacity_bps / 1e6:.4g} Mbit/s)"
+    }
+    shares = [f for _, f in second]
+    assert shares[0] == 0.0 and shares[-1] == 1.0 and shares == sorted(shares)
+    assert all(f == 1.0 for label, f in events[first:] if not label)
 
 
 def test_csv_flows_may_be_ids_or_5_tuples(tmp_path: Path) -> None:

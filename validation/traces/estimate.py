@@ -119,6 +119,8 @@ BATCHES = 20
 CLASSES = ("lbp", "rbp", "window_limited", "size_limited", "unresponsive", "no_data")
 
 ProgressCallback = Callable[[float], None]
+#: Called with what a reading after the first one is (its label) and the fraction of it done.
+StageCallback = Callable[[str, float], None]
 
 
 @dataclass
@@ -270,6 +272,7 @@ def estimate_trace(
     warmup_s: float = 0.0,
     buffer_bytes: float | None = None,
     progress: ProgressCallback | None = None,
+    stage: StageCallback | None = None,
 ) -> TraceEstimates:
     """Read ``reader`` and estimate N_b, T_e, C_e, the loss bursts and α (004 §VI).
 
@@ -290,7 +293,11 @@ def estimate_trace(
         the RTT samples are corrected for the queueing delay at this link (a lower bound of
         it, from the time since the latest loss; see :mod:`validation.traces.kernel`).
     progress : callable, optional
-        Called with the fraction of the file read.
+        Called with the fraction of the file read; it never goes back, so it stays at 1 while
+        the file is read a second time.
+    stage : callable, optional
+        Called during a second reading with its label ("second reading at the estimated
+        rate (… Mbit/s)") and the fraction of it done, from 0 to 1.
 
     Returns
     -------
@@ -334,8 +341,16 @@ def estimate_trace(
     # back-to-back packets of a link this slow are more than GAP_MIN_S apart, every first
     # flight closes after its first packet, and the flows' RTT samples and classes are wrong.
     # Read the trace again with the capacity the first pass estimated.
+    label = f"second reading at the estimated rate ({est.capacity_bps / 1e6:.4g} Mbit/s)"
+
+    def second(fraction: float) -> None:
+        monotone(fraction)
+        if stage is not None:
+            stage(label, fraction)
+
+    second(0.0)
     again, _ = _estimate_pass(
-        open_trace(reader.path), est.capacity_bps, warmup_s, buffer_bytes, monotone
+        open_trace(reader.path), est.capacity_bps, warmup_s, buffer_bytes, second
     )
     again.capacity_source = "estimated"
     again.notes.append(

@@ -327,6 +327,16 @@ def _restart_flights(
     by other flows' packets at the link gives spacings of a few milliseconds; the growth
     over three flights after a long silence rules them out.
 
+    C may also be as large as B, not larger: with an ACK for every second full-sized segment
+    (RFC 5681 §4.2) and one segment of growth per ACK (RFC 5681 §3.1), a slow start from A = 2
+    runs 2, 3, 3: B's three packets draw one prompt ACK, which releases three (two
+    acknowledged, one of growth), and the third's ACK waits for the receiver's timer (004
+    §VII's mix, seed 20, N_b 2, C_e 80 %: flights of 1, 2, 3 and 3 packets 231.5, 131.8 and
+    132.1 ms apart, then 2 packets 99 ms after C; the flow had no RTT sample without this).
+    Such a C is taken when the two spacings agree within a factor of two (each is the RTT
+    plus this link's queue as met by B and C), which a cut window, a few milliseconds beside
+    about an RTT, does not give.
+
     An upper bound of the RTT needs less: a clean lone packet L more than R + Q + D after the
     flow's latest departure here, or with none before it (drops leave no acknowledgement
     behind) (R the flow's first-round spacing as measured, ``raw_rtt_s``: the second flight
@@ -373,12 +383,15 @@ def _restart_flights(
                 fs[i, _RS_BOUND] = spacing
         ab = fs[i, _RS_B_START] - fs[i, _RS_A_START]
         bc = fs[i, _RS_START] - fs[i, _RS_B_START]
+        # C as large as B, the two spacings within a factor of two: a slow start whose
+        # delayed ACKs hold part of the window (see the docstring), not a cut window.
+        level = count == fi[i, _RS_B_N] and 2.0 * min(ab, bc) > max(ab, bc)
         if (
             fi[i, _RS_L_N] == 1
             and fs[i, _RS_L_SIL] > ACK_DELAY_MAX_S
             and fi[i, _RS_A_N] >= 2
             and fi[i, _RS_B_N] > fi[i, _RS_A_N]
-            and count > fi[i, _RS_B_N]
+            and (count > fi[i, _RS_B_N] or level)
             and fs[i, _RS_L_SIL] > max(ab, bc)
         ):
             if ab <= bc:
