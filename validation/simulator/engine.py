@@ -245,6 +245,9 @@ def allocate(p: RunParameters, trace: bool) -> Arrays:
         ht=np.zeros(heap_cap),
         hk=np.zeros(heap_cap, dtype=np.int64),
         hp=np.zeros(heap_cap, dtype=np.int64),
+        rt=np.zeros(heap_cap),
+        rk=np.zeros(heap_cap, dtype=np.int64),
+        rp=np.zeros(heap_cap, dtype=np.int64),
         nt=np.zeros(0),
         nx=np.zeros((0, len(NodeField)), dtype=np.int64),
         rand=p.generator.random(RANDOM_BLOCK),
@@ -293,7 +296,7 @@ def _grow_nodes(a: Arrays, cap: int | None = None) -> Arrays:
 def _grow_heap(a: Arrays) -> Arrays:
     cap = 2 * a.ht.size
     grown = {}
-    for name in ("ht", "hk", "hp"):
+    for name in ("ht", "hk", "hp", "rt", "rk", "rp"):
         old = getattr(a, name)
         new = np.zeros(cap, dtype=old.dtype)
         new[: old.size] = old

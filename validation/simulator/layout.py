@@ -465,6 +465,7 @@ class GlobalInt(IntEnum):
     CODEL_COUNT = 48
     CODEL_LASTCOUNT = 49
     ROOT_TAKEN = 50  # 1 while the heap's root is the event being run (core/heap.py, heap_take)
+    RTO_ENTRIES = 51  # entries of the retransmission timers' heap (rt, rk, rp)
 
 
 class QueueField(IntEnum):
@@ -552,6 +553,9 @@ class Arrays(NamedTuple):
     ht: FloatArray  # event heap: times
     hk: IntArray  # event heap: keys (kind << KEY_SHIFT | sequence number)
     hp: IntArray  # event heap: payloads (FLOW_SHIFT, EPOCH_SHIFT, ARG_MASK)
+    rt: FloatArray  # retransmission timers' heap (core/heap.py): times
+    rk: IntArray  # retransmission timers' heap: keys
+    rp: IntArray  # retransmission timers' heap: payloads
     nt: FloatArray  # event-list nodes: times
     nx: IntArray  # (nodes, len(NodeField)): NodeField
     rand: FloatArray  # uniforms in [0, 1), used from gi[RANDOM_POSITION]

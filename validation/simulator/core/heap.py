@@ -12,6 +12,13 @@ earliest of its deliveries are in the heap; the others wait in that flow's list 
 were scheduled with. Events therefore run in exactly the order of the reference's heap, and the
 heap holds about two entries per flow instead of every packet in flight. Likewise a flow has at
 most one delayed-ACK timer in the heap (``push_delack``).
+
+Retransmission timers wait in a heap of their own (``rt``/``rk``/``rp``, ``push_rto``) with
+the keys they would have had in the event heap; the loop runs whichever root comes first
+(``next_in_timers``), so events keep the reference's order. A flow's timer lies an RTO ahead
+(200 ms or more), under every packet event: in the event heap it added a level to the sifts
+that a paced sender's events, one pacing gap ahead, run through (about 120 entries instead of
+80 with 40 flows; BBR on Fig. 3.1 1.03x, one-BDP Reno 1.02x: benchmarks/simulator_speed.py).
 """
 
 from __future__ import annotations
@@ -40,10 +47,9 @@ assert FlowInt.ARRIVAL_LIST == FlowInt.DELIVER_LIST + LIST * (Event.ARRIVAL - Ev
 
 
 @jit
-def _sift_down(sp, n, t, key, payload):  # type: ignore[no-untyped-def]
-    """Put (t, key, payload) at the root of the heap of n entries and sift it down."""
-    s = sp[0]
-    ht, hk, hp = s.ht, s.hk, s.hp
+def _sift(ht, hk, hp, n, t, key, payload):  # type: ignore[no-untyped-def]
+    """Put (t, key, payload) at the root of the heap (ht, hk, hp) of n entries and sift it
+    down."""
     i = 0
     while True:
         c = 2 * i + 1
@@ -63,7 +69,7 @@ def _sift_down(sp, n, t, key, payload):  # type: ignore[no-untyped-def]
         tc = ht[c]
         if t < tc or (t == tc and key < hk[c]):
             break
-        ht[i] = ht[c]
+        ht[i] = tc
         hk[i] = hk[c]
         hp[i] = hp[c]
         i = c
@@ -73,14 +79,8 @@ def _sift_down(sp, n, t, key, payload):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _heap_insert(sp, t, key, payload):  # type: ignore[no-untyped-def]
-    s = sp[0]
-    if s.gi[GlobalInt.ROOT_TAKEN] != 0:  # the new event takes the place of the one being run
-        s.gi[GlobalInt.ROOT_TAKEN] = 0
-        _sift_down(sp, s.gi[GlobalInt.HEAP_ENTRIES], t, key, payload)
-        return
-    ht, hk, hp = s.ht, s.hk, s.hp
-    n = s.gi[GlobalInt.HEAP_ENTRIES]
+def _sift_up(ht, hk, hp, n, t, key, payload):  # type: ignore[no-untyped-def]
+    """Insert (t, key, payload) into the heap (ht, hk, hp) of n entries."""
     i = n
     while i > 0:
         parent = (i - 1) >> 1
@@ -93,6 +93,24 @@ def _heap_insert(sp, t, key, payload):  # type: ignore[no-untyped-def]
     ht[i] = t
     hk[i] = key
     hp[i] = payload
+
+
+@jit
+def _sift_down(sp, n, t, key, payload):  # type: ignore[no-untyped-def]
+    """Put (t, key, payload) at the root of the event heap of n entries and sift it down."""
+    s = sp[0]
+    _sift(s.ht, s.hk, s.hp, n, t, key, payload)
+
+
+@jit
+def _heap_insert(sp, t, key, payload):  # type: ignore[no-untyped-def]
+    s = sp[0]
+    if s.gi[GlobalInt.ROOT_TAKEN] != 0:  # the new event takes the place of the one being run
+        s.gi[GlobalInt.ROOT_TAKEN] = 0
+        _sift_down(sp, s.gi[GlobalInt.HEAP_ENTRIES], t, key, payload)
+        return
+    n = s.gi[GlobalInt.HEAP_ENTRIES]
+    _sift_up(s.ht, s.hk, s.hp, n, t, key, payload)
     s.gi[GlobalInt.HEAP_ENTRIES] = n + 1
 
 
@@ -117,6 +135,40 @@ def _payload(flow, epoch, arg):  # type: ignore[no-untyped-def]
 def heap_push(sp, t, kind, flow, epoch, arg):  # type: ignore[no-untyped-def]
     """Schedule an event that is not a packet arrival or delivery."""
     _heap_insert(sp, t, _key(sp, kind), _payload(flow, epoch, arg))
+
+
+@jit
+def push_rto(sp, t, flow):  # type: ignore[no-untyped-def]
+    """Schedule an RTO event of ``flow`` at t, in the timers' heap (``rt``/``rk``/``rp``) with
+    the key it would have had in the event heap; ``next_in_timers`` says which heap's root
+    runs first."""
+    s = sp[0]
+    key = _key(sp, Event.RTO)
+    n = s.gi[GlobalInt.RTO_ENTRIES]
+    _sift_up(s.rt, s.rk, s.rp, n, t, key, _payload(flow, 0, 0))
+    s.gi[GlobalInt.RTO_ENTRIES] = n + 1
+
+
+@jit
+def next_in_timers(sp):  # type: ignore[no-untyped-def]
+    """Whether the next event is the timers' heap's root (else the event heap's; one of the
+    two holds an entry)."""
+    s = sp[0]
+    if s.gi[GlobalInt.RTO_ENTRIES] == 0:
+        return False
+    if s.gi[GlobalInt.HEAP_ENTRIES] == 0:
+        return True
+    return s.rt[0] < s.ht[0] or (s.rt[0] == s.ht[0] and s.rk[0] < s.hk[0])
+
+
+@jit
+def take_timer(sp):  # type: ignore[no-untyped-def]
+    """Remove the timers' heap's root (the caller has read it) to run it."""
+    s = sp[0]
+    n = s.gi[GlobalInt.RTO_ENTRIES] - 1
+    s.gi[GlobalInt.RTO_ENTRIES] = n
+    if n > 0:
+        _sift(s.rt, s.rk, s.rp, n, s.rt[n], s.rk[n], s.rp[n])
 
 
 @jit

@@ -17,6 +17,8 @@ from validation.simulator.core.heap import (
     heap_push,
     heap_settle,
     heap_take,
+    next_in_timers,
+    take_timer,
 )
 from validation.simulator.core.jit import address, jit, pointers
 from validation.simulator.core.port import arrive
@@ -111,16 +113,20 @@ def _run_chunk(t_stop, heap_cap, rand_len, trace_cap, sample_cap, sp):  # type: 
     implicit = not fq and gi[GlobalInt.AQM] != Aqm.CODEL  # departures are not events
     trace = gi[GlobalInt.TRACE] != 0
     while True:
-        if gi[GlobalInt.HEAP_ENTRIES] == 0:
+        timer = next_in_timers(sp)
+        if timer:
+            t = s.rt[0]
+        elif gi[GlobalInt.HEAP_ENTRIES] == 0:
             return Status.DONE
-        t = s.ht[0]
+        else:
+            t = s.ht[0]
         if t > end:
             return Status.DONE
         if t > limit:
             return Status.STOPPED
         if gi[GlobalInt.RANDOM_POSITION] + 8 > rand_len:
             return Status.NEED_RANDOM
-        if gi[GlobalInt.HEAP_ENTRIES] + HEAP_MARGIN > heap_cap:
+        if max(gi[GlobalInt.HEAP_ENTRIES], gi[GlobalInt.RTO_ENTRIES]) + HEAP_MARGIN > heap_cap:
             return Status.HEAP_FULL
         if gi[GlobalInt.FREE_NODES] < node_margin:
             return Status.NODES_FULL
@@ -129,9 +135,14 @@ def _run_chunk(t_stop, heap_cap, rand_len, trace_cap, sample_cap, sp):  # type: 
                 return Status.TRACE_FULL
             if gi[GlobalInt.SAMPLE_ROWS] + 2 > sample_cap:
                 return Status.SAMPLES_FULL
-        kind = s.hk[0] >> KEY_SHIFT
-        payload = s.hp[0]
-        heap_take(sp)
+        if timer:
+            kind = Event.RTO
+            payload = s.rp[0]
+            take_timer(sp)
+        else:
+            kind = s.hk[0] >> KEY_SHIFT
+            payload = s.hp[0]
+            heap_take(sp)
         f = (payload >> FLOW_SHIFT) - 1
         epoch = (payload >> EPOCH_SHIFT) & (EPOCHS - 1)
         flags = (payload >> FLAGS_SHIFT) & FLAG_MASK

@@ -23,7 +23,7 @@ from validation.simulator.core.bbr import (
 from validation.simulator.core.counters import COUNTS
 from validation.simulator.core.cubic import cubic_increase, cubic_reduce, cubic_start
 from validation.simulator.core.ecn import ecn_on_ack, ecn_start
-from validation.simulator.core.heap import heap_push, push_packet, uniform
+from validation.simulator.core.heap import heap_push, push_packet, push_rto, uniform
 from validation.simulator.core.jit import jit
 from validation.simulator.layout import (
     CWR_FLAG,
@@ -87,7 +87,7 @@ def _arm_rto(sp, t, f):  # type: ignore[no-untyped-def]
     ff[a + FlowFloat.RTO_EXPIRY_S] = expiry
     if expiry < ff[a + FlowFloat.RTO_EVENT_S]:
         ff[a + FlowFloat.RTO_EVENT_S] = expiry
-        heap_push(sp, expiry, Event.RTO, f, 0, 0)
+        push_rto(sp, expiry, f)
 
 
 @jit
@@ -391,7 +391,7 @@ def rto_fire(sp, t, f):  # type: ignore[no-untyped-def]
         return
     if t < expiry:
         ff[a + FlowFloat.RTO_EVENT_S] = expiry
-        heap_push(sp, expiry, Event.RTO, f, 0, 0)
+        push_rto(sp, expiry, f)
         return
     ff[a + FlowFloat.RTO_EXPIRY_S] = INF
     una = fi[b + FlowInt.SND_UNA]
