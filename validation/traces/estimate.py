@@ -292,7 +292,10 @@ def estimate_trace(
     buffer_bytes : float, optional
         The link's buffer while the trace was taken, bytes. With it (and ``capacity_bps``)
         the RTT samples are corrected for the queueing delay at this link (a lower bound of
-        it, from the time since the latest loss; see :mod:`validation.traces.kernel`).
+        it, from the time since the latest loss; see :mod:`validation.traces.kernel`); in a
+        trace with the link's drop events, an LBP flow's spacing sample without a drop lag
+        loses the wait the RBP flows' paced arrivals show at its time, which reads the file a
+        second time after the first reading's progress reached 1 (:func:`_paced_queue_corrected`).
     progress : callable, optional
         Called with the fraction of the file read.
 
