@@ -297,14 +297,16 @@ def estimate_trace(
         the RTT samples are corrected for the queueing delay at this link (a lower bound of
         it, from the time since the latest loss; see :mod:`validation.traces.kernel`); in a
         trace with the link's drop events, an LBP flow's spacing sample without a drop lag
-        loses the wait the RBP flows' paced arrivals show at its time, which reads the file a
-        second time after the first reading's progress reached 1 (:func:`_paced_queue_corrected`).
+        loses the wait the RBP flows' paced arrivals show at its time, which reads the file
+        once more after the reading before it (:func:`_paced_queue_corrected`).
     progress : callable, optional
         Called with the fraction of the file read; it never goes back, so it stays at 1 while
-        the file is read a second time.
+        the file is read again.
     stage : callable, optional
-        Called during a second reading with its label ("second reading at the estimated
-        rate (… Mbit/s)") and the fraction of it done, from 0 to 1.
+        Called during each reading after the first with its label and the fraction of it
+        done, from 0 to 1: "second reading at the estimated rate (… Mbit/s)" (no capacity
+        given, a slow link), "second reading for this link's queue" (the RBP flows' paced
+        arrivals), "third reading for this link's queue" when both run.
 
     Returns
     -------
@@ -337,7 +339,9 @@ def estimate_trace(
         if progress is not None:
             progress(done[0])
 
-    est, largest_bytes = _estimate_pass(reader, capacity_bps, warmup_s, buffer_bytes, monotone)
+    est, largest_bytes = _estimate_pass(
+        reader, capacity_bps, warmup_s, buffer_bytes, monotone, stage, "second"
+    )
     if capacity_bps is not None or not est.capacity_bps > 0:
         return est
     tx_s = 8.0 * largest_bytes / est.capacity_bps
@@ -357,7 +361,7 @@ def estimate_trace(
 
     second(0.0)
     again, _ = _estimate_pass(
-        open_trace(reader.path), est.capacity_bps, warmup_s, buffer_bytes, second
+        open_trace(reader.path), est.capacity_bps, warmup_s, buffer_bytes, second, stage, "third"
     )
     again.capacity_source = "estimated"
     again.notes.append(
@@ -375,8 +379,12 @@ def _estimate_pass(
     warmup_s: float,
     buffer_bytes: float | None,
     progress: ProgressCallback,
+    stage: StageCallback | None,
+    next_reading: str,
 ) -> tuple[TraceEstimates, int]:
-    """One reading of the trace (:func:`estimate_trace`); also its largest packet, bytes."""
+    """One reading of the trace (:func:`estimate_trace`); also its largest packet, bytes.
+    ``stage`` follows the reading for this link's queue, if one follows this one, labelled
+    with ``next_reading`` ("second", "third")."""
     acc = _Accumulator(warmup_s)
     queue_full_s = 0.0
     if buffer_bytes is not None and capacity_bps is not None:
@@ -452,7 +460,8 @@ def _estimate_pass(
         sample = np.where(restarted, restart, raw)
         least = np.where((clean | restarted) & (queue_full_s > 0), sample - queue_full_s, np.nan)
         acc.drop_rtt_s = drop_rtt.rtts(n, upper, least)
-    return _summarize(reader, acc, warm_abs, capacity_bps), acc.largest_bytes
+    summary = _summarize(reader, acc, warm_abs, capacity_bps, stage, next_reading)
+    return summary, acc.largest_bytes
 
 
 def _bin(
@@ -479,7 +488,12 @@ def _bin(
 
 
 def _summarize(
-    reader: TraceReader, acc: _Accumulator, warm_abs: float, capacity_bps: float | None
+    reader: TraceReader,
+    acc: _Accumulator,
+    warm_abs: float,
+    capacity_bps: float | None,
+    stage: StageCallback | None,
+    next_reading: str,
 ) -> TraceEstimates:
     fs, fi = acc.fs, acc.fi
     F, I = kernel.F, kernel.I  # noqa: E741
@@ -594,7 +608,9 @@ def _summarize(
             )
     rtt, queue_note = _queue_corrected_rtts(raw, at, rtt, lbp, acc)
     notes.append(queue_note)
-    rtt = _paced_queue_corrected(reader, acc, capacity_bps, raw, at, rtt, lbp, rbp, notes)
+    rtt = _paced_queue_corrected(
+        reader, acc, capacity_bps, raw, at, rtt, lbp, rbp, notes, stage, next_reading
+    )
     # A drop in the first flight: the second flight follows a retransmission (a timeout, or
     # the delayed acknowledgement of a lone packet), not the first flight's acknowledgements,
     # so its spacing is no RTT sample (H. Jiang, C. Dovrolis, CCR 2002, take the first two
@@ -850,6 +866,8 @@ def _paced_queue_corrected(
     lbp: np.ndarray,
     rbp: np.ndarray,
     notes: list[str],
+    stage: StageCallback | None,
+    ordinal: str,
 ) -> FloatArray:
     """The LBP flows' spacing samples less this link's wait at their time, read from the RBP
     flows' paced arrivals (:mod:`validation.traces.paced_queue`), where that wait is known.
@@ -865,7 +883,8 @@ def _paced_queue_corrected(
     backlogged stretches. The median over the RBP flows that cover a sample's time replaces
     the correction there. It needs the link's drop events, C and B (the bounds), so the
     trace is read a second time, following only the RBP flows, when some LBP flow's RTT may
-    come from a spacing sample (no drop lag).
+    come from a spacing sample (no drop lag); ``stage``, when given, follows that reading
+    with the label "``ordinal`` reading for this link's queue".
     """
     n = raw.size
     ask = lbp & np.isfinite(raw) & np.isfinite(at)
@@ -886,8 +905,14 @@ def _paced_queue_corrected(
         sent = np.where(rbp, acc.fi[:n, kernel.I["packets"]], -1)
         followed[:] = False
         followed[np.argsort(-sent, kind="stable")[: paced_queue.MAX_FOLLOWED]] = True
+    label = f"{ordinal} reading for this link's queue"
     per_flow = paced_queue.paced_waits(
-        open_trace(reader.path), followed, at[ask], float(capacity_bps), acc.queue_full_s
+        open_trace(reader.path),
+        followed,
+        at[ask],
+        float(capacity_bps),
+        acc.queue_full_s,
+        progress=None if stage is None else lambda fraction: stage(label, fraction),
     )
     wait = paced_queue.median_wait(per_flow)
     known = np.isfinite(wait)

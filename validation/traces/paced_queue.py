@@ -46,6 +46,7 @@ these waits were within [21]'s max(10 %, 5 ms) of the true RTT for 107 of 108 LB
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from numba import njit
@@ -300,10 +301,12 @@ def paced_waits(
     sample_at_s: FloatArray,
     capacity_bps: float,
     queue_full_s: float,
+    progress: Callable[[float], None] | None = None,
 ) -> FloatArray:
     """Each paced flow's reconstructed wait here at each sample time (rows: samples, columns:
     the flows of ``paced`` in order; NaN where its stretches do not cover it): one reading of
-    ``reader`` (a trace with the link's drop events; see the module)."""
+    ``reader`` (a trace with the link's drop events; see the module). ``progress``, when
+    given, is called with the fraction of the file read, from 0 to 1."""
     followed = np.flatnonzero(paced)
     samples = sample_at_s.size
     order = np.argsort(sample_at_s, kind="stable")
@@ -323,6 +326,8 @@ def paced_waits(
     ring = np.full(DROP_RING, np.nan)
     per_byte = 8.0 / capacity_bps
     slot = np.full(0, -1, dtype=np.int64)
+    if progress is not None:
+        progress(0.0)
     for batch in reader.batches():
         if len(batch) == 0:
             continue
@@ -353,6 +358,10 @@ def paced_waits(
             rec,
             waits,
         )
+        if progress is not None and reader.total_bytes > 0:
+            progress(min(reader.bytes_read / reader.total_bytes, 1.0))
+    if progress is not None:
+        progress(1.0)
     finish(rf, ri, px, py, tx, ty, spacings, pending, q_time, rec, waits, queue_full_s)
     out = np.full((samples, rows), np.nan)
     out[order] = waits
