@@ -28,6 +28,7 @@ RTTs in place of the estimator's spacing-based ones.
 
 What a trace does not carry, and an estimator would have to find: P (the access rate), which
 flows are paced that way, and where their access links went idle.
+``trace_queue_estimated.py`` finds them from the trace alone (same rows, both side by side).
 """
 
 from __future__ import annotations

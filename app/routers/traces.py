@@ -275,7 +275,8 @@ def _job_out(job: TraceJob) -> TraceJobOut:
     "/{job_id}",
     summary="Status, progress and result of a trace job",
     description="Status (queued, running, succeeded, failed), progress (the share of the file "
-    "read; while a second reading at the estimated rate runs, the message gives its share; "
+    "read; while the file is read again, at the estimated rate or for this link's queue, the "
+    "message says which reading and its share; "
     "while the check runs, the message counts its runs), and when done the estimates "
     "with their 95% intervals, the BSCL buffer, and the simulation check (`verification`, the "
     "shape of the one from /v1/verifications) when verify was asked. A failed job's message "

@@ -32,12 +32,14 @@ class TraceJobOut(ResponseModel):
         ge=0.0,
         le=1.0,
         description="Share of the file read, 0 to 1. It never goes back: while the file is "
-        "read a second time (no capacity given and a link slow enough that the first reading "
-        "needs it), it stays at 1 and the message says how far the second reading got.",
+        "read again (no capacity given and a link slow enough that the first reading needs "
+        "it; with drops, capacity and buffer, for this link's queue as the flows paced by "
+        "slower access links show it), it stays at 1 and the message says which reading runs "
+        "and how far it got.",
     )
     message: str = Field(
-        description="While a second reading runs, its share of the file; while the check "
-        "runs, its runs done; when failed, what is wrong with the file and where."
+        description="While a later reading runs, which one and its share of the file; while "
+        "the check runs, its runs done; when failed, what is wrong with the file and where."
     )
     created_at: datetime = Field(description="When the upload was accepted (UTC).")
     finished_at: datetime | None = Field(description="When the job ended (UTC), or null.")

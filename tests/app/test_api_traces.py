@@ -109,6 +109,67 @@ def test_second_reading_shows_in_the_message_while_progress_stays(
     assert _wait(client, location)["status"] == "succeeded"
 
 
+def test_reading_for_this_link_s_queue_shows_in_the_message_while_progress_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """004 §VII's mix on a 10 Mbit/s link (4 LBP flows, 80 %, 60 s, seed 1) uploaded with C
+    and B: an LBP flow's first-round spacing has no drop lag, so the estimator reads the
+    file once more for this link's queue as the RBP flows' paced arrivals show it
+    (``validation.traces.paced_queue``). While it does, the job's progress stays at 1 and the
+    message says which reading runs and how far it got (before, the job sat at 100 % with an
+    empty message). That reading is held at 40 % here so that the job can be polled then."""
+    import threading
+
+    from tests.validation.mix_traces import SLOW_CAPACITY_BPS, slow_mix_csv
+    from validation.traces import paced_queue
+
+    sc, buffer, _, path = slow_mix_csv(4, 0.8, seed=1, tmp_path=tmp_path)
+    release = threading.Event()
+    real = paced_queue.paced_waits
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("progress") is not None:
+            kwargs["progress"](0.4)
+            assert release.wait(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(paced_queue, "paced_waits", held)
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path / 'jobs.db'}",
+        workers=1,
+        max_pending_jobs=4,
+        max_body_bytes=2048,
+        max_trace_bytes=4 * 1024 * 1024,  # the 60 s trace is 1.3 MB
+        dask_scheduler=None,
+    )
+    app = create_app()
+    app.dependency_overrides[get_settings] = lambda: settings
+    with TestClient(app) as client:
+        response = client.post(
+            "/v1/traces",
+            files={"file": ("slow.csv", path.read_bytes(), "text/csv")},
+            data={
+                "capacity_bps": f"{SLOW_CAPACITY_BPS:g}",
+                "buffer_packets": f"{buffer * sc.wire_bytes} B",
+                "warmup_s": f"{sc.warmup_s}s",
+            },
+        )
+        assert response.status_code == 202, response.text
+        location = response.headers["location"]
+        for _ in range(600):
+            body = client.get(location).json()
+            if body["message"] or body["status"] not in ("queued", "running"):
+                break
+            time.sleep(0.05)
+        release.set()
+        assert body["status"] == "running", body
+        assert body["progress"] == 1.0
+        assert body["message"] == "second reading for this link's queue: 40% of the file"
+        done = _wait(client, location)
+    assert done["status"] == "succeeded", done
+    assert any("paced arrivals" in note for note in done["result"]["estimates"]["notes"])
+
+
 def test_bad_file_fails_the_job_and_names_the_line(client: TestClient) -> None:
     content = _csv(10) + b"0.5,1,oops,0\n"
     response = client.post("/v1/traces", files={"file": ("bad.csv", content, "text/csv")})

@@ -31,3 +31,20 @@ def estimated_mix(
         buffer_bytes=buffer_packets * sc.wire_bytes,
     )
     return sc, buffer_packets, sim, est
+
+
+#: A slow target link (below the 12 Mbit/s under which a trace without C is read twice).
+SLOW_CAPACITY_BPS = 10e6
+
+
+def slow_mix_csv(
+    flows: int, share: float, *, seed: int, tmp_path: Path
+) -> tuple[Scenario, int, SimulatedTrace, Path]:
+    """004 §VII's mix (60 s) on a 10 Mbit/s target link at B = C·T_avg, written as CSV:
+    (scenario, buffer in packets, the simulated trace and its truth, the CSV's path)."""
+    sc = mix_scenario(flows, share, full=False, capacity_bps=SLOW_CAPACITY_BPS)
+    buffer_packets = int(SLOW_CAPACITY_BPS * MIX_RTT_S / (8 * sc.wire_bytes))
+    sim = simulated_trace(sc, buffer_packets, seed=seed, lbp_groups=("LBP",))
+    path = tmp_path / "slow.csv"
+    write_csv(sim.trace, path)
+    return sc, buffer_packets, sim, path

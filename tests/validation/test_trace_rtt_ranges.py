@@ -209,10 +209,14 @@ def test_interval_holds_t_e_when_a_first_round_sample_is_off_on_004_mix(
     seed: int, share: float, flow: str, why: str, tmp_path: Path
 ) -> None:
     """004 §VII's mix with N_b = 2, 200 s, B = C·T_avg (Q = 216.8 ms); rows of the seed tables
-    whose point T_e misses by over 10 % because one LBP flow keeps a first-round sample with
-    queue in it (its drops agree on no single lag, see the drop-lag module), while the
-    interval still holds the truth (a bootstrap over two flows only spans their two values;
-    the ranges widen it). Seed 16, 80 %: flow 0 (RTT 243.4 ms) samples 397.1 ms, the link
+    where one LBP flow keeps a first-round sample with queue in it (its drops agree on no
+    single lag, see the drop-lag module). With the median queue correction alone the point
+    T_e missed by over 10 % (the figures below) while the interval still held the truth (a
+    bootstrap over two flows only spans their two values; the ranges widen it). The
+    paced-queue correction (``validation.traces.paced_queue``) now takes the sample's wait
+    off: T_e 215.8 ms (+1.2 %, interval 185.0-257.2 ms) and 123.1 ms (−0.1 %, 98.6-163.9 ms),
+    and the interval still holds the truth (benchmarks/results/trace_estimates_seeds_14_17.md
+    and _18_25.md). Seed 16, 80 %: flow 0 (RTT 243.4 ms) samples 397.1 ms, the link
     busy for 7.48 s then, so its range is [397.1 - Q, 397.1] = [180.3, 397.1]; flow 1 (189.7
     ms) 190.2 ms, range [189.97, 190.22] (the link busy 0.25 ms). T_e 257.2 ms (+20.6 %);
     eq. 12 over the ranges runs from 2 / (1/180.3 + 1/189.97) = 185.0 ms, the bootstrap up

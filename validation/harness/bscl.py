@@ -61,7 +61,12 @@ LBP_ACCESS_BPS = 1e9
 
 
 def mix_scenario(
-    flows: int, share: float, full: bool, *, access_bps: float = LBP_ACCESS_BPS
+    flows: int,
+    share: float,
+    full: bool,
+    *,
+    access_bps: float = LBP_ACCESS_BPS,
+    capacity_bps: float = CAPACITY_BPS,
 ) -> Scenario:
     """004 §VII's traffic mix on the target link, as flow groups.
 
@@ -69,9 +74,10 @@ def mix_scenario(
     from short flows. The offered load from short flows is controlled by their interarrival
     time, while the offered load from RBP flows and window-limited flows is controlled by the
     access link capacity and receiver window, respectively." (004 §VII.) Non-LBP traffic is
-    (1 − C_e/C)·C; RBP access rates and the window-limited windows are set from it.
+    (1 − C_e/C)·C; RBP access rates and the window-limited windows are set from it. The
+    target link runs at ``capacity_bps`` (004 §VII's 50 Mbit/s unless given).
     """
-    other_bps = (1.0 - share) * CAPACITY_BPS
+    other_bps = (1.0 - share) * capacity_bps
     packet_bits = 8.0 * PACKET_BYTES
     tcp: dict[str, Any] = {
         "rtt_s": RTT_S,
@@ -119,7 +125,7 @@ def mix_scenario(
     ]
     return Scenario.from_dict(
         {
-            "capacity_bps": CAPACITY_BPS,
+            "capacity_bps": capacity_bps,
             "packet_bytes": PACKET_BYTES,
             "groups": groups,
             "duration_s": 200.0 if full else 60.0,

@@ -50,7 +50,11 @@ state) and returns :class:`TraceEstimates`:
   Jiang, C. Dovrolis, CCR 2002, [21] of 004 §VI); both include the queueing of one packet at this
   link at the flow's start: samples taken once the link is congested are reduced by the median
   excess over those taken before (:func:`_queue_corrected_rtts`). The queue varies around that
-  median, so such an RTT is still off by up to the buffer's delay. A flow whose first flight
+  median, so such an RTT is still off by up to the buffer's delay; where the flows classed RBP
+  (004 §VI; behind the slower access links of 004 §VII) cover the sample's time, the wait at
+  that time as their paced arrivals show it is taken off instead (a second reading of a trace
+  with drop events, C and B given: :func:`_paced_queue_corrected`,
+  :mod:`validation.traces.paced_queue`). A flow whose first flight
   lost packets has no first-round sample; where it restarted after a retransmission timeout
   from one segment (RFC 5681 §3.1), the same spacing taken in that slow start stands in for it
   (source ``restart``, :func:`validation.traces.kernel._restart_flights`), queue included
@@ -83,7 +87,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from validation.traces import kernel
+from validation.traces import kernel, paced_queue
 from validation.traces.drop_rtt import DropRtt
 from validation.traces.open import open_trace
 from validation.traces.records import BoolArray, FloatArray, IntArray, TraceReader
@@ -291,13 +295,18 @@ def estimate_trace(
     buffer_bytes : float, optional
         The link's buffer while the trace was taken, bytes. With it (and ``capacity_bps``)
         the RTT samples are corrected for the queueing delay at this link (a lower bound of
-        it, from the time since the latest loss; see :mod:`validation.traces.kernel`).
+        it, from the time since the latest loss; see :mod:`validation.traces.kernel`); in a
+        trace with the link's drop events, an LBP flow's spacing sample without a drop lag
+        loses the wait the RBP flows' paced arrivals show at its time, which reads the file
+        once more after the reading before it (:func:`_paced_queue_corrected`).
     progress : callable, optional
         Called with the fraction of the file read; it never goes back, so it stays at 1 while
-        the file is read a second time.
+        the file is read again.
     stage : callable, optional
-        Called during a second reading with its label ("second reading at the estimated
-        rate (… Mbit/s)") and the fraction of it done, from 0 to 1.
+        Called during each reading after the first with its label and the fraction of it
+        done, from 0 to 1: "second reading at the estimated rate (… Mbit/s)" (no capacity
+        given, a slow link), "second reading for this link's queue" (the RBP flows' paced
+        arrivals), "third reading for this link's queue" when both run.
 
     Returns
     -------
@@ -330,7 +339,9 @@ def estimate_trace(
         if progress is not None:
             progress(done[0])
 
-    est, largest_bytes = _estimate_pass(reader, capacity_bps, warmup_s, buffer_bytes, monotone)
+    est, largest_bytes = _estimate_pass(
+        reader, capacity_bps, warmup_s, buffer_bytes, monotone, stage, "second"
+    )
     if capacity_bps is not None or not est.capacity_bps > 0:
         return est
     tx_s = 8.0 * largest_bytes / est.capacity_bps
@@ -350,7 +361,7 @@ def estimate_trace(
 
     second(0.0)
     again, _ = _estimate_pass(
-        open_trace(reader.path), est.capacity_bps, warmup_s, buffer_bytes, second
+        open_trace(reader.path), est.capacity_bps, warmup_s, buffer_bytes, second, stage, "third"
     )
     again.capacity_source = "estimated"
     again.notes.append(
@@ -368,8 +379,12 @@ def _estimate_pass(
     warmup_s: float,
     buffer_bytes: float | None,
     progress: ProgressCallback,
+    stage: StageCallback | None,
+    next_reading: str,
 ) -> tuple[TraceEstimates, int]:
-    """One reading of the trace (:func:`estimate_trace`); also its largest packet, bytes."""
+    """One reading of the trace (:func:`estimate_trace`); also its largest packet, bytes.
+    ``stage`` follows the reading for this link's queue, if one follows this one, labelled
+    with ``next_reading`` ("second", "third")."""
     acc = _Accumulator(warmup_s)
     queue_full_s = 0.0
     if buffer_bytes is not None and capacity_bps is not None:
@@ -445,7 +460,8 @@ def _estimate_pass(
         sample = np.where(restarted, restart, raw)
         least = np.where((clean | restarted) & (queue_full_s > 0), sample - queue_full_s, np.nan)
         acc.drop_rtt_s = drop_rtt.rtts(n, upper, least)
-    return _summarize(reader, acc, warm_abs, capacity_bps), acc.largest_bytes
+    summary = _summarize(reader, acc, warm_abs, capacity_bps, stage, next_reading)
+    return summary, acc.largest_bytes
 
 
 def _bin(
@@ -472,7 +488,12 @@ def _bin(
 
 
 def _summarize(
-    reader: TraceReader, acc: _Accumulator, warm_abs: float, capacity_bps: float | None
+    reader: TraceReader,
+    acc: _Accumulator,
+    warm_abs: float,
+    capacity_bps: float | None,
+    stage: StageCallback | None,
+    next_reading: str,
 ) -> TraceEstimates:
     fs, fi = acc.fs, acc.fi
     F, I = kernel.F, kernel.I  # noqa: E741
@@ -587,6 +608,9 @@ def _summarize(
             )
     rtt, queue_note = _queue_corrected_rtts(raw, at, rtt, lbp, acc)
     notes.append(queue_note)
+    rtt = _paced_queue_corrected(
+        reader, acc, capacity_bps, raw, at, rtt, lbp, rbp, notes, stage, next_reading
+    )
     # A drop in the first flight: the second flight follows a retransmission (a timeout, or
     # the delayed acknowledgement of a lone packet), not the first flight's acknowledgements,
     # so its spacing is no RTT sample (H. Jiang, C. Dovrolis, CCR 2002, take the first two
@@ -830,6 +854,77 @@ def _queue_corrected_rtts(
         f"reduced by {queue_s * 1e3:.3g} ms, the median queueing delay they show over the "
         f"{int(before.sum())} taken before"
     )
+
+
+def _paced_queue_corrected(
+    reader: TraceReader,
+    acc: _Accumulator,
+    capacity_bps: float | None,
+    raw: FloatArray,
+    at: FloatArray,
+    rtt: FloatArray,
+    lbp: np.ndarray,
+    rbp: np.ndarray,
+    notes: list[str],
+    stage: StageCallback | None,
+    ordinal: str,
+) -> FloatArray:
+    """The LBP flows' spacing samples less this link's wait at their time, read from the RBP
+    flows' paced arrivals (:mod:`validation.traces.paced_queue`), where that wait is known.
+
+    A spacing sample (first round or restart: H. Jiang, C. Dovrolis, CCR 2002, [21] of 004
+    §VI) holds the wait here of its second flight's first packet, which BSCL's RTT excludes
+    (004 §III.A); :func:`_queue_corrected_rtts` takes off the median wait of the samples
+    after the link's first loss, so a flow that started into a long queue keeps the rest of
+    it. Flows bottlenecked at a slower link before this one (004 §VI's RBP flows, behind the
+    slow access links of 004 §VII) reach it once a packet transmission time of that link
+    apart while that link is backlogged; their departures and the link's drops and idle
+    instants give each one's period and anchor, and so the wait at any time within their
+    backlogged stretches. The median over the RBP flows that cover a sample's time replaces
+    the correction there. It needs the link's drop events, C and B (the bounds), so the
+    trace is read a second time, following only the RBP flows, when some LBP flow's RTT may
+    come from a spacing sample (no drop lag); ``stage``, when given, follows that reading
+    with the label "``ordinal`` reading for this link's queue".
+    """
+    n = raw.size
+    ask = lbp & np.isfinite(raw) & np.isfinite(at)
+    if acc.drop_rtt_s.size:
+        ask &= ~np.isfinite(acc.drop_rtt_s[:n])
+    if not (
+        reader.has_drops
+        and capacity_bps is not None
+        and capacity_bps > 0
+        and acc.queue_full_s > 0
+        and rbp.any()
+        and ask.any()
+    ):
+        return rtt
+    followed = rbp.copy()
+    if followed.sum() > paced_queue.MAX_FOLLOWED:
+        # Memory grows with samples x followed flows: follow the RBP flows that sent most.
+        sent = np.where(rbp, acc.fi[:n, kernel.I["packets"]], -1)
+        followed[:] = False
+        followed[np.argsort(-sent, kind="stable")[: paced_queue.MAX_FOLLOWED]] = True
+    label = f"{ordinal} reading for this link's queue"
+    per_flow = paced_queue.paced_waits(
+        open_trace(reader.path),
+        followed,
+        at[ask],
+        float(capacity_bps),
+        acc.queue_full_s,
+        progress=None if stage is None else lambda fraction: stage(label, fraction),
+    )
+    wait = paced_queue.median_wait(per_flow)
+    known = np.isfinite(wait)
+    out = rtt.copy()
+    index = np.flatnonzero(ask)[known]
+    out[index] = kernel.less_queue(raw[index], wait[known])
+    notes.append(
+        f"{int(known.sum())} of {int(ask.sum())} LBP spacing samples without a drop lag are "
+        f"reduced by this link's wait at their time as {int(followed.sum())} RBP flows' "
+        "paced arrivals show it (their median)"
+    )
+    return out
 
 
 def _measured_ranges(
