@@ -172,7 +172,9 @@ CASES = [
     # simulated, best of 3, packets per CPU second): Reno 10.19 M at B = 10, 9.75 M at 25,
     # 9.42 M at 50 (utilization 0.68), 7.91-8.00 M from 100 on (utilization 1.00); BBR
     # 6.28-6.69 M at every buffer; BBR / Reno 0.63, 0.66, 0.71, 0.81, 0.79, 0.79 at B = 10,
-    # 25, 50, 100, 300, 1250, BBR / paced Reno 0.79-0.86.
+    # 25, 50, 100, 300, 1250, BBR / paced Reno 0.79-0.86 (before the two heap changes below;
+    # after them, one run: Reno 11.82 M at B = 10, 11.12 M at 25, 10.51 M at 50, 9.53-9.67 M
+    # from 100 on; BBR 7.72-8.11 M; BBR / Reno 0.65, 0.70, 0.77, 0.82, 0.80, 0.81).
     # What remained was the heap: Linux perf put 36% of BBR's time here in heap_take, most of
     # it on the branch that picks the earlier child in each level of a sift, which a paced
     # flow's successor, one pacing gap later, takes all the way down. The child is now chosen
