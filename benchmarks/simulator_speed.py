@@ -175,21 +175,20 @@ CASES = [
     # 25, 50, 100, 300, 1250, BBR / paced Reno 0.79-0.86 (before the two heap changes below;
     # after them, one run: Reno 11.82 M at B = 10, 11.12 M at 25, 10.51 M at 50, 9.53-9.67 M
     # from 100 on; BBR 7.72-8.11 M; BBR / Reno 0.65, 0.70, 0.77, 0.82, 0.80, 0.81).
-    # What remained was the heap: Linux perf put 36% of BBR's time here in heap_take, most of
-    # it on the branch that picks the earlier child in each level of a sift, which a paced
-    # flow's successor, one pacing gap later, takes all the way down. The child is now chosen
-    # by arithmetic on the two times (core/heap.py, _sift; the same sample paths). In one
-    # interleaved A/B (5 rounds of 600 s simulated, median packets per CPU second) BBR here
-    # went from 6.26 to 7.23 M (1.15x), and over 3 rounds unpaced Reno here 1.08x, at one
-    # BDP 1.10x, BBR at 1 Gb/s 1.10x. The retransmission timers then left the event heap for
-    # one of their own (core/heap.py, push_rto; the same sample paths), a level less in each
-    # sift: in one interleaved A/B (as above) BBR here 7.68 -> 7.94 M (1.03x), unpaced Reno
-    # 1.02x, one-BDP BBR 1.03x and Reno 1.02x. Tried beside them and not kept, the same
-    # sample paths: a 4-ary heap with the same choice (BBR here 0.93x of the binary one, one-BDP Reno
-    # 0.85x), and a calendar queue (R. Brown, CACM 31(10), 1988; ns-2's default scheduler:
-    # slot 0 holding the next event, Brown's bucket width of three mean event separations),
-    # which took 0.56 bucket scans and 1.06 steps along a bucket a packet yet ran BBR here at
-    # 4.99 M against the old heap's 6.37 M, and unpaced Reno at 7.79 M against 9.75 M (one
+    # What remained was the heap: Linux perf put 36% of BBR's time here in heap_take, most of it on
+    # the branch that picks the earlier child in each level of a sift, which a paced flow's
+    # successor, one pacing gap later, takes all the way down. The child is now chosen by arithmetic
+    # on the two times (core/heap.py, _sift; the same sample paths). In one interleaved A/B (5
+    # rounds of 600 s simulated, median packets per CPU second) BBR here went from 6.26 to 7.23 M
+    # (1.15x), and over 3 rounds unpaced Reno here 1.08x, at one BDP 1.10x, BBR at 1 Gb/s 1.10x. The
+    # retransmission timers then left the event heap for one of their own (core/heap.py, push_rto;
+    # the same sample paths), a level less in each sift: in one interleaved A/B (as above) BBR here
+    # 7.68 -> 7.94 M (1.03x), unpaced Reno 1.02x, one-BDP BBR 1.03x and Reno 1.02x. Tried beside
+    # them and not kept, the same sample paths: a 4-ary heap with the same choice (BBR here 0.93x of
+    # the binary one, one-BDP Reno 0.85x), and a calendar queue (R. Brown, CACM 31(10), 1988; ns-2's
+    # default scheduler: slot 0 holding the next event, Brown's bucket width of three mean event
+    # separations), which took 0.56 bucket scans and 1.06 steps along a bucket a packet yet ran BBR
+    # here at 4.99 M against the old heap's 6.37 M, and unpaced Reno at 7.79 M against 9.75 M (one
     # 60 s run each): loading a bucket's first entry cost what the whole sift did.
     ("Fig. 3.1, B=10, BBR", FIG_3_1.replace(congestion_control="bbr"), 10, 1.0),
     (

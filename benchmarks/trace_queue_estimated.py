@@ -43,7 +43,6 @@ candidate's P is set against the simulator's access period where it is a true RB
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import itertools
 import math
@@ -53,7 +52,7 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import linprog
 from trace_estimates_table import estimated_row
-from trace_queue_oracle import _harmonic, _taken_off, queue_waits
+from trace_queue_oracle import _harmonic, _taken_off, grid_args, oracle_waits
 from trace_rtt_accuracy import SPACING_SOURCES, TE_TARGET, _grid, within
 
 from models.bscl import bscl_buffer
@@ -199,14 +198,7 @@ def _size(est: TraceEstimates, te: float, loss_times: np.ndarray) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--grid", action="append", default=[], help="SEEDS:FLOWS, e.g. 1-25:2")
-    parser.add_argument("--shares", default="0.95,0.9,0.8")
-    parser.add_argument("--full", action="store_true", help="004 §VII's 200 s runs")
-    parser.add_argument("--cache", type=Path, default=None)
-    parser.add_argument("--markdown", type=Path, default=None)
-    args = parser.parse_args()
-    shares = [float(x) for x in args.shares.split(",")]
+    args, shares = grid_args(__doc__)
     flow_lines = [
         "| seed | N_b | C_e/C | flow | true RTT ms | sample ms | at s | oracle wait ms | "
         "estimated wait ms (RBP flows) | estimator ms | oracle ms | estimated ms | "
@@ -231,13 +223,11 @@ def main() -> None:
             for share in shares:
                 sc, buffer, _, sim, est = estimated_row(n_b, share, seed, args, Path(tmp))
                 trace = sim.trace
-                tx_s = 8.0 * sc.wire_bytes / CAPACITY_BPS
-                full_s = buffer * tx_s
                 # the oracle, as trace_queue_oracle.py
+                t_w, w, full_s = oracle_waits(sc, buffer, trace)
                 (access_bps,) = {g.access_bps for g in sc.flow_groups if g.name == "RBP"}
                 true_period = 8.0 * sc.wire_bytes / float(access_bps)
                 true_rbp = set(group_slots(sc, ("RBP",)))
-                t_w, w = queue_waits(trace, sorted(true_rbp), true_period, tx_s, full_s)
                 # the estimate, from the trace only
                 facts = link_facts(trace, CAPACITY_BPS)
                 candidates = [f.key for f in est.flow_table if f.flow_class == "rbp"]

@@ -45,7 +45,7 @@ from trace_estimates_table import estimated_row
 from trace_rtt_accuracy import SPACING_SOURCES, TE_TARGET, _grid, within
 
 from validation.harness.bscl import CAPACITY_BPS
-from validation.simulator import PacketTrace
+from validation.simulator import PacketTrace, Scenario
 from validation.traces.estimate import FlowEstimate
 from validation.traces.synthetic import group_slots
 
@@ -85,15 +85,35 @@ def _harmonic(values: list[float]) -> float:
     return len(values) / sum(1.0 / v for v in values) if values else math.nan
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def grid_args(description: str | None) -> tuple[argparse.Namespace, list[float]]:
+    """The rows' options of this script and ``trace_queue_estimated.py`` (those of
+    ``trace_rtt_accuracy.py``), and the C_e shares."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--grid", action="append", default=[], help="SEEDS:FLOWS, e.g. 1-25:2")
     parser.add_argument("--shares", default="0.95,0.9,0.8")
     parser.add_argument("--full", action="store_true", help="004 §VII's 200 s runs")
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args()
-    shares = [float(x) for x in args.shares.split(",")]
+    return args, [float(x) for x in args.shares.split(",")]
+
+
+def oracle_waits(
+    sc: Scenario, buffer: int, trace: PacketTrace
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """(times, waits) of :func:`queue_waits` with the RBP group's true access rate, and the
+    full buffer's delay B/C, s."""
+    # the RBP group's access rate: the truth a trace does not carry
+    (access_bps,) = {g.access_bps for g in sc.flow_groups if g.name == "RBP"}
+    period_s = 8.0 * sc.wire_bytes / float(access_bps)
+    tx_s = 8.0 * sc.wire_bytes / CAPACITY_BPS
+    full_s = buffer * tx_s
+    t_w, w = queue_waits(trace, group_slots(sc, ("RBP",)), period_s, tx_s, full_s)
+    return t_w, w, full_s
+
+
+def main() -> None:
+    args, shares = grid_args(__doc__)
     lines = [
         "| seed | N_b | C_e/C | flow | true RTT ms | sample ms | at s | wait ms | "
         "estimator ms | oracle ms | estimator within | oracle within |",
@@ -107,13 +127,7 @@ def main() -> None:
         for seed, n_b in _grid(args.grid or ["1-25:2,10"]):
             for share in shares:
                 sc, buffer, _, sim, est = estimated_row(n_b, share, seed, args, Path(tmp))
-                # the RBP group's access rate: the truth a trace does not carry
-                (access_bps,) = {g.access_bps for g in sc.flow_groups if g.name == "RBP"}
-                period_s = 8.0 * sc.wire_bytes / float(access_bps)
-                tx_s = 8.0 * sc.wire_bytes / CAPACITY_BPS
-                full_s = buffer * tx_s
-                rbp = group_slots(sc, ("RBP",))
-                t_w, w = queue_waits(sim.trace, rbp, period_s, tx_s, full_s)
+                t_w, w, _ = oracle_waits(sc, buffer, sim.trace)
                 table = {f.key: f for f in est.flow_table}
                 old: list[float] = []
                 new: list[float] = []
