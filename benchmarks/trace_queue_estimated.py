@@ -88,7 +88,7 @@ def _rows_of(trace: PacketTrace, key: str) -> np.ndarray:
     rows = trace.flow == int(slot)
     if trace.transfer is not None:
         rows &= trace.transfer == (int(later) if later else 0)
-    return rows
+    return np.asarray(rows, dtype=bool)
 
 
 def link_facts(trace: PacketTrace, capacity_bps: float) -> tuple[np.ndarray, ...]:
@@ -315,11 +315,11 @@ def main() -> None:
                     f"{errors['estimator']:+.1%} | {errors['oracle']:+.1%} | "
                     f"{errors['estimated']:+.1%} | {size_before:+.1%} | {size_after:+.1%} |"
                 )
-                for slot in sim.lbp_flows:
-                    found = table.get(str(slot))
+                for lbp in sim.lbp_flows:
+                    found = table.get(str(lbp))
                     if found is None or found.rtt_source not in SPACING_SOURCES:
                         continue
-                    true_rtt = float(sim.rtts_s[slot])
+                    true_rtt = float(sim.rtts_s[lbp])
                     oracle, oracle_wait = _taken_off(found, t_w, w)
                     wait, count = wait_at(waits, found.rtt_sample_at_s)
                     mine = _less_wait(found, wait)
@@ -328,7 +328,7 @@ def main() -> None:
                     within_counts["oracle"] += within(oracle, true_rtt)
                     within_counts["estimated"] += within(mine, true_rtt)
                     flow_lines.append(
-                        f"| {seed} | {n_b} | {share:.0%} | {slot} | {true_rtt * 1e3:.1f} | "
+                        f"| {seed} | {n_b} | {share:.0%} | {lbp} | {true_rtt * 1e3:.1f} | "
                         f"{found.rtt_sample_s * 1e3:.1f} | {found.rtt_sample_at_s:.2f} | "
                         f"{oracle_wait * 1e3:.1f} | {wait * 1e3:.1f} ({count}) | "
                         f"{found.rtt_s * 1e3:.1f} | {oracle * 1e3:.1f} | {mine * 1e3:.1f} | "
