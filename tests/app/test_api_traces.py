@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,19 +18,30 @@ from validation.simulator import Scenario
 from validation.traces.synthetic import simulated_trace, write_csv
 
 
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
+@contextmanager
+def _service(
+    tmp_path: Path, max_trace_bytes: int, max_body_bytes: int | None = None
+) -> Iterator[TestClient]:
+    """The app with its job database in ``tmp_path``, one worker, and these upload limits
+    (``max_body_bytes`` None: the service's default)."""
     settings = Settings(
         database_url=f"sqlite:///{tmp_path / 'jobs.db'}",
         workers=1,
         max_pending_jobs=4,
-        max_body_bytes=2048,
-        max_trace_bytes=64 * 1024,
+        max_trace_bytes=max_trace_bytes,
         dask_scheduler=None,
     )
+    if max_body_bytes is not None:
+        settings = settings.model_copy(update={"max_body_bytes": max_body_bytes})
     app = create_app()
     app.dependency_overrides[get_settings] = lambda: settings
     with TestClient(app) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with _service(tmp_path, 64 * 1024, max_body_bytes=2048) as test_client:
         yield test_client
 
 
@@ -134,17 +146,8 @@ def test_reading_for_this_link_s_queue_shows_in_the_message_while_progress_stays
         return real(*args, **kwargs)
 
     monkeypatch.setattr(paced_queue, "paced_waits", held)
-    settings = Settings(
-        database_url=f"sqlite:///{tmp_path / 'jobs.db'}",
-        workers=1,
-        max_pending_jobs=4,
-        max_body_bytes=2048,
-        max_trace_bytes=4 * 1024 * 1024,  # the 60 s trace is 1.3 MB
-        dask_scheduler=None,
-    )
-    app = create_app()
-    app.dependency_overrides[get_settings] = lambda: settings
-    with TestClient(app) as client:
+    # the 60 s trace is 1.3 MB
+    with _service(tmp_path, 4 * 1024 * 1024, max_body_bytes=2048) as client:
         response = client.post(
             "/v1/traces",
             files={"file": ("slow.csv", path.read_bytes(), "text/csv")},
@@ -247,16 +250,7 @@ def test_verify_checks_the_bscl_size_with_the_recommendation_check(tmp_path: Pat
     )
     path = tmp_path / "link.csv"
     write_csv(simulated_trace(scenario, 80, seed=3).trace, path)
-    settings = Settings(
-        database_url=f"sqlite:///{tmp_path / 'jobs.db'}",
-        workers=1,
-        max_pending_jobs=4,
-        max_trace_bytes=8 * 1024 * 1024,
-        dask_scheduler=None,
-    )
-    app = create_app()
-    app.dependency_overrides[get_settings] = lambda: settings
-    with TestClient(app) as client:
+    with _service(tmp_path, 8 * 1024 * 1024) as client:
         response = client.post(
             "/v1/traces",
             files={"file": ("link.csv", path.read_bytes(), "text/csv")},
