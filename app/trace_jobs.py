@@ -94,6 +94,7 @@ class TraceJobs:
             )
             doc["file"] = job.options.get("filename") or doc["file"]
             job.result = doc
+            job.message = _summary(doc)
             job.status = "succeeded"
             job.progress = 1.0
         except (TraceFormatError, ValueError) as exc:
@@ -109,3 +110,16 @@ class TraceJobs:
                 os.unlink(job.path)
             except OSError:
                 pass
+
+
+def _summary(doc: dict[str, Any]) -> str:
+    """What a finished job did, in place of the last stage's progress message."""
+    est = doc["estimates"]
+    message = f"{est['packets']:,} packets of {est['flows']:,} flows read"
+    if doc.get("bscl") is None:
+        return f"{message}; no BSCL size ({doc.get('bscl_error')})"
+    check = doc.get("verification")
+    if check is not None:
+        runs = len(check["sizes"]) * check["replications"]
+        message += f"; the BSCL size checked in {runs} simulator runs"
+    return message

@@ -79,6 +79,11 @@ def test_upload_is_read_in_a_job(client: TestClient) -> None:
     assert estimates["loss_rate"]["value"] == pytest.approx(36 / 1800, rel=1e-12)
     assert body["progress"] == 1.0
     assert body["result"]["file"] == "link.csv"
+    # two flows taking turns at a fixed spacing: no rate reductions, so no LBP flow
+    assert body["message"] == (
+        "2,000 packets of 2 flows read; no BSCL size (the trace shows no flow bottlenecked "
+        "at this link (N_b = 0) or no RTT sample: BSCL needs both)"
+    )
 
 
 def test_second_reading_shows_in_the_message_while_progress_stays(
@@ -118,7 +123,10 @@ def test_second_reading_shows_in_the_message_while_progress_stays(
     assert body["status"] == "running"
     assert body["progress"] == 1.0
     assert body["message"] == "second reading at the estimated rate (10 Mbit/s): 40% of the file"
-    assert _wait(client, location)["status"] == "succeeded"
+    done = _wait(client, location)
+    assert done["status"] == "succeeded"
+    # the finished job says what it did, not the last reading's progress
+    assert done["message"].startswith("2,000 packets of 2 flows read; no BSCL size")
 
 
 def test_reading_for_this_link_s_queue_shows_in_the_message_while_progress_stays(
@@ -171,6 +179,7 @@ def test_reading_for_this_link_s_queue_shows_in_the_message_while_progress_stays
         done = _wait(client, location)
     assert done["status"] == "succeeded", done
     assert any("paced arrivals" in note for note in done["result"]["estimates"]["notes"])
+    assert done["message"].endswith(" flows read"), done["message"]
 
 
 def test_bad_file_fails_the_job_and_names_the_line(client: TestClient) -> None:
@@ -279,4 +288,8 @@ def test_verify_checks_the_bscl_size_with_the_recommendation_check(tmp_path: Pat
         2 * bscl_packets,
     ]
     assert all(s["verdict"] in ("agrees", "disagrees") for s in check["sizes"])
-    assert body["message"] == "verifying the BSCL size: 6/6 simulator runs"
+    # three sizes (half, the BSCL size, double) times two replications
+    assert body["message"] == (
+        f"{result['estimates']['packets']:,} packets of {result['estimates']['flows']:,} "
+        "flows read; the BSCL size checked in 6 simulator runs"
+    )
