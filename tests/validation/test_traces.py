@@ -27,6 +27,7 @@ from validation.traces import (
 from validation.traces.csv_reader import CsvTraceReader
 from validation.traces.pcap_reader import PcapTraceReader
 from validation.traces.synthetic import (
+    CAPTURE_EPOCH_S,
     SimulatedTrace,
     capture_packets,
     simulated_trace,
@@ -87,7 +88,8 @@ def test_pcap_and_pcapng_hold_departures_handshakes_and_no_drops(
         # Each TCP flow adds a SYN and a handshake ACK; drops are not in a capture.
         assert written == departures + 2 * SCENARIO.flows
         packets, flows = _read_all(path)
-        assert packets == written
+        # The SYN and the handshake's ACK carry no payload: read for the handshake, not timed.
+        assert packets == departures
         assert flows == SCENARIO.flows + 1
         reader = open_trace(path)
         list(reader.batches())
@@ -95,6 +97,30 @@ def test_pcap_and_pcapng_hold_departures_handshakes_and_no_drops(
         # (to the microsecond the writer rounds to; pcap here is nanosecond).
         rtts = sorted(reader.flows.handshake_rtt_s.values())
         np.testing.assert_allclose(rtts, np.sort(sim.rtts_s), rtol=0, atol=1e-5)
+
+
+def test_handshake_in_a_capture_waits_in_the_queue_like_the_first_segment(
+    sim: SimulatedTrace,
+) -> None:
+    """Given the flows' start times, the SYN leaves this link half an RTT before the start
+    (one RTT before the handshake's ACK, sent with the first segment, reaches it) and the ACK
+    just before the flow's first packet here: the spacing is the RTT plus that packet's wait
+    (and its access link's transmission), as a capture sees it under a queue."""
+    assert sim.starts_s is not None
+    packets = capture_packets(sim.trace, SCENARIO, sim.rtts_s, sim.starts_s)
+    path_first = {}
+    for t, f in zip(sim.trace.time_s.tolist(), sim.trace.flow.tolist(), strict=True):
+        path_first.setdefault(f, t)
+    syn_s = {raw[29] - 1: ts for ts, raw in packets if raw[23] == 6 and raw[47] & dpkt.tcp.TH_SYN}
+    assert len(syn_s) == SCENARIO.flows
+    for f, ts in syn_s.items():
+        # The SYN (written 2 us before its instant, the ACK 1 us before the first packet).
+        assert ts == pytest.approx(
+            CAPTURE_EPOCH_S + sim.starts_s[f] - 0.5 * sim.rtts_s[f] - 2e-6, abs=1e-6
+        )
+        # The first packet reached this link half an RTT after the start and left no earlier:
+        # the handshake spans at least the RTT.
+        assert path_first[f] - sim.starts_s[f] - 0.5 * sim.rtts_s[f] >= 0.0
 
 
 def test_capture_losses_are_the_drops_at_the_link(sim: SimulatedTrace, tmp_path: Path) -> None:
@@ -426,7 +452,9 @@ def test_fast_pcap_path_equals_the_reference(
     fast = PcapTraceReader(path)
     exact = PcapTraceReader(path, exact=True)
     (fast_cols, fast_keys), (exact_cols, exact_keys) = _columns(fast), _columns(exact)
-    assert fast_cols[0].size == len(mixed) - 2  # the ARP and the short frame are not IP
+    # The ARP and the short frame are not IP; each TCP flow's SYN and handshake ACK carry no
+    # payload and are read for the handshake only.
+    assert fast_cols[0].size == len(mixed) - 2 - 2 * SCENARIO.flows
     for k in (0, 2, 3, 4):  # the flow indices may be numbered in another order: keys below
         np.testing.assert_array_equal(fast_cols[k], exact_cols[k])
     assert fast_keys == exact_keys

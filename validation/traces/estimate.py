@@ -562,6 +562,13 @@ def _summarize(
     if acc.drop_rtt_s.size:
         # The window is the rate times the RTT with the queue in it: at least the drop lag.
         raw_rtt_s = np.fmax(raw_rtt_s, acc.drop_rtt_s)
+    if not reader.has_drops:
+        # A capture names its TCP flows, so the test need not catch other streams there, and
+        # it must not catch a TCP flow whose sample came from an idle link (a handshake at
+        # its start) while its round trips then grew by this link's queue: its window is at
+        # least its rate times its longest round trip, the sample plus the full buffer's
+        # delay plus the longest a receiver holds an ACK (``_window_still``'s R + Q + D).
+        raw_rtt_s = raw_rtt_s + acc.queue_full_s + kernel.ACK_DELAY_MAX_S
     with np.errstate(invalid="ignore"):
         unresponsive |= ~short & (rate_pps * raw_rtt_s < MIN_WINDOW_PACKETS)
     lbp &= ~unresponsive

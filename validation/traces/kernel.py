@@ -45,8 +45,10 @@ Per flow it measures (004 §VI):
   acknowledgement of L (or a later timeout) and left at least one RTT after L, when no
   slower link upstream queues the flow (:func:`_restart_flights`);
 - whether the start looks like TCP's slow start: the packets of the first flight and of the
-  round after it, and the drops among them (a window-based flow whose second flight is no
-  larger than its first, with no loss, is held by its window, not by congestion);
+  round after it, and the drops among them (in a capture, which has no drop events, the
+  losses whose holes the capture saw in them, counted when the retransmission passes; a
+  window-based flow whose second flight is no larger than its first, with no loss, is held
+  by its window, not by congestion);
 - how many of the flow's departures directly follow one of its own at the link (a flow
   paced by a slower link upstream almost never leaves back to back);
 - the flow's loss-free stretches after the warm-up (from its end, or a loss of the flow
@@ -112,6 +114,7 @@ FLOAT_FIELDS = (
     "restart_queue_max_s",
     "restart_quiet_s",
     "queue_max_s",
+    "flight2_end_s",
 )
 #: Integer columns of the per-flow state.
 INT_FIELDS = (
@@ -192,6 +195,7 @@ _RS_STATE, _RS_N, _RS_DIRTY, _RS_B_N, _RS_A_N, _RS_L_N = (
     I[name] for name in INT_FIELDS if name.startswith("restart_")
 )
 _QMAX = F["queue_max_s"]
+_FL2_END = F["flight2_end_s"]
 #: Timestamp error allowed when a gap between two departures is read as the link going idle,
 #: s: two timestamps of a capture at microsecond resolution (libpcap's default) are each off
 #: by less than 1 µs.
@@ -483,6 +487,7 @@ def advance(
                 fi[i, _N2] += 1
             else:
                 fi[i, _PHASE] = 3
+                fs[i, _FL2_END] = t
         elif fi[i, _PHASE] == 1 and not dropped[k]:
             gap = t - fs[i, _LAST]
             inside = max(fs[i, _FL_GAP], per_byte * size_bytes[k])
@@ -506,6 +511,10 @@ def advance(
                 fi[i, _FDROPS] += 1
                 if fi[i, _RS_STATE] == 0:
                     fi[i, _RS_STATE] = 1
+        elif lt == lt and not dropped[k] and (fi[i, _PHASE] <= 2 or lt < fs[i, _FL2_END]):
+            # A capture learns of a loss when the retransmission fills the hole: one that
+            # fell in the first two flights was a drop there too.
+            fi[i, _SDROPS] += 1
         if fi[i, _RS_STATE] == 1:
             _restart_flights(
                 fs, fi, i, t, dropped[k], per_byte * size_bytes[k], link[0], queue_full_s, qmax

@@ -26,6 +26,10 @@ What a capture at a router port can and cannot tell (004 §VI):
   estimation of TCP round-trip times", CCR 2002, the [21] of 004 §VI). Flows whose handshake
   is not seen get the first-round spacing of the estimators instead.
 - the loss rate, C_e, N_b (with the caveat above) and the loss bursts (from the hole times).
+
+TCP packets without payload (the SYN, the handshake's ACK, pure ACKs, a bare FIN) are read for
+the handshake and the sequence numbers only: the estimators time data packets, and a flight,
+a round or a back-to-back pair made of acknowledgements would be none of a sender's windows.
 """
 
 from __future__ import annotations
@@ -293,6 +297,8 @@ class PcapTraceReader:
             self.flows.handshake_rtt_s[i] = float(state.handshake_s[i])
         for i in np.flatnonzero(state.downstream[:n]).tolist():
             self.flows.downstream_losses[i] = int(state.downstream[i])
+        data = ~tcp | (payload > 0)  # a TCP packet without payload is timed nowhere
+        flow, ts, length, loss = flow[data], ts[data], length[data], loss[data]
         if flow.size:
             yield PacketBatch(
                 time_s=ts,
@@ -411,7 +417,8 @@ class PcapTraceReader:
         )
 
     def _packet(self, buf: bytes, offset: int | None, ts: float) -> tuple[int, int, float] | None:
-        """Flow index, IP length and loss time (NaN) of one packet; None if it is not IP."""
+        """Flow index, IP length and loss time (NaN) of one packet; None if it is not IP or
+        is a TCP packet without payload."""
         fields = self._decode(buf, offset)
         if fields is None:
             return None
@@ -419,7 +426,10 @@ class PcapTraceReader:
         if tcp is None:
             return index, length, np.nan
         seq, flags, payload_bytes = tcp
-        return index, length, self._tcp(index, seq, flags, payload_bytes, ts)
+        loss_s = self._tcp(index, seq, flags, payload_bytes, ts)
+        if payload_bytes <= 0:  # SYN, pure ACK, FIN: seen for the handshake, timed nowhere
+            return None
+        return index, length, loss_s
 
     def _decode(
         self, buf: bytes, offset: int | None

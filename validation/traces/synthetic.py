@@ -6,8 +6,12 @@ The simulator (:mod:`validation.simulator`) records the bottleneck's departures 
 Ethernet/IPv4/TCP headers (the payload cut off, as with a short snap length; the IP length
 field keeps the packet's size), per-flow sequence numbers, no dropped packet, and each drop's
 segment sent again by a later departure of the flow at least one RTT after the drop (as fast
-retransmit does); a SYN one RTT before the flow's first departure and the ACK that completes
-the handshake just before it. Background packets become UDP packets.
+retransmit does); the ACK that completes the handshake just before the flow's first packet
+(departure or drop) and the SYN one RTT before that ACK reached this link. Given the flows'
+start times, that is where a capture would see them: the sender sends the ACK with its first
+segment, both meet this link's queue, and the SYN-to-ACK spacing is the RTT plus the ACK's
+wait here (H. Jiang, C. Dovrolis, CCR 2002). Without them the SYN is one RTT before the ACK's
+departure, a handshake on an idle link. Background packets become UDP packets.
 """
 
 from __future__ import annotations
@@ -49,6 +53,9 @@ class SimulatedTrace:
         measured time.
     loss_rate : the run's loss rate at the bottleneck after the warm-up.
     utilization : the run's bottleneck utilization.
+    starts_s : when each slot's first transfer started (its first segment sent), s; NaN for
+        the slots of Poisson flow groups, whose transfers start at random in the run (None:
+        a trace gathered before this was kept).
     """
 
     trace: PacketTrace
@@ -61,12 +68,7 @@ class SimulatedTrace:
     bottlenecked_share: float
     loss_rate: float
     utilization: float
-
-
-def true_rtts_s(scenario: Scenario, buffer_packets: int, seed: int) -> FloatArray:
-    """The flows' RTTs the simulator draws for this scenario and seed (its own parameters)."""
-    rtts: FloatArray = make_parameters(scenario, buffer_packets, seed).rtt_s
-    return rtts
+    starts_s: FloatArray | None = None
 
 
 def group_slots(scenario: Scenario, names: tuple[str, ...] | None) -> list[int]:
@@ -96,7 +98,10 @@ def simulated_trace(
     trace = run.packet_trace
     if trace is None:  # the simulator returns one when asked
         raise RuntimeError("the simulator returned no packet trace")
-    rtts = true_rtts_s(scenario, buffer_packets, seed)
+    params = make_parameters(scenario, buffer_packets, seed)
+    rtts = params.rtt_s
+    poisson = np.array([g.traffic == "poisson_flows" for g in params.groups], dtype=np.bool_)
+    starts = np.where(poisson[params.group_of], np.nan, params.start_s)
     lbp = group_slots(scenario, lbp_groups)
     after = (trace.time_s >= scenario.warmup_s) & ~trace.dropped
     is_lbp = np.zeros(scenario.tcp_flows + 1, dtype=np.bool_)
@@ -117,6 +122,7 @@ def simulated_trace(
         bottlenecked_share=fraction,
         loss_rate=float(run.loss_rate),
         utilization=float(run.utilization),
+        starts_s=starts,
     )
 
 
@@ -180,9 +186,20 @@ def _udp_packet(flow: int, size: int) -> bytes:
 
 
 def capture_packets(
-    trace: PacketTrace, scenario: Scenario, rtts_s: FloatArray
+    trace: PacketTrace,
+    scenario: Scenario,
+    rtts_s: FloatArray,
+    starts_s: FloatArray | None = None,
 ) -> list[tuple[float, bytes]]:
-    """The packets a capture at the bottleneck's output would hold, in time order."""
+    """The packets a capture at the bottleneck's output would hold, in time order.
+
+    A flow's first segment, sent at its start, reaches this link half its RTT later (the
+    simulator puts half the propagation delay on each side of the link, after the access
+    link's transmission) and so does the handshake's ACK sent with it; the SYN left this link
+    one RTT before that ACK reached it: at the start less half the RTT. Where ``starts_s`` is
+    not given (or NaN, a Poisson group's slot) the SYN is one RTT before the flow's first
+    packet here, as on an idle link.
+    """
     tcp_flows = scenario.tcp_flows
     mss = scenario.packet_bytes
     header = scenario.header_bytes
@@ -207,7 +224,9 @@ def capture_packets(
             started[flow] = True
             syn = _tcp_packet(flow, next_seq[flow] - 1, dpkt.tcp.TH_SYN, header, header)
             ack = _tcp_packet(flow, next_seq[flow], dpkt.tcp.TH_ACK, header, header)
-            out.append((ts - rtt - 2e-6, syn))
+            start = math.nan if starts_s is None else float(starts_s[flow])
+            syn_s = CAPTURE_EPOCH_S + start - 0.5 * rtt if start == start else ts - rtt
+            out.append((min(syn_s, ts - rtt) - 2e-6, syn))
             out.append((ts - 1e-6, ack))
         queue = pending[flow]
         if dropped:
@@ -231,9 +250,10 @@ def write_capture(
     path: str | Path,
     *,
     pcapng: bool = False,
+    starts_s: FloatArray | None = None,
 ) -> int:
     """Write the capture of :func:`capture_packets` as pcap (or pcapng); packets written."""
-    packets = capture_packets(trace, scenario, rtts_s)
+    packets = capture_packets(trace, scenario, rtts_s, starts_s)
     with open(path, "wb") as handle:
         writer = dpkt.pcapng.Writer(handle) if pcapng else dpkt.pcap.Writer(handle, nano=True)
         for ts, raw in packets:
