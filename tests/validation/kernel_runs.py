@@ -30,6 +30,7 @@ def run_kernel(
         np.full(time_s.size, 1500, dtype=np.int64),
         dropped,
         np.where(dropped, time_s, np.nan),
+        np.where(dropped, time_s, np.nan),  # a drop event tells of the loss at once
         warmup_s,
         queue_full_s,
         kernel.new_link(capacity_bps),

@@ -426,7 +426,7 @@ def _columns(reader: object) -> tuple[list[np.ndarray], list[str]]:
     batches = list(reader.batches())  # type: ignore[attr-defined]
     cols = [
         np.concatenate([getattr(b, name) for b in batches])
-        for name in ("time_s", "flow", "size_bytes", "dropped", "loss_time_s")
+        for name in ("time_s", "flow", "size_bytes", "dropped", "loss_time_s", "hole_s")
     ]
     keys = [reader.flows.keys[i] for i in cols[1]]  # type: ignore[attr-defined]
     return cols, keys
@@ -455,8 +455,12 @@ def test_fast_pcap_path_equals_the_reference(
     # The ARP and the short frame are not IP; each TCP flow's SYN and handshake ACK carry no
     # payload and are read for the handshake only.
     assert fast_cols[0].size == len(mixed) - 2 - 2 * SCENARIO.flows
-    for k in (0, 2, 3, 4):  # the flow indices may be numbered in another order: keys below
+    for k in (0, 2, 3, 4, 5):  # the flow indices may be numbered in another order: keys below
         np.testing.assert_array_equal(fast_cols[k], exact_cols[k])
+    # Every loss a retransmission confirms opened a hole first, at the time it gives.
+    holes = fast_cols[5][np.isfinite(fast_cols[5])]
+    losses = fast_cols[4][np.isfinite(fast_cols[4])]
+    assert losses.size > 0 and np.isin(losses, holes).all()
     assert fast_keys == exact_keys
     assert any("2001:db8::" in k for k in fast_keys)
     assert sorted(fast.flows.keys) == sorted(exact.flows.keys)

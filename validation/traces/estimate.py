@@ -418,6 +418,7 @@ def _estimate_pass(
             batch.size_bytes,
             batch.dropped,
             batch.loss_time_s,
+            batch.loss_time_s if batch.hole_s is None else batch.hole_s,
             warm_abs,
             queue_full_s,
             link,

@@ -443,13 +443,16 @@ def advance(
     size_bytes: np.ndarray,
     dropped: np.ndarray,
     loss_time_s: np.ndarray,
+    hole_s: np.ndarray,
     warm_s: float,
     queue_full_s: float,
     link: np.ndarray,
 ) -> None:
     """Advance the per-flow state over one batch of packets (see the module docstring).
 
-    ``link[0]`` carries the time of the latest loss at the link from batch to batch,
+    ``link[0]`` carries the time of the latest loss at the link from batch to batch (in a
+    capture, the latest hole: ``hole_s``, a drop known when the next segment passes, before
+    the retransmission confirms it),
     ``link[1]`` the time of the first, ``link[2]`` the flow of the latest departure (-1: none),
     ``link[4]`` and ``link[5]`` the latest departure's time and size, ``link[6]`` the start
     of the link's current busy period (:func:`_busy_queue_max`),
@@ -466,6 +469,8 @@ def advance(
         lt = loss_time_s[k]
         if lt == lt and lt > link[0]:
             link[0] = lt
+        if hole_s[k] > link[0]:
+            link[0] = hole_s[k]
         if lt == lt and lt < link[1]:
             link[1] = lt
         per_byte = link[3]

@@ -253,10 +253,13 @@ def track_tcp(  # type: ignore[no-untyped-def]
     payload_seen,
     downstream,
     loss_time,
+    hole_time,
 ):
-    """The reference decoder's ``_tcp`` over arrays: the loss time each packet reveals."""
+    """The reference decoder's ``_tcp`` over arrays: the loss time each packet reveals, and
+    its own time where it opens a hole (NaN otherwise)."""
     for k in range(flow.size):
         loss_time[k] = np.nan
+        hole_time[k] = np.nan
         if not tcp[k]:
             continue
         i = flow[k]
@@ -287,6 +290,7 @@ def track_tcp(  # type: ignore[no-untyped-def]
             next_seq[i] = nxt + p
             continue
         if ahead < _HALF:
+            hole_time[k] = t
             m = nholes[i]
             holes[i, m, 0] = nxt
             holes[i, m, 1] = nxt + ahead

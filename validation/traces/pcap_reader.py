@@ -127,6 +127,7 @@ class PcapTraceReader:
         self._next_seq: list[int | None] = []
         self._holes: list[list[list[float]]] = []
         self._syn_s: dict[int, float] = {}
+        self._opened_hole = False
         self._payload: list[bool] = []
         self._record_offset = 0
         self._last_s = -np.inf
@@ -275,6 +276,7 @@ class PcapTraceReader:
         tcp, seq, flags, payload = tcp[keep], seq[keep], flags[keep], payload[keep]
         state.grow(len(self.flows))
         loss = np.empty(flow.size)
+        hole = np.empty(flow.size)
         pcap_fast.track_tcp(
             flow,
             tcp,
@@ -291,6 +293,7 @@ class PcapTraceReader:
             state.payload_seen,
             state.downstream,
             loss,
+            hole,
         )
         n = len(self.flows)
         for i in np.flatnonzero(np.isfinite(state.handshake_s[:n])).tolist():
@@ -298,7 +301,8 @@ class PcapTraceReader:
         for i in np.flatnonzero(state.downstream[:n]).tolist():
             self.flows.downstream_losses[i] = int(state.downstream[i])
         data = ~tcp | (payload > 0)  # a TCP packet without payload is timed nowhere
-        flow, ts, length, loss = flow[data], ts[data], length[data], loss[data]
+        flow, ts, length = flow[data], ts[data], length[data]
+        loss, hole = loss[data], hole[data]
         if flow.size:
             yield PacketBatch(
                 time_s=ts,
@@ -306,6 +310,7 @@ class PcapTraceReader:
                 size_bytes=length,
                 dropped=np.zeros(flow.size, dtype=np.bool_),
                 loss_time_s=loss,
+                hole_s=hole,
             )
 
     def _pcap_records(self, raw: BinaryIO, magic: bytes) -> Iterator[tuple[float, bytes]]:
@@ -355,6 +360,7 @@ class PcapTraceReader:
         flows: list[int] = []
         sizes: list[int] = []
         loss_times: list[float] = []
+        hole_times: list[float] = []
         offset = _LINK_OFFSETS[link]
         last_s = -np.inf
         while True:
@@ -390,15 +396,16 @@ class PcapTraceReader:
             flows.append(index)
             sizes.append(size)
             loss_times.append(loss_s)
+            hole_times.append(ts if self._opened_hole else np.nan)
             if len(times) >= BATCH_PACKETS:
                 self.bytes_read = self._record_offset if self.kind == "pcap" else counted.position
-                yield _batch(times, flows, sizes, loss_times)
-                times, flows, sizes, loss_times = [], [], [], []
+                yield _batch(times, flows, sizes, loss_times, hole_times)
+                times, flows, sizes, loss_times, hole_times = [], [], [], [], []
         self._check_short(counted, at_end=True)
         self.flows.no_payload = {i for i, seen in enumerate(self._payload) if not seen}
         self.bytes_read = self.total_bytes
         if times:
-            yield _batch(times, flows, sizes, loss_times)
+            yield _batch(times, flows, sizes, loss_times, hole_times)
 
     def _check_short(self, counted: _CountingFile, at_end: bool = False) -> None:
         short = counted.short_read
@@ -419,6 +426,7 @@ class PcapTraceReader:
     def _packet(self, buf: bytes, offset: int | None, ts: float) -> tuple[int, int, float] | None:
         """Flow index, IP length and loss time (NaN) of one packet; None if it is not IP or
         is a TCP packet without payload."""
+        self._opened_hole = False
         fields = self._decode(buf, offset)
         if fields is None:
             return None
@@ -502,7 +510,8 @@ class PcapTraceReader:
         return index
 
     def _tcp(self, index: int, seq: int, flags: int, payload: int, ts: float) -> float:
-        """Track the flow's sequence space; the time of the loss this segment reveals, or NaN."""
+        """Track the flow's sequence space; the time of the loss this segment reveals, or NaN
+        (``_opened_hole``: whether the segment skipped unseen ones)."""
         if flags & _TH_SYN:
             if not flags & _TH_ACK:
                 self._syn_s[index] = ts
@@ -525,6 +534,7 @@ class PcapTraceReader:
             return np.nan
         holes = self._holes[index]
         if ahead < _HALF:  # a hole: segments lost at this link or before it
+            self._opened_hole = True
             holes.append([float(nxt), float(nxt + ahead), ts])
             if len(holes) > MAX_HOLES:
                 del holes[0]
@@ -558,7 +568,11 @@ def _key_parts(key: bytes) -> tuple[bytes, bytes, bytes, int]:
 
 
 def _batch(
-    times: list[float], flows: list[int], sizes: list[int], loss_times: list[float]
+    times: list[float],
+    flows: list[int],
+    sizes: list[int],
+    loss_times: list[float],
+    hole_times: list[float],
 ) -> PacketBatch:
     time_s = np.array(times, dtype=np.float64)
     return PacketBatch(
@@ -567,4 +581,5 @@ def _batch(
         size_bytes=np.array(sizes, dtype=np.int64),
         dropped=np.zeros(time_s.size, dtype=np.bool_),
         loss_time_s=np.array(loss_times, dtype=np.float64),
+        hole_s=np.array(hole_times, dtype=np.float64),
     )

@@ -58,6 +58,11 @@ class PacketBatch:
         packet shows: for a CSV drop its own time; for a pcap retransmission that fills a
         sequence hole, the time the hole was first seen (the next segment's departure, just
         after the drop), which is earlier than the packet's own time by about one RTT.
+    hole_s : a capture's packets only (None otherwise): the packet's own time where its
+        sequence number skips segments the capture has not seen (a hole: a drop here or
+        before this link, just before it), NaN elsewhere. The loss is counted when the
+        retransmission fills the hole (``loss_time_s``); the hole tells at once that the link
+        dropped a packet, as a drop event does.
     """
 
     time_s: FloatArray
@@ -65,6 +70,7 @@ class PacketBatch:
     size_bytes: IntArray
     dropped: BoolArray
     loss_time_s: FloatArray
+    hole_s: FloatArray | None = None
 
     def __len__(self) -> int:
         return int(self.time_s.size)

@@ -6,8 +6,8 @@ The simulator (:mod:`validation.simulator`) records the bottleneck's departures 
 Ethernet/IPv4/TCP headers (the payload cut off, as with a short snap length; the IP length
 field keeps the packet's size), per-flow sequence numbers, no dropped packet, and each drop's
 segment sent again by a later departure of the flow at least one RTT after the drop (as fast
-retransmit does); the ACK that completes the handshake just before the flow's first packet
-(departure or drop) and the SYN one RTT before that ACK reached this link. Given the flows'
+retransmit does); the ACK that completes the handshake just before the flow's first departure
+and the SYN one RTT before that ACK reached this link. Given the flows'
 start times, that is where a capture would see them: the sender sends the ACK with its first
 segment, both meet this link's queue, and the SYN-to-ACK spacing is the RTT plus the ACK's
 wait here (H. Jiang, C. Dovrolis, CCR 2002). Without them the SYN is one RTT before the ACK's
@@ -196,9 +196,11 @@ def capture_packets(
     A flow's first segment, sent at its start, reaches this link half its RTT later (the
     simulator puts half the propagation delay on each side of the link, after the access
     link's transmission) and so does the handshake's ACK sent with it; the SYN left this link
-    one RTT before that ACK reached it: at the start less half the RTT. Where ``starts_s`` is
-    not given (or NaN, a Poisson group's slot) the SYN is one RTT before the flow's first
-    packet here, as on an idle link.
+    one RTT before that ACK reached it: at the start less half the RTT. The ACK leaves just
+    before the flow's first departure (dropped with the first segment at a full buffer, it is
+    the first packet to pass that completes the handshake in the capture). Where ``starts_s``
+    is not given (or NaN, a Poisson group's slot) the SYN is one RTT before the flow's first
+    packet here (departure or drop) and the ACK just before it, as on an idle link.
     """
     tcp_flows = scenario.tcp_flows
     mss = scenario.packet_bytes
@@ -206,6 +208,7 @@ def capture_packets(
     next_seq = [1000] * tcp_flows
     pending: list[deque[tuple[float, int]]] = [deque() for _ in range(tcp_flows)]
     started = [False] * tcp_flows
+    ack_due = [False] * tcp_flows
     out: list[tuple[float, bytes]] = []
     for t, flow, size, dropped in zip(
         trace.time_s.tolist(),
@@ -223,10 +226,20 @@ def capture_packets(
         if not started[flow]:
             started[flow] = True
             syn = _tcp_packet(flow, next_seq[flow] - 1, dpkt.tcp.TH_SYN, header, header)
-            ack = _tcp_packet(flow, next_seq[flow], dpkt.tcp.TH_ACK, header, header)
             start = math.nan if starts_s is None else float(starts_s[flow])
-            syn_s = CAPTURE_EPOCH_S + start - 0.5 * rtt if start == start else ts - rtt
-            out.append((min(syn_s, ts - rtt) - 2e-6, syn))
+            if start == start:
+                out.append((CAPTURE_EPOCH_S + start - 0.5 * rtt - 2e-6, syn))
+                ack_due[flow] = True  # just before the flow's first departure
+            else:
+                out.append((ts - rtt - 2e-6, syn))
+                ack = _tcp_packet(flow, next_seq[flow], dpkt.tcp.TH_ACK, header, header)
+                out.append((ts - 1e-6, ack))
+        if ack_due[flow] and not dropped:
+            # The ACK met this link's queue with the first segment; where that segment was
+            # dropped at a full buffer, so was the ACK, and the first packet to pass is the
+            # capture's end of the handshake.
+            ack_due[flow] = False
+            ack = _tcp_packet(flow, 1000, dpkt.tcp.TH_ACK, header, header)
             out.append((ts - 1e-6, ack))
         queue = pending[flow]
         if dropped:
