@@ -127,14 +127,15 @@ def test_capture_losses_are_the_drops_at_the_link(sim: SimulatedTrace, tmp_path:
     path = tmp_path / "t.pcap"
     write_capture(sim.trace, SCENARIO, sim.rtts_s, path)
     est = estimate_trace(open_trace(path), capacity_bps=SCENARIO.capacity_bps)
-    # Each inferred loss is a TCP drop (no false losses). Not every drop can be seen: a drop
-    # that no later segment of its flow overtakes before the resend (the last packet of a
-    # window) leaves no hole, in a real capture as here; UDP drops leave no trace. On this run
-    # 442 of the 579 TCP drops show (76 %); the bound says "most".
+    # Each TCP drop is inferred, and nothing else. The writer resends a drop only after a
+    # later segment of its flow left (fast retransmit), so every drop opens a hole that its
+    # retransmission fills; UDP drops leave no trace. (A real capture misses a tail loss, one
+    # that no later segment overtakes before the resend: tests/validation/
+    # test_trace_linux_capture.py.)
     tcp_drops = int((sim.trace.dropped & (sim.trace.flow < SCENARIO.flows)).sum())
     reader = open_trace(path)
     inferred = sum(int(np.isfinite(b.loss_time_s).sum()) for b in reader.batches())
-    assert 0.5 * tcp_drops <= inferred <= tcp_drops
+    assert inferred == tcp_drops
     assert sum(reader.flows.downstream_losses.values()) == 0
     assert est.class_counts["unresponsive"] == 1  # the UDP stream
 

@@ -5,13 +5,15 @@ The simulator (:mod:`validation.simulator`) records the bottleneck's departures 
 :func:`write_capture` writes what a capture at the bottleneck's output port would hold:
 Ethernet/IPv4/TCP headers (the payload cut off, as with a short snap length; the IP length
 field keeps the packet's size), per-flow sequence numbers, no dropped packet, and each drop's
-segment sent again by a later departure of the flow at least one RTT after the drop (as fast
-retransmit does); the ACK that completes the handshake just before the flow's first departure
-and the SYN one RTT before that ACK reached this link. Given the flows'
-start times, that is where a capture would see them: the sender sends the ACK with its first
-segment, both meet this link's queue, and the SYN-to-ACK spacing is the RTT plus the ACK's
-wait here (H. Jiang, C. Dovrolis, CCR 2002). Without them the SYN is one RTT before the ACK's
-departure, a handshake on an idle link. Background packets become UDP packets.
+segment sent again by a later departure of the flow at least one RTT after the drop and after
+a later segment of the flow left (fast retransmit answers the duplicate ACKs that later
+segments raise, RFC 5681 §3.2, so a capture sees the hole before the retransmission). The ACK
+that completes the handshake leaves just before the flow's first departure and the SYN one RTT
+before that ACK reached this link: given the flows' start times, that is where a capture would
+see them (the sender sends the ACK with its first segment, both meet this link's queue, and
+the SYN-to-ACK spacing is the RTT plus the ACK's wait here: H. Jiang, C. Dovrolis, CCR 2002).
+Without them the SYN is one RTT before the ACK, and the ACK just before the flow's first
+packet, departure or drop: a handshake on an idle link. Background packets become UDP packets.
 """
 
 from __future__ import annotations
@@ -209,6 +211,7 @@ def capture_packets(
     pending: list[deque[tuple[float, int]]] = [deque() for _ in range(tcp_flows)]
     started = [False] * tcp_flows
     ack_due = [False] * tcp_flows
+    sent_after = [-1] * tcp_flows  # the latest new segment that left
     out: list[tuple[float, bytes]] = []
     for t, flow, size, dropped in zip(
         trace.time_s.tolist(),
@@ -246,11 +249,12 @@ def capture_packets(
             queue.append((t, next_seq[flow]))
             next_seq[flow] += mss
             continue
-        if queue and t - queue[0][0] >= rtt:
+        if queue and t - queue[0][0] >= rtt and sent_after[flow] >= queue[0][1]:
             seq = queue.popleft()[1]
         else:
             seq = next_seq[flow]
             next_seq[flow] += mss
+            sent_after[flow] = seq
         out.append((ts, _tcp_packet(flow, seq, dpkt.tcp.TH_ACK, size, header)))
     out.sort(key=lambda item: item[0])
     return out
