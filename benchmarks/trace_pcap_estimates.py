@@ -40,6 +40,9 @@ from validation.traces.synthetic import (
     write_csv,
 )
 
+#: Issue 13's targets (the CSV's; the capture is measured against the same).
+TARGETS = {"N_b": 0.20, "T_e": 0.10, "size": 0.25}
+
 
 def _starts(sim: SimulatedTrace) -> np.ndarray:
     """The slots' start times (NaN for Poisson groups), also for a trace cached without them."""
@@ -73,6 +76,7 @@ def main() -> None:
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     )
     rows = covered_te = covered_b = 0
+    within = {kind: dict.fromkeys(TARGETS, 0) for kind in ("csv", "pcap")}
     with tempfile.TemporaryDirectory() as tmp:
         for seed in (int(s) for s in args.seed.split(",")):
             for share in (float(s) for s in args.shares.split(",")):
@@ -131,6 +135,14 @@ def main() -> None:
                     rows += 1
                     covered_te += int(te.low <= sim.effective_rtt_s <= te.high)
                     covered_b += int(low <= truth <= high)
+                    for kind, e, (b, _, _) in zip(("csv", "pcap"), found, sized, strict=True):
+                        errors = (
+                            relative_error(e.bottlenecked_flows.value, flows),
+                            relative_error(e.effective_rtt_s.value, sim.effective_rtt_s),
+                            relative_error(b, truth),
+                        )
+                        for name, error in zip(("N_b", "T_e", "size"), errors, strict=True):
+                            within[kind][name] += int(abs(error) <= TARGETS[name])
                     print(
                         f"| {seed} | {flows} | {share:.0%} | {n_b} | "
                         f"{sim.effective_rtt_s * 1e3:.1f} | {t_e} | "
@@ -142,6 +154,11 @@ def main() -> None:
         f"\nThe capture's T_e interval holds the true T_e in {covered_te}/{rows} rows; its BSCL "
         f"size range holds the size from the truth in {covered_b}/{rows}."
     )
+    for kind, counts in within.items():
+        print(
+            f"{kind}: N_b within 20 % in {counts['N_b']}/{rows} rows, T_e within 10 % in "
+            f"{counts['T_e']}/{rows}, the BSCL size within 25 % in {counts['size']}/{rows}."
+        )
 
 
 if __name__ == "__main__":

@@ -628,6 +628,24 @@ def test_first_flight_drops_are_counted_before_the_first_round_sample() -> None:
     assert abs(fs[0, kernel.F["raw_rtt_s"]] - 0.3) < 1e-9
 
 
+def test_a_capture_s_loss_in_the_first_flights_counts_when_its_resend_passes() -> None:
+    """A capture has no drop events: a loss is told by the retransmission that fills its hole,
+    one RTT or more later, with the hole's time. Flow 0: a first flight of two packets at 0 s
+    (a hole between them: the second skipped a lost segment), a second flight of two at 0.3 s,
+    the third at 0.6 s, and at 0.9 s the resend of the lost segment, which tells of the loss at
+    0.0001 s, in the first flight: one drop at the start. The same resend telling of a loss at
+    0.7 s, after the second flight, is none."""
+    time_s = np.array([0.0, 0.0001, 0.3, 0.3001, 0.6, 0.6001, 0.6002, 0.9])
+    dropped = np.zeros(time_s.size, dtype=np.bool_)
+    flow = np.zeros(time_s.size, dtype=np.int64)
+    for told, start_drops in ((0.0001, 1), (0.7, 0)):
+        losses = np.full(time_s.size, np.nan)
+        losses[-1] = told
+        _, fi = run_kernel(time_s, flow, dropped, flows=1, loss_time_s=losses)
+        assert (fi[0, kernel.I["flight1_packets"]], fi[0, kernel.I["flight2_packets"]]) == (2, 2)
+        assert fi[0, kernel.I["start_drops"]] == start_drops
+
+
 def test_a_burst_at_the_link_rate_is_one_first_flight() -> None:
     """Flow 0 on a 10 Mbit/s link: an initial window of 10 packets of 1500 bytes leaving back to
     back (1.2 ms apart, one transmission time each, RFC 6928's initial window), then 15 packets
