@@ -661,3 +661,32 @@ def test_a_burst_at_the_link_rate_is_one_first_flight() -> None:
         assert fi[0, kernel.I["flight1_packets"]] == n1
         assert abs(fs[0, kernel.F["raw_rtt_s"]] - raw) < 1e-9
         assert fi[0, kernel.I["flight2_packets"]] == n2
+
+
+def test_a_capture_s_congested_samples_without_a_recent_loss_lose_half_the_buffer() -> None:
+    """Queue correction of a capture's RTT samples (``_capture_queue_midpoint``), Q = 0.2 s,
+    the link's first loss at 5 s. Flow 0's sample came before it (no queue taken off); flow
+    1's after it with a loss just before (the kernel took off Q: kept); flow 2's after it with
+    none (its queue somewhere in [0, Q]: 0.1 s, the middle, off); flow 3, not LBP, is corrected
+    alike and not counted in the note. With five samples on each side the median correction of
+    ``_queue_corrected_rtts`` stands instead."""
+    from types import SimpleNamespace
+
+    from validation.traces.estimate import _capture_queue_midpoint
+
+    acc = SimpleNamespace(first_loss_s=5.0, queue_full_s=0.2)
+    raw = np.array([0.30, 0.45, 0.40, 0.40])
+    at = np.array([4.0, 6.0, 7.0, 7.0])
+    rtt = np.array([0.30, 0.25, 0.40, 0.40])  # the kernel's
+    lbp = np.array([True, True, True, False])
+    told = np.array([0.0, 0.2, 0.0, 0.0])
+    notes: list[str] = []
+    out = _capture_queue_midpoint(raw, at, rtt, lbp, acc, told, notes)  # type: ignore[arg-type]
+    np.testing.assert_allclose(out, [0.30, 0.25, 0.30, 0.30])
+    assert len(notes) == 1 and notes[0].startswith("1 LBP flows' RTT samples")
+    many = np.repeat(np.arange(2), 5)
+    out = _capture_queue_midpoint(
+        raw[many + 1], np.where(many == 0, 4.0, 7.0), rtt[many + 1], np.ones(10, bool),
+        acc, np.zeros(10), [],
+    )  # type: ignore[arg-type]  # fmt: skip
+    np.testing.assert_allclose(out, rtt[many + 1])

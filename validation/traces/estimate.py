@@ -616,6 +616,8 @@ def _summarize(
             )
     rtt, queue_note = _queue_corrected_rtts(raw, at, rtt, lbp, acc)
     notes.append(queue_note)
+    if not reader.has_drops:
+        rtt = _capture_queue_midpoint(raw, at, rtt, lbp, acc, fs[:, F["queue_at_rtt_s"]], notes)
     rtt = _paced_queue_corrected(
         reader, acc, capacity_bps, raw, at, rtt, lbp, rbp, notes, stage, next_reading
     )
@@ -823,6 +825,52 @@ def _window_still(
     return still
 
 
+def _sides(
+    raw: FloatArray, at: FloatArray, lbp: np.ndarray, acc: _Accumulator
+) -> tuple[np.ndarray, np.ndarray]:
+    """The LBP flows' samples taken before the link's first loss, and those taken after."""
+    usable = lbp & np.isfinite(raw) & np.isfinite(at)
+    return usable & (at < acc.first_loss_s), usable & (at >= acc.first_loss_s)
+
+
+def _capture_queue_midpoint(
+    raw: FloatArray,
+    at: FloatArray,
+    rtt: FloatArray,
+    lbp: np.ndarray,
+    acc: _Accumulator,
+    kernel_queue: FloatArray,
+    notes: list[str],
+) -> FloatArray:
+    """A capture's samples taken once the link was congested, less half the full buffer's
+    delay where nothing else told their queue.
+
+    A sample (handshake or first round) holds this link's wait of one packet, between 0 and
+    Q = B/C. With too few samples on either side of the link's first loss for
+    :func:`_queue_corrected_rtts`' median, the kernel takes off Q where a loss (a hole, in a
+    capture) came within Q before the sample, and nothing otherwise; a capture has no drop
+    events to read the queue from (:func:`_paced_queue_corrected`). After the first loss a
+    link loaded by LBP flows keeps a standing queue that swings between its losses (004
+    §III's sawtooth), so "nothing" is the end of the sample's range [raw - Q, raw] least
+    likely to hold: the middle of it, Q/2 off, is taken instead; the RTT's range stays the
+    whole of it (:func:`_measured_ranges`).
+    """
+    before, after = _sides(raw, at, lbp, acc)
+    if not acc.queue_full_s > 0 or (before.sum() >= MIN_GROUP and after.sum() >= MIN_GROUP):
+        return rtt
+    untold = np.isfinite(raw) & np.isfinite(at) & (at >= acc.first_loss_s) & (kernel_queue == 0)
+    if not (untold & lbp).any():
+        return rtt
+    out = rtt.copy()
+    out[untold] = kernel.less_queue(raw[untold], 0.5 * acc.queue_full_s)
+    notes.append(
+        f"{int((untold & lbp).sum())} LBP flows' RTT samples, taken once the link was "
+        "congested but with no loss just before them, have half the full buffer's delay "
+        f"({0.5e3 * acc.queue_full_s:.3g} ms) taken off: a capture does not show the queue"
+    )
+    return out
+
+
 def _queue_corrected_rtts(
     raw: FloatArray, at: FloatArray, rtt: FloatArray, lbp: np.ndarray, acc: _Accumulator
 ) -> tuple[FloatArray, str]:
@@ -838,9 +886,7 @@ def _queue_corrected_rtts(
     and ``at`` are the samples as measured and their times (a restart's where the first
     flight lost packets), ``rtt`` the kernel's corrected ones.
     """
-    usable = lbp & np.isfinite(raw) & np.isfinite(at)
-    before = usable & (at < acc.first_loss_s)
-    after = usable & (at >= acc.first_loss_s)
+    before, after = _sides(raw, at, lbp, acc)
     if before.sum() < MIN_GROUP or after.sum() < MIN_GROUP:
         return rtt, (
             f"RTT samples: {int(before.sum())} LBP samples before the link's first loss and "
