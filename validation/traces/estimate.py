@@ -49,7 +49,9 @@ state) and returns :class:`TraceEstimates`:
   start). Otherwise the handshake RTT where the capture saw it, or the first-round spacing (H.
   Jiang, C. Dovrolis, CCR 2002, [21] of 004 §VI); both include the queueing of one packet at this
   link at the flow's start: samples taken once the link is congested are reduced by the median
-  excess over those taken before (:func:`_queue_corrected_rtts`). The queue varies around that
+  excess over those taken before (:func:`_queue_corrected_rtts`); in a capture with too few
+  samples for that, those with no loss just before them by half the full buffer's delay
+  (:func:`_capture_queue_midpoint`). The queue varies around that
   median, so such an RTT is still off by up to the buffer's delay; where the flows classed RBP
   (004 §VI; behind the slower access links of 004 §VII) cover the sample's time, the wait at
   that time as their paced arrivals show it is taken off instead (a second reading of a trace
