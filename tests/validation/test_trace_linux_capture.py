@@ -158,6 +158,13 @@ def test_a_capture_of_linux_tcp_at_a_router_port(
     # idle link (a handshake RTT of tens of microseconds), the others into its queue.
     assert all(f.flow_class == "lbp" for f in bulk), [(f.key, f.flow_class) for f in bulk]
     assert est.bottlenecked_flows.value == FLOWS
+    # No delay is emulated: the round trip without this port's queue is the namespaces'
+    # forwarding, tens of microseconds (the first flow's handshake, on an idle link). The others
+    # met up to B/C = 36 ms of queue here; T_e, their harmonic mean, keeps under 5 ms only if
+    # each flow's RTT is its own handshake's (before, the first flow's was a 0.35 s spacing).
+    first = min(bulk, key=lambda f: f.rtt_sample_at_s)
+    assert first.rtt_source == "handshake" and first.rtt_s < 1e-3, first
+    assert est.effective_rtt_s.value < 5e-3
     # A drop at the router leaves a hole when the flow's next segment passes, and the
     # retransmission that fills it counts as a loss: nothing else does, so the capture never
     # infers more losses than the router made. It misses one whose retransmission passes

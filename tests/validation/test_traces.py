@@ -679,7 +679,7 @@ def test_a_capture_s_congested_samples_without_a_recent_loss_lose_half_the_buffe
     at = np.array([4.0, 6.0, 7.0, 7.0])
     rtt = np.array([0.30, 0.25, 0.40, 0.40])  # the kernel's
     lbp = np.array([True, True, True, False])
-    told = np.array([0.0, 0.2, 0.0, 0.0])
+    told = np.array([0.0, 0.2, 0.0, 0.0])  # what the kernel took off
     notes: list[str] = []
     out = _capture_queue_midpoint(raw, at, rtt, lbp, acc, told, notes)  # type: ignore[arg-type]
     np.testing.assert_allclose(out, [0.30, 0.25, 0.30, 0.30])

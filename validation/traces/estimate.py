@@ -161,10 +161,11 @@ class FlowEstimate:
     explained_reductions: int
     unexplained_reductions: int
     lbp_probability: float
-    #: The flow's spacing sample as measured, this link's queueing still in it (first round or
-    #: restart, [21]'s technique), and when its second flight began to leave the link (trace
-    #: time), s; NaN when it has none (or only a first round that lost packets). ``rtt_s`` is
-    #: this sample corrected, or from another source.
+    #: The flow's RTT sample as measured, this link's queueing still in it ([21]'s technique:
+    #: the handshake, the first round or the restart), and when it was taken (the second
+    #: flight's first departure; the handshake's, the flow's first data packet), trace time, s;
+    #: NaN when it has none (or only a first round that lost packets). ``rtt_s`` is this
+    #: sample corrected, or from another source.
     rtt_sample_s: float = math.nan
     rtt_sample_at_s: float = math.nan
 
@@ -600,6 +601,11 @@ def _summarize(
     # A drop in the first flight: the restart after the retransmission timeout gives the
     # sample instead, where it had a clean pair of flights (kernel ``restart_*``).
     raw, at = fs[:, F["raw_rtt_s"]], fs[:, F["rtt_sample_at_s"]]
+    # A flow timed by its handshake: that sample, taken as its first data packet left (the
+    # kernel's columns hold the first-round spacing, which it measures all the same).
+    for index, value in handshake.items():
+        if index < n and source[index] == "handshake":
+            raw[index], at[index] = value, fs[index, F["first_s"]]
     restart = fs[:, F["restart_raw_s"]]
     restarted = (
         (fi[:, I["first_flight_drops"]] > 0) & np.isfinite(restart) & (source != "handshake")
@@ -619,7 +625,7 @@ def _summarize(
     rtt, queue_note = _queue_corrected_rtts(raw, at, rtt, lbp, acc)
     notes.append(queue_note)
     if not reader.has_drops:
-        rtt = _capture_queue_midpoint(raw, at, rtt, lbp, acc, fs[:, F["queue_at_rtt_s"]], notes)
+        rtt = _capture_queue_midpoint(raw, at, rtt, lbp, acc, raw - rtt, notes)
     rtt = _paced_queue_corrected(
         reader, acc, capacity_bps, raw, at, rtt, lbp, rbp, notes, stage, next_reading
     )
@@ -841,7 +847,7 @@ def _capture_queue_midpoint(
     rtt: FloatArray,
     lbp: np.ndarray,
     acc: _Accumulator,
-    kernel_queue: FloatArray,
+    taken_off: FloatArray,
     notes: list[str],
 ) -> FloatArray:
     """A capture's samples taken once the link was congested, less half the full buffer's
@@ -860,7 +866,7 @@ def _capture_queue_midpoint(
     before, after = _sides(raw, at, lbp, acc)
     if not acc.queue_full_s > 0 or (before.sum() >= MIN_GROUP and after.sum() >= MIN_GROUP):
         return rtt
-    untold = np.isfinite(raw) & np.isfinite(at) & (at >= acc.first_loss_s) & (kernel_queue == 0)
+    untold = np.isfinite(raw) & np.isfinite(at) & (at >= acc.first_loss_s) & ~(taken_off > 0)
     if not (untold & lbp).any():
         return rtt
     out = rtt.copy()
