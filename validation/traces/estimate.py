@@ -601,11 +601,17 @@ def _summarize(
     # A drop in the first flight: the restart after the retransmission timeout gives the
     # sample instead, where it had a clean pair of flights (kernel ``restart_*``).
     raw, at = fs[:, F["raw_rtt_s"]], fs[:, F["rtt_sample_at_s"]]
-    # A flow timed by its handshake: that sample, taken as its first data packet left (the
-    # kernel's columns hold the first-round spacing, which it measures all the same).
+    # A flow with a handshake has two samples of its RTT, each the RTT plus a wait (this
+    # link's queue; a timeout, where the handshake's ACK or the first flight was lost): the
+    # handshake, taken as its first data packet left, and the first-round spacing the kernel
+    # measures all the same (its sample columns). The shorter one holds less besides the RTT.
     for index, value in handshake.items():
         if index < n and source[index] == "handshake":
-            raw[index], at[index] = value, fs[index, F["first_s"]]
+            if raw[index] < value:
+                source[index] = "first_round"
+                rtt[index] = fs[index, F["first_round_rtt_s"]]
+            else:
+                raw[index], at[index] = value, fs[index, F["first_s"]]
     restart = fs[:, F["restart_raw_s"]]
     restarted = (
         (fi[:, I["first_flight_drops"]] > 0) & np.isfinite(restart) & (source != "handshake")
