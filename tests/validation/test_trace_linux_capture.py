@@ -48,9 +48,18 @@ _CLIENTS = """
 import socket, sys, threading, time
 flows, seconds = int(sys.argv[1]), float(sys.argv[2])
 data = b"x" * 65536
+def connect():
+    deadline = time.time() + 15  # the listener may still be starting
+    while True:
+        try:
+            return socket.create_connection(("10.77.2.2", 5001))
+        except ConnectionRefusedError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.1)
 def run(i):
     time.sleep(0.3 * i)
-    c = socket.create_connection(("10.77.2.2", 5001))
+    c = connect()
     end = time.time() + seconds
     while time.time() < end:
         c.sendall(data)
@@ -135,7 +144,10 @@ def test_a_capture_of_linux_tcp_at_a_router_port(
         text=True,
     )
     try:
-        time.sleep(1.0)  # the listener and the capture are up
+        # tcpdump says "listening on ..." once it captures; the flows start after that.
+        assert capture.stderr is not None
+        first = capture.stderr.readline()
+        assert "listening on" in first, first
         clients = _run(
             "ip", "netns", "exec", sender, sys.executable, "-c", _CLIENTS, str(FLOWS),
             str(SECONDS), timeout=SECONDS + 30,
@@ -144,7 +156,7 @@ def test_a_capture_of_linux_tcp_at_a_router_port(
         time.sleep(1.0)  # the last retransmissions and FINs pass
     finally:
         capture.terminate()
-        _, tcpdump_said = capture.communicate(timeout=10)
+        _, tcpdump_said = capture.communicate(timeout=10)  # the counts it prints on exit
         server.kill()
         server.wait(timeout=10)
     assert "0 packets dropped by kernel" in tcpdump_said.splitlines(), tcpdump_said
