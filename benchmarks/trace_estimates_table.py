@@ -128,26 +128,34 @@ def estimated_row(
     return sc, buffer_ct, key, sim, est
 
 
+def true_size(sim: SimulatedTrace, flows: int) -> tuple[float, float]:
+    """BSCL's size from the truth (packets, p̂ = 1 %) and the true L̄ it takes: the mean burst
+    of the link's drops after the warm-up spaced by less than the true T_e (004 §III.C; NaN
+    without drops, and then BSCL's α instead)."""
+    sc = sim.scenario
+    after = sim.trace.dropped & (sim.trace.time_s >= sc.warmup_s)
+    bursts = _bursts(np.sort(sim.trace.time_s[after]), sim.effective_rtt_s)
+    burst = float(bursts.mean()) if bursts.size else math.nan
+    size = float(
+        bscl_buffer(
+            CAPACITY_BPS,
+            min(sim.bottlenecked_share, 1.0),
+            flows,
+            sc.wire_bytes,
+            0.01,
+            effective_rtt_s=sim.effective_rtt_s,
+            loss_burst_packets=burst if burst > 0 else None,
+        ).buffer_packets
+    )
+    return size, burst
+
+
 def row(
     flows: int, share: float, seed: int, args: argparse.Namespace, tmp: Path
 ) -> tuple[str, dict[str, float]]:
     started = time.perf_counter()
     sc, buffer_ct, key, sim, est = estimated_row(flows, share, seed, args, tmp)
-    wire = sc.wire_bytes
-    after = sim.trace.dropped & (sim.trace.time_s >= sc.warmup_s)
-    true_bursts = _bursts(np.sort(sim.trace.time_s[after]), sim.effective_rtt_s)
-    true_burst = float(true_bursts.mean()) if true_bursts.size else math.nan
-    b_true = float(
-        bscl_buffer(
-            CAPACITY_BPS,
-            min(sim.bottlenecked_share, 1.0),
-            flows,
-            wire,
-            0.01,
-            effective_rtt_s=sim.effective_rtt_s,
-            loss_burst_packets=true_burst if true_burst > 0 else None,
-        ).buffer_packets
-    )
+    b_true, true_burst = true_size(sim, flows)
     try:
         sizing = size_from_estimates(est, 0.01)
         sized, top = sizing.buffer_packets, sizing.buffer_packets_high

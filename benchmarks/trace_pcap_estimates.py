@@ -22,35 +22,19 @@ import math
 import tempfile
 from pathlib import Path
 
-import numpy as np
-from trace_estimates_table import _cached
+from trace_estimates_table import estimated_row, true_size
 
-from models.bscl import bscl_buffer
-from validation.harness.bscl import CAPACITY_BPS, RTT_S, mix_scenario
-from validation.simulator import Scenario
-from validation.simulator.parameters import make_parameters
+from validation.harness.bscl import CAPACITY_BPS
 from validation.traces import estimate_trace, open_trace
-from validation.traces.estimate import TraceEstimates, _bursts
+from validation.traces.estimate import TraceEstimates
 from validation.traces.sizing import size_from_estimates
 from validation.traces.synthetic import (
-    SimulatedTrace,
     relative_error,
-    simulated_trace,
     write_capture,
-    write_csv,
 )
 
 #: Issue 13's targets (the CSV's; the capture is measured against the same).
 TARGETS = {"N_b": 0.20, "T_e": 0.10, "size": 0.25}
-
-
-def _starts(sim: SimulatedTrace) -> np.ndarray:
-    """The slots' start times (NaN for Poisson groups), also for a trace cached without them."""
-    if sim.starts_s is not None:
-        return sim.starts_s
-    params = make_parameters(sim.scenario, sim.buffer_packets, sim.seed)
-    poisson = np.array([g.traffic == "poisson_flows" for g in params.groups], dtype=np.bool_)
-    return np.where(poisson[params.group_of], np.nan, params.start_s)
 
 
 def _sizes(est: TraceEstimates) -> tuple[float, float, float]:
@@ -81,41 +65,19 @@ def main() -> None:
         for seed in (int(s) for s in args.seed.split(",")):
             for share in (float(s) for s in args.shares.split(",")):
                 for flows in (int(n) for n in args.flows.split(",")):
-                    sc = mix_scenario(flows, share, args.full)
-                    buffer_ct = max(int(CAPACITY_BPS * RTT_S / (8 * sc.wire_bytes)), 1)
-                    key = f"s{seed}_n{flows}_c{share}_{'full' if args.full else 'short'}"
-
-                    def run(sc: Scenario = sc, b: int = buffer_ct, s: int = seed) -> SimulatedTrace:
-                        return simulated_trace(sc, b, s, lbp_groups=("LBP",))
-
-                    sim = _cached(args, f"{key}_trace", run)
-                    csv_path, pcap_path = Path(tmp) / "t.csv", Path(tmp) / "t.pcap"
-                    write_csv(sim.trace, csv_path)
-                    write_capture(sim.trace, sc, sim.rtts_s, pcap_path, starts_s=_starts(sim))
-                    found = [
-                        estimate_trace(
-                            open_trace(path),
-                            capacity_bps=CAPACITY_BPS,
-                            warmup_s=sc.warmup_s,
-                            buffer_bytes=buffer_ct * sc.wire_bytes,
-                        )
-                        for path in (csv_path, pcap_path)
-                    ]
-                    # The truth as trace_estimates_table.py takes it: L̄ the mean burst of the
-                    # link's drops spaced by less than the true T_e (004 §III.C).
-                    after = sim.trace.dropped & (sim.trace.time_s >= sc.warmup_s)
-                    bursts = _bursts(np.sort(sim.trace.time_s[after]), sim.effective_rtt_s)
-                    truth = float(
-                        bscl_buffer(
-                            CAPACITY_BPS,
-                            min(sim.bottlenecked_share, 1.0),
-                            flows,
-                            sc.wire_bytes,
-                            0.01,
-                            effective_rtt_s=sim.effective_rtt_s,
-                            loss_burst_packets=float(bursts.mean()) if bursts.size else None,
-                        ).buffer_packets
+                    sc, buffer_ct, _, sim, from_csv = estimated_row(
+                        flows, share, seed, args, Path(tmp)
                     )
+                    pcap_path = Path(tmp) / "t.pcap"
+                    write_capture(sim.trace, sc, sim.rtts_s, pcap_path, starts_s=sim.start_times())
+                    from_pcap = estimate_trace(
+                        open_trace(pcap_path),
+                        capacity_bps=CAPACITY_BPS,
+                        warmup_s=sc.warmup_s,
+                        buffer_bytes=buffer_ct * sc.wire_bytes,
+                    )
+                    found = [from_csv, from_pcap]
+                    truth = true_size(sim, flows)[0]
                     n_b = " | ".join(
                         f"{e.bottlenecked_flows.value:.0f} "
                         f"({relative_error(e.bottlenecked_flows.value, flows):+.0%})"

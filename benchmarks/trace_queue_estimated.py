@@ -51,11 +51,10 @@ from pathlib import Path
 
 import numpy as np
 from scipy.optimize import linprog
-from trace_estimates_table import estimated_row
+from trace_estimates_table import estimated_row, true_size
 from trace_queue_oracle import _harmonic, _taken_off, grid_args, oracle_waits
 from trace_rtt_accuracy import SPACING_SOURCES, TE_TARGET, _grid, within
 
-from models.bscl import bscl_buffer
 from validation.harness.bscl import CAPACITY_BPS
 from validation.simulator import PacketTrace
 from validation.traces.estimate import (
@@ -280,21 +279,7 @@ def main() -> None:
                 te_rows += 1
                 for name, value in errors.items():
                     misses[name] += abs(value) > TE_TARGET
-                # BSCL's size as trace_estimates_table.py takes it
-                after = trace.dropped & (trace.time_s >= sc.warmup_s)
-                true_bursts = _bursts(np.sort(trace.time_s[after]), truth)
-                true_burst = float(true_bursts.mean()) if true_bursts.size else math.nan
-                b_true = float(
-                    bscl_buffer(
-                        CAPACITY_BPS,
-                        min(sim.bottlenecked_share, 1.0),
-                        n_b,
-                        sc.wire_bytes,
-                        0.01,
-                        effective_rtt_s=truth,
-                        loss_burst_packets=true_burst if true_burst > 0 else None,
-                    ).buffer_packets
-                )
+                b_true = true_size(sim, n_b)[0]
                 try:
                     b_before = size_from_estimates(est, 0.01).buffer_packets
                 except ValueError:

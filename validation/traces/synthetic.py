@@ -30,12 +30,14 @@ import dpkt
 import numpy as np
 
 from validation.simulator import PacketTrace, Scenario, simulate
-from validation.simulator.parameters import make_parameters
+from validation.simulator.parameters import RunParameters, make_parameters
 from validation.traces.records import FloatArray
 
 #: Added to every capture timestamp (pcap times are seconds since 1970).
 CAPTURE_EPOCH_S = 1_700_000_000.0
 _CLIENT = "10.1.{}.{}"
+#: Each flow's first data sequence number (its SYN takes the one before).
+_FIRST_SEQ = 1000
 _SERVER = "10.2.0.1"
 
 
@@ -72,6 +74,19 @@ class SimulatedTrace:
     utilization: float
     starts_s: FloatArray | None = None
 
+    def start_times(self) -> FloatArray:
+        """``starts_s``, drawn again from the run's parameters for a trace kept without them."""
+        if self.starts_s is not None:
+            return self.starts_s
+        return _slot_starts(make_parameters(self.scenario, self.buffer_packets, self.seed))
+
+
+def _slot_starts(params: RunParameters) -> FloatArray:
+    """Each slot's first start (NaN for a Poisson group's slot: its transfers start at random)."""
+    poisson = np.array([g.traffic == "poisson_flows" for g in params.groups], dtype=np.bool_)
+    starts: FloatArray = np.where(poisson[params.group_of], np.nan, params.start_s)
+    return starts
+
 
 def group_slots(scenario: Scenario, names: tuple[str, ...] | None) -> list[int]:
     """The TCP flow slots of the groups named ``names`` (None: every group); a scenario
@@ -102,8 +117,6 @@ def simulated_trace(
         raise RuntimeError("the simulator returned no packet trace")
     params = make_parameters(scenario, buffer_packets, seed)
     rtts = params.rtt_s
-    poisson = np.array([g.traffic == "poisson_flows" for g in params.groups], dtype=np.bool_)
-    starts = np.where(poisson[params.group_of], np.nan, params.start_s)
     lbp = group_slots(scenario, lbp_groups)
     after = (trace.time_s >= scenario.warmup_s) & ~trace.dropped
     is_lbp = np.zeros(scenario.tcp_flows + 1, dtype=np.bool_)
@@ -124,7 +137,7 @@ def simulated_trace(
         bottlenecked_share=fraction,
         loss_rate=float(run.loss_rate),
         utilization=float(run.utilization),
-        starts_s=starts,
+        starts_s=_slot_starts(params),
     )
 
 
@@ -207,7 +220,7 @@ def capture_packets(
     tcp_flows = scenario.tcp_flows
     mss = scenario.packet_bytes
     header = scenario.header_bytes
-    next_seq = [1000] * tcp_flows
+    next_seq = [_FIRST_SEQ] * tcp_flows
     pending: list[deque[tuple[float, int]]] = [deque() for _ in range(tcp_flows)]
     started = [False] * tcp_flows
     ack_due = [False] * tcp_flows
@@ -228,21 +241,21 @@ def capture_packets(
         rtt = float(rtts_s[flow])
         if not started[flow]:
             started[flow] = True
-            syn = _tcp_packet(flow, next_seq[flow] - 1, dpkt.tcp.TH_SYN, header, header)
+            syn = _tcp_packet(flow, _FIRST_SEQ - 1, dpkt.tcp.TH_SYN, header, header)
             start = math.nan if starts_s is None else float(starts_s[flow])
             if start == start:
                 out.append((CAPTURE_EPOCH_S + start - 0.5 * rtt - 2e-6, syn))
                 ack_due[flow] = True  # just before the flow's first departure
             else:
                 out.append((ts - rtt - 2e-6, syn))
-                ack = _tcp_packet(flow, next_seq[flow], dpkt.tcp.TH_ACK, header, header)
+                ack = _tcp_packet(flow, _FIRST_SEQ, dpkt.tcp.TH_ACK, header, header)
                 out.append((ts - 1e-6, ack))
         if ack_due[flow] and not dropped:
             # The ACK met this link's queue with the first segment; where that segment was
             # dropped at a full buffer, so was the ACK, and the first packet to pass is the
             # capture's end of the handshake.
             ack_due[flow] = False
-            ack = _tcp_packet(flow, 1000, dpkt.tcp.TH_ACK, header, header)
+            ack = _tcp_packet(flow, _FIRST_SEQ, dpkt.tcp.TH_ACK, header, header)
             out.append((ts - 1e-6, ack))
         queue = pending[flow]
         if dropped:
