@@ -234,13 +234,24 @@ def _busy_queue_max(t: float, size: float, link: np.ndarray) -> float:
     after the one before. It needs the capacity (``link[3]``)."""
     if not link[3] > 0.0:
         return np.nan
-    gap = t - link[4]
-    if not gap <= link[3] * max(size, link[5]) + IDLE_SLACK_S:
-        link[6] = t - link[3] * size
+    link[6] = busy_start(t, size, link[3], link[4], link[5], link[6])
     link[4] = t
     link[5] = size
     waited: float = t - link[6]
     return waited
+
+
+@njit(cache=True)
+def busy_start(
+    t: float, size: float, per_byte: float, last_s: float, last_size: float, start_s: float
+) -> float:
+    """The start of the link's busy period that a departure at ``t`` of ``size`` bytes ends
+    in: ``start_s``, the current one's, when it leaves no more than its own or the previous
+    departure's (at ``last_s``, ``last_size`` bytes) transmission time after that one (and
+    ``IDLE_SLACK_S``); else its own transmission's start (the link was idle before it)."""
+    if t - last_s <= per_byte * max(size, last_size) + IDLE_SLACK_S:
+        return start_s
+    return t - per_byte * size
 
 
 @njit(cache=True)

@@ -52,6 +52,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
+from validation.traces.kernel import busy_start
 from validation.traces.records import BoolArray, FloatArray, TraceReader
 
 #: RBP flows followed at most (the estimator takes those that sent most): the state of the
@@ -69,8 +70,6 @@ SLACK_S = 1e-7
 DROP_RING = 1 << 16
 #: The flow's own drops that may wait to be placed (beyond, its stretch gives no wait).
 PENDING = 16
-#: Link idle slack, s, as kernel.IDLE_SLACK_S.
-IDLE_SLACK_S = 2e-6
 #: The largest P a polygon starts with, s.
 MAX_PERIOD_S = 100.0
 
@@ -260,9 +259,7 @@ def advance(  # type: ignore[no-untyped-def]
                     pending[r, ri[r, _NPEND]] = t
                     ri[r, _NPEND] += 1
             continue
-        gap = t - link[0]
-        if not gap <= per_byte * max(size, link[1]) + IDLE_SLACK_S:
-            link[2] = t - per_byte * size
+        link[2] = busy_start(t, size, per_byte, link[0], link[1], link[2])
         link[0] = t
         link[1] = size
         if r < 0:
