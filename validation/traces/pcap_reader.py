@@ -127,7 +127,6 @@ class PcapTraceReader:
         self._next_seq: list[int | None] = []
         self._holes: list[list[list[float]]] = []
         self._syn_s: dict[int, float] = {}
-        self._opened_hole = False
         self._payload: list[bool] = []
         self._record_offset = 0
         self._last_s = -np.inf
@@ -391,12 +390,12 @@ class PcapTraceReader:
             parsed = self._packet(item[1], offset, ts)
             if parsed is None:  # not IPv4/TCP: nothing this reader estimates from
                 continue
-            index, size, loss_s = parsed
+            index, size, loss_s, hole_s = parsed
             times.append(ts)
             flows.append(index)
             sizes.append(size)
             loss_times.append(loss_s)
-            hole_times.append(ts if self._opened_hole else np.nan)
+            hole_times.append(hole_s)
             if len(times) >= BATCH_PACKETS:
                 self.bytes_read = self._record_offset if self.kind == "pcap" else counted.position
                 yield _batch(times, flows, sizes, loss_times, hole_times)
@@ -423,21 +422,22 @@ class PcapTraceReader:
             byte_offset=where,
         )
 
-    def _packet(self, buf: bytes, offset: int | None, ts: float) -> tuple[int, int, float] | None:
-        """Flow index, IP length and loss time (NaN) of one packet; None if it is not IP or
-        is a TCP packet without payload."""
-        self._opened_hole = False
+    def _packet(
+        self, buf: bytes, offset: int | None, ts: float
+    ) -> tuple[int, int, float, float] | None:
+        """Flow index, IP length, loss time and hole time (NaN: none) of one packet; None if
+        it is not IP or is a TCP packet without payload."""
         fields = self._decode(buf, offset)
         if fields is None:
             return None
         index, length, tcp = fields
         if tcp is None:
-            return index, length, np.nan
+            return index, length, np.nan, np.nan
         seq, flags, payload_bytes = tcp
-        loss_s = self._tcp(index, seq, flags, payload_bytes, ts)
+        loss_s, hole_s = self._tcp(index, seq, flags, payload_bytes, ts)
         if payload_bytes <= 0:  # SYN, pure ACK, FIN: seen for the handshake, timed nowhere
             return None
-        return index, length, loss_s
+        return index, length, loss_s, hole_s
 
     def _decode(
         self, buf: bytes, offset: int | None
@@ -509,37 +509,38 @@ class PcapTraceReader:
             self._payload.append(proto != 6)
         return index
 
-    def _tcp(self, index: int, seq: int, flags: int, payload: int, ts: float) -> float:
-        """Track the flow's sequence space; the time of the loss this segment reveals, or NaN
-        (``_opened_hole``: whether the segment skipped unseen ones)."""
+    def _tcp(
+        self, index: int, seq: int, flags: int, payload: int, ts: float
+    ) -> tuple[float, float]:
+        """Track the flow's sequence space: the time of the loss this segment reveals, and
+        ``ts`` where it skipped segments not seen (a hole); NaN otherwise."""
         if flags & _TH_SYN:
             if not flags & _TH_ACK:
                 self._syn_s[index] = ts
             self._next_seq[index] = seq + 1
             self._holes[index].clear()
-            return np.nan
+            return np.nan, np.nan
         syn_s = self._syn_s.pop(index, None)
         if syn_s is not None and flags & _TH_ACK:
             self.flows.handshake_rtt_s[index] = ts - syn_s
         if payload <= 0:
-            return np.nan
+            return np.nan, np.nan
         self._payload[index] = True
         nxt = self._next_seq[index]
         if nxt is None:  # joined mid-flow
             self._next_seq[index] = seq + payload
-            return np.nan
+            return np.nan, np.nan
         ahead = (seq - nxt) & _MASK
         if ahead == 0:
             self._next_seq[index] = nxt + payload
-            return np.nan
+            return np.nan, np.nan
         holes = self._holes[index]
         if ahead < _HALF:  # a hole: segments lost at this link or before it
-            self._opened_hole = True
             holes.append([float(nxt), float(nxt + ahead), ts])
             if len(holes) > MAX_HOLES:
                 del holes[0]
             self._next_seq[index] = nxt + ahead + payload
-            return np.nan
+            return np.nan, ts
         start = nxt - (_HALF * 2 - ahead)  # unwrapped sequence number behind nxt
         for i, hole in enumerate(holes):
             if hole[0] <= start < hole[1]:
@@ -554,10 +555,10 @@ class PcapTraceReader:
                     hole[1] = float(start)
                     if len(holes) > MAX_HOLES:
                         del holes[0]
-                return hole[2]
+                return hole[2], np.nan
         losses = self.flows.downstream_losses
         losses[index] = losses.get(index, 0) + 1
-        return np.nan
+        return np.nan, np.nan
 
 
 def _key_parts(key: bytes) -> tuple[bytes, bytes, bytes, int]:
