@@ -600,7 +600,7 @@ def _summarize(
     )
     # A drop in the first flight: the restart after the retransmission timeout gives the
     # sample instead, where it had a clean pair of flights (kernel ``restart_*``).
-    raw, at = fs[:, F["raw_rtt_s"]], fs[:, F["rtt_sample_at_s"]]
+    raw, at = fs[:, F["raw_rtt_s"]].copy(), fs[:, F["rtt_sample_at_s"]].copy()
     # A flow with a handshake has two samples of its RTT, each the RTT plus a wait (this
     # link's queue; a timeout, where the handshake's ACK or the first flight was lost): the
     # handshake, taken as its first data packet left, and the first-round spacing the kernel
@@ -1025,10 +1025,7 @@ def _measured_ranges(
     """
     F, I = kernel.F, kernel.I  # noqa: E741
     n = rtt.size
-    measured = raw.copy()
-    for index, value in reader.flows.handshake_rtt_s.items():
-        if index < n and source[index] == "handshake":
-            measured[index] = value
+    measured = raw  # the handshake's for its flows (:func:`_summarize` puts it there)
     queue = np.full(n, acc.queue_full_s if acc.queue_full_s > 0 else math.inf)
     if reader.has_drops:
         # The sample's packet waited no longer than the link had been busy when it left
