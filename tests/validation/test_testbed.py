@@ -1,0 +1,123 @@
+"""The kernel testbed: built, checked, one short point measured, and nothing left behind.
+
+Needs root, iproute2, ethtool and /dev/net/tun (as the capture test needs them); where the
+machine cannot build the testbed the tests are skipped with its reason. The tests quote no
+timing: they assert the sanity checks pass, that the counters agree with each other, and
+that no namespace, veth, TUN device or qdisc remains after a run, a failing run and SIGINT.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from validation.testbed import (
+    Flow,
+    Testbed,
+    TestbedError,
+    remains,
+    reno_check,
+    run_problems,
+    unavailable_reason,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+#: A small link that a loaded machine still carries: 10 Mbit/s, 20 ms (BDP 16.7 packets).
+RATE_BPS = 10e6
+RTT_S = 0.02
+PAYLOAD_PER_PACKET = 1448 / 1500  # bytes_acked counts payload, the qdisc whole IP packets
+
+
+@pytest.fixture(autouse=True)
+def _needs_the_testbed() -> None:
+    reason = unavailable_reason()
+    if reason is not None:
+        pytest.skip(reason)
+
+
+def test_the_testbed_passes_its_checks_measures_a_point_and_is_removed() -> None:
+    with Testbed(RATE_BPS, 8) as bed:
+        tag = bed.tag
+        assert len(remains(tag)) == 3  # the three namespaces while it runs
+        check, problems = reno_check(bed, RTT_S, warmup_s=2.0, measure_s=3.0)
+        assert problems == [], problems
+        assert check.utilization >= 0.99
+        # One short point: four CUBIC flows, RTTs 16-24 ms, 8 packets (half a BDP).
+        flows = [
+            Flow("cubic", RTT_S * (0.8 + 0.4 * i / 3), 0.1 * i, group="ab"[i % 2]) for i in range(4)
+        ]
+        point = bed.run(flows, warmup_s=2.0, measure_s=3.0)
+        assert run_problems(point) == []
+        assert point.flow_cc == ["cubic"] * 4
+        # No flow saw a round trip shorter than its path's (the delay line holds every ACK);
+        # 1 ms of slack: some of the kernel's samples come from the timestamp option, whose
+        # clock ticks in milliseconds (a 21.33 ms path has shown minrtt 21).
+        for flow, min_rtt_s in zip(flows, point.flow_min_rtt_s, strict=True):
+            assert min_rtt_s >= flow.rtt_s - 1e-3
+        assert point.group_share("a") + point.group_share("b") == pytest.approx(1.0)
+        assert point.as_dict()["flows"][3]["group"] == "b"
+        assert point.backlog_samples > 0
+        assert 0.5 < point.utilization <= 1.01
+        # The flows' payload acknowledged is the qdisc's IP bytes less headers: within 3 %
+        # (the two are read a few milliseconds apart, and a window in flight at each end).
+        goodput_bps = sum(point.flow_throughput_bps)
+        assert goodput_bps == pytest.approx(
+            point.utilization * RATE_BPS * PAYLOAD_PER_PACKET, rel=0.03
+        )
+        # A drop-tail queue of 8 packets: the sampled backlog never exceeds it, and four
+        # flows into half a BDP lose packets.
+        assert 0.0 < point.backlog_mean_packets <= 8
+        assert point.drops > 0
+        assert point.loss_rate == pytest.approx(point.drops / (point.drops + point.packets_sent))
+    assert remains(tag) == []
+
+
+def test_a_failing_run_leaves_nothing() -> None:
+    with pytest.raises(TestbedError, match="senders failed"), Testbed(RATE_BPS, 8) as bed:
+        tag = bed.tag
+        # No such congestion control: the sender's setsockopt fails.
+        bed.run([Flow("no-such-cc", RTT_S)], warmup_s=0.5, measure_s=0.5)
+    assert remains(tag) == []
+
+
+_INTERRUPTED = """
+import sys
+from validation.testbed import Flow, Testbed
+with Testbed(10e6, 8) as bed:
+    print(bed.tag, flush=True)
+    bed.run([Flow("reno", 0.02)], warmup_s=30.0, measure_s=30.0)
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_run_leaves_nothing(signum: int) -> None:
+    child = subprocess.Popen(
+        [sys.executable, "-c", _INTERRUPTED], cwd=REPO, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None
+        tag = child.stdout.readline().strip()
+        assert len(tag) == 6, tag
+        deadline = time.monotonic() + 30
+        # Interrupt once the flow runs (the delay line holds its ACKs).
+        while time.monotonic() < deadline and not _running(tag):
+            time.sleep(0.2)
+        assert _running(tag)
+        child.send_signal(signum)
+        child.wait(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert remains(tag) == []
+
+
+def _running(tag: str) -> bool:
+    shown = subprocess.run(
+        ["ip", "netns", "pids", f"bzk-snd-{tag}"], capture_output=True, text=True, check=False
+    )
+    return bool(shown.stdout.split())

@@ -1,0 +1,34 @@
+"""Linux's own TCP through a namespace dumbbell: the simulator's reference on this machine.
+
+- :class:`Testbed` (``bed.py``): sender, router and receiver namespaces, the router's port a
+  rate limiter with a drop-tail queue counted in packets, per-flow RTTs from a user-space
+  delay line (``delay_line.py``) on the ACK path, bulk flows (``endpoints.py``) with their
+  congestion control set per socket; :meth:`Testbed.run` measures utilization, loss and
+  queueing delay after a warm-up; everything is removed when the context ends.
+- ``sanity.py``: the checks a run passes before its figures count (RTT within 1 ms, no
+  drop outside the bottleneck, the congestion control asked for; per link, one Reno flow
+  with 2 BDP of buffer at >= 99 %).
+"""
+
+from validation.testbed.bed import (
+    Flow,
+    Measurement,
+    Testbed,
+    TestbedError,
+    TestbedUnavailable,
+    remains,
+    unavailable_reason,
+)
+from validation.testbed.sanity import reno_check, run_problems
+
+__all__ = [
+    "Flow",
+    "Measurement",
+    "Testbed",
+    "TestbedError",
+    "TestbedUnavailable",
+    "remains",
+    "reno_check",
+    "run_problems",
+    "unavailable_reason",
+]

@@ -1,0 +1,512 @@
+"""A dumbbell of network namespaces running Linux's own TCP: build, run flows, measure, remove.
+
+Three namespaces of the testbed's own (names carry a random tag): ``snd`` (the senders),
+``rtr`` (the router) and ``rcv`` (the receiver), joined by two veth pairs. The router's port
+towards the receiver is the bottleneck: ``htb`` at the link's rate with a ``pfifo`` child of
+``buffer_packets`` (drop-tail, counted in packets as the simulator counts its buffer). The
+propagation delay is added to the ACKs on their way back, by a user-space delay line in the
+router (:mod:`validation.testbed.delay_line`; this kernel has no ``netem``), each flow with
+its own RTT, so the data path is the kernel's alone. Segmentation and receive offloads are
+off on every veth so that the bottleneck queues wire-size packets; the MTU is the
+simulator's packet plus its headers (1448 + 52 = 1500 bytes by default, the timestamp
+option on, as Linux sends it).
+
+Accounting. ``htb`` charges a packet its Ethernet frame (14 bytes more than the IP packet
+the simulator counts), so its rate is set ``(mtu + 14) / mtu`` above the link's, which sends
+full-size packets at the simulator's packet rate, and utilization is computed from the
+qdisc's byte and packet counters less 14 bytes a packet: IP bytes sent / (rate · time).
+
+Measures after a warm-up (:class:`Measurement`): utilization; loss = drops / (packets sent +
+drops) at the bottleneck; the mean queueing delay from the backlog sampled every
+``sample_interval_s`` (the wait a packet arriving then would have: the bytes ahead of it less
+half a packet for the one being sent, over the rate); each flow's throughput from its
+``bytes_acked`` (``ss -ti``), its congestion control as the kernel reports it, and its
+smallest RTT sample (``minrtt``).
+
+Removal: the namespaces' processes are killed and the namespaces deleted (with them every
+veth, TUN device and qdisc the testbed made) when the :class:`Testbed` context ends, whatever
+ends it: a return, an exception, Ctrl-C (SIGINT raises ``KeyboardInterrupt``), or SIGTERM /
+SIGHUP, which the testbed turns into the same exception while it is built.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+#: Bytes of Ethernet header a veth qdisc counts beyond the IP packet.
+ETHERNET_HEADER_BYTES = 14
+#: The namespaces' names begin with this (then the role and the tag).
+NAME_PREFIX = "bzk"
+#: The sink's port; the senders' source ports start at FIRST_SOURCE_PORT.
+SINK_PORT = 5001
+FIRST_SOURCE_PORT = 20_000
+#: Ports a run uses at most (each run of one testbed takes a fresh block: no TIME_WAIT clash).
+PORTS_PER_RUN = 1000
+#: The TUN device's queue towards the delay line, packets (more than any window here).
+TUN_QUEUE_PACKETS = 100_000
+TOOLS = ("ip", "tc", "ss", "ethtool")
+_REPO = Path(__file__).resolve().parents[2]
+
+
+class TestbedUnavailable(RuntimeError):
+    """The machine cannot build the testbed (no root, no namespaces, a tool missing)."""
+
+    __test__ = False  # not a test class, whatever its name
+
+
+class TestbedError(RuntimeError):
+    """A step of building or running the testbed failed."""
+
+    __test__ = False  # not a test class, whatever its name
+
+
+@dataclass(frozen=True)
+class Flow:
+    """One bulk TCP flow: its congestion control, RTT (two-way propagation, s), start (s)."""
+
+    congestion_control: str
+    rtt_s: float
+    start_s: float = 0.0
+    group: str = ""
+
+
+@dataclass
+class Measurement:
+    """What one run measured after its warm-up (see the module docstring)."""
+
+    capacity_bps: float
+    buffer_packets: int
+    measured_s: float
+    utilization: float
+    loss_rate: float
+    drops: int
+    packets_sent: int
+    queue_delay_mean_s: float
+    backlog_mean_packets: float
+    backlog_samples: int
+    flow_throughput_bps: list[float]
+    flow_cc: list[str]
+    flow_min_rtt_s: list[float]
+    flows: list[Flow]
+    delay_line: dict[str, float]
+    other_drops: dict[str, int]
+    probe_rtt_s: list[float]
+    wall_s: float
+    kernel: str = field(default_factory=lambda: os.uname().release)
+
+    def group_share(self, group: str) -> float:
+        """Share of the flows' total throughput that ``group``'s flows got (a ratio)."""
+        total = sum(self.flow_throughput_bps)
+        mine = sum(
+            bps for bps, f in zip(self.flow_throughput_bps, self.flows, strict=True)
+            if f.group == group
+        )  # fmt: skip
+        return mine / total if total > 0 else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        """The measurement as plain JSON-ready values."""
+        values = {k: v for k, v in self.__dict__.items() if k != "flows"}
+        values["flows"] = [f.__dict__ for f in self.flows]
+        return values
+
+
+def _run(args: Sequence[str], timeout_s: float = 30.0) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(_REPO)}
+    return subprocess.run(
+        list(args), capture_output=True, text=True, timeout=timeout_s, check=False, env=env
+    )
+
+
+def _ok(*args: str) -> str:
+    done = _run(args)
+    if done.returncode != 0:
+        raise TestbedError(f"{' '.join(args)}: {done.stderr.strip() or done.stdout.strip()}")
+    return done.stdout
+
+
+def unavailable_reason() -> str | None:
+    """Why this machine cannot build the testbed, or None if it can (root, tools, netns)."""
+    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
+    if missing:
+        return f"the kernel testbed needs {', '.join(missing)} (iproute2, ethtool)"
+    if os.geteuid() != 0:
+        return "the kernel testbed needs root (it creates network namespaces)"
+    if not os.path.exists("/dev/net/tun"):
+        return "the kernel testbed needs /dev/net/tun (its delay line is a TUN device)"
+    probe = f"{NAME_PREFIX}-probe-{uuid.uuid4().hex[:6]}"
+    made = _run(["ip", "netns", "add", probe])
+    if made.returncode != 0:
+        return f"cannot create a network namespace: {made.stderr.strip()}"
+    _run(["ip", "netns", "del", probe])
+    return None
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextmanager
+def _signals_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise KeyboardInterrupt (as SIGINT does) in the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, _raise_interrupt) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+class Testbed:
+    """The namespace dumbbell at ``capacity_bps`` with a drop-tail buffer of ``buffer_packets``.
+
+    Use as a context manager; :meth:`run` runs flows and measures. ``mtu`` is the IP packet
+    of a full segment (payload + headers). The namespaces are removed when the context ends.
+    """
+
+    __test__ = False  # not a test class, whatever its name
+
+    def __init__(self, capacity_bps: float, buffer_packets: int, mtu: int = 1500) -> None:
+        self.capacity_bps = float(capacity_bps)
+        self.buffer_packets = int(buffer_packets)
+        self.mtu = int(mtu)
+        self.tag = uuid.uuid4().hex[:6]
+        self.names = {role: f"{NAME_PREFIX}-{role}-{self.tag}" for role in ("snd", "rtr", "rcv")}
+        self.devices = {
+            "snd": f"s{self.tag}",  # sender's end
+            "rtr_in": f"a{self.tag}",  # router, from the sender
+            "rtr_out": f"b{self.tag}",  # router, to the receiver: the bottleneck
+            "rcv": f"r{self.tag}",  # receiver's end
+            "tun": f"t{self.tag}",  # the delay line
+        }
+        self._made: list[str] = []
+        self._runs = 0
+        self._sink: subprocess.Popen[str] | None = None
+        self._workdir = Path(tempfile.mkdtemp(prefix=f"{NAME_PREFIX}-{self.tag}-"))
+        self._signals = _signals_interrupt()
+
+    # -- building and removal -------------------------------------------------------------
+
+    def __enter__(self) -> Testbed:
+        self._signals.__enter__()
+        try:
+            self._build()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Kill the namespaces' processes and delete the namespaces (idempotent)."""
+        for name in reversed(self._made):
+            pids = _run(["ip", "netns", "pids", name]).stdout.split()
+            for pid in pids:
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except (ProcessLookupError, ValueError):
+                    pass
+            _run(["ip", "netns", "del", name])
+        self._made.clear()
+        if self._sink is not None:
+            self._sink.wait()
+            self._sink = None
+        shutil.rmtree(self._workdir, ignore_errors=True)
+        try:
+            self._signals.__exit__(None, None, None)
+        except (ValueError, RuntimeError):
+            pass
+
+    def _ns(self, role: str, *args: str) -> str:
+        return _ok("ip", "netns", "exec", self.names[role], *args)
+
+    def _build(self) -> None:
+        reason = unavailable_reason()
+        if reason is not None:
+            raise TestbedUnavailable(reason)
+        n, d = self.names, self.devices
+        for role in ("snd", "rtr", "rcv"):
+            _ok("ip", "netns", "add", n[role])
+            self._made.append(n[role])
+            _ok("ip", "-n", n[role], "link", "set", "lo", "up")
+        _ok("ip", "link", "add", d["snd"], "netns", n["snd"], "type", "veth", "peer", "name",
+            d["rtr_in"], "netns", n["rtr"])  # fmt: skip
+        _ok("ip", "link", "add", d["rtr_out"], "netns", n["rtr"], "type", "veth", "peer", "name",
+            d["rcv"], "netns", n["rcv"])  # fmt: skip
+        for role, device, address in (
+            ("snd", d["snd"], "10.78.1.1/24"),
+            ("rtr", d["rtr_in"], "10.78.1.254/24"),
+            ("rtr", d["rtr_out"], "10.78.2.254/24"),
+            ("rcv", d["rcv"], "10.78.2.2/24"),
+        ):
+            _ok("ip", "-n", n[role], "link", "set", device, "mtu", str(self.mtu))
+            _ok("ip", "-n", n[role], "addr", "add", address, "dev", device)
+            _ok("ip", "-n", n[role], "link", "set", device, "up")
+            self._ns(role, "ethtool", "-K", device, "tso", "off", "gso", "off", "gro", "off")
+        _ok("ip", "-n", n["snd"], "route", "add", "default", "via", "10.78.1.254")
+        _ok("ip", "-n", n["rcv"], "route", "add", "default", "via", "10.78.2.254")
+        for role in ("snd", "rcv"):
+            # Each run starts afresh: no ssthresh or RTT remembered from the previous one.
+            self._ns(role, "sysctl", "-qw", "net.ipv4.tcp_no_metrics_save=1")
+        # The delay line: whatever comes back from the receiver goes through the TUN device.
+        _ok("ip", "-n", n["rtr"], "tuntap", "add", "dev", d["tun"], "mode", "tun")
+        _ok("ip", "-n", n["rtr"], "link", "set", d["tun"], "txqueuelen", str(TUN_QUEUE_PACKETS))
+        _ok("ip", "-n", n["rtr"], "link", "set", d["tun"], "up")
+        for key in ("net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0",
+                    f"net.ipv4.conf.{d['tun']}.rp_filter=0",
+                    f"net.ipv4.conf.{d['rtr_out']}.rp_filter=0"):  # fmt: skip
+            self._ns("rtr", "sysctl", "-qw", key)
+        _ok("ip", "-n", n["rtr"], "rule", "add", "iif", d["rtr_out"], "lookup", "100",
+            "priority", "100")  # fmt: skip
+        _ok("ip", "-n", n["rtr"], "route", "add", "default", "dev", d["tun"], "table", "100")
+        self._set_bottleneck()
+        self._sink = self._spawn(
+            "rcv", "-m", "validation.testbed.endpoints", "sink", "10.78.2.2", str(SINK_PORT)
+        )
+
+    def _set_bottleneck(self) -> None:
+        frame = self.mtu + ETHERNET_HEADER_BYTES
+        rate_bps = self.capacity_bps * frame / self.mtu
+        dev = self.devices["rtr_out"]
+        tc = ("tc", "-n", self.names["rtr"])
+        _ok(*tc, "qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", "1")
+        _ok(*tc, "class", "replace", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
+            "rate", f"{rate_bps:.0f}bit", "ceil", f"{rate_bps:.0f}bit", "burst", str(frame),
+            "cburst", str(frame), "quantum", str(frame))  # fmt: skip
+        _ok(*tc, "qdisc", "replace", "dev", dev, "parent", "1:1", "handle", "10:", "pfifo",
+            "limit", str(self.buffer_packets))  # fmt: skip
+
+    def set_buffer(self, buffer_packets: int) -> None:
+        """Change the bottleneck's drop-tail limit (packets) for the next runs."""
+        self.buffer_packets = int(buffer_packets)
+        dev = self.devices["rtr_out"]
+        _ok("tc", "-n", self.names["rtr"], "qdisc", "change", "dev", dev, "parent", "1:1",
+            "handle", "10:", "pfifo", "limit", str(self.buffer_packets))  # fmt: skip
+
+    def _spawn(self, role: str, *args: str) -> subprocess.Popen[str]:
+        env = {**os.environ, "PYTHONPATH": str(_REPO)}
+        return subprocess.Popen(
+            ["ip", "netns", "exec", self.names[role], sys.executable, *args],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    # -- counters --------------------------------------------------------------------------
+
+    def _pfifo(self) -> dict[str, Any]:
+        shown = _ok("tc", "-n", self.names["rtr"], "-s", "-j", "qdisc", "show", "dev",
+                    self.devices["rtr_out"])  # fmt: skip
+        (fifo,) = [q for q in json.loads(shown) if q.get("kind") == "pfifo"]
+        return dict(fifo)
+
+    def _other_drops(self) -> dict[str, int]:
+        """Packets dropped anywhere but the bottleneck's queue: each device's drop counters."""
+        total: dict[str, int] = {}
+        for role, devices in (("snd", ("snd",)), ("rtr", ("rtr_in", "rtr_out", "tun")),
+                              ("rcv", ("rcv",))):  # fmt: skip
+            shown = json.loads(_ok("ip", "-n", self.names[role], "-s", "-j", "link", "show"))
+            for link in shown:
+                if link.get("ifname") in {self.devices[d] for d in devices}:
+                    stats = link.get("stats64", link.get("stats", {}))
+                    for way in ("rx", "tx"):
+                        total[f"{link['ifname']} {way}"] = int(stats[way]["dropped"])
+        return total
+
+    def _flows_seen(self, ports: dict[int, int]) -> dict[int, dict[str, Any]]:
+        """``ss -ti`` in the sender's namespace: per source port, cc, bytes_acked, minrtt."""
+        shown = self._ns("snd", "ss", "-tinH", "state", "established")
+        seen: dict[int, dict[str, Any]] = {}
+        lines = shown.splitlines()
+        for head, info in zip(lines[0::2], lines[1::2], strict=False):
+            local = head.split()[2]
+            port = int(local.rsplit(":", 1)[1])
+            if port not in ports:
+                continue
+            words = info.split()
+            entry: dict[str, Any] = {"cc": words[0] if words else "?"}
+            for word in words:
+                if word.startswith("bytes_acked:"):
+                    entry["bytes_acked"] = int(word.split(":")[1])
+                elif word.startswith("minrtt:"):
+                    entry["minrtt_s"] = float(word.split(":")[1]) / 1e3
+            seen[port] = entry
+        return seen
+
+    # -- a run -----------------------------------------------------------------------------
+
+    def run(
+        self,
+        flows: Sequence[Flow],
+        *,
+        warmup_s: float,
+        measure_s: float,
+        sample_interval_s: float = 0.02,
+    ) -> Measurement:
+        """Run ``flows`` through the bottleneck; measure from ``warmup_s`` for ``measure_s``."""
+        started = time.monotonic()
+        self._wait_idle()
+        first = FIRST_SOURCE_PORT + PORTS_PER_RUN * (self._runs % 40)
+        self._runs += 1
+        ports = {first + i: i for i in range(len(flows))}
+        probes = {port + PORTS_PER_RUN // 2: i for port, i in ports.items()}
+        default_s = sum(f.rtt_s for f in flows) / len(flows)
+        stats_path = self._workdir / f"delay-{self._runs}.json"
+        line = self._spawn(
+            "rtr", "-m", "validation.testbed.delay_line", self.devices["tun"], f"{default_s:.6f}",
+            str(stats_path), *(f"{p}={flows[i].rtt_s:.6f}" for p, i in (ports | probes).items()),
+        )  # fmt: skip
+        time.sleep(0.3)  # the line opens its device
+        if line.poll() is not None:
+            raise TestbedError(
+                f"the delay line did not start: {line.stderr.read() if line.stderr else ''}"
+            )
+        probe_rtt_s = [float(v) for v in self._ns(
+            "snd", sys.executable, "-m", "validation.testbed.endpoints", "probe", "10.78.2.2",
+            str(SINK_PORT), *map(str, probes),
+        ).split()]  # fmt: skip
+        seconds = warmup_s + measure_s + 1.0
+        sender = self._spawn(
+            "snd", "-m", "validation.testbed.endpoints", "send", "10.78.2.2", str(SINK_PORT),
+            f"{seconds:.3f}", *(f"{p}:{flows[i].congestion_control}:{flows[i].start_s:.4f}"
+                                for p, i in ports.items()),
+        )  # fmt: skip
+        try:
+            time.sleep(warmup_s)
+            self._check_running(sender)
+            before_other = self._other_drops()
+            t0, fifo0, seen0 = time.monotonic(), self._pfifo(), self._flows_seen(ports)
+            samples = self._sample_backlog(t0 + measure_s, sample_interval_s)
+            t1, fifo1, seen1 = time.monotonic(), self._pfifo(), self._flows_seen(ports)
+            after_other = self._other_drops()
+            sender.wait(timeout=seconds + 30)
+            self._check_running(sender)
+        finally:
+            if sender.poll() is None:
+                sender.kill()
+                sender.wait()
+            line.send_signal(signal.SIGTERM)
+            try:
+                line.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                line.kill()
+        delay_stats = json.loads(stats_path.read_text()) if stats_path.exists() else {}
+        other_drops = {
+            k: n - before_other.get(k, 0)
+            for k, n in after_other.items()
+            if n != before_other.get(k, 0)
+        }
+        return self._measurement(
+            flows, ports, (t0, fifo0, seen0), (t1, fifo1, seen1), samples, delay_stats,
+            other_drops, probe_rtt_s, time.monotonic() - started,
+        )  # fmt: skip
+
+    @staticmethod
+    def _check_running(sender: subprocess.Popen[str]) -> None:
+        """Raise TestbedError if the senders' process ended with an error."""
+        if sender.poll() not in (None, 0):
+            error = sender.stderr.read().strip() if sender.stderr else ""
+            raise TestbedError(f"the senders failed: {error.splitlines()[-1] if error else ''}")
+
+    def _wait_idle(self, patience_s: float = 30.0) -> None:
+        """Wait until the bottleneck's queue is empty (the previous run's packets gone)."""
+        deadline = time.monotonic() + patience_s
+        while int(self._pfifo()["qlen"]) > 0:
+            if time.monotonic() > deadline:
+                raise TestbedError(f"the bottleneck's queue did not drain in {patience_s:g} s")
+            time.sleep(0.05)
+
+    def _sample_backlog(self, until: float, interval_s: float) -> list[tuple[int, int]]:
+        """(bytes, packets) in the bottleneck's queue every ``interval_s`` until ``until``."""
+        samples = []
+        while time.monotonic() < until:
+            fifo = self._pfifo()
+            samples.append((int(fifo["backlog"]), int(fifo["qlen"])))
+            time.sleep(max(0.0, min(interval_s, until - time.monotonic())))
+        return samples
+
+    def _measurement(
+        self,
+        flows: Sequence[Flow],
+        ports: dict[int, int],
+        start: tuple[float, dict[str, Any], dict[int, dict[str, Any]]],
+        end: tuple[float, dict[str, Any], dict[int, dict[str, Any]]],
+        samples: list[tuple[int, int]],
+        delay_stats: dict[str, float],
+        other_drops: dict[str, int],
+        probe_rtt_s: list[float],
+        wall_s: float,
+    ) -> Measurement:
+        (t0, fifo0, seen0), (t1, fifo1, seen1) = start, end
+        measured_s = t1 - t0
+        sent = int(fifo1["packets"]) - int(fifo0["packets"])
+        ip_bytes = int(fifo1["bytes"]) - int(fifo0["bytes"]) - ETHERNET_HEADER_BYTES * sent
+        drops = int(fifo1["drops"]) - int(fifo0["drops"])
+        half_packet_bits = 4.0 * self.mtu
+        waits = [
+            max(0.0, 8.0 * (b - ETHERNET_HEADER_BYTES * p) - half_packet_bits) / self.capacity_bps
+            if p
+            else 0.0
+            for b, p in samples
+        ]
+        throughput, cc, min_rtt = [], [], []
+        for port in ports:
+            a, b = seen0.get(port, {}), seen1.get(port, {})
+            acked = int(b.get("bytes_acked", 0)) - int(a.get("bytes_acked", 0))
+            throughput.append(8.0 * acked / measured_s)
+            cc.append(str(b.get("cc", a.get("cc", "?"))))
+            min_rtt.append(float(b.get("minrtt_s", a.get("minrtt_s", float("nan")))))
+        return Measurement(
+            capacity_bps=self.capacity_bps,
+            buffer_packets=self.buffer_packets,
+            measured_s=measured_s,
+            utilization=8.0 * ip_bytes / (self.capacity_bps * measured_s),
+            loss_rate=drops / (sent + drops) if sent + drops else 0.0,
+            drops=drops,
+            packets_sent=sent,
+            queue_delay_mean_s=sum(waits) / len(waits) if waits else 0.0,
+            backlog_mean_packets=sum(p for _, p in samples) / len(samples) if samples else 0.0,
+            backlog_samples=len(samples),
+            flow_throughput_bps=throughput,
+            flow_cc=cc,
+            flow_min_rtt_s=min_rtt,
+            flows=list(flows),
+            delay_line=delay_stats,
+            other_drops=other_drops,
+            probe_rtt_s=probe_rtt_s,
+            wall_s=wall_s,
+        )
+
+
+def remains(tag: str) -> list[str]:
+    """Namespaces, links and qdiscs of the root namespace whose names carry ``tag``."""
+    found = [n for n in _run(["ip", "netns", "list"]).stdout.split() if tag in n]
+    found += [
+        f"link {line.split(':')[1].strip()}"
+        for line in _run(["ip", "-o", "link", "show"]).stdout.splitlines()
+        if tag in line
+    ]
+    found += [
+        f"qdisc {line}" for line in _run(["tc", "qdisc", "show"]).stdout.splitlines() if tag in line
+    ]
+    return found

@@ -1,0 +1,144 @@
+"""The testbed's traffic: bulk TCP flows from the sender's namespace to a sink in the receiver's.
+
+Run inside a namespace::
+
+    python -m validation.testbed.endpoints sink ADDRESS PORT
+    python -m validation.testbed.endpoints send ADDRESS PORT SECONDS FLOW...
+    python -m validation.testbed.endpoints probe ADDRESS PORT SOURCE_PORT...
+
+where each ``FLOW`` is ``SOURCE_PORT:CONGESTION_CONTROL:START_S``. Each flow binds its own
+source port (the delay line keys its delay on it), sets ``TCP_CONGESTION`` on its socket
+before connecting, starts ``START_S`` after the sender does, and keeps its socket's send
+buffer full until ``SECONDS`` after the sender started, and then aborts (what it had not
+yet sent is discarded, not left to drain into the next run). The sink reads every connection to
+its end. The kernel does the rest: Linux's congestion control, SACK, delayed ACKs, pacing.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import sys
+import threading
+import time
+from typing import Any
+
+#: Bytes handed to the kernel per send call.
+_CHUNK = b"\0" * 65536
+#: Byte offset of ``tcpi_rtt`` (µs) in Linux's ``struct tcp_info`` (include/uapi/linux/tcp.h:
+#: eight one-byte fields, then 32-bit fields of which tcpi_rtt is the sixteenth).
+_TCPI_RTT_OFFSET = 8 + 15 * 4
+#: How long a flow keeps retrying its connection while the sink starts, s.
+_CONNECT_PATIENCE_S = 15.0
+
+
+def sink(address: str, port: int) -> None:
+    """Accept connections on ``address:port`` and read each to its end, forever."""
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind((address, port))
+    listener.listen(1024)
+
+    def drain(connection: socket.socket) -> None:
+        with connection:
+            while connection.recv(1 << 20):
+                pass
+
+    while True:
+        connection, _ = listener.accept()
+        threading.Thread(target=drain, args=(connection,), daemon=True).start()
+
+
+def _flow(
+    address: str, port: int, source_port: int, cc: str, start_at: float, end_at: float
+) -> None:
+    time.sleep(max(0.0, start_at - time.monotonic()))
+    deadline = time.monotonic() + _CONNECT_PATIENCE_S
+    while True:
+        connection = socket.socket()
+        connection.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+        connection.bind(("0.0.0.0", source_port))
+        try:
+            connection.connect((address, port))
+            break
+        except ConnectionRefusedError:
+            connection.close()
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+    with connection:
+        while time.monotonic() < end_at:
+            connection.sendall(_CHUNK)
+        # Abort (RST): the data still in the send buffer must not run into the next run.
+        connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+
+def send(address: str, port: int, seconds: float, flows: list[str]) -> None:
+    """Run the flows (``SOURCE_PORT:CC:START_S`` each) for ``seconds`` from now."""
+    begun = time.monotonic()
+    failures: list[str] = []
+
+    def guarded(*args: Any) -> None:
+        try:
+            _flow(*args)
+        except OSError as error:
+            failures.append(f"flow from port {args[2]} ({args[3]}): {error}")
+
+    threads = []
+    for spec in flows:
+        source_port, cc, start_s = spec.split(":")
+        threads.append(
+            threading.Thread(
+                target=guarded,
+                args=(address, port, int(source_port), cc, begun + float(start_s), begun + seconds),
+                daemon=True,
+            )
+        )
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if failures:
+        raise SystemExit("; ".join(failures))
+
+
+def probe(address: str, port: int, source_ports: list[int]) -> list[float]:
+    """The handshake time of a connection from each source port on the idle path, s.
+
+    The kernel's own sample (``tcpi_rtt`` of ``TCP_INFO`` once ``connect`` returns: the
+    SYN to SYN-ACK time); the delay line holds the SYN-ACK for the port's delay, so this is
+    the port's RTT on the idle path."""
+    rtts_s = [float("nan")] * len(source_ports)
+
+    def one(index: int) -> None:
+        with socket.socket() as connection:
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            connection.bind(("0.0.0.0", source_ports[index]))
+            connection.connect((address, port))
+            info = connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+            rtts_s[index] = struct.unpack_from("I", info, _TCPI_RTT_OFFSET)[0] / 1e6
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(source_ports))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return rtts_s
+
+
+def main(argv: list[str]) -> None:
+    """``sink ADDRESS PORT``, ``probe ADDRESS PORT SOURCE_PORT...`` (prints the RTTs, one a
+    line) or ``send ADDRESS PORT SECONDS FLOW...``."""
+    role, address, port, *rest = argv
+    if role == "sink":
+        sink(address, int(port))
+    elif role == "probe":
+        for rtt_s in probe(address, int(port), [int(p) for p in rest]):
+            print(f"{rtt_s:.6f}")
+    else:
+        send(address, int(port), float(rest[0]), rest[1:])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

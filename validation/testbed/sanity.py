@@ -1,0 +1,82 @@
+"""The checks a testbed run passes before any of its figures is reported.
+
+- RTT: each flow's round trip on the idle path (its handshake, measured before the flows
+  start) is its configured RTT within :data:`RTT_TOLERANCE_S`, and during the run the delay
+  line released the ACKs on average less than that late (the RTT the flows saw, less the
+  queue, is the configured one within the same 1 ms).
+- Nothing but the bottleneck dropped a packet while the run was measured (every veth and
+  the TUN device's drop counters), and each flow ran the congestion control it asked for
+  (as ``ss -ti`` reports it).
+- Once per link (:func:`reno_check`): one Reno flow with a buffer of
+  :data:`RENO_CHECK_BDP` bandwidth-delay products reaches at least
+  :data:`RENO_CHECK_UTILIZATION` of the rate. A flow whose window, halved, still covers the
+  path and the queue never leaves the link idle (the rule of thumb's reasoning, 000 §2.1),
+  so less than that means the testbed itself (its rate limiter, its delay line, or a
+  machine too busy for it) cannot carry the link, and the link is refused.
+"""
+
+from __future__ import annotations
+
+import math
+
+from validation.testbed.bed import Flow, Measurement, Testbed
+
+#: How far the measured RTT may be from the configured one, s.
+RTT_TOLERANCE_S = 1e-3
+#: One Reno flow's buffer in the per-link check, in bandwidth-delay products.
+RENO_CHECK_BDP = 2.0
+#: The utilization that one Reno flow with that buffer reaches at least.
+RENO_CHECK_UTILIZATION = 0.99
+
+
+def run_problems(measurement: Measurement) -> list[str]:
+    """What makes a run's figures unfit to report (empty: none)."""
+    problems = []
+    for flow, probe_s in zip(measurement.flows, measurement.probe_rtt_s, strict=True):
+        if not math.isfinite(probe_s) or abs(probe_s - flow.rtt_s) > RTT_TOLERANCE_S:
+            problems.append(
+                f"a flow's idle RTT was {1e3 * probe_s:.2f} ms, configured "
+                f"{1e3 * flow.rtt_s:.2f} ms (tolerance {1e3 * RTT_TOLERANCE_S:g} ms)"
+            )
+            break
+    late_s = float(measurement.delay_line.get("late_mean_s", math.inf))
+    if late_s > RTT_TOLERANCE_S:
+        problems.append(
+            f"the delay line released ACKs {1e3 * late_s:.2f} ms late on average "
+            f"(tolerance {1e3 * RTT_TOLERANCE_S:g} ms): the machine is too busy"
+        )
+    if measurement.other_drops:
+        problems.append(f"packets were dropped outside the bottleneck: {measurement.other_drops}")
+    for flow, seen in zip(measurement.flows, measurement.flow_cc, strict=True):
+        if seen != flow.congestion_control:
+            problems.append(f"a flow asked for {flow.congestion_control} and ran {seen}")
+            break
+    return problems
+
+
+def bdp_packets(capacity_bps: float, rtt_s: float, mtu: int) -> float:
+    """The bandwidth-delay product in full-size packets of ``mtu`` bytes."""
+    return capacity_bps * rtt_s / (8.0 * mtu)
+
+
+def reno_check(
+    bed: Testbed, rtt_s: float, *, warmup_s: float = 5.0, measure_s: float = 10.0
+) -> tuple[Measurement, list[str]]:
+    """One Reno flow through ``bed`` with RENO_CHECK_BDP of buffer: the run and its problems.
+
+    The bed's buffer is set for the check and put back afterwards."""
+    kept = bed.buffer_packets
+    bed.set_buffer(max(2, round(RENO_CHECK_BDP * bdp_packets(bed.capacity_bps, rtt_s, bed.mtu))))
+    try:
+        measurement = bed.run([Flow("reno", rtt_s)], warmup_s=warmup_s, measure_s=measure_s)
+    finally:
+        bed.set_buffer(kept)
+    problems = run_problems(measurement)
+    if measurement.utilization < RENO_CHECK_UTILIZATION:
+        problems.append(
+            f"one Reno flow with {RENO_CHECK_BDP:g} BDP of buffer reached "
+            f"{100 * measurement.utilization:.1f} % of {measurement.capacity_bps / 1e6:g} Mbit/s "
+            f"(at least {100 * RENO_CHECK_UTILIZATION:g} % expected): the testbed cannot carry "
+            "this link faithfully"
+        )
+    return measurement, problems
