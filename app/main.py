@@ -11,6 +11,7 @@ from app.errors import install_error_handlers
 from app.jobs.lifespan import jobs_lifespan
 from app.limits import install_body_limit
 from app.operation_ids import operation_id
+from app.security import SecurityMiddleware
 from app.web.routes import router as web_router
 from models.provenance import bufsize_version
 
@@ -36,6 +37,8 @@ def create_app() -> FastAPI:
     StandaloneDocs(app=application)
     install_error_handlers(application)
     install_body_limit(application)
+    # Added last, so it runs first: a request for a foreign host is refused before anything else.
+    application.add_middleware(SecurityMiddleware)
     application.include_router(api_router)
     application.include_router(web_router)
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
-from typing import Self
+from typing import Annotated, Any, Self
 
 from pydantic import Field, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
@@ -108,6 +108,32 @@ class Settings(BaseSettings):
             "process per job, its memory returned when the job ends; unset: never replaced)."
         ),
     )
+
+    allowed_hosts: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=("127.0.0.1", "localhost"),
+        description=(
+            "Host names the service answers to, comma-separated ('bufsize.example.net', "
+            "'*.example.net', or '*' for any); a request with another Host header gets 400 "
+            "(a page that rebinds its DNS name to 127.0.0.1 cannot reach the service)."
+        ),
+    )
+
+    @field_validator("allowed_hosts", mode="before")
+    @classmethod
+    def _host_list(cls, value: Any) -> tuple[str, ...]:
+        names = value.split(",") if isinstance(value, str) else list(value)
+        hosts = tuple(str(name).strip().lower() for name in names if str(name).strip())
+        if not hosts:
+            raise ValueError(
+                "allowed_hosts: give at least one host name (e.g. '127.0.0.1,localhost')"
+            )
+        for host in hosts:
+            if "/" in host or " " in host or (":" in host and not host.startswith("[")):
+                raise ValueError(
+                    f"allowed_hosts: {host!r} is not a host name (no scheme, port or path; "
+                    "an IPv6 address in brackets)"
+                )
+        return hosts
 
     @field_validator("database_url")
     @classmethod

@@ -19,6 +19,10 @@ if "BUFSIZE_DATABASE_URL" not in os.environ or os.environ.get(_OURS) == "1":
     os.environ["BUFSIZE_DATABASE_URL"] = f"sqlite:///{_store}"
     os.environ[_OURS] = "1"
 
+# Starlette's TestClient sends "Host: testserver"; the service answers only the hosts it is
+# told to (BUFSIZE_ALLOWED_HOSTS), so the tests name it along with the defaults.
+os.environ.setdefault("BUFSIZE_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     # Declared here, in the first conftest pytest reads, so the option is known whichever

@@ -5,6 +5,11 @@ of buffer sizes, replications and seed) have the same :attr:`SimulationSpec.requ
 second reuses the first job. Each (scenario, buffer size, replications, seed) has a
 :func:`SimulationSpec.run_key`; a result stored under it is reused by any job that needs it, which
 is also how an interrupted job resumes where it stopped.
+
+Both hashes include :func:`validation.simulator.stamp.simulator_stamp`, the hash of the
+simulator's source files (its code and its parameters' defaults) and numerical packages: after
+an upgrade that changes the simulator, an identical request computes anew instead of being
+answered with the old code's numbers (the package version alone did not change with it).
 """
 
 from __future__ import annotations
@@ -14,11 +19,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from models.provenance import bufsize_version
+from validation.simulator.stamp import simulator_stamp
 
-# Bumped when the stored result format or the way a run is set up changes, so that results
-# computed by older code are not reused.
-RESULT_FORMAT = 1
+# Bumped when the stored result format or the way the service sets a run up changes (code outside
+# the simulator package, which simulator_stamp does not see), so that older results are not reused.
+RESULT_FORMAT = 2
 
 
 def _digest(payload: Any) -> str:
@@ -63,8 +68,8 @@ class SimulationSpec:
 
     @property
     def request_hash(self) -> str:
-        """SHA-256 of the canonical request and the code revision that computes it."""
-        return _digest({"request": self.to_json(), "code": bufsize_version(), "v": RESULT_FORMAT})
+        """SHA-256 of the canonical request and the simulator that computes it."""
+        return _digest({"request": self.to_json(), "code": simulator_stamp(), "v": RESULT_FORMAT})
 
     def run_key(self, buffer_packets: int) -> str:
         """SHA-256 naming the replicated runs of one buffer size."""
@@ -74,7 +79,7 @@ class SimulationSpec:
                 "buffer_packets": buffer_packets,
                 "replications": self.replications,
                 "seed": self.seed,
-                "code": bufsize_version(),
+                "code": simulator_stamp(),
                 "v": RESULT_FORMAT,
             }
         )

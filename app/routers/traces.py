@@ -29,6 +29,7 @@ from python_multipart.multipart import File, FormParser, create_form_parser
 from app.cli.trace import _loss
 from app.deps import SettingsDep
 from app.errors import invalid
+from app.schemas.common import MAX_CAPACITY_BPS, MIN_CAPACITY_BPS
 from app.schemas.traces import TraceCreatedOut, TraceJobOut
 from app.trace_jobs import TraceJob, TraceJobs, TracePending
 from app.units import parse_packets, parse_quantity
@@ -79,6 +80,13 @@ def _options(fields: dict[str, str], filename: str) -> dict[str, Any]:
         out["capacity_bps"] = (
             None if capacity is None else parse_quantity("capacity_bps", capacity, "rate")
         )
+        if out["capacity_bps"] is not None and not (
+            MIN_CAPACITY_BPS <= out["capacity_bps"] <= MAX_CAPACITY_BPS
+        ):
+            raise ValueError(
+                f"capacity_bps must be in [{MIN_CAPACITY_BPS:g}, {MAX_CAPACITY_BPS:g}] bit/s, "
+                f"got {capacity!r}"
+            )
     except ValueError as exc:
         raise _invalid("capacity_bps", str(exc), fields.get("capacity_bps")) from exc
     try:
@@ -147,7 +155,7 @@ def _options(fields: dict[str, str], filename: str) -> dict[str, Any]:
         413: {"description": "Body over max_trace_bytes."},
         415: {"description": "Not multipart/form-data."},
         422: {"description": "A form field or the trace is invalid; `detail` names it."},
-        429: {"description": "Too many trace jobs waiting or running."},
+        429: {"description": "Too many trace jobs waiting or running; retry after Retry-After."},
     },
     openapi_extra={
         "requestBody": {
@@ -199,7 +207,9 @@ def _options(fields: dict[str, str], filename: str) -> dict[str, Any]:
         }
     },
 )
-async def create_trace(request: Request, response: Response, jobs: TraceJobsDep) -> TraceCreatedOut:
+async def create_trace(
+    request: Request, response: Response, jobs: TraceJobsDep, settings: SettingsDep
+) -> TraceCreatedOut:
     content_type = request.headers.get("content-type", "")
     if not content_type.lower().startswith("multipart/form-data"):
         raise HTTPException(
@@ -254,7 +264,11 @@ async def create_trace(request: Request, response: Response, jobs: TraceJobsDep)
         job = jobs.submit(path, options)
     except TracePending as exc:
         path.unlink(missing_ok=True)
-        raise HTTPException(status_code=429, detail=str(exc)) from exc
+        raise HTTPException(
+            status_code=429,
+            detail=f"{exc}; retry later",
+            headers={"Retry-After": str(settings.retry_after_s)},
+        ) from exc
     response.headers["Location"] = str(request.url_for("get_trace", job_id=job.id))
     return TraceCreatedOut(id=job.id, status=job.status, bytes=upload.size)
 

@@ -90,7 +90,7 @@ def _commands(pids: list[int]) -> list[str]:
 class Service:
     """``bufsize serve`` in a subprocess."""
 
-    def __init__(self, database: Path, log: Path) -> None:
+    def __init__(self, database: Path, log: Path, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {
@@ -99,6 +99,7 @@ class Service:
             "BUFSIZE_WORKERS": "1",
             "BUFSIZE_STALE_JOB_AFTER_S": "2",
             "BUFSIZE_MAX_PACKETS_PER_JOB": str(10**9),
+            **(env or {}),
         }
         argv = [BUFSIZE, "serve", "--host", "127.0.0.1", "--port", str(self.port)]
         self.log = log.open("ab")

@@ -3,8 +3,9 @@
 A run is deterministic for its task (:class:`validation.sweeps.Task`: scenario, buffer, seed)
 and the simulator's code, so its measures can be kept and reused: a row whose scenario did not
 change since the last ``bufsize validate`` is read back instead of simulated again. The key of
-a run is the SHA-256 of the task's fields, the measures a sweep returns, a hash of every source
-file of :mod:`validation.simulator` and the versions of numpy and numba: any change to the
+a run is the SHA-256 of the task's fields, the measures a sweep returns and
+:func:`validation.simulator.stamp.simulator_stamp` (every source file of the simulator and the
+versions of numpy and numba): any change to the
 simulator, to a scenario or to a seed misses the cache and simulates anew.
 
 One JSON file per run, ``<directory>/<key[:2]>/<key>.json``; a file that cannot be read is
@@ -13,33 +14,15 @@ treated as missing.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
 from collections.abc import Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import validation.simulator as simulator_package
+from validation.simulator.stamp import simulator_stamp
 from validation.sweeps import MEASURES, Task
-
-#: The packages whose arithmetic a run's measures depend on.
-NUMERICAL_PACKAGES = ("numpy", "numba")
-
-
-@functools.lru_cache(maxsize=1)
-def simulator_stamp() -> str:
-    """Hash of every ``.py`` file of :mod:`validation.simulator` and the numerical packages."""
-    root = Path(simulator_package.__file__).resolve().parent
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        digest.update(str(path.relative_to(root)).encode())
-        digest.update(path.read_bytes())
-    for name in NUMERICAL_PACKAGES:
-        digest.update(f"{name}=={metadata.version(name)}".encode())
-    return digest.hexdigest()
 
 
 def task_key(task: Task) -> str:
