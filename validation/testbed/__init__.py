@@ -1,10 +1,11 @@
 """Linux's own TCP through a namespace dumbbell: the simulator's reference on this machine.
 
-- :class:`Testbed` (``bed.py``): sender, router and receiver namespaces, the router's port a
-  rate limiter with a drop-tail queue counted in packets, per-flow RTTs from a user-space
-  delay line (``delay_line.py``) on the ACK path, bulk flows (``endpoints.py``) with their
-  congestion control set per socket; :meth:`Testbed.run` measures utilization, loss and
-  queueing delay after a warm-up; everything is removed when the context ends.
+- :class:`Testbed` (``bed.py``): sender, router and receiver namespaces; the router forwards
+  through a user-space process (``forwarder.py``) that is the bottleneck port (a link of the
+  given rate with a drop-tail buffer counted in packets) and the ACKs' delay line (each
+  flow's RTT); bulk flows (``endpoints.py``) with their congestion control set per socket;
+  :meth:`Testbed.run` measures utilization, loss and queueing delay after a warm-up;
+  everything is removed when the context ends.
 - ``sanity.py``: the checks a run passes before its figures count (RTT within 1 ms, no
   drop outside the bottleneck, the congestion control asked for; per link, one Reno flow
   with 2 BDP of buffer at >= 99 %).

@@ -1,32 +1,27 @@
 """A dumbbell of network namespaces running Linux's own TCP: build, run flows, measure, remove.
 
 Three namespaces of the testbed's own (names carry a random tag): ``snd`` (the senders),
-``rtr`` (the router) and ``rcv`` (the receiver), joined by two veth pairs. The router's port
-towards the receiver is the bottleneck: ``htb`` at the link's rate with a ``pfifo`` child of
-``buffer_packets`` (drop-tail, counted in packets as the simulator counts its buffer). The
-propagation delay is added to the ACKs on their way back, by a user-space delay line in the
-router (:mod:`validation.testbed.delay_line`; this kernel has no ``netem``), each flow with
-its own RTT, so the data path is the kernel's alone. Segmentation and receive offloads are
-off on every veth so that the bottleneck queues wire-size packets; the MTU is the
-simulator's packet plus its headers (1448 + 52 = 1500 bytes by default, the timestamp
-option on, as Linux sends it).
+``rtr`` (the router) and ``rcv`` (the receiver), joined by two veth pairs. The router's
+forwarding passes through a user-space process (:mod:`validation.testbed.forwarder`) by two
+TUN devices and policy routes: the senders' packets through the *port*, the bottleneck, a
+link of the given rate with a drop-tail buffer counted in packets as the simulator counts it;
+the receiver's packets (the ACKs) through the *delay line*, which holds each flow's for its
+RTT, so every flow has its own propagation delay (this kernel has no ``netem``; the
+forwarder's docstring says why the port is not ``htb`` either). The senders, the receiver
+and everything else are the kernel's. Segmentation and receive offloads are off on every
+veth so that wire-size packets reach the port; the MTU is the simulator's packet with its
+headers (1448 + 52 = 1500 bytes by default, the timestamp option on, as Linux sends it).
 
-Accounting. ``htb`` charges a packet its Ethernet frame (14 bytes more than the IP packet
-the simulator counts), so its rate is set ``(mtu + 14) / mtu`` above the link's, which sends
-full-size packets at the simulator's packet rate, and utilization is computed from the
-qdisc's byte and packet counters less 14 bytes a packet: IP bytes sent / (rate · time).
-
-Measures after a warm-up (:class:`Measurement`): utilization; loss = drops / (packets sent +
-drops) at the bottleneck; the mean queueing delay from the backlog sampled every
-``sample_interval_s`` (the wait a packet arriving then would have: the bytes ahead of it less
-half a packet for the one being sent, over the rate); each flow's throughput from its
-``bytes_acked`` (``ss -ti``), its congestion control as the kernel reports it, and its
-smallest RTT sample (``minrtt``).
+Measures after a warm-up (:class:`Measurement`), counted by the port between two signals:
+utilization = IP bytes sent / (rate · time); loss = drops / arrivals; each sent packet's
+wait before its transmission (mean and 99th percentile, as the simulator measures its
+queueing delay); each flow's throughput (bytes sent from its source port); each flow's
+congestion control as the kernel reports it and its smallest RTT sample (``ss -ti``).
 
 Removal: the namespaces' processes are killed and the namespaces deleted (with them every
-veth, TUN device and qdisc the testbed made) when the :class:`Testbed` context ends, whatever
-ends it: a return, an exception, Ctrl-C (SIGINT raises ``KeyboardInterrupt``), or SIGTERM /
-SIGHUP, which the testbed turns into the same exception while it is built.
+veth and TUN device) when the :class:`Testbed` context ends, whatever ends it: a return, an
+exception, Ctrl-C (SIGINT raises ``KeyboardInterrupt``), or SIGTERM / SIGHUP, which the
+testbed turns into the same exception while it is built.
 """
 
 from __future__ import annotations
@@ -48,8 +43,6 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-#: Bytes of Ethernet header a veth qdisc counts beyond the IP packet.
-ETHERNET_HEADER_BYTES = 14
 #: The namespaces' names begin with this (then the role and the tag).
 NAME_PREFIX = "bzk"
 #: The sink's port; the senders' source ports start at FIRST_SOURCE_PORT.
@@ -57,7 +50,7 @@ SINK_PORT = 5001
 FIRST_SOURCE_PORT = 20_000
 #: Ports a run uses at most (each run of one testbed takes a fresh block: no TIME_WAIT clash).
 PORTS_PER_RUN = 1000
-#: The TUN device's queue towards the delay line, packets (more than any window here).
+#: The TUN devices' queues towards the forwarder, packets (more than any window here).
 TUN_QUEUE_PACKETS = 100_000
 TOOLS = ("ip", "tc", "ss", "ethtool")
 _REPO = Path(__file__).resolve().parents[2]
@@ -97,13 +90,13 @@ class Measurement:
     drops: int
     packets_sent: int
     queue_delay_mean_s: float
+    queue_delay_p99_s: float
     backlog_mean_packets: float
-    backlog_samples: int
     flow_throughput_bps: list[float]
     flow_cc: list[str]
     flow_min_rtt_s: list[float]
     flows: list[Flow]
-    delay_line: dict[str, float]
+    forwarder_late: dict[str, float]
     other_drops: dict[str, int]
     probe_rtt_s: list[float]
     wall_s: float
@@ -156,7 +149,7 @@ def unavailable_reason() -> str | None:
     return None
 
 
-def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+def _raise_interrupt(signum: int, _frame: FrameType | None) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
@@ -194,7 +187,8 @@ class Testbed:
             "rtr_in": f"a{self.tag}",  # router, from the sender
             "rtr_out": f"b{self.tag}",  # router, to the receiver: the bottleneck
             "rcv": f"r{self.tag}",  # receiver's end
-            "tun": f"t{self.tag}",  # the delay line
+            "line": f"t{self.tag}",  # the delay line's TUN device
+            "port": f"q{self.tag}",  # the bottleneck port's TUN device
         }
         self._made: list[str] = []
         self._runs = 0
@@ -267,40 +261,26 @@ class Testbed:
         for role in ("snd", "rcv"):
             # Each run starts afresh: no ssthresh or RTT remembered from the previous one.
             self._ns(role, "sysctl", "-qw", "net.ipv4.tcp_no_metrics_save=1")
-        # The delay line: whatever comes back from the receiver goes through the TUN device.
-        _ok("ip", "-n", n["rtr"], "tuntap", "add", "dev", d["tun"], "mode", "tun")
-        _ok("ip", "-n", n["rtr"], "link", "set", d["tun"], "txqueuelen", str(TUN_QUEUE_PACKETS))
-        _ok("ip", "-n", n["rtr"], "link", "set", d["tun"], "up")
+        # What comes from the senders goes through the port, what comes back through the line.
+        for device, iif, table in (("port", "rtr_in", "101"), ("line", "rtr_out", "100")):
+            tun = d[device]
+            _ok("ip", "-n", n["rtr"], "tuntap", "add", "dev", tun, "mode", "tun")
+            _ok("ip", "-n", n["rtr"], "link", "set", tun, "txqueuelen", str(TUN_QUEUE_PACKETS))
+            _ok("ip", "-n", n["rtr"], "link", "set", tun, "up")
+            _ok("ip", "-n", n["rtr"], "rule", "add", "iif", d[iif], "lookup", table,
+                "priority", table)  # fmt: skip
+            _ok("ip", "-n", n["rtr"], "route", "add", "default", "dev", tun, "table", table)
         for key in ("net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0",
-                    f"net.ipv4.conf.{d['tun']}.rp_filter=0",
-                    f"net.ipv4.conf.{d['rtr_out']}.rp_filter=0"):  # fmt: skip
+                    f"net.ipv4.conf.{d['line']}.rp_filter=0",
+                    f"net.ipv4.conf.{d['port']}.rp_filter=0"):  # fmt: skip
             self._ns("rtr", "sysctl", "-qw", key)
-        _ok("ip", "-n", n["rtr"], "rule", "add", "iif", d["rtr_out"], "lookup", "100",
-            "priority", "100")  # fmt: skip
-        _ok("ip", "-n", n["rtr"], "route", "add", "default", "dev", d["tun"], "table", "100")
-        self._set_bottleneck()
         self._sink = self._spawn(
             "rcv", "-m", "validation.testbed.endpoints", "sink", "10.78.2.2", str(SINK_PORT)
         )
 
-    def _set_bottleneck(self) -> None:
-        frame = self.mtu + ETHERNET_HEADER_BYTES
-        rate_bps = self.capacity_bps * frame / self.mtu
-        dev = self.devices["rtr_out"]
-        tc = ("tc", "-n", self.names["rtr"])
-        _ok(*tc, "qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", "1")
-        _ok(*tc, "class", "replace", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
-            "rate", f"{rate_bps:.0f}bit", "ceil", f"{rate_bps:.0f}bit", "burst", str(frame),
-            "cburst", str(frame), "quantum", str(frame))  # fmt: skip
-        _ok(*tc, "qdisc", "replace", "dev", dev, "parent", "1:1", "handle", "10:", "pfifo",
-            "limit", str(self.buffer_packets))  # fmt: skip
-
     def set_buffer(self, buffer_packets: int) -> None:
-        """Change the bottleneck's drop-tail limit (packets) for the next runs."""
+        """Set the bottleneck's drop-tail buffer (packets) for the next runs."""
         self.buffer_packets = int(buffer_packets)
-        dev = self.devices["rtr_out"]
-        _ok("tc", "-n", self.names["rtr"], "qdisc", "change", "dev", dev, "parent", "1:1",
-            "handle", "10:", "pfifo", "limit", str(self.buffer_packets))  # fmt: skip
 
     def _spawn(self, role: str, *args: str) -> subprocess.Popen[str]:
         env = {**os.environ, "PYTHONPATH": str(_REPO)}
@@ -314,16 +294,10 @@ class Testbed:
 
     # -- counters --------------------------------------------------------------------------
 
-    def _pfifo(self) -> dict[str, Any]:
-        shown = _ok("tc", "-n", self.names["rtr"], "-s", "-j", "qdisc", "show", "dev",
-                    self.devices["rtr_out"])  # fmt: skip
-        (fifo,) = [q for q in json.loads(shown) if q.get("kind") == "pfifo"]
-        return dict(fifo)
-
     def _other_drops(self) -> dict[str, int]:
         """Packets dropped anywhere but the bottleneck's queue: each device's drop counters."""
         total: dict[str, int] = {}
-        for role, devices in (("snd", ("snd",)), ("rtr", ("rtr_in", "rtr_out", "tun")),
+        for role, devices in (("snd", ("snd",)), ("rtr", ("rtr_in", "rtr_out", "line", "port")),
                               ("rcv", ("rcv",))):  # fmt: skip
             shown = json.loads(_ok("ip", "-n", self.names[role], "-s", "-j", "link", "show"))
             for link in shown:
@@ -334,7 +308,7 @@ class Testbed:
         return total
 
     def _flows_seen(self, ports: dict[int, int]) -> dict[int, dict[str, Any]]:
-        """``ss -ti`` in the sender's namespace: per source port, cc, bytes_acked, minrtt."""
+        """``ss -ti`` in the sender's namespace: per source port, cc and minrtt."""
         shown = self._ns("snd", "ss", "-tinH", "state", "established")
         seen: dict[int, dict[str, Any]] = {}
         lines = shown.splitlines()
@@ -346,80 +320,74 @@ class Testbed:
             words = info.split()
             entry: dict[str, Any] = {"cc": words[0] if words else "?"}
             for word in words:
-                if word.startswith("bytes_acked:"):
-                    entry["bytes_acked"] = int(word.split(":")[1])
-                elif word.startswith("minrtt:"):
+                if word.startswith("minrtt:"):
                     entry["minrtt_s"] = float(word.split(":")[1]) / 1e3
             seen[port] = entry
         return seen
 
     # -- a run -----------------------------------------------------------------------------
 
-    def run(
-        self,
-        flows: Sequence[Flow],
-        *,
-        warmup_s: float,
-        measure_s: float,
-        sample_interval_s: float = 0.02,
-    ) -> Measurement:
+    def run(self, flows: Sequence[Flow], *, warmup_s: float, measure_s: float) -> Measurement:
         """Run ``flows`` through the bottleneck; measure from ``warmup_s`` for ``measure_s``."""
         started = time.monotonic()
-        self._wait_idle()
         first = FIRST_SOURCE_PORT + PORTS_PER_RUN * (self._runs % 40)
         self._runs += 1
         ports = {first + i: i for i in range(len(flows))}
         probes = {port + PORTS_PER_RUN // 2: i for port, i in ports.items()}
         default_s = sum(f.rtt_s for f in flows) / len(flows)
-        stats_path = self._workdir / f"delay-{self._runs}.json"
-        line = self._spawn(
-            "rtr", "-m", "validation.testbed.delay_line", self.devices["tun"], f"{default_s:.6f}",
-            str(stats_path), *(f"{p}={flows[i].rtt_s:.6f}" for p, i in (ports | probes).items()),
+        stats_path = self._workdir / f"forwarder-{self._runs}.json"
+        forwarder = self._spawn(
+            "rtr", "-m", "validation.testbed.forwarder", self.devices["port"],
+            self.devices["line"], f"{self.capacity_bps:.0f}", str(self.buffer_packets),
+            f"{default_s:.6f}", str(stats_path),
+            *(f"{p}={flows[i].rtt_s:.6f}" for p, i in (ports | probes).items()),
         )  # fmt: skip
-        time.sleep(0.3)  # the line opens its device
-        if line.poll() is not None:
-            raise TestbedError(
-                f"the delay line did not start: {line.stderr.read() if line.stderr else ''}"
-            )
-        probe_rtt_s = [float(v) for v in self._ns(
-            "snd", sys.executable, "-m", "validation.testbed.endpoints", "probe", "10.78.2.2",
-            str(SINK_PORT), *map(str, probes),
-        ).split()]  # fmt: skip
-        seconds = warmup_s + measure_s + 1.0
-        sender = self._spawn(
-            "snd", "-m", "validation.testbed.endpoints", "send", "10.78.2.2", str(SINK_PORT),
-            f"{seconds:.3f}", *(f"{p}:{flows[i].congestion_control}:{flows[i].start_s:.4f}"
-                                for p, i in ports.items()),
-        )  # fmt: skip
+        sender: subprocess.Popen[str] | None = None
         try:
+            time.sleep(0.3)  # the forwarder opens its devices
+            if forwarder.poll() is not None:
+                error = forwarder.stderr.read() if forwarder.stderr else ""
+                raise TestbedError(f"the forwarder did not start: {error}")
+            probe_rtt_s = [float(v) for v in self._ns(
+                "snd", sys.executable, "-m", "validation.testbed.endpoints", "probe",
+                "10.78.2.2", str(SINK_PORT), *map(str, probes),
+            ).split()]  # fmt: skip
+            seconds = warmup_s + measure_s + 1.0
+            sender = self._spawn(
+                "snd", "-m", "validation.testbed.endpoints", "send", "10.78.2.2", str(SINK_PORT),
+                f"{seconds:.3f}", *(f"{p}:{flows[i].congestion_control}:{flows[i].start_s:.4f}"
+                                    for p, i in ports.items()),
+            )  # fmt: skip
             time.sleep(warmup_s)
             self._check_running(sender)
             before_other = self._other_drops()
-            t0, fifo0, seen0 = time.monotonic(), self._pfifo(), self._flows_seen(ports)
-            samples = self._sample_backlog(t0 + measure_s, sample_interval_s)
-            t1, fifo1, seen1 = time.monotonic(), self._pfifo(), self._flows_seen(ports)
+            forwarder.send_signal(signal.SIGUSR1)
+            time.sleep(measure_s)
+            forwarder.send_signal(signal.SIGUSR2)
+            seen = self._flows_seen(ports)
             after_other = self._other_drops()
             sender.wait(timeout=seconds + 30)
             self._check_running(sender)
         finally:
-            if sender.poll() is None:
+            if sender is not None and sender.poll() is None:
                 sender.kill()
                 sender.wait()
-            line.send_signal(signal.SIGTERM)
+            forwarder.send_signal(signal.SIGTERM)
             try:
-                line.wait(timeout=10)
+                forwarder.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                line.kill()
-        delay_stats = json.loads(stats_path.read_text()) if stats_path.exists() else {}
+                forwarder.kill()
+        if not stats_path.exists():
+            raise TestbedError("the forwarder left no measures")
+        counted = json.loads(stats_path.read_text())
         other_drops = {
             k: n - before_other.get(k, 0)
             for k, n in after_other.items()
             if n != before_other.get(k, 0)
         }
         return self._measurement(
-            flows, ports, (t0, fifo0, seen0), (t1, fifo1, seen1), samples, delay_stats,
-            other_drops, probe_rtt_s, time.monotonic() - started,
-        )  # fmt: skip
+            flows, ports, counted, seen, other_drops, probe_rtt_s, time.monotonic() - started
+        )
 
     @staticmethod
     def _check_running(sender: subprocess.Popen[str]) -> None:
@@ -428,70 +396,37 @@ class Testbed:
             error = sender.stderr.read().strip() if sender.stderr else ""
             raise TestbedError(f"the senders failed: {error.splitlines()[-1] if error else ''}")
 
-    def _wait_idle(self, patience_s: float = 30.0) -> None:
-        """Wait until the bottleneck's queue is empty (the previous run's packets gone)."""
-        deadline = time.monotonic() + patience_s
-        while int(self._pfifo()["qlen"]) > 0:
-            if time.monotonic() > deadline:
-                raise TestbedError(f"the bottleneck's queue did not drain in {patience_s:g} s")
-            time.sleep(0.05)
-
-    def _sample_backlog(self, until: float, interval_s: float) -> list[tuple[int, int]]:
-        """(bytes, packets) in the bottleneck's queue every ``interval_s`` until ``until``."""
-        samples = []
-        while time.monotonic() < until:
-            fifo = self._pfifo()
-            samples.append((int(fifo["backlog"]), int(fifo["qlen"])))
-            time.sleep(max(0.0, min(interval_s, until - time.monotonic())))
-        return samples
-
     def _measurement(
         self,
         flows: Sequence[Flow],
         ports: dict[int, int],
-        start: tuple[float, dict[str, Any], dict[int, dict[str, Any]]],
-        end: tuple[float, dict[str, Any], dict[int, dict[str, Any]]],
-        samples: list[tuple[int, int]],
-        delay_stats: dict[str, float],
+        counted: dict[str, Any],
+        seen: dict[int, dict[str, Any]],
         other_drops: dict[str, int],
         probe_rtt_s: list[float],
         wall_s: float,
     ) -> Measurement:
-        (t0, fifo0, seen0), (t1, fifo1, seen1) = start, end
-        measured_s = t1 - t0
-        sent = int(fifo1["packets"]) - int(fifo0["packets"])
-        ip_bytes = int(fifo1["bytes"]) - int(fifo0["bytes"]) - ETHERNET_HEADER_BYTES * sent
-        drops = int(fifo1["drops"]) - int(fifo0["drops"])
-        half_packet_bits = 4.0 * self.mtu
-        waits = [
-            max(0.0, 8.0 * (b - ETHERNET_HEADER_BYTES * p) - half_packet_bits) / self.capacity_bps
-            if p
-            else 0.0
-            for b, p in samples
-        ]
-        throughput, cc, min_rtt = [], [], []
-        for port in ports:
-            a, b = seen0.get(port, {}), seen1.get(port, {})
-            acked = int(b.get("bytes_acked", 0)) - int(a.get("bytes_acked", 0))
-            throughput.append(8.0 * acked / measured_s)
-            cc.append(str(b.get("cc", a.get("cc", "?"))))
-            min_rtt.append(float(b.get("minrtt_s", a.get("minrtt_s", float("nan")))))
+        measured_s = float(counted["end_s"]) - float(counted["start_s"])
+        sent, drops = int(counted["sent"]), int(counted["drops"])
+        arrivals = int(counted["arrivals"])
+        wait, late = counted["wait"], counted["late"]
+        by_port = {int(k): int(v) for k, v in counted["bytes_by_port"].items()}
         return Measurement(
             capacity_bps=self.capacity_bps,
             buffer_packets=self.buffer_packets,
             measured_s=measured_s,
-            utilization=8.0 * ip_bytes / (self.capacity_bps * measured_s),
-            loss_rate=drops / (sent + drops) if sent + drops else 0.0,
+            utilization=8.0 * int(counted["sent_bytes"]) / (self.capacity_bps * measured_s),
+            loss_rate=drops / arrivals if arrivals else 0.0,
             drops=drops,
             packets_sent=sent,
-            queue_delay_mean_s=sum(waits) / len(waits) if waits else 0.0,
-            backlog_mean_packets=sum(p for _, p in samples) / len(samples) if samples else 0.0,
-            backlog_samples=len(samples),
-            flow_throughput_bps=throughput,
-            flow_cc=cc,
-            flow_min_rtt_s=min_rtt,
+            queue_delay_mean_s=float(wait["mean_s"]),
+            queue_delay_p99_s=float(wait["p99_s"]),
+            backlog_mean_packets=float(wait["mean_s"]) * sent / measured_s,  # Little's law
+            flow_throughput_bps=[8.0 * by_port.get(port, 0) / measured_s for port in ports],
+            flow_cc=[str(seen.get(port, {}).get("cc", "?")) for port in ports],
+            flow_min_rtt_s=[float(seen.get(port, {}).get("minrtt_s", "nan")) for port in ports],
             flows=list(flows),
-            delay_line=delay_stats,
+            forwarder_late={k: float(v) for k, v in late.items()},
             other_drops=other_drops,
             probe_rtt_s=probe_rtt_s,
             wall_s=wall_s,

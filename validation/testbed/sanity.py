@@ -1,11 +1,12 @@
 """The checks a testbed run passes before any of its figures is reported.
 
 - RTT: each flow's round trip on the idle path (its handshake, measured before the flows
-  start) is its configured RTT within :data:`RTT_TOLERANCE_S`, and during the run the delay
-  line released the ACKs on average less than that late (the RTT the flows saw, less the
-  queue, is the configured one within the same 1 ms).
+  start) is its configured RTT within :data:`RTT_TOLERANCE_S`, and during the run the
+  router's forwarder wrote its packets (the port's departures, the line's ACKs) on average
+  less than that late (the RTT the flows saw, less the queue, is the configured one within
+  the same 1 ms).
 - Nothing but the bottleneck dropped a packet while the run was measured (every veth and
-  the TUN device's drop counters), and each flow ran the congestion control it asked for
+  the TUN devices' drop counters), and each flow ran the congestion control it asked for
   (as ``ss -ti`` reports it).
 - Once per link (:func:`reno_check`): one Reno flow with a buffer of
   :data:`RENO_CHECK_BDP` bandwidth-delay products reaches at least
@@ -39,10 +40,10 @@ def run_problems(measurement: Measurement) -> list[str]:
                 f"{1e3 * flow.rtt_s:.2f} ms (tolerance {1e3 * RTT_TOLERANCE_S:g} ms)"
             )
             break
-    late_s = float(measurement.delay_line.get("late_mean_s", math.inf))
+    late_s = float(measurement.forwarder_late.get("mean_s", math.inf))
     if late_s > RTT_TOLERANCE_S:
         problems.append(
-            f"the delay line released ACKs {1e3 * late_s:.2f} ms late on average "
+            f"the router's forwarder wrote packets {1e3 * late_s:.2f} ms late on average "
             f"(tolerance {1e3 * RTT_TOLERANCE_S:g} ms): the machine is too busy"
         )
     if measurement.other_drops:
