@@ -13,6 +13,12 @@ flows sending in turn, with 1 % of the CSV rows drops.
 
 Targets (issue 13): at least 1 M packets per second for CSV and 300 k for pcap on two cores.
 The machine is shared: quote medians, and ratios between runs taken together.
+
+Then (issue 29) the same packets, ``--tcpdump-packets`` of them (1 M by default), written as
+pcap (nanosecond) and as pcapng, are read by the reader (every batch built, in this process,
+after a first reading) and by ``tcpdump -r FILE -nn > /dev/null``, in turn ``--repeats``
+times; it prints each median, the ratio reader/tcpdump of the medians (targets: pcapng 1.5,
+pcap 1.2) and this process's peak resident memory. ``--tcpdump-packets 0`` leaves it out.
 """
 
 from __future__ import annotations
@@ -20,8 +26,11 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import resource
+import shutil
 import statistics
 import struct
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -76,6 +85,41 @@ def write_pcap(path: Path, packets: int, rng: np.random.Generator) -> None:
             seq[f] += 1460
 
 
+def write_pcapng(source: Path, path: Path) -> None:
+    """The packets of the pcap ``source`` as pcapng (one interface, microseconds)."""
+    with open(source, "rb") as raw, open(path, "wb") as handle:
+        writer = dpkt.pcapng.Writer(handle)
+        for ts, buf in dpkt.pcap.Reader(raw):
+            writer.writepkt(buf, ts=float(ts))
+
+
+def tcpdump(path: Path) -> int:
+    subprocess.run(
+        ["tcpdump", "-r", str(path), "-nn"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=True,
+    )
+    return 0
+
+
+def against_tcpdump(tmp: Path, packets: int, repeats: int, rng: np.random.Generator) -> None:
+    """The reader against ``tcpdump -r FILE -nn > /dev/null`` on pcap and pcapng."""
+    pcap = tmp / "million.pcap"
+    write_pcap(pcap, packets, rng)
+    ng = tmp / "million.pcapng"
+    write_pcapng(pcap, ng)
+    for label, path, target in (("pcap", pcap, 1.2), ("pcapng", ng, 1.5)):
+        read_only(path)  # the file in the page cache, the compiled code loaded
+        (count, ours), (_, theirs) = timed([read_only, tcpdump], path, repeats)
+        print(
+            f"{label:6s} {count:,} packets: reader {ours:.3f} s, tcpdump -nn {theirs:.3f} s "
+            f"(medians of {repeats}): ratio {ours / theirs:.2f} (target {target})"
+        )
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak resident memory of this process: {peak_mb:,.0f} MB")
+
+
 def read_only(path: Path) -> int:
     return sum(len(batch) for batch in open_trace(path).batches())
 
@@ -107,9 +151,18 @@ def main() -> None:
     parser.add_argument("--packets", type=int, default=2_000_000, help="CSV rows")
     parser.add_argument("--pcap-packets", type=int, default=500_000, help="pcap packets")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--tcpdump-packets", type=int, default=1_000_000, help="packets against tcpdump (0: no)"
+    )
+    parser.add_argument("--only-tcpdump", action="store_true", help="only against tcpdump")
     args = parser.parse_args()
     rng = np.random.default_rng(1)
     print("load average (1, 5, 15 min) before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    if args.tcpdump_packets and shutil.which("tcpdump"):
+        with tempfile.TemporaryDirectory() as tmp:
+            against_tcpdump(Path(tmp), args.tcpdump_packets, args.repeats, rng)
+    if args.only_tcpdump:
+        return
     with tempfile.TemporaryDirectory() as tmp:
         csv_path = Path(tmp) / "trace.csv"
         pcap_path = Path(tmp) / "trace.pcap"

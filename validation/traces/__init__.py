@@ -4,8 +4,8 @@
   flows seen so far (:class:`FlowTable`) and :class:`TraceFormatError`;
 - :mod:`validation.traces.csv_reader`: the CSV ``bufsize simulate --trace`` writes
   (``time_s, flow, size_bytes, dropped``), read in chunks;
-- :mod:`validation.traces.pcap_reader`: pcap and pcapng captures (read with dpkt), with
-  losses inferred from TCP sequence numbers and RTTs from the three-way handshake;
+- :mod:`validation.traces.pcap_reader`: pcap and pcapng captures (pcapng read by libpcap),
+  with losses inferred from TCP sequence numbers and RTTs from the three-way handshake;
 - :mod:`validation.traces.estimate`: flow classification, per-flow RTTs, N_b, T_e, C_e, loss
   bursts and α, each with an uncertainty;
 - :mod:`validation.traces.synthetic`: simulated traces whose truth is known (for the checks).

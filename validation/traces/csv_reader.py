@@ -77,6 +77,8 @@ class CsvTraceReader:
         self.flows = FlowTable()
         self.total_bytes = os.path.getsize(self.path)
         self.bytes_read = 0
+        self.notes: list[str] = []
+        self.reordered_packets = 0
         self._last_time_s = -np.inf
 
     def batches(self) -> Iterator[PacketBatch]:

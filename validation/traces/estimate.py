@@ -94,6 +94,11 @@ from validation.traces.drop_rtt import DropRtt
 from validation.traces.open import open_trace
 from validation.traces.records import BoolArray, FloatArray, IntArray, TraceReader
 
+#: A trace longer than a day whose packets are on average more than a minute apart is refused:
+#: its timestamps are not a link's traffic (the per-second rates would cost memory for a span
+#: the packets do not fill).
+SPAN_FLOOR_S = 86400.0
+SPAN_PER_PACKET_S = 60.0
 #: Rounds a flow must last to be more than size-limited.
 MIN_ROUNDS = 10
 #: Packets a flow must send to be more than size-limited.
@@ -223,6 +228,7 @@ class TraceEstimates:
     rtt_sources: dict[str, int]
     notes: list[str] = field(default_factory=list)
     flow_table: list[FlowEstimate] = field(default_factory=list)
+    reordered_packets: int = 0
 
     def to_dict(self, *, flows: bool = False) -> dict[str, Any]:
         """JSON-able dict (the per-flow table only when ``flows``)."""
@@ -255,7 +261,8 @@ class _Accumulator:
         self.end_s = math.nan
         self.packets = 0
         self.loss_times: list[FloatArray] = []
-        self.second_bytes = np.zeros(0)
+        self.second_index: list[IntArray] = []  # seconds from the start that saw packets
+        self.second_sums: list[FloatArray] = []  # their departed bytes
         self.first_loss_s = math.inf
         self.queue_full_s = 0.0
         self.drop_rtt_s = np.zeros(0)
@@ -431,10 +438,19 @@ def _estimate_pass(
         _bin(acc, batch.time_s, batch.size_bytes, batch.dropped, batch.loss_time_s, warm_abs)
         if progress is not None and reader.total_bytes > 0:
             progress(min(reader.bytes_read / reader.total_bytes, 1.0))
-    if acc.packets == 0 or not acc.end_s > warm_abs:
+    if acc.packets == 0:
         raise ValueError(
-            f"{reader.path}: no packet after the warm-up of {warmup_s:g} s "
-            f"(the trace spans {max(acc.end_s - acc.start_s, 0.0) if acc.packets else 0.0:g} s)"
+            f"{reader.path}: no IPv4 or IPv6 packet that carries data (TCP packets without "
+            "payload are read for the handshakes only): nothing to estimate from"
+        )
+    if not acc.end_s > warm_abs:
+        span_s = acc.end_s - acc.start_s
+        if span_s <= 0:
+            what = f"{acc.packets:,} data packet(s) all have one time: rates need a span"
+        else:
+            what = f"{acc.packets:,} data packets span {span_s:.6g} s"
+        raise ValueError(
+            f"{reader.path}: no packet after the warm-up of {warmup_s:g} s: the trace's {what}"
         )
     acc.first_loss_s = float(link[1])
     acc.queue_full_s = queue_full_s
@@ -477,18 +493,58 @@ def _bin(
     warm_abs: float,
 ) -> None:
     """Per-second departed bytes (for the link rate, C and the batches) and the loss times."""
-    second = np.floor(time_s - acc.start_s).astype(np.int64)
-    top = int(second[-1]) + 1
-    if acc.second_bytes.size < top:
-        acc.second_bytes = np.concatenate([acc.second_bytes, np.zeros(top - acc.second_bytes.size)])
     departed = ~dropped
-    acc.second_bytes += np.bincount(
-        second[departed], weights=size_bytes[departed], minlength=acc.second_bytes.size
-    )[: acc.second_bytes.size]
+    second = np.floor(time_s[departed] - acc.start_s).astype(np.int64)
+    # Only the seconds that saw packets are kept (the batch's are in order): memory and time
+    # grow with the packets, never with the span of the timestamps.
+    index, inverse = np.unique(second, return_inverse=True)
+    acc.second_index.append(index)
+    acc.second_sums.append(np.bincount(inverse, weights=size_bytes[departed]).astype(np.float64))
+    if len(acc.second_index) > 64:
+        _merge_seconds(acc)
     losses = loss_time_s[np.isfinite(loss_time_s)]
     losses = losses[losses >= warm_abs]
     if losses.size:
         acc.loss_times.append(losses)
+
+
+def _merge_seconds(acc: _Accumulator) -> tuple[IntArray, FloatArray]:
+    """The seconds that saw packets and their bytes, merged into one pair of arrays."""
+    if not acc.second_index:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    index, inverse = np.unique(np.concatenate(acc.second_index), return_inverse=True)
+    weights = np.concatenate(acc.second_sums)
+    sums = np.bincount(inverse, weights=weights, minlength=index.size).astype(np.float64)
+    acc.second_index, acc.second_sums = [index], [sums]
+    return index, sums
+
+
+def _per_second(acc: _Accumulator, packets: int, path: str) -> FloatArray:
+    """Departed bytes in each second of the span; refused when the span is absurd for the
+    packets (so that the span never sets the memory: at most ``SPAN_FLOOR_S`` seconds or
+    ``SPAN_PER_PACKET_S`` a packet)."""
+    span_s = acc.end_s - acc.start_s
+    if span_s > max(SPAN_FLOOR_S, SPAN_PER_PACKET_S * packets):
+        raise ValueError(
+            f"{path}: the trace's {packets:,} packets span {_duration(span_s)}: more than "
+            f"{SPAN_FLOOR_S / 3600:g} hours with more than {SPAN_PER_PACKET_S:g} s between "
+            "packets on average; its timestamps are not those of a link's traffic (a clock "
+            "reset, a wrong timestamp resolution, or "
+            "captures of different years merged); estimates need a capture of a link under "
+            "load, minutes to hours long"
+        )
+    index, sums = _merge_seconds(acc)
+    dense = np.zeros(int(span_s) + 1)
+    dense[index] = sums
+    return dense
+
+
+def _duration(seconds: float) -> str:
+    """``seconds`` in the largest unit that reads well."""
+    for unit, size in (("years", 365.25 * 86400), ("days", 86400.0), ("hours", 3600.0)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:.3g} {unit} ({seconds:.4g} s)"
+    return f"{seconds:.4g} s"
 
 
 def _summarize(
@@ -504,7 +560,7 @@ def _summarize(
     n = len(reader.flows)
     fs, fi = fs[:n], fi[:n]
     measured_s = acc.end_s - warm_abs
-    notes: list[str] = []
+    notes: list[str] = list(reader.notes)
     handshake = reader.flows.handshake_rtt_s
     rtt = np.where(np.isfinite(fs[:, F["round_rtt_s"]]), fs[:, F["round_rtt_s"]], np.nan)
     source = np.where(np.isfinite(rtt), "first_round", "none").astype(object)
@@ -680,7 +736,7 @@ def _summarize(
         )
     te = _harmonic_interval(lbp_rtts, upper, low_rtt[lbp & sampled], high_rtt[lbp & sampled])
     # Rates after the warm-up, and batch means over time.
-    rate_all = acc.second_bytes
+    rate_all = _per_second(acc, acc.packets, reader.path)
     first_full = math.ceil(warm_abs - acc.start_s)
     given = capacity_bps is not None
     if capacity_bps is None:
@@ -782,6 +838,7 @@ def _summarize(
         packet_bytes=mss,
         rtt_sources=sources,
         notes=notes,
+        reordered_packets=reader.reordered_packets,
         flow_table=table,
     )
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from validation.traces.capture_blocks import is_capture
 from validation.traces.csv_reader import CsvTraceReader
-from validation.traces.pcap_reader import PcapTraceReader, is_capture
+from validation.traces.pcap_reader import PcapTraceReader
 from validation.traces.records import TraceFormatError, TraceReader
 
 

@@ -1,17 +1,13 @@
-"""The fast path of the libpcap reader: records and headers decoded a block at a time.
+"""The compiled passes of the capture reader: packet headers decoded a block at a time.
 
-A libpcap file is a 24-byte file header and records, each a 16-byte header (seconds, micro- or
-nanoseconds, captured length, original length, in the file's byte order) and the captured
-bytes ("PCAP Capture File Format", IETF draft-ietf-opsawg-pcap, §4-5). The records of a block
-of the file are found with one compiled pass over their lengths (:func:`record_offsets`);
-their headers are gathered for the whole block with numpy, and the Ethernet / IPv4 / IPv6 /
-TCP / UDP fields the estimators need (at fixed offsets: IEEE 802.3 type field; RFC 791 §3.1;
-RFC 8200 §3; RFC 9293 §3.1; RFC 768) are read by one compiled pass over the block. Packets
-that are not the common case (an 802.1Q tag) are decoded one by one by the reference decoder
-of :mod:`validation.traces.pcap_reader`.
-Every packet then goes, in time order, through the per-flow sequence tracking
-(:func:`track_tcp`, the reference's ``_tcp`` compiled over arrays). The reference path reads
-the same file record by record; ``tests/validation/test_traces.py`` checks that both give the
+The records of a classic libpcap block are found with one compiled pass over their lengths
+(:func:`record_offsets`; "PCAP Capture File Format", IETF draft-ietf-opsawg-pcap, §4-5). The
+IPv4 / IPv6 / TCP / UDP fields the estimators need (RFC 791 §3.1; RFC 8200 §3; RFC 9293 §3.1;
+RFC 768) are read by one compiled pass over a block's packets (:func:`decode`), after the
+link-layer headers of :mod:`validation.traces.link_layers`. Every packet then goes, in time
+order, through the per-flow sequence tracking (:func:`track_tcp`, the reference's ``_tcp``
+compiled over arrays). The reference path of :mod:`validation.traces.pcap_reader` reads the
+same file record by record; ``tests/validation/test_traces.py`` checks that both give the
 same packets, flows, handshakes and losses.
 """
 
@@ -19,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from validation.traces.link_layers import ip_header
 
 #: Bytes of the flow key: family (4 or 16), source and destination (16 each, IPv4 first 4),
 #: ports (4), has ports (1), protocol (1).
@@ -69,7 +67,8 @@ def record_offsets(buf, start, little, out):  # type: ignore[no-untyped-def]
     return n, pos
 
 
-def _u32_header(buf: np.ndarray, at: np.ndarray, little: bool) -> np.ndarray:
+def u32_header(buf: np.ndarray, at: np.ndarray, little: bool) -> np.ndarray:
+    """The 32-bit unsigned fields at offsets ``at`` of ``buf``, in the file's byte order."""
     b = buf[at[:, None] + np.arange(4)].astype(np.int64)
     if little:
         return b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16) | (b[:, 3] << 24)
@@ -77,18 +76,11 @@ def _u32_header(buf: np.ndarray, at: np.ndarray, little: bool) -> np.ndarray:
 
 
 class Decoded:
-    """The fields of a block's packets (columns), and which ones need the reference decoder.
-
-    ``fast`` marks the packets decoded here; ``skip`` those the reference would not count
-    either (not IP); the rest (802.1Q tags) are left to the reference decoder.
-    """
+    """The fields of a block's packets (columns); ``ip`` marks the IP packets (the others are
+    left out)."""
 
     def __init__(self, n: int) -> None:
-        self.ts = np.zeros(n)
-        self.data = np.zeros(n, dtype=np.int64)  # offset of the packet bytes in the block
-        self.caplen = np.zeros(n, dtype=np.int64)
-        self.fast = np.zeros(n, dtype=np.bool_)
-        self.skip = np.zeros(n, dtype=np.bool_)
+        self.ip = np.zeros(n, dtype=np.bool_)
         self.key = np.zeros((n, KEY_BYTES), dtype=np.uint8)
         self.length = np.zeros(n, dtype=np.int64)
         self.tcp = np.zeros(n, dtype=np.bool_)  # a TCP header is there (seq, flags, payload)
@@ -97,23 +89,15 @@ class Decoded:
         self.payload = np.zeros(n, dtype=np.int64)
 
 
-def decode(
-    buf: np.ndarray, offsets: np.ndarray, little: bool, nano: bool, link_offset: int | None
-) -> Decoded:
-    """Decode the records at ``offsets`` of ``buf`` (a block of the file, uint8)."""
-    out = Decoded(offsets.size)
-    seconds = _u32_header(buf, offsets, little)
-    fraction = _u32_header(buf, offsets + 4, little)
-    out.ts = seconds + fraction * (1e-9 if nano else 1e-6)
-    out.caplen = _u32_header(buf, offsets + 8, little)
-    out.data = offsets + 16
+def decode(buf: np.ndarray, data: np.ndarray, caplen: np.ndarray, link: int) -> Decoded:
+    """Decode the packets at ``buf[data[k] : data[k] + caplen[k]]`` (a block, uint8)."""
+    out = Decoded(data.size)
     _decode(
         buf,
-        out.data,
-        out.caplen,
-        -1 if link_offset is None else link_offset,
-        out.fast,
-        out.skip,
+        data,
+        caplen,
+        link,
+        out.ip,
         out.key,
         out.length,
         out.tcp,
@@ -131,36 +115,16 @@ def _u16(buf, at):  # type: ignore[no-untyped-def]
 
 @njit(cache=True)
 def _decode(  # type: ignore[no-untyped-def]
-    buf, data, caplen, link_offset, fast, skip, key, length, tcp, seq, flags, payload
+    buf, data, caplen, link, is_ip, key, length, tcp, seq, flags, payload
 ):
-    """The reference decoder's ``_decode`` for the common packets (see the module docstring)."""
+    """The IP and TCP fields of each packet (see the module docstring); a packet cut by the
+    snap length gives what its headers hold (the IP length is the packet's, not the cut's)."""
     for k in range(data.size):
         d = data[k]
         end = d + caplen[k]
-        if link_offset < 0:  # Ethernet
-            if caplen[k] < 14:
-                skip[k] = True
-                continue
-            ether = _u16(buf, d + 12)
-            if ether == 0x8100:
-                continue  # 802.1Q: the reference decoder
-            if ether == 0x0800:
-                version = 4
-            elif ether == 0x86DD:
-                version = 6
-            else:
-                skip[k] = True
-                continue
-            ip = d + 14
-        else:
-            ip = d + link_offset
-            if caplen[k] <= link_offset:
-                skip[k] = True
-                continue
-            version = buf[ip] >> 4
+        ip, version = ip_header(buf, d, end, link)
         if version == 4:
             if ip + 20 > end:
-                skip[k] = True
                 continue
             transport = ip + (buf[ip] & 0x0F) * 4
             proto = buf[ip + 9]
@@ -170,7 +134,6 @@ def _decode(  # type: ignore[no-untyped-def]
             dst = ip + 16
         elif version == 6:
             if ip + 40 > end:
-                skip[k] = True
                 continue
             transport = ip + 40
             proto = buf[ip + 6]
@@ -179,9 +142,8 @@ def _decode(  # type: ignore[no-untyped-def]
             src = ip + 8
             dst = ip + 24
         else:
-            skip[k] = True
             continue
-        fast[k] = True
+        is_ip[k] = True
         key[k, 0] = width
         for j in range(width):
             key[k, 1 + j] = buf[src + j]

@@ -1,15 +1,12 @@
-"""pcap and pcapng captures, read with dpkt: packets, handshake RTTs and inferred losses.
+"""pcap and pcapng captures: packets, handshake RTTs and inferred losses.
 
-Why dpkt: it is maintained, pure Python (no libpcap to install), and reads both libpcap
-files (micro- and nanosecond, either byte order) and pcapng (``dpkt.pcap.UniversalReader``),
-and writes both, which the tests use to build captures. python-pcapng reads pcapng only.
-
-dpkt reads the file format; the few header fields the estimators need (addresses, ports,
-protocol, IP length, TCP sequence number, flags and payload length) are taken at fixed
-offsets with :mod:`struct`, because building dpkt's ``Ethernet``/``IP``/``TCP`` objects
-costs several times what reading the record does (measured in ``benchmarks/trace_read_speed.py``)
-and the reading-speed target would not be met. Link types: Ethernet (with one 802.1Q tag),
-raw IP, Linux cooked (SLL) and BSD loopback; IPv4 and IPv6 (without extension headers).
+The file is read by :mod:`validation.traces.capture_blocks` (classic pcap here, a block at a
+time; pcapng and the rest by libpcap through pcapy-ng), the link-layer headers walked by
+:mod:`validation.traces.link_layers`, the IP and TCP fields read by the compiled passes of
+:mod:`validation.traces.pcap_fast`; packets a few milliseconds out of time order are put
+back in order (:mod:`validation.traces.reorder`). The reference path (``exact=True``: dpkt's
+reader, one packet at a time, Ethernet with one 802.1Q tag, raw IP, Linux SLL, BSD loopback)
+is what the tests check the fast path against.
 
 What a capture at a router port can and cannot tell (004 §VI):
 
@@ -45,13 +42,13 @@ import dpkt
 import numpy as np
 
 from validation.traces import pcap_fast
+from validation.traces.capture_blocks import PCAP_BLOCK_BYTES, Block, CaptureBlocks, is_capture
 from validation.traces.pcap_fast import flow_key
 from validation.traces.records import FlowTable, PacketBatch, TraceFormatError
+from validation.traces.reorder import ReorderWindow
 
 #: Packets per batch handed to the estimators.
 BATCH_PACKETS = 1 << 16
-#: Bytes of a libpcap file read at a time.
-PCAP_BLOCK_BYTES = 1 << 22
 #: Holes remembered per flow (the oldest is forgotten past this).
 MAX_HOLES = 64
 _MASK = 0xFFFFFFFF
@@ -62,21 +59,10 @@ _IPV4 = struct.Struct("!BxH5xB2x4s4s")  # version/ihl, total length, protocol, s
 _PORTS = struct.Struct("!HH")
 _TCP = struct.Struct("!HHIIBB")  # ports, seq, ack, data offset, flags
 _IPV6 = struct.Struct("!4xHBx16s16s")  # payload length, next header, src, dst
-_PCAP_MAGICS = {
-    b"\xd4\xc3\xb2\xa1",
-    b"\xa1\xb2\xc3\xd4",
-    b"\x4d\x3c\xb2\xa1",
-    b"\xa1\xb2\x3c\x4d",
-}
 _PCAPNG_MAGIC = b"\x0a\x0d\x0d\x0a"
 #: Link-layer header length (or None: Ethernet, parsed for its type and VLAN tag).
 _LINK_OFFSETS: dict[int, int | None] = {1: None, 101: 0, 12: 0, 14: 0, 228: 0, 113: 16, 0: 4}
 _PROTOCOLS = {6: "tcp", 17: "udp"}
-
-
-def is_capture(head: bytes) -> bool:
-    """True when ``head`` (the first 4 bytes of a file) is a pcap or pcapng magic number."""
-    return head[:4] in _PCAP_MAGICS or head[:4] == _PCAPNG_MAGIC
 
 
 class _CountingFile:
@@ -129,19 +115,60 @@ class PcapTraceReader:
         self._syn_s: dict[int, float] = {}
         self._payload: list[bool] = []
         self._record_offset = 0
-        self._last_s = -np.inf
+        self.notes: list[str] = []
+        self.reordered_packets = 0
 
     def batches(self) -> Iterator[PacketBatch]:
         """Yield the packets in batches; raise :class:`TraceFormatError` on a bad record."""
         with open(self.path, "rb") as raw:
             head = raw.read(4)
-            raw.seek(0)
-            if head not in _PCAP_MAGICS and head != _PCAPNG_MAGIC:
+        if not is_capture(head):
+            raise TraceFormatError(
+                self.path,
+                f"not a pcap or pcapng capture (magic number {head.hex() or 'missing'})",
+                byte_offset=0,
+            )
+        if self.exact:
+            yield from self._reference_batches(head)
+            return
+        source = CaptureBlocks(self.path, head)
+        self.kind = source.kind
+        state = pcap_fast.TcpState()
+        window = ReorderWindow()
+        for block in source.blocks():
+            columns = self._columns(block, source.link)
+            ready, bad, late_s = window.push(columns)
+            if bad >= 0:
+                offset = int(columns[-1][bad])
+                number = int(columns[-2][bad]) + 1
                 raise TraceFormatError(
                     self.path,
-                    f"not a pcap or pcapng capture (magic number {head.hex() or 'missing'})",
-                    byte_offset=0,
+                    f"packet {number:,} is {late_s:.6g} s earlier than a packet before it, "
+                    f"more than the {window.window_s * 1e3:g} ms this reader puts back "
+                    "in order; sort the capture by time (Wireshark's reordercap)",
+                    byte_offset=offset if offset >= 0 else None,
                 )
+            yield from self._tracked(ready, state)
+            self.bytes_read = source.bytes_read
+        yield from self._tracked(window.flush(), state)
+        self.reordered_packets = window.reordered
+        self.notes = list(source.notes)
+        if window.reordered:
+            self.notes.append(
+                f"{window.reordered:,} packets were earlier than a packet before them (by "
+                f"{window.window_s * 1e3:g} ms at most) and were put back in time order"
+            )
+        self.flows.no_payload = {
+            i
+            for i in range(len(self.flows))
+            if i not in self.flows.not_tcp
+            and not (i < state.payload_seen.size and state.payload_seen[i])
+        }
+        self.bytes_read = self.total_bytes
+
+    def _reference_batches(self, head: bytes) -> Iterator[PacketBatch]:
+        """The reference path: records read one at a time (dpkt for pcapng)."""
+        with open(self.path, "rb") as raw:
             self.kind = "pcapng" if head == _PCAPNG_MAGIC else "pcap"
             record_header = 8 if self.kind == "pcapng" else 16
             counted = _CountingFile(raw, self.total_bytes, record_header)
@@ -155,124 +182,51 @@ class PcapTraceReader:
             if link not in _LINK_OFFSETS:
                 raise TraceFormatError(
                     self.path,
-                    f"link type {link} is not supported (Ethernet, raw IP, Linux SLL, loopback)",
+                    f"link type {link} is not supported by the reference reader",
                     byte_offset=0,
                 )
-            if self.kind == "pcap" and not self.exact:
-                # dpkt checked the file header; the records are decoded in blocks.
-                yield from self._fast_read(raw, head, link)
-            elif self.kind == "pcap":
-                # The reference path: records read below (see _pcap_records), one at a time.
+            if self.kind == "pcap":
                 yield from self._read(self._pcap_records(raw, head), counted, link)
             else:
                 yield from self._read(iter(reader), counted, link)
 
-    def _fast_read(self, raw: BinaryIO, magic: bytes, link: int) -> Iterator[PacketBatch]:
-        """The libpcap records a block at a time (:mod:`validation.traces.pcap_fast`)."""
-        little = magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1")
-        nano = magic in (b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d")
-        offset = _LINK_OFFSETS[link]
-        state = pcap_fast.TcpState()
-        raw.seek(24)
-        base = 24  # file offset of block[0]
-        block = np.zeros(0, dtype=np.uint8)
-        last_s = -np.inf
-        starts = np.zeros(BATCH_PACKETS, dtype=np.int64)
-        while True:
-            more = raw.read(PCAP_BLOCK_BYTES)
-            if more:
-                block = np.concatenate([block, np.frombuffer(more, dtype=np.uint8)])
-            count, end = pcap_fast.record_offsets(block, 0, little, starts)
-            while count:
-                offsets = starts[:count].copy()
-                yield from self._fast_block(
-                    block, offsets, base, little, nano, offset, state, last_s
-                )
-                last_s = self._last_s
-                block = block[end:]
-                base += end
-                count, end = pcap_fast.record_offsets(block, 0, little, starts)
-            self.bytes_read = min(base, self.total_bytes)
-            if not more:
-                break
-        if block.size:
-            need = (
-                16
-                if block.size < 16
-                else 16
-                + int(pcap_fast._u32_header(block, np.zeros(1, dtype=np.int64) + 8, little)[0])
-            )
-            raise TraceFormatError(
-                self.path,
-                f"the file is cut short: a record needs {need:,} bytes, "
-                f"the file has {block.size:,}",
-                byte_offset=base,
-            )
-        self.flows.no_payload = {
-            i
-            for i in range(len(self.flows))
-            if i not in self.flows.not_tcp
-            and not (i < state.payload_seen.size and state.payload_seen[i])
-        }
-        self.bytes_read = self.total_bytes
-
-    def _fast_block(
-        self,
-        block: np.ndarray,
-        offsets: np.ndarray,
-        base: int,
-        little: bool,
-        nano: bool,
-        link_offset: int | None,
-        state: pcap_fast.TcpState,
-        last_s: float,
-    ) -> Iterator[PacketBatch]:
-        """One block's records as a batch (the unusual packets through the reference)."""
-        dec = pcap_fast.decode(block, offsets, little, nano, link_offset)
-        ts = dec.ts
-        back = np.flatnonzero(np.diff(np.concatenate([[last_s], ts])) < 0)
-        if back.size:
-            k = int(back[0])
-            before = last_s if k == 0 else float(ts[k - 1])
-            raise TraceFormatError(
-                self.path,
-                f"timestamps go backwards ({float(ts[k])!r} s after {before!r} s); "
-                "sort the capture by time (e.g. reordercap)",
-                byte_offset=base + int(offsets[k]),
-            )
-        self._last_s = float(ts[-1]) if ts.size else last_s
-        fast, skip = dec.fast, dec.skip
-        flow = np.full(offsets.size, -1, dtype=np.int64)
-        # Flow indices of the common packets: one dictionary look-up per distinct key.
-        rows = np.flatnonzero(fast)
+    def _columns(self, block: Block, link: int) -> list[np.ndarray]:
+        """The IP packets of a block as columns: time, flow, length, TCP (has a header), seq,
+        flags, payload bytes, packet number in the file, record offset (or -1)."""
+        dec = pcap_fast.decode(block.buf, block.data, block.caplen, link)
+        rows = np.flatnonzero(dec.ip)
+        flow = np.empty(rows.size, dtype=np.int64)
         if rows.size:
+            # Flow indices: one dictionary look-up per distinct key, new flows in order.
             keys = np.ascontiguousarray(dec.key[rows]).view(f"V{pcap_fast.KEY_BYTES}").ravel()
             unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-            order = np.argsort(first, kind="stable")  # new flows in order of appearance
             index = np.empty(unique.size, dtype=np.int64)
-            for u in order.tolist():
+            for u in np.argsort(first, kind="stable").tolist():
                 key = unique[u].tobytes()
                 found = self._index.get(key)
                 if found is None:
                     found = self._new_flow(key, *_key_parts(key))
                 index[u] = found
-            flow[rows] = index[inverse.reshape(-1)]
-        # The others, one by one through the reference decoder.
-        tcp, seq, flags, payload = dec.tcp & fast, dec.seq, dec.flags, dec.payload
-        length = dec.length.copy()
-        for k in np.flatnonzero(~fast & ~skip).tolist():
-            start = int(dec.data[k])
-            buf = block[start : start + int(dec.caplen[k])].tobytes()
-            fields = self._decode(buf, link_offset)
-            if fields is None:
-                continue
-            flow[k], length[k], tcp_fields = fields
-            if tcp_fields is not None:
-                tcp[k] = True
-                seq[k], flags[k], payload[k] = tcp_fields
-        keep = flow >= 0
-        flow, ts, length = flow[keep], ts[keep], length[keep]
-        tcp, seq, flags, payload = tcp[keep], seq[keep], flags[keep], payload[keep]
+            flow = index[inverse.reshape(-1)]
+        return [
+            block.ts[rows],
+            flow,
+            dec.length[rows],
+            dec.tcp[rows],
+            dec.seq[rows],
+            dec.flags[rows],
+            dec.payload[rows],
+            rows + block.first_packet,
+            block.offset[rows],
+        ]
+
+    def _tracked(
+        self, columns: list[np.ndarray], state: pcap_fast.TcpState
+    ) -> Iterator[PacketBatch]:
+        """Packets in time order through the per-flow sequence tracking, as a batch."""
+        if not columns or not columns[0].size:
+            return
+        ts, flow, length, tcp, seq, flags, payload = columns[:7]
         state.grow(len(self.flows))
         loss = np.empty(flow.size)
         hole = np.empty(flow.size)
@@ -300,16 +254,14 @@ class PcapTraceReader:
         for i in np.flatnonzero(state.downstream[:n]).tolist():
             self.flows.downstream_losses[i] = int(state.downstream[i])
         data = ~tcp | (payload > 0)  # a TCP packet without payload is timed nowhere
-        flow, ts, length = flow[data], ts[data], length[data]
-        loss, hole = loss[data], hole[data]
-        if flow.size:
+        if data.any():
             yield PacketBatch(
-                time_s=ts,
-                flow=flow,
-                size_bytes=length,
-                dropped=np.zeros(flow.size, dtype=np.bool_),
-                loss_time_s=loss,
-                hole_s=hole,
+                time_s=ts[data],
+                flow=flow[data],
+                size_bytes=length[data],
+                dropped=np.zeros(int(data.sum()), dtype=np.bool_),
+                loss_time_s=loss[data],
+                hole_s=hole[data],
             )
 
     def _pcap_records(self, raw: BinaryIO, magic: bytes) -> Iterator[tuple[float, bytes]]:

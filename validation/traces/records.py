@@ -115,6 +115,8 @@ class TraceReader(Protocol):
     has_drops: bool
     total_bytes: int
     bytes_read: int
+    notes: list[str]  # what the reader put right or left out, in words
+    reordered_packets: int  # packets put back in time order
 
     def batches(self) -> Iterator[PacketBatch]:
         """Yield the packets in batches; raise :class:`TraceFormatError` on a bad record."""
