@@ -134,3 +134,16 @@ def test_same_packets_and_times_as_libpcap(name: str) -> None:
     printed = np.array(times)
     nearest = np.abs(printed[:, None] - ours[None, :]).min(axis=0)
     assert nearest.max() <= 1.25e-6
+
+
+def test_capacity_of_a_short_trace_is_at_least_what_it_carried() -> None:
+    """A transfer of 0.27 s: the busiest second's rate would be its bytes over one second,
+    below what the trace itself carried; the capacity is at least its bytes over its span."""
+    reader = PcapTraceReader(CORPUS / "ipv6-http-stream.pcap")
+    batches = list(reader.batches())
+    times = np.concatenate([b.time_s for b in batches])
+    carried_bps = 8.0 * sum(int(b.size_bytes.sum()) for b in batches) / (times[-1] - times[0])
+    est = estimate_trace(open_trace(CORPUS / "ipv6-http-stream.pcap"))
+    assert times[-1] - times[0] < 1.0
+    assert est.capacity_bps >= carried_bps * (1 - 1e-12)
+    assert any("capacity estimated" in note for note in est.notes)

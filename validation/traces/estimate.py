@@ -192,7 +192,8 @@ class TraceEstimates:
         from sequence holes (pcap).
     packets, flows : packets and flows read.
     start_s, end_s, warmup_s : the trace's span and the warm-up left out of rates and counts.
-    capacity_bps : the link rate (given, or the busiest second's rate when not given).
+    capacity_bps : the link rate (given, or when not given the busiest second's rate, or the
+        whole trace's for a trace shorter than a second).
     capacity_source : "given" or "estimated".
     class_counts : flows per class.
     bottlenecked_flows : N_b.
@@ -295,8 +296,9 @@ def estimate_trace(
     reader : TraceReader
         A CSV or pcap reader (:func:`validation.traces.open_trace`).
     capacity_bps : float, optional
-        The link rate C, bit/s. When not given, the busiest second's rate (an underestimate
-        for a link that is never saturated for a whole second); where the trace's largest
+        The link rate C, bit/s. When not given, the highest rate the trace carried over a
+        window it measures (the busiest second, or the whole of a trace shorter than a second:
+        an underestimate for a link never saturated that long); where the trace's largest
         packet takes longer than ``kernel.GAP_MIN_S`` at that rate (below 12 Mbit/s for 1500
         bytes), the file is read a second time with it (the first-flight rule needs C).
     warmup_s : float
@@ -375,7 +377,7 @@ def estimate_trace(
     )
     again.capacity_source = "estimated"
     again.notes.append(
-        f"capacity estimated as the busiest second's rate ({est.capacity_bps / 1e6:.4g} Mbit/s), "
+        f"capacity estimated as the trace's highest rate ({est.capacity_bps / 1e6:.4g} Mbit/s), "
         f"and the trace read again with it: a {largest_bytes}-byte packet takes "
         f"{tx_s * 1e3:.3g} ms there, over the {kernel.GAP_MIN_S * 1e3:g} ms gap that ends a "
         "first flight without it; give the capacity when known"
@@ -494,29 +496,40 @@ def _bin(
 ) -> None:
     """Per-second departed bytes (for the link rate, C and the batches) and the loss times."""
     departed = ~dropped
+    # Only the seconds that saw packets are kept: memory and time grow with the packets,
+    # never with the span of the timestamps.
     second = np.floor(time_s[departed] - acc.start_s).astype(np.int64)
-    # Only the seconds that saw packets are kept (the batch's are in order): memory and time
-    # grow with the packets, never with the span of the timestamps.
     index, inverse = np.unique(second, return_inverse=True)
     acc.second_index.append(index)
     acc.second_sums.append(np.bincount(inverse, weights=size_bytes[departed]).astype(np.float64))
     if len(acc.second_index) > 64:
-        _merge_seconds(acc)
+        _merge_bins(acc.second_index, acc.second_sums)
     losses = loss_time_s[np.isfinite(loss_time_s)]
     losses = losses[losses >= warm_abs]
     if losses.size:
         acc.loss_times.append(losses)
 
 
-def _merge_seconds(acc: _Accumulator) -> tuple[IntArray, FloatArray]:
-    """The seconds that saw packets and their bytes, merged into one pair of arrays."""
-    if not acc.second_index:
+def _merge_bins(indices: list[IntArray], sums: list[FloatArray]) -> tuple[IntArray, FloatArray]:
+    """The bins that saw packets and their bytes, merged in place into one pair of arrays."""
+    if not indices:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
-    index, inverse = np.unique(np.concatenate(acc.second_index), return_inverse=True)
-    weights = np.concatenate(acc.second_sums)
-    sums = np.bincount(inverse, weights=weights, minlength=index.size).astype(np.float64)
-    acc.second_index, acc.second_sums = [index], [sums]
-    return index, sums
+    index, inverse = np.unique(np.concatenate(indices), return_inverse=True)
+    weights = np.concatenate(sums)
+    merged = np.bincount(inverse, weights=weights, minlength=index.size).astype(np.float64)
+    indices[:], sums[:] = [index], [merged]
+    return index, merged
+
+
+def _carried_rate(acc: _Accumulator, per_second: FloatArray) -> tuple[float, str]:
+    """The highest rate the trace carried over a window it measures, bit/s, and the window:
+    the busiest whole second, or for a trace shorter than a second the whole trace (its
+    busiest "second" is all of it over one second, below what it carried). Either is a lower
+    bound of the link's capacity."""
+    span_s = acc.end_s - acc.start_s
+    if 0 < span_s < 1.0:
+        return float(per_second.sum()) * 8.0 / span_s, f"whole trace ({span_s:.3g} s)"
+    return (float(per_second.max()) * 8.0 if per_second.size else 0.0), "second"
 
 
 def _per_second(acc: _Accumulator, packets: int, path: str) -> FloatArray:
@@ -533,7 +546,7 @@ def _per_second(acc: _Accumulator, packets: int, path: str) -> FloatArray:
             "captures of different years merged); estimates need a capture of a link under "
             "load, minutes to hours long"
         )
-    index, sums = _merge_seconds(acc)
+    index, sums = _merge_bins(acc.second_index, acc.second_sums)
     dense = np.zeros(int(span_s) + 1)
     dense[index] = sums
     return dense
@@ -740,9 +753,11 @@ def _summarize(
     first_full = math.ceil(warm_abs - acc.start_s)
     given = capacity_bps is not None
     if capacity_bps is None:
-        busiest = float(rate_all.max()) * 8.0 if rate_all.size else 0.0
-        capacity_bps = busiest
-        notes.append("capacity estimated as the busiest second's rate; give it when known")
+        capacity_bps, window = _carried_rate(acc, rate_all)
+        notes.append(
+            f"capacity estimated as the rate of the busiest {window} (the highest rate the "
+            "trace carried over a window it measures); give it when known"
+        )
     flow_bytes = fs[:, F["bytes_measured"]]
     all_bytes = float(flow_bytes.sum())
 
