@@ -27,6 +27,10 @@ COMMANDS = {
     "trace": Subcommand(
         "app.cli.trace:trace", "BSCL's parameters from a packet trace, and the BSCL size."
     ),
+    "verify": Subcommand(
+        "app.cli.verify:verify_command",
+        "Check the recommended size by simulation (--kernel: Linux).",
+    ),
     "validate": Subcommand(
         "app.cli.validate:validate", "The papers' measurements against models and simulator."
     ),

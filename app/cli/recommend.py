@@ -195,25 +195,50 @@ def render(rec: Recommendation, console: Console) -> None:
     show_default=True,
     help="Simulator runs per size with --verify.",
 )
+@click.option(
+    "--kernel",
+    is_flag=True,
+    help="With --verify: also run the scaled link through Linux's own TCP in network "
+    "namespaces (needs root; validation/testbed/).",
+)
+@click.option(
+    "--kernel-runs",
+    type=click.IntRange(min=1, max=10),
+    default=2,
+    show_default=True,
+    help="Kernel testbed runs per size with --kernel.",
+)
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
 def recommend(**opts: Any) -> None:
     """Every buffer-sizing rule for a link, its assumptions checked, and one recommended size."""
+    if opts["kernel"]:
+        from validation.testbed import unavailable_reason
+
+        reason = unavailable_reason()
+        if reason is not None:
+            click.echo(f"Error: --kernel needs root and network namespaces: {reason}", err=True)
+            raise SystemExit(2)
+        opts["verify"] = True
     try:
         scenario, targets = link_inputs(opts)
         rec = recommend_link(scenario, targets)
     except ValueError as exc:  # UnitError is a ValueError too
         click.echo(f"Error: {exc}", err=True)
         raise SystemExit(2) from exc
-    verification = None
+    verification = kernel = None
     if opts["verify"]:
-        from app.cli.verify import run_verification
+        from app.cli.verify import run_kernel_verification, run_verification
 
         verification = run_verification(scenario, rec, targets, opts["replications"], opts["seed"])
+        if opts["kernel"]:
+            kernel = run_kernel_verification(scenario, rec, targets, opts)
     if opts["as_json"]:
         out = rec.to_dict()
         if verification is not None:
             out["verification"] = verification.to_dict()
+        if kernel is not None:
+            out["kernel_verification"] = kernel if isinstance(kernel, str) else kernel.to_dict()
         click.echo(json.dumps(out, indent=2, ensure_ascii=False))
         return
     console = Console(width=max(120, Console().width), highlight=False)
@@ -222,6 +247,8 @@ def recommend(**opts: Any) -> None:
         from app.cli.verify import render_verification
 
         render_verification(verification, console)
+        if kernel is not None:
+            render_verification(kernel, console, title="Check by Linux's TCP (testbed)")
 
 
 def link_inputs(opts: dict[str, Any]) -> tuple[LinkScenario, Targets]:

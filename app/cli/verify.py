@@ -1,7 +1,9 @@
 """``bufsize recommend --verify``: the recommendation checked by simulation (thin wrapper).
 
-``bufsize trace --verify`` prints its check (of the trace's BSCL size) with the same
-:func:`render_verification`.
+``bufsize verify`` is the same command with ``--verify`` on; ``--kernel`` adds the same
+scaled link run through Linux's own TCP (:func:`validation.testbed.verify.verify_kernel`),
+beside the simulator's figures. ``bufsize trace --verify`` prints its check (of the trace's
+BSCL size) with the same :func:`render_verification`.
 
 The logic (scaling rule, sizes, verdicts) is :func:`validation.verify.verify`.
 """
@@ -9,7 +11,9 @@ The logic (scaling rule, sizes, verdicts) is :func:`validation.verify.verify`.
 from __future__ import annotations
 
 import math
+from typing import Any
 
+import click
 from rich.console import Console
 from rich.table import Table
 
@@ -36,6 +40,30 @@ def run_verification(
             bar[0].__exit__(None, None, None)
 
 
+def run_kernel_verification(
+    link: LinkScenario, rec: Recommendation, targets: Targets, opts: dict[str, Any]
+) -> Verification | str:
+    """The verification's scaled link through the kernel testbed, or why it was refused."""
+    from validation.testbed.verify import KernelRefusal, verify_kernel
+    from validation.verify import plan
+
+    p = plan(link, rec, targets, replications=opts["kernel_runs"], seed=opts["seed"])
+    bar: list[ProgressBar] = []
+
+    def progress(done: int, total: int) -> None:
+        if not bar:
+            bar.append(ProgressBar(steps=total, started_s=0.0))
+        bar[0].report(done, 0.0, f"kernel testbed: {done}/{total} runs")
+
+    try:
+        return verify_kernel(p, opts["kernel_runs"], progress=progress)
+    except KernelRefusal as refused:
+        return f"not run through the kernel: {refused}"
+    finally:
+        if bar:
+            bar[0].__exit__(None, None, None)
+
+
 def _pct(value: float, ci: float) -> str:
     text = f"{value:.1%}"
     return text if not math.isfinite(ci) else f"{text} ± {ci:.1%}"
@@ -46,15 +74,21 @@ def _loss(probability: float | None) -> str:
     return "unknown" if probability is None else f"{probability:.2g}"
 
 
-def render_verification(v: Verification, console: Console) -> None:
-    """Predicted and simulated figures side by side, one row per size, and the verdict."""
+def render_verification(
+    v: Verification | str, console: Console, title: str = "Check by simulation"
+) -> None:
+    """Predicted and simulated figures side by side, one row per size, and the verdict
+    (or, given a sentence, why the check was not run)."""
     console.print()
+    if isinstance(v, str):
+        console.print(f"[bold]{title}[/bold]: {v}", soft_wrap=True)
+        return
     if not v.sizes:
-        console.print(f"[bold]Check by simulation[/bold]: not reproducible here: {v.reason}")
+        console.print(f"[bold]{title}[/bold]: not reproducible here: {v.reason}")
         return
     s = v.scaling
     console.print(
-        f"[bold]Check by simulation[/bold] ({v.replications} runs per size, seed {v.seed}): "
+        f"[bold]{title}[/bold] ({v.replications} runs per size, seed {v.seed}): "
         f"simulated at {s.capacity_bps / 1e6:.4g} Mb/s with {s.flows} flows "
         f"(C and N × {s.factor:.3g}; buffers × {s.factor:.3g}^{s.buffer_exponent:g})"
     )
@@ -79,3 +113,20 @@ def render_verification(v: Verification, console: Console) -> None:
         if c.verdict != "agrees":
             console.print(f"  {c.label}: {c.reason}", markup=False, soft_wrap=True)
     console.print(f"Verdict: {v.verdict}: {v.reason}", markup=False, soft_wrap=True)
+
+
+def _verify_params() -> list[click.Parameter]:
+    """``bufsize recommend``'s options but ``--verify`` (always on here)."""
+    from app.cli.recommend import recommend
+
+    return [param for param in recommend.params if param.name != "verify"]
+
+
+@click.command(params=_verify_params())
+@click.pass_context
+def verify_command(ctx: click.Context, /, **opts: Any) -> None:
+    """The recommended size, half and double it, simulated (and with --kernel, run through
+    Linux's own TCP in network namespaces), beside the predictions."""
+    from app.cli.recommend import recommend
+
+    ctx.invoke(recommend, verify=True, **opts)
