@@ -29,6 +29,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
+from app.services.names import FieldError
 from models.errors import ParameterError
 
 logger = logging.getLogger(__name__)
@@ -107,6 +108,13 @@ async def parameter_error_handler(request: Request, exc: Exception) -> JSONRespo
     return await request_validation_error_handler(request, parameter_invalid(exc))
 
 
+async def field_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    """A service refused an input: 422 at the field it names, with its message."""
+    assert isinstance(exc, FieldError)
+    error = invalid(("body", *exc.field), str(exc), value=exc.value)
+    return await request_validation_error_handler(request, error)
+
+
 async def internal_error_handler(request: Request, exc: Exception) -> JSONResponse:
     """Any other exception: a fault of the service, logged with its traceback; a plain 500."""
     logger.error(
@@ -119,6 +127,7 @@ def install_error_handlers(application: FastAPI) -> None:
     """Register the handlers above on ``application``."""
     application.add_exception_handler(RequestValidationError, request_validation_error_handler)
     application.add_exception_handler(ParameterError, parameter_error_handler)
+    application.add_exception_handler(FieldError, field_error_handler)
     application.add_exception_handler(Exception, internal_error_handler)
 
 

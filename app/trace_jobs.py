@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from app.services.trace import TraceOptions, run_trace, summary
+
 #: The states of a trace job, in order.
 TraceStatus = Literal["queued", "running", "succeeded", "failed"]
 
@@ -27,7 +29,7 @@ class TraceJob:
 
     id: str
     path: Path
-    options: dict[str, Any]
+    options: TraceOptions
     status: TraceStatus = "queued"
     progress: float = 0.0
     message: str = ""
@@ -49,7 +51,7 @@ class TraceJobs:
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="trace")
 
-    def submit(self, path: Path, options: dict[str, Any]) -> TraceJob:
+    def submit(self, path: Path, options: TraceOptions) -> TraceJob:
         with self._lock:
             pending = sum(job.status in ("queued", "running") for job in self.jobs.values())
             if pending >= self.max_pending:
@@ -69,7 +71,6 @@ class TraceJobs:
         self._executor.shutdown(wait=False, cancel_futures=True)
 
     def _run(self, job: TraceJob) -> None:
-        from app.cli.trace import run_trace
         from validation.traces import TraceFormatError
 
         job.status = "running"
@@ -85,22 +86,21 @@ class TraceJobs:
             job.message = f"verifying the BSCL size: {done}/{total} simulator runs"
 
         try:
-            doc, _, _ = run_trace(
+            doc = run_trace(
                 job.path,
+                job.options,
                 progress=progress,
                 stage=reading_again,
                 verify_progress=verifying,
-                **job.options,
-            )
-            doc["file"] = job.options.get("filename") or doc["file"]
+            ).doc
             job.result = doc
-            job.message = _summary(doc)
+            job.message = summary(doc)
             job.status = "succeeded"
             job.progress = 1.0
         except (TraceFormatError, ValueError) as exc:
             # The trace, not the service: say what is wrong with it (and where).
             job.status = "failed"
-            job.message = str(exc).replace(str(job.path), job.options.get("filename") or "trace")
+            job.message = str(exc).replace(str(job.path), job.options.filename or "trace")
         except Exception as exc:  # a bug: report it as ours, not as the user's input
             job.status = "failed"
             job.message = f"internal error while reading the trace ({type(exc).__name__})"
@@ -110,16 +110,3 @@ class TraceJobs:
                 os.unlink(job.path)
             except OSError:
                 pass
-
-
-def _summary(doc: dict[str, Any]) -> str:
-    """What a finished job did, in place of the last stage's progress message."""
-    est = doc["estimates"]
-    message = f"{est['packets']:,} packets of {est['flows']:,} flows read"
-    if doc.get("bscl") is None:
-        return f"{message}; no BSCL size ({doc.get('bscl_error')})"
-    check = doc.get("verification")
-    if check is not None:
-        runs = len(check["sizes"]) * check["replications"]
-        message += f"; the BSCL size checked in {runs} simulator runs"
-    return message

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
-import re
+from dataclasses import asdict, replace
 from typing import Any
 
 import click
@@ -18,23 +18,29 @@ from click.core import ParameterSource
 
 from app.cli.recommend import link_inputs, parse_rtts
 from app.cli.recommend import recommend as recommend_command
-from app.device_snippet import config_answer, recommendation_snippet
+from app.services.device import (
+    DeviceRequest,
+    RecommendedSize,
+    config_answer,
+    configure,
+    configure_recommended,
+)
+from app.services.names import in_option_words
+from app.services.recommend import recommend
 from app.units import parse_quantity
-from models.device import TC_QDISCS, VENDORS, DeviceConfig, device_config
-from models.recommend import recommend as recommend_link
+from models.device import TC_QDISCS, VENDORS, DeviceConfig
 
-#: Model parameter -> the option that sets it, for error messages.
-OPTION_OF = {
-    "buffer_bytes": "--buffer",
-    "capacity_bps": "--capacity",
-    "packet_bytes": "--packet",
-    "chip_buffer_bytes": "--chip-buffer",
-    "congested_queues": "--congested-queues",
-    "cell_bytes": "--cell-bytes",
-    "interface": "--interface",
-    "rtt_s": "--rtt",
-}
-_FIELD = re.compile(r"\b(" + "|".join(OPTION_OF) + r")\b")
+#: Model parameters named in this command's messages by their options (app.services.names).
+NAMED = (
+    "buffer_bytes",
+    "capacity_bps",
+    "packet_bytes",
+    "chip_buffer_bytes",
+    "congested_queues",
+    "cell_bytes",
+    "interface",
+    "rtt_s",
+)
 #: Options of ``bufsize recommend`` needed to recommend a size (``--buffer`` replaces them).
 _RECOMMEND_REQUIRED = ("capacity", "rtt", "flows")
 #: Options of ``bufsize recommend`` that also serve a given ``--buffer``: the line rate, the
@@ -43,7 +49,7 @@ _WITH_BUFFER = ("capacity", "packet", "rtt", "as_json")
 
 
 def _option_message(message: str) -> str:
-    return _FIELD.sub(lambda m: OPTION_OF[m.group(1)], message)
+    return in_option_words(message, NAMED)
 
 
 def _size_bytes(text: str, packet_bytes: float) -> float:
@@ -71,17 +77,17 @@ def _recommend_options() -> list[click.Parameter]:
 
 
 def _make(opts: dict[str, Any]) -> tuple[DeviceConfig, dict[str, Any] | None]:
-    vendor = opts["vendor"]
-    options: dict[str, Any] = {
-        "cell_bytes": opts["cell_bytes"],
-        "interface": opts["interface"],
-        "queue": str(opts["queue"]),
-        "chip_buffer_bytes": None
+    device = DeviceRequest(
+        vendor=opts["vendor"],
+        cell_bytes=opts["cell_bytes"],
+        interface=opts["interface"],
+        queue=str(opts["queue"]),
+        chip_buffer_bytes=None
         if opts["chip_buffer"] is None
         else parse_quantity("--chip-buffer", opts["chip_buffer"], "size"),
-        "congested_queues": opts["congested_queues"],
-        "qdisc": opts["qdisc"],
-    }
+        congested_queues=opts["congested_queues"],
+        qdisc=opts["qdisc"],
+    )
     packet = parse_quantity("--packet", opts["packet"], "size")
     if opts["buffer"] is not None:
         ignored = [
@@ -100,13 +106,11 @@ def _make(opts: dict[str, Any]) -> tuple[DeviceConfig, dict[str, Any] | None]:
         if opts["rtt"] is not None:
             rtts = parse_rtts(opts["rtt"])
             rtt = len(rtts) / sum(1.0 / r for r in rtts)  # harmonic mean, as the engine's T_e
-        result = device_config(
-            vendor,
+        result = configure(
+            replace(device, rtt_s=rtt),
             _size_bytes(opts["buffer"], packet),
             parse_quantity("--capacity", opts["capacity"], "rate"),
-            packet_bytes=packet,
-            rtt_s=rtt,
-            **options,
+            packet,
         )
         return result, None
     missing = [f"--{name}" for name in _RECOMMEND_REQUIRED if opts[name] is None]
@@ -116,14 +120,8 @@ def _make(opts: dict[str, Any]) -> tuple[DeviceConfig, dict[str, Any] | None]:
             "recommend --help)"
         )
     scenario, targets = link_inputs(opts)
-    rec = recommend_link(scenario, targets)
-    best = rec.recommended
-    used = {
-        "rule": best.rule,
-        "buffer_packets": best.buffer_packets,
-        "buffer_bytes": best.buffer_bytes,
-    }
-    return recommendation_snippet(rec, scenario, vendor, **options), used
+    rec = recommend(scenario, targets)
+    return configure_recommended(rec, scenario, device), asdict(RecommendedSize.of(rec))
 
 
 @click.command(params=_recommend_options())

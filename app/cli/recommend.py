@@ -13,10 +13,10 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from app.cli.formatting import human_bytes
+from app.formatting import human_bytes
+from app.services.recommend import recommend as recommend_link
 from app.units import UnitError, parse_fraction, parse_packets, parse_quantity
 from models.recommend import LinkScenario, Prediction, Recommendation, Targets
-from models.recommend import recommend as recommend_link
 
 _MARK = {"holds": "[green]✓[/green]", "fails": "[red]✗[/red]", "unknown": "[yellow]?[/yellow]"}
 

@@ -60,11 +60,12 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from app.cli.formatting import human_bytes
+from app.formatting import human_bytes
+from app.services.names import in_option_words
+from app.services.simulate import run_buffer
 from app.units import parse_packets, parse_quantity
 from models.provenance import software_versions
-from validation.simulator import ReplicatedResult, RunResult, Scenario, replicate
-from validation.simulator import simulate as simulate_run
+from validation.simulator import ReplicatedResult, RunResult, Scenario
 from validation.simulator.results import GROUP_MEASURES
 from validation.simulator.scenario import (
     DEFAULT_MAX_WINDOW_PACKETS,
@@ -74,35 +75,31 @@ from validation.simulator.scenario import (
 
 DEFAULTS = SCENARIO_DEFAULTS
 
-#: Scenario field -> the option that sets it, for error messages.
-#: How the scenario description names each congestion control.
-OPTION_OF = {
-    "capacity_bps": "--capacity",
-    "flows": "--flows",
-    "rtt_s": "--rtt",
-    "rtt_jitter_s": "--rtt-jitter",
-    "access_bps": "--access-rate",
-    "max_window_packets": "--max-window",
-    "packet_bytes": "--packet",
-    "header_bytes": "--header",
-    "recovery": "--recovery",
-    "congestion_control": "--cc",
-    "ecn_threshold_packets": "--ecn-threshold",
-    "ecn_threshold_bytes": "--ecn-threshold",
-    "aqm": "--aqm",
-    "codel_target_s": "--codel-target",
-    "codel_interval_s": "--codel-interval",
-    "ca_increase": "--ca-increase",
-    "delayed_ack": "--delayed-ack",
-    "initial_window_packets": "--initial-window",
-    "min_rto_s": "--min-rto",
-    "background_load": "--background-load",
-    "duration_s": "--duration",
-    "warmup_s": "--warmup",
-    "packet_budget": "--packet-budget",
-    "buffer_packets": "--buffer",
-}
-_FIELD = re.compile(r"\b(" + "|".join(name for name in OPTION_OF if "_" in name) + r")\b")
+#: Scenario fields named in the simulator's messages by their options (app.services.names):
+#: those with an underscore (a bare "flows" is handled below; "aqm" and the like read as words).
+_NAMED = (
+    "capacity_bps",
+    "rtt_s",
+    "rtt_jitter_s",
+    "access_bps",
+    "max_window_packets",
+    "packet_bytes",
+    "header_bytes",
+    "congestion_control",
+    "ecn_threshold_packets",
+    "ecn_threshold_bytes",
+    "codel_target_s",
+    "codel_interval_s",
+    "ca_increase",
+    "delayed_ack",
+    "initial_window_packets",
+    "min_rto_s",
+    "background_load",
+    "duration_s",
+    "warmup_s",
+    "packet_budget",
+    "buffer_packets",
+)
 
 #: Wall time after which the progress bar appears, s (shorter runs print no bar).
 PROGRESS_AFTER_S = 0.5
@@ -113,7 +110,7 @@ TRACE_COLUMNS = ("time_s", "flow", "size_bytes", "dropped")
 
 def option_message(message: str) -> str:
     """Say ``--warmup`` where the simulator's message says ``warmup_s``, and so on."""
-    message = _FIELD.sub(lambda m: OPTION_OF[m.group(1)], message)
+    message = in_option_words(message, _NAMED)
     if message.startswith("flows "):
         message = "--flows" + message[len("flows") :]
     return message
@@ -442,16 +439,10 @@ def run_request(req: Request, bar: ProgressBar, trace_file: IO[str] | None = Non
 
         tracing = writer is not None
         result: Result
-        if replicated:
-            result = replicate(
-                req.scenario, buffer_packets, req.replications, req.seed, report, trace=tracing
-            )
-            runs = result.runs
-        else:
-            result = simulate_run(
-                req.scenario, buffer_packets, req.seed, trace=tracing, progress=report
-            )
-            runs = [result]
+        result = run_buffer(
+            req.scenario, buffer_packets, req.replications, req.seed, report, trace=tracing
+        )
+        runs = result.runs if isinstance(result, ReplicatedResult) else [result]
         if writer is not None:
             for run in runs:
                 lead_values = ((buffer_packets,) if several else ()) + (

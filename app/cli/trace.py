@@ -16,83 +16,12 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from app.units import parse_fraction, parse_packets, parse_quantity
+from app.services.names import option_word
+from app.services.trace import run_trace, trace_options
 
 if TYPE_CHECKING:  # the readers and estimators are imported when a trace is read
     from validation.traces import TraceEstimates
     from validation.traces.estimate import Interval
-    from validation.verify import Progress, Verification
-
-
-def _loss(text: str) -> float:
-    value = parse_fraction("--max-loss", text)
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"--max-loss must be in (0, 1) (0% .. 100%), got {text!r}")
-    return value
-
-
-def run_trace(
-    path: Path,
-    *,
-    capacity_bps: float | None,
-    buffer_bytes: float | None,
-    warmup_s: float,
-    max_loss: float,
-    verify: bool,
-    seed: int,
-    replications: int = 5,
-    with_flows: bool = False,
-    progress: Any = None,
-    stage: Any = None,
-    verify_progress: Progress | None = None,
-    filename: str | None = None,
-) -> tuple[dict[str, Any], TraceEstimates, Verification | None]:
-    """Estimates, the BSCL size and (with ``verify``) its simulation check: a JSON-able dict.
-
-    The check is :func:`validation.verify.verify` of the BSCL size (``size=("bscl", ⌈B⌉)``)
-    on the link the estimates describe (:func:`validation.traces.sizing.link_from_estimates`),
-    the same check as ``bufsize recommend --verify``; it is also returned as an object.
-    """
-    from validation.traces import estimate_trace, open_trace
-    from validation.traces.sizing import size_from_estimates
-
-    reader = open_trace(path)
-    est = estimate_trace(
-        reader,
-        capacity_bps=capacity_bps,
-        warmup_s=warmup_s,
-        buffer_bytes=buffer_bytes,
-        progress=progress,
-        stage=stage,
-    )
-    out: dict[str, Any] = {
-        "file": filename or str(path),
-        "estimates": est.to_dict(flows=with_flows),
-    }
-    try:
-        sizing = size_from_estimates(est, max_loss)
-    except ValueError as exc:
-        out["bscl"] = None
-        out["bscl_error"] = str(exc)
-        return out, est, None
-    out["bscl"] = sizing.to_dict()
-    if not verify:
-        return out, est, None
-    from validation.traces.sizing import link_from_estimates
-    from validation.verify import verify as check_size
-
-    link, targets = link_from_estimates(est, max_loss)
-    checked = check_size(
-        link,
-        None,
-        targets,
-        replications=replications,
-        seed=seed,
-        size=("bscl", math.ceil(sizing.buffer_packets)),
-        progress=verify_progress,
-    )
-    out["verification"] = checked.to_dict()
-    return out, est, checked
 
 
 def _interval(value: Interval, scale: float = 1.0, fmt: str = ".3g") -> str:
@@ -172,20 +101,19 @@ def trace(**opts: Any) -> None:
     """Estimate BSCL's parameters from a packet trace (pcap, pcapng or CSV) and size the buffer."""
     path: Path = opts["file"]
     try:
-        capacity_bps = (
-            None
-            if opts["capacity"] is None
-            else parse_quantity("--capacity", opts["capacity"], "rate")
+        options = trace_options(
+            {
+                "capacity_bps": opts["capacity"],
+                "buffer_packets": opts["buffer_"],
+                "warmup_s": opts["warmup"],
+                "max_loss": opts["max_loss"],
+            },
+            option_word,
+            verify=opts["verify"],
+            seed=opts["seed"],
+            replications=opts["replications"],
+            with_flows=opts["with_flows"],
         )
-        warmup_s = parse_quantity("--warmup", opts["warmup"], "time")
-        max_loss = _loss(opts["max_loss"])
-        buffer_bytes = None
-        if opts["buffer_"] is not None:
-            if capacity_bps is None:
-                raise ValueError("--buffer needs --capacity (the queue's delay is buffer/C)")
-            buffer_bytes = parse_packets("--buffer", opts["buffer_"], 1500) * 1500
-        if warmup_s < 0:
-            raise ValueError(f"--warmup must be >= 0, got {opts['warmup']!r}")
     except ValueError as exc:
         click.echo(f"Error: {exc}", err=True)
         raise SystemExit(2) from exc
@@ -197,16 +125,9 @@ def trace(**opts: Any) -> None:
         raise SystemExit(2)
     with ProgressBar(steps=1) as bar:  # one bar: reading, then the check's runs
         try:
-            doc, est, verification = run_trace(
+            result = run_trace(
                 path,
-                capacity_bps=capacity_bps,
-                buffer_bytes=buffer_bytes,
-                warmup_s=warmup_s,
-                max_loss=max_loss,
-                verify=opts["verify"],
-                seed=opts["seed"],
-                replications=opts["replications"],
-                with_flows=opts["with_flows"],
+                options,
                 progress=lambda f: bar.report(0, f, "reading"),
                 stage=lambda label, f: bar.report(0, f, label),
                 verify_progress=lambda done, total: bar.report(
@@ -219,6 +140,7 @@ def trace(**opts: Any) -> None:
         except ValueError as exc:
             click.echo(f"Error: {exc}", err=True)
             raise SystemExit(1) from exc
+    doc, est, verification = result.doc, result.estimates, result.verification
     if opts["as_json"]:
         click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
         return

@@ -18,8 +18,9 @@ from rich.console import Console
 from rich.table import Table
 
 from app.cli.simulate import ProgressBar
+from app.services.verify import run_verification as check
 from models.recommend import LinkScenario, Recommendation, Targets
-from validation.verify import Verification, verify
+from validation.verify import Verification
 
 
 def run_verification(
@@ -34,7 +35,7 @@ def run_verification(
         bar[0].report(done, 0.0, f"verifying: {done}/{total} runs")
 
     try:
-        return verify(link, rec, targets, replications=replications, seed=seed, progress=progress)
+        return check(link, rec, targets, replications, seed, progress)
     finally:
         if bar:
             bar[0].__exit__(None, None, None)

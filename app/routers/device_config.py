@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict, replace
 from typing import Any
 
 from fastapi import APIRouter
 
-from app.device_snippet import config_answer, recommendation_snippet
-from app.routers.recommend import scenario_and_targets
 from app.schemas.device_config import ConfigRequest, ConfigResponse
-from app.schemas.recommend import TargetsIn
-from models.device import device_config
-from models.recommend import recommend
+from app.schemas.recommend import TargetsIn, link_and_targets
+from app.services.device import (
+    RecommendedSize,
+    config_answer,
+    configure,
+    configure_recommended,
+)
+from app.services.recommend import recommend
 
 router = APIRouter(tags=["config"])
 
@@ -27,20 +31,13 @@ router = APIRouter(tags=["config"])
     "that size with n queues congested. Returns the text and every number it used.",
 )
 async def config(body: ConfigRequest) -> dict[str, Any]:
-    options = body.options()
+    device = replace(body.to_domain(), rtt_s=body.rtt_s)
     if body.scenario is not None:
         # The same scenario and targets /v1/recommend builds, so the same recommended size.
-        scenario, targets = scenario_and_targets(body.scenario, body.targets or TargetsIn())
+        scenario, targets = link_and_targets(body.scenario, body.targets or TargetsIn())
         rec = recommend(scenario, targets)
-        if body.rtt_s is not None:
-            options["rtt_s"] = body.rtt_s
-        answer = config_answer(recommendation_snippet(rec, scenario, body.vendor, **options))
-        best = rec.recommended
-        answer["recommended"] = {
-            "rule": best.rule,
-            "buffer_packets": best.buffer_packets,
-            "buffer_bytes": best.buffer_bytes,
-        }
+        answer = config_answer(configure_recommended(rec, scenario, device))
+        answer["recommended"] = asdict(RecommendedSize.of(rec))
         return answer
     packet_bytes = 1500.0 if body.packet_bytes is None else body.packet_bytes
     if body.buffer_packets is not None:
@@ -48,12 +45,4 @@ async def config(body: ConfigRequest) -> dict[str, Any]:
     else:
         buffer_bytes = float(body.buffer_bytes or 0.0)
     line_rate = float(body.capacity_bps or 0.0)  # required by the schema without a scenario
-    result = device_config(
-        body.vendor,
-        buffer_bytes,
-        line_rate,
-        packet_bytes=packet_bytes,
-        rtt_s=body.rtt_s,
-        **options,
-    )
-    return config_answer(result)
+    return config_answer(configure(device, buffer_bytes, line_rate, packet_bytes))

@@ -13,8 +13,6 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 
 from app.deps import JobPoolDep, SettingsDep
 from app.errors import invalid, parameters_of
-from app.jobs.runner import build_scenario
-from app.jobs.spec import SimulationSpec
 from app.jobs.store import JobStore, JobView, QueueFull
 from app.jobs.tables import JobStatus
 from app.schemas.simulations import (
@@ -24,7 +22,7 @@ from app.schemas.simulations import (
     SimulationRequest,
     SimulationSpecOut,
 )
-from validation.simulator.scenario import estimate_packets
+from app.services.simulate import build_scenario, plan_job
 
 router = APIRouter(
     prefix="/simulations",
@@ -67,16 +65,10 @@ def create_simulation(
     with parameters_of("scenario"):
         scenario = build_scenario(fields)
     fields["rtt_jitter_s"] = scenario.rtt_jitter_s  # canonical: the default filled in from rtt_s
-    if body.replications > settings.max_replications:
-        raise invalid(
-            ("body", "replications"),
-            f"replications must be <= {settings.max_replications} (max_replications), "
-            f"got {body.replications}",
-            value=body.replications,
-        )
-    spec = SimulationSpec.create(fields, body.buffer_packets, body.replications, body.seed)
-    per_run = estimate_packets(scenario)
-    packets = per_run * spec.replications * len(spec.buffer_packets)
+    job_plan = plan_job(
+        scenario, fields, body.buffer_packets, body.replications, body.seed, settings
+    )
+    spec, per_run, packets = job_plan.spec, job_plan.packets_per_run, job_plan.packets
     if packets > settings.max_packets_per_job:
         raise invalid(
             ("body", "scenario", "duration_s"),

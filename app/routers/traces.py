@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -26,13 +27,13 @@ from fastapi.exceptions import RequestValidationError
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import File, FormParser, create_form_parser
 
-from app.cli.trace import _loss
 from app.deps import SettingsDep
 from app.errors import invalid
 from app.schemas.common import MAX_CAPACITY_BPS, MIN_CAPACITY_BPS
 from app.schemas.traces import TraceCreatedOut, TraceJobOut
+from app.services.names import FieldError, api_word
+from app.services.trace import TraceOptions, trace_options
 from app.trace_jobs import TraceJob, TraceJobs, TracePending
-from app.units import parse_packets, parse_quantity
 
 router = APIRouter(prefix="/traces", tags=["traces"])
 
@@ -72,55 +73,23 @@ def _invalid(name: str, message: str, value: Any) -> RequestValidationError:
     return invalid(("body", name), message, value=value)
 
 
-def _options(fields: dict[str, str], filename: str) -> dict[str, Any]:
-    """The ``bufsize trace`` options from the form's text fields (422 naming the field)."""
-    out: dict[str, Any] = {"filename": filename, "verify": False, "seed": 1, "replications": 5}
+def _options(fields: dict[str, str], filename: str) -> TraceOptions:
+    """The trace's options from the form's text fields (422 naming the field)."""
     try:
-        capacity = fields.get("capacity_bps")
-        out["capacity_bps"] = (
-            None if capacity is None else parse_quantity("capacity_bps", capacity, "rate")
+        options = trace_options(
+            fields,
+            api_word,
+            capacity_range=(MIN_CAPACITY_BPS, MAX_CAPACITY_BPS),
+            filename=filename,
         )
-        if out["capacity_bps"] is not None and not (
-            MIN_CAPACITY_BPS <= out["capacity_bps"] <= MAX_CAPACITY_BPS
-        ):
-            raise ValueError(
-                f"capacity_bps must be in [{MIN_CAPACITY_BPS:g}, {MAX_CAPACITY_BPS:g}] bit/s, "
-                f"got {capacity!r}"
-            )
-    except ValueError as exc:
-        raise _invalid("capacity_bps", str(exc), fields.get("capacity_bps")) from exc
-    try:
-        out["warmup_s"] = parse_quantity("warmup_s", fields.get("warmup_s", "0s"), "time")
-        if not out["warmup_s"] >= 0:
-            raise ValueError(f"warmup_s must be >= 0, got {fields.get('warmup_s')!r}")
-    except ValueError as exc:
-        raise _invalid("warmup_s", str(exc), fields.get("warmup_s")) from exc
-    try:
-        out["max_loss"] = _loss(fields.get("max_loss", "1%"))
-    except ValueError as exc:
-        raise _invalid("max_loss", str(exc).replace("--max-loss", "max_loss"), None) from exc
-    out["buffer_bytes"] = None
-    if "buffer_packets" in fields:
-        if out["capacity_bps"] is None:
-            raise _invalid(
-                "buffer_packets",
-                "buffer_packets needs capacity_bps (the queue's delay is buffer/C)",
-                None,
-            )
-        try:
-            packets = parse_packets("buffer_packets", fields["buffer_packets"], 1500)
-            if not packets > 0:
-                raise ValueError(f"buffer_packets must be > 0, got {fields['buffer_packets']!r}")
-        except ValueError as exc:
-            raise _invalid("buffer_packets", str(exc), fields["buffer_packets"]) from exc
-        out["buffer_bytes"] = packets * 1500
+    except FieldError as exc:
+        raise invalid(("body", *exc.field), str(exc), value=exc.value) from exc
     verify = fields.get("verify", "false").strip().lower()
     if verify not in ("true", "false", "1", "0"):
         raise _invalid("verify", "verify must be true or false", fields.get("verify"))
-    out["verify"] = verify in ("true", "1")
     try:
-        out["replications"] = int(fields.get("replications", "5"))
-        if not 2 <= out["replications"] <= 20:
+        replications = int(fields.get("replications", "5"))
+        if not 2 <= replications <= 20:
             raise ValueError
     except ValueError as exc:
         raise _invalid(
@@ -129,12 +98,12 @@ def _options(fields: dict[str, str], filename: str) -> dict[str, Any]:
             fields.get("replications"),
         ) from exc
     try:
-        out["seed"] = int(fields.get("seed", "1"))
-        if out["seed"] < 0:
+        seed = int(fields.get("seed", "1"))
+        if seed < 0:
             raise ValueError
     except ValueError as exc:
         raise _invalid("seed", "seed must be a whole number >= 0", fields.get("seed")) from exc
-    return out
+    return replace(options, verify=verify in ("true", "1"), replications=replications, seed=seed)
 
 
 @router.post(

@@ -19,15 +19,11 @@ from pydantic import Field
 
 from app.deps import JobPoolDep, SettingsDep
 from app.errors import invalid
-from app.jobs.spec import SimulationSpec
 from app.jobs.store import QueueFull
 from app.jobs.tables import JobStatus
-from app.routers.recommend import link_and_targets
 from app.schemas.common import ResponseModel
 from app.schemas.recommend import RecommendRequest
-from models.recommend import recommend
-from validation.simulator.scenario import estimate_packets
-from validation.verify import assemble, plan
+from app.services.verify import outcome, plan_verification
 
 router = APIRouter(prefix="/verifications", tags=["recommend"])
 
@@ -69,24 +65,14 @@ def create_verification(
     pool: JobPoolDep,
     settings: SettingsDep,
 ) -> VerificationOut:
-    link, targets = link_and_targets(body)
-    rec = recommend(link, targets)
-    if body.replications > settings.max_replications:
-        raise invalid(
-            ("body", "replications"),
-            f"replications must be <= {settings.max_replications} (max_replications), "
-            f"got {body.replications}",
-            value=body.replications,
-        )
-    p = plan(link, rec, targets, replications=body.replications, seed=body.seed)
-    if p.scenario is None:
+    link, targets = body.to_domain()
+    planned = plan_verification(link, targets, body.replications, body.seed, settings)
+    p = planned.plan
+    if planned.job is None:
         return VerificationOut(
             id=None, status="done", progress=1.0, verification=p.unfaithful().to_dict()
         )
-    spec = SimulationSpec.create(
-        p.scenario.to_dict(), sorted(set(p.simulated.values())), body.replications, body.seed
-    )
-    packets = estimate_packets(p.scenario) * body.replications * len(spec.buffer_packets)
+    spec, packets = planned.job.spec, planned.job.packets
     if packets > settings.max_packets_per_job:
         raise invalid(
             ("body", "replications"),
@@ -111,12 +97,10 @@ def create_verification(
             message=job.message,
             verification=None,
         )
-    stored = pool.store.results(spec)
-    runs = {label: stored[packets]["runs"] for label, packets in p.simulated.items()}
     return VerificationOut(
         id=job.id,
         status=job.status.value,
         progress=1.0,
         message=job.message,
-        verification=assemble(p, runs).to_dict(),
+        verification=outcome(p, pool.store.results(spec)).to_dict(),
     )

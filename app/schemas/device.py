@@ -2,7 +2,7 @@
 
 :class:`DeviceIn` is the device a snippet is for (vendor family and its options);
 :class:`DeviceConfigOut` is the snippet with every number it was made from, the answer of
-:func:`app.device_snippet.config_answer`.
+:func:`app.services.device.config_answer`.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from app.schemas.common import RequestModel, ResponseModel, Unit
+from app.services.device import DeviceRequest
 
 #: The largest buffer or chip memory accepted, bytes (10 TB: beyond any device).
 MAX_DEVICE_BYTES = 1e13
@@ -58,16 +59,17 @@ class DeviceIn(RequestModel):
         default="pfifo", description="tc only: the qdisc of the active command."
     )
 
-    def options(self) -> dict[str, Any]:
-        """The keyword arguments of :func:`models.device.device_config` beside the vendor."""
-        return {
-            "cell_bytes": self.cell_bytes,
-            "interface": self.interface,
-            "queue": str(self.queue),
-            "chip_buffer_bytes": self.chip_buffer_bytes,
-            "congested_queues": self.congested_queues,
-            "qdisc": self.qdisc,
-        }
+    def to_domain(self) -> DeviceRequest:
+        """The device as :mod:`app.services.device` takes it."""
+        return DeviceRequest(
+            vendor=self.vendor,
+            cell_bytes=self.cell_bytes,
+            interface=self.interface,
+            queue=str(self.queue),
+            chip_buffer_bytes=self.chip_buffer_bytes,
+            congested_queues=self.congested_queues,
+            qdisc=self.qdisc,
+        )
 
 
 class QueueLimitOut(ResponseModel):

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+from dataclasses import fields
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 
+from app.errors import parameters_of
 from app.schemas.common import (
     MAX_CAPACITY_BPS,
     MAX_FLOWS,
@@ -23,8 +25,15 @@ from app.schemas.common import (
 )
 from app.schemas.device import DeviceConfigOut, DeviceIn
 from app.schemas.optical import OpticalDesignOut
+from app.services.device import config_answer
+from app.services.recommend import RecommendationForDevice
+from models.recommend import LinkScenario, Recommendation, Targets
 
 Status = Literal["holds", "fails", "unknown"]
+
+#: The engine's inputs, each taken from the request's field of the same name.
+_LINK_FIELDS = tuple(f.name for f in fields(LinkScenario))
+_TARGET_FIELDS = tuple(f.name for f in fields(Targets))
 
 OptionalRate = Annotated[
     float,
@@ -156,6 +165,13 @@ class ScenarioIn(RequestModel):
         """The RTTs as the engine takes them."""
         return tuple(self.rtts_s) if self.rtts_s is not None else (float(self.rtt_s or 0.0),)
 
+    def to_domain(self) -> LinkScenario:
+        """The engine's scenario: each field of :class:`LinkScenario` from the field of the same
+        name (the RTTs from ``rtt_s`` or ``rtts_s``); ``ParameterError`` naming a refused one."""
+        values = {name: getattr(self, name) for name in _LINK_FIELDS}
+        values["rtts_s"] = self.rtts
+        return LinkScenario(**values)
+
 
 class TargetsIn(RequestModel):
     """What the operator wants from the port."""
@@ -191,6 +207,10 @@ class TargetsIn(RequestModel):
         description="What to keep when the delay bound conflicts with utilization and loss.",
     )
 
+    def to_domain(self) -> Targets:
+        """The engine's targets (the same field names); ``ParameterError`` naming a refused one."""
+        return Targets(**{name: getattr(self, name) for name in _TARGET_FIELDS})
+
 
 _DEVICE_EXAMPLE: dict[str, Any] = {
     **_THESIS_EXAMPLE,
@@ -208,6 +228,20 @@ class RecommendRequest(RequestModel):
         description="A device to configure: the answer then carries device_config, the "
         "recommended size as that device's configuration (as /v1/config returns it).",
     )
+
+    def to_domain(self) -> tuple[LinkScenario, Targets]:
+        """The engine's scenario and targets; a refused value is a 422 naming its field."""
+        return link_and_targets(self.scenario, self.targets)
+
+
+def link_and_targets(scenario: ScenarioIn, targets: TargetsIn) -> tuple[LinkScenario, Targets]:
+    """The engine's scenario and targets from a request's parts, each refused value a 422 at
+    ``body.scenario.<name>`` or ``body.targets.<name>``."""
+    with parameters_of("scenario"):
+        link = scenario.to_domain()
+    with parameters_of("targets"):
+        goals = targets.to_domain()
+    return link, goals
 
 
 # --- the answer ---------------------------------------------------------------------------------
@@ -377,6 +411,12 @@ class CIOQOut(ResponseModel):
 
 
 class RecommendResponse(ResponseModel):
+    """The engine's answer (:class:`models.recommend.Recommendation`), field for field."""
+
+    @classmethod
+    def of(cls, rec: Recommendation) -> Self:
+        return cls.model_validate(rec, from_attributes=True)
+
     inputs: DerivedInputsOut = Field(description="Quantities derived from the scenario.")
     rules: list[RuleOut] = Field(description="Every rule, with its assumptions checked.")
     regime: RegimeOut
@@ -407,6 +447,13 @@ class RecommendResponse(ResponseModel):
 
 class RecommendWithDeviceResponse(RecommendResponse):
     """The recommendation, and the snippet for its size when the request named a device."""
+
+    @classmethod
+    def for_device(cls, result: RecommendationForDevice) -> RecommendWithDeviceResponse:
+        """The answer of :func:`app.services.recommend.recommend_for`."""
+        answer = cls.model_validate(result.recommendation, from_attributes=True)
+        answer.device_config = DeviceConfigOut.model_validate(config_answer(result.device_config))
+        return answer
 
     device_config: DeviceConfigOut | None = Field(
         default=None,

@@ -1,13 +1,13 @@
 """From the form's inputs to a ``/v1/recommend`` answer, or to messages beside the inputs.
 
 The inputs are read from the query string (so a URL reproduces the page), turned into the
-API's request body by :data:`app.web.fields.FIELDS`, and answered by the API's own route
-function; its 422s are mapped back to the inputs they name.
+API's request body by :data:`app.web.fields.FIELDS`, checked by the API's request schema, and
+answered by :mod:`app.services.recommend`, as the API's route answers; the answer is the API's
+response schema, and every refused value is mapped back to the input it names.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,8 +16,12 @@ from typing import Any
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
-from app.routers.recommend import recommend_buffer
-from app.schemas.recommend import RecommendRequest
+from app.schemas.recommend import (
+    RecommendRequest,
+    RecommendResponse,
+    RecommendWithDeviceResponse,
+)
+from app.services.recommend import recommend, recommend_for
 from app.web.fields import BY_NAME, FIELDS, FormField, field_for_location
 from models.errors import ParameterError
 
@@ -146,13 +150,23 @@ async def answer(query: Mapping[str, str]) -> Submission:
         _place(sub, [dict(e) for e in exc.errors()])
         return sub
     try:
-        response = await recommend_buffer(sub.request)
+        sub.answer = _recommendation(sub.request)
     except RequestValidationError as exc:
         _place(sub, [dict(e) for e in exc.errors()])
-        return sub
     except ParameterError as exc:
-        named = [f.path for f in FIELDS if f.path[-1] == exc.name]
-        _place(sub, [{"loc": named[0] if named else (), "msg": str(exc)}])
-        return sub
-    sub.answer = json.loads(bytes(response.body))
+        if "." in exc.name:  # within a part of the request: "device.chip_buffer_bytes"
+            loc: tuple[str, ...] = tuple(exc.name.split("."))
+        else:
+            named = [f.path for f in FIELDS if f.path[-1] == exc.name]
+            loc = named[0] if named else ()
+        _place(sub, [{"loc": loc, "msg": str(exc)}])
     return sub
+
+
+def _recommendation(request: RecommendRequest) -> dict[str, Any]:
+    """The answer ``POST /v1/recommend`` gives for ``request``, as JSON-ready data."""
+    scenario, targets = request.to_domain()
+    if request.device is None:
+        return RecommendResponse.of(recommend(scenario, targets)).model_dump(mode="json")
+    result = recommend_for(scenario, targets, request.device.to_domain())
+    return RecommendWithDeviceResponse.for_device(result).model_dump(mode="json")

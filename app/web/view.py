@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from app.cli.formatting import human_bytes
+from app.formatting import human_bytes
 from app.schemas.recommend import RecommendRequest
 from app.web.fields import BY_NAME, RESULT
 from app.web.simulation import verification_plan

@@ -15,6 +15,8 @@ import app.routers.pacing
 import app.routers.recommend
 import app.routers.rules
 import app.routers.simulations
+import app.schemas.recommend
+import app.services.recommend
 from app.errors import INTERNAL_ERROR, finite_result, install_error_handlers
 from app.jobs.lifespan import simulation_runner
 from app.main import create_app
@@ -133,16 +135,16 @@ API_PATHS: list[tuple[Any, str, str, dict[str, Any], list[str]]] = [
         },
         ["body"],
     ),
-    (app.routers.recommend, "recommend", "/v1/recommend", {"scenario": THESIS}, ["body"]),
+    (app.services.recommend, "recommend_link", "/v1/recommend", {"scenario": THESIS}, ["body"]),
     (
-        app.routers.recommend,
+        app.schemas.recommend,
         "LinkScenario",
         "/v1/recommend",
         {"scenario": THESIS},
         ["body", "scenario"],
     ),
     (
-        app.routers.recommend,
+        app.schemas.recommend,
         "Targets",
         "/v1/recommend",
         {"scenario": THESIS},

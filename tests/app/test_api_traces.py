@@ -95,18 +95,18 @@ def test_second_reading_shows_in_the_message_while_progress_stays(
     second pass here so that the job can be polled then."""
     import threading
 
-    import app.cli.trace
+    import app.trace_jobs
 
     release = threading.Event()
-    real = app.cli.trace.run_trace
+    real = app.trace_jobs.run_trace
 
-    def held(path: Path, **kwargs: Any) -> Any:
+    def held(path: Path, options: Any, **kwargs: Any) -> Any:
         kwargs["progress"](1.0)
         kwargs["stage"]("second reading at the estimated rate (10 Mbit/s)", 0.4)
         assert release.wait(30)
-        return real(path, **kwargs)
+        return real(path, options, **kwargs)
 
-    monkeypatch.setattr(app.cli.trace, "run_trace", held)
+    monkeypatch.setattr(app.trace_jobs, "run_trace", held)
     response = client.post(
         "/v1/traces",
         files={"file": ("link.csv", _csv(2000), "text/csv")},

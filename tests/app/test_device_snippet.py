@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.device_snippet import config_answer, recommendation_snippet
+from app.services.device import DeviceRequest, config_answer, configure_recommended
 from models.device import VENDORS
 from models.recommend import LinkScenario, Targets, recommend
 
@@ -21,7 +21,7 @@ SCENARIOS = [
 @pytest.mark.parametrize("vendor", VENDORS)
 def test_snippet_enforces_the_recommended_size(scenario: LinkScenario, vendor: str) -> None:
     rec = recommend(scenario, Targets())
-    snippet = recommendation_snippet(rec, scenario, vendor, chip_buffer_bytes=2**30)
+    snippet = configure_recommended(rec, scenario, DeviceRequest(vendor, chip_buffer_bytes=2**30))
     best = rec.recommended
     # Rounded up to the vendor's cell: never below the recommendation, less than a cell above.
     assert (
@@ -42,5 +42,5 @@ def test_tc_snippet_uses_the_effective_rtt_for_codel() -> None:
     rec = recommend(scenario, Targets())
     # Harmonic mean of 50 and 200 ms: 2/(1/0.05 + 1/0.2) = 80 ms (004 eqs. 11-12); target 4 ms.
     assert rec.inputs.effective_rtt_s == pytest.approx(0.08)
-    text = recommendation_snippet(rec, scenario, "tc", qdisc="fq_codel").text
+    text = configure_recommended(rec, scenario, DeviceRequest("tc", qdisc="fq_codel")).text
     assert f"fq_codel limit {rec.recommended.buffer_packets} target 4000us interval 80000us" in text

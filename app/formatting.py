@@ -1,4 +1,4 @@
-"""Numbers as the CLI prints them."""
+"""Numbers as the command line and the web page print them."""
 
 from __future__ import annotations
 
