@@ -109,7 +109,7 @@ assert sp.simplify(added - (2 ** (k + 1) - 2 * k - 2)) == 0
 added
 
 # %% [markdown]
-# The checks of DESIGN §2: $N = 64$ gives 11 lines of total length 94 with $K = 1$, and 13
+# The check values of docs/references.md: $N = 64$ gives 11 lines of total length 94 with $K = 1$, and 13
 # lines of length 70 with $K = 4$.
 
 # %%

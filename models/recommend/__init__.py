@@ -1,7 +1,7 @@
 """The recommendation engine: every buffer-sizing rule for a port, checked, and one answer.
 
 ``recommend(LinkScenario(...), Targets(...))`` returns a :class:`Recommendation` (frozen
-dataclasses; ``to_dict()`` for JSON). See DESIGN §2, last paragraphs.
+dataclasses; ``to_dict()`` for JSON). See docs/architecture.md, "The recommendation engine".
 """
 
 from models.recommend.engine import predict, recommend, traffic_model

@@ -40,14 +40,15 @@ def test_theorem_6_for_n_64(client: TestClient, k: int, lines: int, length: int)
 
 
 def test_buffer_rounded_up_to_power_of_two(client: TestClient) -> None:
-    # DESIGN §5: "buffer_packets (the FIFO's capacity N−1; N rounded up to a power of two)".
+    # The FIFO's capacity is N − 1 packets with N a power of two (000 §5.2): buffer_packets is
+    # rounded up to the next such capacity.
     assert fifo(client, buffer_packets=50)["fifo_capacity_packets"] == 63
     assert fifo(client, buffer_packets=64)["fifo_capacity_packets"] == 127
 
 
 def test_lengths_in_bytes_seconds_and_fibre(client: TestClient) -> None:
     # One packet time at 10 Gb/s with 1500-byte packets is 1.2 µs; fibre carries light at
-    # 2.04e8 m/s (DESIGN §2), so a line of one packet is 244.8 m. By hand: 94 · 244.8 m.
+    # 2.04e8 m/s (docs/references.md), so a line of one packet is 244.8 m. By hand: 94 · 244.8 m.
     out = fifo(client, buffer_packets=63, packet_bytes="1500 B", capacity_bps="10 Gbit/s")
     assert out["packet_time_s"] == pytest.approx(1.2e-6, rel=1e-12)
     assert out["total_fiber_m"] == pytest.approx(94 * 244.8, rel=1e-9)

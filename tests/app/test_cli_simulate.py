@@ -345,8 +345,7 @@ def _no_simulation(*args: Any, **kwargs: Any) -> Any:
 def test_scenario_errors_exit_2_naming_the_option(
     args: list[str], option: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(cli, "simulate_run", _no_simulation)
-    monkeypatch.setattr(cli, "replicate", _no_simulation)
+    monkeypatch.setattr(cli, "run_buffer", _no_simulation)
     trace = tmp_path / "t.csv"
     args = [str(trace) if a == "TRACE" else a for a in args]
     extra = [] if "--buffer" in args else ["--buffer", "10"]

@@ -25,7 +25,7 @@ from models.processor_sharing import (
 
 
 def test_gamma_half_at_half_load() -> None:
-    # 003 eq. 1 with φ ≡ 1: Σρ^i = 1/(1-ρ), Σ iρ^(i-1) = 1/(1-ρ)², so γ = 1 - ρ; DESIGN §2
+    # 003 eq. 1 with φ ≡ 1: Σρ^i = 1/(1-ρ), Σ iρ^(i-1) = 1/(1-ρ)², so γ = 1 - ρ; docs/references.md
     # check "γ(φ≡1, ρ=0.5) = 0.5".
     assert ps_throughput_ratio(0.5) == pytest.approx(0.5, rel=1e-12)
     np.testing.assert_allclose(ps_throughput_ratio([0.1, 0.5, 0.9]), [0.9, 0.5, 0.1], rtol=1e-12)

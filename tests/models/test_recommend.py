@@ -108,7 +108,7 @@ def test_few_flows_pick_the_rule_of_thumb() -> None:
 
 
 def test_few_cubic_flows_use_the_beta_rule() -> None:
-    # RFC 9438: B = C·RTT·(1−β)/β with β = 0.7 -> 0.4286 of the BDP (DESIGN §2: "CUBIC β=0.7 ->
+    # RFC 9438: B = C·RTT·(1−β)/β with β = 0.7 -> 0.4286 of the BDP (docs/references.md: "CUBIC β=0.7 ->
     # 0.43×"); 4166.7 × 3/7 = 1785.7 packets.
     scenario = LinkScenario(capacity_bps=1e9, rtts_s=(0.05,), flows=1)
     rec = recommend(scenario)
@@ -149,7 +149,7 @@ def test_many_flows_without_nb_pick_sqrt_n() -> None:
     scenario = LinkScenario(capacity_bps=10e9, rtts_s=(0.1,), flows=10_000)
     rec = recommend(scenario)
     assert rec.recommended.rule == "sqrt_n"
-    # Appenzeller's bound at B = C·RTT/√N: erf(3√3/(2√2)) ≈ 0.989 (000 §2.2.2, DESIGN §2).
+    # Appenzeller's bound at B = C·RTT/√N: erf(3√3/(2√2)) ≈ 0.989 (000 §2.2.2, docs/references.md).
     assert rec.recommended.predicted.utilization >= 0.989 * (1 - 1e-3)
 
 
@@ -212,7 +212,7 @@ def test_optical_buffers_are_capped_and_designed() -> None:
     assert rec.recommended.buffer_packets == 15
     assert rec.optical is not None
     # 15 packets -> N = 16 (smallest power of two with N − 1 >= 15): 2·log2(16) − 1 = 7 delay
-    # lines for K = 1 (000 Thm 6 / DESIGN §2).
+    # lines for K = 1 (000 Thm 6 / docs/references.md).
     assert rec.optical.delay_lines == 7
     # Without the access rate (or pacing) the tiny size is not assumed (000 §3.4): sqrt(N)'s
     # 3,953 packets are capped at the optical limit of 50, N = 64: 2·log2(64) − 1 = 11 lines.

@@ -8,7 +8,7 @@ Values are utilization / goodput (payload delivered in order, as a fraction of c
 ns-3's B.
 
 ns-3's B counts the packets waiting; the one in transmission is extra, so the same port holds
-ns-3's B + 1 packets, which is bufsize's ``buffer_packets`` (DESIGN §1).
+ns-3's B + 1 packets, which is bufsize's ``buffer_packets`` (docs/glossary.md).
 
 Acceptance (issue 4): mean absolute gap ≤ 5 percentage points over the table for utilization
 and for goodput each, and no point more than 12 points off.
