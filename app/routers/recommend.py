@@ -31,12 +31,12 @@ def recommendation_json(scenario: LinkScenario, targets: Targets) -> bytes:
     "/recommend",
     response_model=RecommendWithDeviceResponse,
     summary="Recommend a buffer size",
-    description="Every sizing rule of the five papers (docs/references.md) applied to the port, each with its assumptions "
-    "marked holds / fails / unknown and its predicted utilization, loss and delay; the traffic "
-    "regime; one recommended size with the rule that governs it and why; the trade-off when no "
-    "size meets every target (004 §V); and curves against buffer size for plotting. With a "
-    "device, also the recommended size as that device's configuration (device_config, the "
-    "shape /v1/config returns).",
+    description="Every sizing rule of the five papers (docs/references.md) applied to the port, "
+    "each with its assumptions marked holds / fails / unknown and its predicted utilization, "
+    "loss and delay; the traffic regime; one recommended size with the rule that governs it "
+    "and why; the trade-off when no size meets every target (004 §V); and curves against "
+    "buffer size for plotting. With a device, also the recommended size as that device's "
+    "configuration (device_config, the shape /v1/config returns).",
 )
 async def recommend_buffer(body: RecommendRequest) -> Response:
     # Run on the event loop, not in the thread pool: one answer is ~2 ms of CPU, and twenty

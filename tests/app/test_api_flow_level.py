@@ -1,4 +1,4 @@
-"""/v1/flow-level/ps: processor sharing and the regime, with the check values of docs/references.md."""
+"""/v1/flow-level/ps: processor sharing and the regime, with the check values of the papers."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def ps(client: TestClient, **body: Any) -> Any:
 
 
 def test_unlimited_flows_half_load(client: TestClient) -> None:
-    # 003 §3 eq. 1 with φ ≡ 1 gives γ = 1 − ρ (docs/references.md: "γ(φ≡1, ρ=0.5) = 0.5"); the number of
+    # 003 §3 eq. 1 with φ ≡ 1 gives γ = 1 − ρ (check value: γ = 0.5 at ρ = 0.5); the number of
     # flows is geometric with mean ρ/(1 − ρ) = 1 (003 §3.1). Closed forms: float tolerance.
     out = ps(client, load=0.5, tail_flows=4)
     assert out["gamma"] == pytest.approx(0.5, rel=1e-9)

@@ -36,7 +36,8 @@ def bound(client: TestClient, **fields: Any) -> Any:
 
 
 def test_slow_access_links_beat_poisson(client: TestClient) -> None:
-    # docs/references.md: the paced bound "falls with B and with S; far below ρ^B for slow access links".
+    # Check values (docs/references.md): the paced bound falls with B and with S, and is far
+    # below ρ^B for slow access links.
     # 000 §3.4: access links "often orders of magnitude slower than backbone links"; 10 Mb/s
     # access gives S = 1000. ρ^B = 0.512^15 = 4.4e-5 by hand; "far below" taken as 10x.
     out = bound(client, access_bps="10 Mbit/s", buffer_packets=15)
@@ -68,8 +69,8 @@ def test_no_pacing_without_slow_access(client: TestClient) -> None:
 def test_bound_falls_with_buffer_and_slowdown(
     client: TestClient, buffer_packets: int, access_mbps: int
 ) -> None:
-    # docs/references.md: "falls with B and with S" (metamorphic; the bound is a sum of terms that each
-    # fall with B and with S).
+    # Check values (docs/references.md): falls with B and with S (metamorphic; the bound is a
+    # sum of terms that each fall with B and with S).
     here = bound(client, access_bps=access_mbps * 1e6, buffer_packets=buffer_packets)
     more_b = bound(client, access_bps=access_mbps * 1e6, buffer_packets=buffer_packets + 5)
     slower = bound(client, access_bps=access_mbps * 1e5, buffer_packets=buffer_packets)

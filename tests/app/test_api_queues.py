@@ -1,4 +1,4 @@
-"""/v1/queues: M/M/1/B and M/D/1/B through HTTP, with the check values of docs/references.md."""
+"""/v1/queues: M/M/1/B and M/D/1/B through HTTP, with the check values (docs/references.md)."""
 
 from __future__ import annotations
 

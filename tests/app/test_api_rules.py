@@ -1,4 +1,4 @@
-"""/v1/rules: the check values of docs/references.md through HTTP, units on input, 422 on bad input."""
+"""/v1/rules: the check values (docs/references.md) through HTTP, units in, 422 on bad input."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def test_bdp_units_and_plain_numbers_agree(client: TestClient) -> None:
 def test_bdp_forty_gigabit_link(client: TestClient) -> None:
     # 002 §I: "With an assumed maximum RTT of 250ms, the buffer requirement for an OC768
     # (40Gbps) link would be some 1.2GBytes." By hand C·RTT = 40e9 · 0.25 / 8 = 1.25e9 bytes
-    # (docs/references.md "1.25 GB"); the paper's "some 1.2" rounds it down, within 5 %.
+    # (check value 1.25 GB, docs/references.md); the paper's "some 1.2" rounds it down, within 5 %.
     out = post(client, "/v1/rules/bdp", {"capacity_bps": "40 Gbit/s", "rtt_s": "250 ms"})
     assert out["buffer_bytes"] == pytest.approx(1.25e9, rel=1e-12)
     assert abs(out["buffer_bytes"] / 1.2e9 - 1.0) < 0.05
@@ -85,8 +85,8 @@ def test_bdp_harmonic_mean_of_rtts(client: TestClient) -> None:
 
 
 def test_bdp_cubic_beta(client: TestClient) -> None:
-    # docs/references.md "Beyond the seeds": B = C·RTT·(1−β)/β; CUBIC's β = 0.7 (RFC 9438 §4.6) gives
-    # 0.3/0.7 = 3/7 ≈ 0.43 of the rule of thumb. Exact fraction, float tolerance.
+    # Beyond the papers (docs/references.md): B = C·RTT·(1−β)/β; CUBIC's β = 0.7 (RFC 9438 §4.6)
+    # gives 0.3/0.7 = 3/7 ≈ 0.43 of the rule of thumb. Exact fraction, float tolerance.
     reno = post(client, "/v1/rules/bdp", {"capacity_bps": 1e9, "rtt_s": 0.1})
     cubic = post(client, "/v1/rules/bdp", {"capacity_bps": 1e9, "rtt_s": 0.1, "md_beta": 0.7})
     assert cubic["buffer_packets"] / reno["buffer_packets"] == pytest.approx(3 / 7, rel=1e-12)
@@ -174,7 +174,8 @@ def test_sqrt_n_thesis_example(client: TestClient) -> None:
     assert abs(out["buffer_packets"] - 3950) <= 5
     assert out["buffer_bytes"] == pytest.approx(out["buffer_packets"] * 1000, rel=1e-12)
     assert out["buffer_s"] == pytest.approx(0.1 / math.sqrt(1000), rel=1e-12)
-    # docs/references.md: "U(1x) ≈ 0.99" (Appenzeller et al.: erf(3√3/(2√2)) = 0.989); two decimals.
+    # Check value U(1x) ≈ 0.99 (docs/references.md; Appenzeller et al.: erf(3√3/(2√2)) = 0.989);
+    # two decimals.
     assert abs(out["utilization_lower_bound"] - 0.99) <= 0.005
 
 

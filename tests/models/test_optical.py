@@ -19,7 +19,7 @@ from models.optical import (
 def test_n64_k1_eleven_lines_length_94() -> None:
     # 000 §5.2.2: "a FIFO of size N - 1 can be emulated" by "exactly 2 log N - 1 delay lines";
     # Thm 6 with K = 1: 2(log N + K - log K) - 3 = 2(6 + 1 - 0) - 3 = 11 lines, aggregate length
-    # N - 1 + (N - 2K)/(2K) = 63 + 62/2 = 94 (docs/references.md check "N=64: 11 lines, length 94").
+    # N - 1 + (N - 2K)/(2K) = 63 + 62/2 = 94 (check value N = 64: 11 lines, length 94).
     design = optical_fifo_design(63, tradeoff_k=1)
     assert design.n == 6
     assert design.fifo_capacity_packets == 63
@@ -29,7 +29,7 @@ def test_n64_k1_eleven_lines_length_94() -> None:
 
 def test_n64_k4_thirteen_lines_length_70() -> None:
     # 000 §5.2.3 Thm 6 with N = 64, K = 4: 2(6 + 4 - 2) - 3 = 13 lines of aggregate length
-    # 63 + (64 - 8)/8 = 70 (docs/references.md check "13 lines, length 70 (K=4)").
+    # 63 + (64 - 8)/8 = 70 (check value: 13 lines, length 70 for K = 4).
     design = optical_fifo_design(63, tradeoff_k=4)
     assert design.delay_lines == 13
     assert design.total_length_packets == 70

@@ -87,7 +87,8 @@ def test_regime_parts_add_up() -> None:
 
 
 def test_slow_access_links_far_below_poisson_bound() -> None:
-    # docs/references.md, check values: "far below rho^B for slow access links". 000 §3.4: "The packet loss
+    # Check values (docs/references.md): far below rho^B for slow access links. 000 §3.4: "The
+    # packet loss
     # probability in Theorem 2 is comparable to that for Poisson traffic with the same buffer
     # size"; with S = 1000 the union bound is at least 100x below rho^B from 15 packets on.
     rho = 0.512
@@ -117,9 +118,10 @@ def test_theorem_2_order_one_over_w_squared() -> None:
 
 
 def test_without_pacing_log_sized_buffers_get_no_guarantee() -> None:
-    # docs/references.md: "tends to the unpaced case as S -> 1". 000 §3.4: "if flows can send at the
-    # same rate as the bottleneck link, then there is no pacing of traffic whatsoever and our
-    # simulations indicate that constant throughput is not achievable with log-sized buffers";
+    # Check value (docs/references.md): tends to the unpaced case as S -> 1. 000 §3.4: "if flows
+    # can send at the same rate as the bottleneck link, then there is no pacing of traffic
+    # whatsoever and our simulations indicate that constant throughput is not achievable with
+    # log-sized buffers";
     # App. B: "when S is small traffic can be arbitrarily bursty". At S = 1 (access as fast
     # as the bottleneck) the bound is vacuous for buffers of a few dozen packets, and the
     # utilization guarantee is 0.

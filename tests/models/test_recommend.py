@@ -108,8 +108,8 @@ def test_few_flows_pick_the_rule_of_thumb() -> None:
 
 
 def test_few_cubic_flows_use_the_beta_rule() -> None:
-    # RFC 9438: B = C·RTT·(1−β)/β with β = 0.7 -> 0.4286 of the BDP (docs/references.md: "CUBIC β=0.7 ->
-    # 0.43×"); 4166.7 × 3/7 = 1785.7 packets.
+    # RFC 9438: B = C·RTT·(1−β)/β with β = 0.7 -> 0.4286 of the BDP (check value, CUBIC:
+    # 0.43×); 4166.7 × 3/7 = 1785.7 packets.
     scenario = LinkScenario(capacity_bps=1e9, rtts_s=(0.05,), flows=1)
     rec = recommend(scenario)
     assert rec.recommended.rule == "md_beta"

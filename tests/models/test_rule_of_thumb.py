@@ -35,23 +35,23 @@ def test_thesis_example_125000_packets() -> None:
 
 def test_auge_roberts_40g_250ms_is_1_25_gbytes() -> None:
     # 002 §I: "With an assumed maximum RTT of 250ms, the buffer requirement for an OC768
-    # (40Gbps) link would be some 1.2GBytes." 40e9 * 0.25 / 8 = 1.25e9 bytes exactly (docs/references.md
-    # checks column); the paper truncates it to "some 1.2", hence the 0.05 GB allowance.
+    # (40Gbps) link would be some 1.2GBytes." 40e9 * 0.25 / 8 = 1.25e9 bytes exactly (check
+    # values, docs/references.md); the paper truncates it to "some 1.2", hence 0.05 GB allowed.
     buffer_bytes = float(packets_to_bytes(bdp_buffer_packets(40e9, 0.25, 1500.0), 1500.0))
     assert buffer_bytes == pytest.approx(1.25e9, rel=1e-12)
     assert abs(buffer_bytes - 1.2e9) <= 0.05e9
 
 
 def test_reno_beta_reproduces_rule_of_thumb() -> None:
-    # docs/references.md "Beyond the seeds": "Reno reproduces the rule of thumb" (β = 0.5 -> 1x).
+    # Beyond the papers (docs/references.md): Reno reproduces the rule of thumb (β = 0.5 -> 1x).
     assert md_beta_buffer_packets(10e9, 0.1, 1000.0, md_beta=0.5) == pytest.approx(
         125_000, rel=1e-12
     )
 
 
 def test_cubic_beta_gives_0_43_of_bdp() -> None:
-    # docs/references.md: "CUBIC β=0.7 -> 0.43x" with β_cubic = 0.7 from RFC 9438 §4.6; (1-0.7)/0.7 =
-    # 3/7 = 0.4286, quoted to two decimals, hence abs 0.005.
+    # Check values (docs/references.md): CUBIC's 0.43x, with β_cubic = 0.7 from RFC 9438 §4.6;
+    # (1-0.7)/0.7 = 3/7 = 0.4286, quoted to two decimals, hence abs 0.005.
     ratio = float(md_beta_buffer_packets(10e9, 0.1, 1000.0, md_beta=0.7)) / 125_000
     assert abs(ratio - 0.43) < 0.005
 

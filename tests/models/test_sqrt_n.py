@@ -61,7 +61,7 @@ def test_erf_bound_never_exceeds_the_slides_model_column(
 
 
 def test_utilization_bound_at_one_times_the_rule_is_about_99_percent() -> None:
-    # docs/references.md, check values: "U(1x) ≈ 0.99" (erf(3·sqrt(3)/(2·sqrt(2))) = erf(1.837));
+    # Check value U(1x) ≈ 0.99 (docs/references.md; erf(3·sqrt(3)/(2·sqrt(2))) = erf(1.837));
     # quoted to two decimals, hence abs 0.005.
     rule = sqrt_n_buffer_packets(10e9, 0.1, 1000, 1000.0)
     bound = float(sqrt_n_utilization_lower_bound(rule, 10e9, 0.1, 1000, 1000.0))
