@@ -51,7 +51,12 @@ def test_the_testbed_passes_its_checks_measures_a_point_and_is_removed() -> None
         flows = [
             Flow("cubic", RTT_S * (0.8 + 0.4 * i / 3), 0.1 * i, group="ab"[i % 2]) for i in range(4)
         ]
-        point = bed.run(flows, warmup_s=2.0, measure_s=3.0)
+        # A run the sanity checks refuse (a busy machine's stalls) is run again, as the
+        # benchmark and --kernel do, up to three times.
+        for _ in range(3):
+            point = bed.run(flows, warmup_s=2.0, measure_s=3.0)
+            if not run_problems(point):
+                break
         assert run_problems(point) == []
         assert point.flow_cc == ["cubic"] * 4
         # No flow saw a round trip shorter than its path's (the delay line holds every ACK);

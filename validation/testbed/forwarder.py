@@ -25,7 +25,10 @@ the RTT tolerance on average (:mod:`validation.testbed.sanity`).
 Measures (between SIGUSR1 and SIGUSR2, which the testbed sends after the warm-up and at the
 end): arrivals, drops, packets and bytes sent, each sent packet's wait before its
 transmission (mean and 99th percentile from a 10 µs histogram), the bytes sent per source
-port, and the lateness of the writes. On SIGTERM or SIGINT it writes them to ``STATS_PATH``
+port, the lateness of the writes, and the *stalls*: writes more than ``STALL_S`` late, after
+which the packets due meanwhile leave together (ACKs bunched into a sender's burst), and the
+drops that follow a stall within ``STALL_DROP_WINDOW_S``, which are the machine's, not
+TCP's. On SIGTERM or SIGINT it writes them to ``STATS_PATH``
 as JSON and exits.
 
 Run inside the router's namespace::
@@ -53,6 +56,10 @@ _TUNSETIFF = 0x400454CA
 _IFF_TUN = 0x0001
 _IFF_NO_PI = 0x1000
 _TCP = 6
+#: A write later than this is a stall of the forwarder (the machine took the CPU away), s.
+STALL_S = 0.5e-3
+#: A drop this soon after a stall is counted as the stall's (the packets it bunched), s.
+STALL_DROP_WINDOW_S = 10e-3
 #: Histogram bins of the waits and of the lateness, s, and their number.
 _BIN_S = 10e-6
 _BINS = 100_000
@@ -123,6 +130,9 @@ class Window:
         self.wait = Histogram()
         self.late = Histogram()
         self.bytes_by_port: dict[int, int] = collections.Counter()
+        self.stalls = 0
+        self.stall_drops = 0
+        self.last_stall_s = -1.0
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -133,7 +143,11 @@ class Window:
             "sent": self.sent,
             "sent_bytes": self.sent_bytes,
             "wait": self.wait.summary(),
-            "late": self.late.summary(),
+            "late": {
+                **self.late.summary(),
+                "stalls": self.stalls,
+                "stall_drops": self.stall_drops,
+            },
             "bytes_by_port": {str(k): v for k, v in self.bytes_by_port.items()},
         }
 
@@ -188,6 +202,10 @@ def run(
                 if state["counting"]:
                     window = state["window"]
                     window.late.add(now - due)
+                    if now - due > STALL_S:
+                        if now - window.last_stall_s > STALL_DROP_WINDOW_S:
+                            window.stalls += 1
+                        window.last_stall_s = now
                     if wait_s >= 0.0:
                         window.sent += 1
                         window.sent_bytes += len(packet)
@@ -222,7 +240,10 @@ def run(
                         state["window"].arrivals += 1
                     if len(in_port) >= buffer_packets:
                         if counting:
-                            state["window"].drops += 1
+                            window = state["window"]
+                            window.drops += 1
+                            if arrival - window.last_stall_s <= STALL_DROP_WINDOW_S:
+                                window.stall_drops += 1
                         continue
                     start = max(arrival, last_end)
                     last_end = start + 8.0 * len(packet) / rate_bps
