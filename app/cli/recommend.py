@@ -248,7 +248,9 @@ def recommend(**opts: Any) -> None:
 
         render_verification(verification, console)
         if kernel is not None:
-            render_verification(kernel, console, title="Check by Linux's TCP (testbed)")
+            render_verification(
+                kernel, console, title="Check by Linux's TCP (testbed)", measured="measured"
+            )
 
 
 def link_inputs(opts: dict[str, Any]) -> tuple[LinkScenario, Targets]:

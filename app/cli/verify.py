@@ -76,7 +76,10 @@ def _loss(probability: float | None) -> str:
 
 
 def render_verification(
-    v: Verification | str, console: Console, title: str = "Check by simulation"
+    v: Verification | str,
+    console: Console,
+    title: str = "Check by simulation",
+    measured: str = "simulated",
 ) -> None:
     """Predicted and simulated figures side by side, one row per size, and the verdict
     (or, given a sentence, why the check was not run)."""
@@ -90,13 +93,14 @@ def render_verification(
     s = v.scaling
     console.print(
         f"[bold]{title}[/bold] ({v.replications} runs per size, seed {v.seed}): "
-        f"simulated at {s.capacity_bps / 1e6:.4g} Mb/s with {s.flows} flows "
+        f"{measured} at {s.capacity_bps / 1e6:.4g} Mb/s with {s.flows} flows "
         f"(C and N × {s.factor:.3g}; buffers × {s.factor:.3g}^{s.buffer_exponent:g})"
     )
     table = Table(title_justify="left")
     for column in ("Size", "Packets (sim.)", "Utilization", "Loss", "Delay ms", "Verdict"):
         table.add_column(column, justify="left" if column in ("Size", "Verdict") else "right")
-    table.add_row("", "", "predicted / simulated", "predicted / simulated", "max / mean, p99", "")
+    both = f"predicted / {measured}"
+    table.add_row("", "", both, both, "max / mean, p99", "")
     for c in v.sizes:
         colour = "green" if c.verdict == "agrees" else "red"
         table.add_row(

@@ -366,7 +366,10 @@ class Testbed:
             forwarder.send_signal(signal.SIGUSR2)
             seen = self._flows_seen(ports)
             after_other = self._other_drops()
-            sender.wait(timeout=seconds + 30)
+            try:
+                sender.wait(timeout=seconds + 30)
+            except subprocess.TimeoutExpired as late:
+                raise TestbedError("the senders did not stop at the end of the run") from late
             self._check_running(sender)
         finally:
             if sender is not None and sender.poll() is None:

@@ -82,8 +82,13 @@ def _flow(
                 raise
             time.sleep(0.1)
     with connection:
-        while time.monotonic() < end_at:
-            connection.sendall(_CHUNK)
+        try:
+            while (left_s := end_at - time.monotonic()) > 0:
+                # A flow starved by its own timeouts must not outlive the run.
+                connection.settimeout(left_s)
+                connection.sendall(_CHUNK)
+        except TimeoutError:
+            pass
         # Abort (RST): the data still in the send buffer must not run into the next run.
         connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
 
