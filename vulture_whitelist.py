@@ -34,6 +34,7 @@ TraceEstimates.link_rate_bps
 TraceEstimates.rtt_sources
 SimulatedTrace.lbp_flows  # the recorded truth of a synthetic trace, for whoever inspects it
 SizeCheck.loss_rate_ci99  # serialized by to_dict (dataclasses.asdict)
+SizeCheck.prediction_fates  # serialized by to_dict (dataclasses.asdict); the form reads it
 _.off  # noqa: F821  # dpkt's TCP header reads its data offset (validation/traces/synthetic.py)
 pytestmark  # noqa: F821  # pytest reads a module's marks (tests/notebooks)
 _.typingctx  # noqa: F821  # numba passes it to every @intrinsic (validation/simulator/core.py)

@@ -2,7 +2,27 @@
 
 :func:`verify` simulates the recommended buffer, half of it and double it on the user's link,
 scaled to a simulable size by :func:`scale_link`, with replications, and puts the engine's
-predicted utilization, loss and queueing delay beside the simulated ones with a verdict.
+predicted utilization, loss and queueing delay beside the simulated ones, judges each target
+at each size, and says how the prediction fared.
+
+Verdicts
+--------
+Each target is judged at each size from the replications' values with one-sided 99 % bounds
+of their mean (Student's t, :func:`one_sided_bound`): utilization (as a fraction of what the
+traffic can carry, as the engine's target is) is **met** when its lower bound is at least the
+target, loss when its upper bound is at most the target (whether or not the engine predicted
+a loss), the p99 queueing delay when its upper bound is at most the delay target. A target is
+**missed** when the bound on the other side breaks it (the upper bound of utilization below
+the target, the lower bound of loss or delay above it), and **undecided** when the target lies
+between the two bounds. A size's verdict is its worst target outcome (missed, then undecided,
+then met); the verification's headline is the recommended size's, so it can never pass a
+missed target. While a size is undecided, extra batches of replications are run for it (each
+as large as the first, seeds :func:`batch_seed`) up to ``max_replications`` runs per size; a
+size still straddling then stays undecided.
+
+Separately, the prediction's fate at each size: **within** the simulation's interval (the
+tolerances of :func:`prediction_fate`), **conservative** (the simulation did better than
+predicted) or **optimistic** (it did worse).
 
 The scaling rule (documented in the README)
 -------------------------------------------
@@ -34,16 +54,20 @@ is the same path, and the size keeps the label ``"recommended"`` in the result.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, cast
+
+import numpy as np
 
 from models.recommend import LinkScenario, Prediction, Recommendation, Targets, predict
 from models.recommend import traffic_model as engine_traffic_model
 from models.recommend.context import resolve_targets
+from models.recommend.performance import TrafficModel
 from models.recommend.rules import DCTCP_K_DIVISOR
 from models.rule_of_thumb import bdp_packets, harmonic_mean_rtt_s
 from validation.simulator import Scenario, confidence_interval, replication_seeds
+from validation.simulator.results import Estimate
 from validation.simulator.scenario import CC_KINDS, CongestionControl
 from validation.sweeps import Task, run_tasks
 
@@ -71,7 +95,17 @@ BUFFER_EXPONENT = {
     "transparent": 0.0,
 }
 
-Verdict = Literal["agrees", "disagrees", "not reproducible here"]
+#: Confidence of the one-sided bounds a target is judged with.
+BOUND_LEVEL = 0.99
+#: Replications a verification may add, by default, to decide a target: up to this many times
+#: the replications asked for in all (``max_replications``).
+DEFAULT_BUDGET_FACTOR = 3
+
+Outcome = Literal["met", "missed", "undecided"]
+#: Worst first: the order in which outcomes govern a headline.
+OUTCOME_ORDER: tuple[Outcome, ...] = ("missed", "undecided", "met")
+Fate = Literal["within", "conservative", "optimistic"]
+Verdict = Literal["met", "missed", "undecided", "not reproducible here"]
 Progress = Callable[[int, int], None]
 
 
@@ -88,21 +122,45 @@ class Scaling:
     reason: str
 
 
+@dataclass(frozen=True)
+class TargetOutcome:
+    """One target judged at one size from the replications (module docstring, "Verdicts").
+
+    ``bound`` is the one-sided 99 % bound on the side that could break the target (lower for
+    utilization, upper for loss and delay), ``other`` the bound on the other side.
+    """
+
+    name: str
+    target: float
+    estimate: float
+    bound: float
+    other: float
+    outcome: Outcome
+
+
 @dataclass
 class SizeCheck:
-    """Predicted and simulated performance at one buffer size of the user's link."""
+    """Predicted and simulated performance at one buffer size of the user's link.
+
+    ``verdict`` is the worst of ``targets``' outcomes; ``prediction`` how the engine's
+    prediction fared against the simulation (``prediction_fates`` per measure).
+    """
 
     label: str
     buffer_packets: int
     simulated_buffer_packets: int
     predicted: Prediction
+    replications: int
     utilization: float
     utilization_ci99: float
     loss_rate: float
     loss_rate_ci99: float
     queue_delay_mean_s: float
     queue_delay_p99_s: float
-    verdict: Verdict
+    targets: list[TargetOutcome]
+    verdict: Outcome
+    prediction: Fate
+    prediction_fates: dict[str, Fate]
     reason: str
     meets_targets: bool
 
@@ -116,6 +174,7 @@ class Verification:
     scenario: dict[str, Any]
     replications: int
     seed: int
+    max_replications: int = 0
     sizes: list[SizeCheck] = field(default_factory=list)
     verdict: Verdict = "not reproducible here"
     reason: str = ""
@@ -124,6 +183,10 @@ class Verification:
         """JSON-able dict (NaN -> None)."""
         out: dict[str, Any] = _clean(asdict(self))
         return out
+
+    def undecided(self) -> list[str]:
+        """Labels of the sizes with a target left undecided."""
+        return [c.label for c in self.sizes if c.verdict == "undecided"]
 
 
 def _clean(value: Any) -> Any:
@@ -286,44 +349,127 @@ def simulated_scenario(link: LinkScenario, scaling: Scaling, *, budget_s: float)
     )
 
 
-def _judge(
+def one_sided_bound(values: Sequence[float], *, upper: bool, level: float = BOUND_LEVEL) -> float:
+    """The one-sided ``level`` bound of the mean of independent replications (Student's t).
+
+    ``mean + t_{level, n-1}·s/√n`` when ``upper``, ``mean − t_{level, n-1}·s/√n`` otherwise; NaN
+    for fewer than two runs (no bound can be claimed from one run).
+    """
+    data = np.asarray(values, dtype=np.float64)
+    if data.size < 2:
+        return math.nan
+    from scipy import stats  # on first use, as validation.simulator.confidence_interval does
+
+    half = float(stats.t.ppf(level, data.size - 1)) * float(np.std(data, ddof=1))
+    half /= math.sqrt(data.size)
+    mean = float(np.mean(data))
+    return mean + half if upper else mean - half
+
+
+def judge_target(
+    name: str, target: float, values: Sequence[float], *, at_least: bool
+) -> TargetOutcome:
+    """Met, missed or undecided for one target from the replications' values (module docstring).
+
+    ``at_least``: the target is a floor (utilization), else a ceiling (loss, delay). Met when the
+    one-sided 99 % bound on the side that could break the target keeps it; missed when the
+    bound on the other side breaks it; undecided when the target lies between the two.
+    """
+    estimate = float(np.mean(values))
+    low = one_sided_bound(values, upper=False)
+    high = one_sided_bound(values, upper=True)
+    bound, other = (low, high) if at_least else (high, low)
+    outcome: Outcome
+    if not math.isfinite(bound):
+        outcome = "undecided"
+    elif (bound >= target) if at_least else (bound <= target):
+        outcome = "met"
+    elif (other < target) if at_least else (other > target):
+        outcome = "missed"
+    else:
+        outcome = "undecided"
+    return TargetOutcome(name, target, estimate, bound, other, outcome)
+
+
+def worst(outcomes: Sequence[Outcome]) -> Outcome:
+    """The worst of some target outcomes: missed, then undecided, then met."""
+    return min(outcomes, key=OUTCOME_ORDER.index, default="met")
+
+
+def _fate(gap: float, within: bool, *, better_when_positive: bool) -> Fate:
+    if within:
+        return "within"
+    return "conservative" if (gap > 0) == better_when_positive else "optimistic"
+
+
+def prediction_fate(
     predicted: Prediction,
-    util: float,
-    util_ci: float,
-    loss: float,
-    loss_ci: float,
-    p99_s: float,
+    util: Estimate,
+    loss: Estimate,
+    p99_high_s: float,
     *,
     slack_s: float,
-) -> tuple[Verdict, str]:
-    problems = []
-    gap = util - predicted.utilization
-    if abs(gap) > max(UTILIZATION_TOLERANCE, util_ci if math.isfinite(util_ci) else 0.0):
-        problems.append(
-            f"utilization {util:.1%} vs predicted {predicted.utilization:.1%} "
+) -> tuple[dict[str, Fate], str]:
+    """How each prediction fared: within the simulation's interval, conservative (the simulation
+    did better) or optimistic (it did worse), and a sentence for those that were not within.
+
+    Utilization is within when the simulated mean is within :data:`UTILIZATION_TOLERANCE` (or
+    its 99 % interval) of the prediction; loss within a factor :data:`LOSS_FACTOR` (or both below
+    :data:`LOSS_FLOOR`), not judged when the engine did not predict it; the predicted delay is
+    the full buffer's, a bound, so it can only be within or optimistic (the p99's upper bound
+    above it, by more than ``slack_s`` for rounding the scaled buffer).
+    """
+    fates: dict[str, Fate] = {}
+    notes = []
+    ci = util.ci99_half_width if math.isfinite(util.ci99_half_width) else 0.0
+    gap = util.mean - predicted.utilization
+    fates["utilization"] = _fate(
+        gap, abs(gap) <= max(UTILIZATION_TOLERANCE, ci), better_when_positive=True
+    )
+    if fates["utilization"] != "within":
+        notes.append(
+            f"utilization {util.mean:.1%} vs predicted {predicted.utilization:.1%} "
             f"({'above' if gap > 0 else 'below'} by {abs(gap):.1%})"
         )
     p = predicted.loss_probability  # None: the inputs do not decide the loss (N_b unknown)
-    both_small = p is None or (loss <= LOSS_FLOOR and p <= LOSS_FLOOR)
-    lo, hi = (
-        loss - (loss_ci if math.isfinite(loss_ci) else 0.0),
-        loss + (loss_ci if math.isfinite(loss_ci) else 0.0),
-    )
-    if p is not None and not both_small and not (lo <= p * LOSS_FACTOR and hi >= p / LOSS_FACTOR):
-        problems.append(
-            f"loss {loss:.2g} vs predicted {p:.2g} (more than a factor {LOSS_FACTOR:g})"
-        )
-    if p99_s > predicted.queueing_delay_s + slack_s:  # rounding the scaled buffer: 2 packets
-        problems.append(
-            f"p99 queueing delay {p99_s * 1e3:.3g} ms above the predicted bound "
+    if p is not None:
+        loss_ci = loss.ci99_half_width if math.isfinite(loss.ci99_half_width) else 0.0
+        lo, hi = loss.mean - loss_ci, loss.mean + loss_ci
+        small = loss.mean <= LOSS_FLOOR and p <= LOSS_FLOOR
+        within = small or (lo <= p * LOSS_FACTOR and hi >= p / LOSS_FACTOR)
+        fates["loss"] = _fate(loss.mean - p, within, better_when_positive=False)
+        if not within:
+            notes.append(
+                f"loss {loss.mean:.2g} vs predicted {p:.2g} (more than a factor {LOSS_FACTOR:g} "
+                f"{'below' if loss.mean < p else 'above'})"
+            )
+    delay_within = not p99_high_s > predicted.queueing_delay_s + slack_s
+    fates["delay"] = "within" if delay_within else "optimistic"
+    if not delay_within:
+        notes.append(
+            f"p99 queueing delay up to {p99_high_s * 1e3:.3g} ms, above the predicted bound "
             f"{predicted.queueing_delay_s * 1e3:.3g} ms"
         )
-    if problems:
-        return "disagrees", "; ".join(problems)
-    return "agrees", (
-        f"utilization within {UTILIZATION_TOLERANCE:.0%} (or the CI), loss within a factor "
-        f"{LOSS_FACTOR:g}, p99 delay within the full-buffer bound"
-    )
+    return fates, "; ".join(notes)
+
+
+def overall_fate(fates: dict[str, Fate]) -> Fate:
+    """Optimistic if any prediction was, else conservative if any was, else within."""
+    values = set(fates.values())
+    for fate in ("optimistic", "conservative"):
+        if fate in values:
+            return cast(Fate, fate)
+    return "within"
+
+
+def batch_seed(seed: int, batch: int) -> int:
+    """The seed of a verification's ``batch`` of replications: ``seed`` for the first batch, an
+    independent one drawn from ``SeedSequence([seed, batch])`` (63 bits) for each extra batch,
+    so that the command line and the service run the same extra replications."""
+    if batch == 0:
+        return seed
+    state = np.random.SeedSequence([seed, batch]).generate_state(1, np.uint64)
+    return int(state[0]) >> 1
 
 
 @dataclass
@@ -331,7 +477,9 @@ class Plan:
     """What a verification simulates: the sizes, their scaled buffers, the scenario, the seeds.
 
     ``scenario`` is None when the link cannot be scaled faithfully (``verification`` then
-    already holds the answer).
+    already holds the answer). The first batch runs ``replications`` per size; each extra
+    batch (sizes left undecided only) runs up to ``replications`` more, up to
+    ``max_replications`` per size in all.
     """
 
     link: LinkScenario
@@ -343,15 +491,30 @@ class Plan:
     scenario: Scenario | None
     replications: int
     seed: int
+    max_replications: int = 0
     #: Why the link is not simulated although it scales (e.g. its congestion control is not
     #: simulated yet); empty otherwise.
     not_simulated: str = ""
 
-    def tasks(self) -> list[Task]:
-        """One task per (size, replication), sizes in the order half, recommended, double."""
+    def batch_replications(self, batch: int) -> int:
+        """Runs per size in ``batch`` (0 when the budget is spent)."""
+        if batch == 0:
+            return self.replications
+        done = self.replications * batch
+        return max(0, min(self.replications, self.max_replications - done))
+
+    def tasks(self, labels: Sequence[str] | None = None, batch: int = 0) -> list[Task]:
+        """One task per (size, replication) of ``batch``, sizes in ``labels``' order (default
+        all: half, recommended, double)."""
         assert self.scenario is not None
-        seeds = replication_seeds(self.seed, self.replications)
-        return [Task(self.scenario, self.simulated[k], s) for k in self.sizes for s in seeds]
+        seeds = replication_seeds(batch_seed(self.seed, batch), self.batch_replications(batch))
+        chosen = list(self.sizes) if labels is None else list(labels)
+        return [Task(self.scenario, self.simulated[k], s) for k in chosen for s in seeds]
+
+    def groups(self, labels: Sequence[str]) -> list[tuple[Scenario, list[str]]]:
+        """``labels`` grouped by the scenario they run in (one simulation job each)."""
+        assert self.scenario is not None
+        return [(self.scenario, list(labels))]
 
     def unfaithful(self) -> Verification:
         """The answer when the link cannot be scaled faithfully."""
@@ -361,6 +524,7 @@ class Plan:
             scenario={},
             replications=self.replications,
             seed=self.seed,
+            max_replications=self.max_replications,
             reason=self.not_simulated or f"cannot be scaled faithfully: {self.scaling.reason}",
         )
 
@@ -373,13 +537,19 @@ def plan(
     replications: int = 5,
     seed: int = 1,
     size: tuple[str, int] | None = None,
+    max_replications: int | None = None,
 ) -> Plan:
     """The sizes to simulate (recommended, half, double) on the scaled link.
 
     ``size`` (rule, buffer_packets), when given, is checked instead of ``rec``'s
-    recommendation (module docstring, "A given size").
+    recommendation (module docstring, "A given size"). ``max_replications`` (default
+    :data:`DEFAULT_BUDGET_FACTOR` × ``replications``) caps the runs per size when extra
+    batches are needed to decide a target.
     """
     targets = targets if targets is not None else Targets()
+    budget = DEFAULT_BUDGET_FACTOR * replications if max_replications is None else max_replications
+    if budget < replications:
+        raise ValueError(f"max_replications must be >= replications ({replications}), got {budget}")
     rule, size_packets = recommended_size(rec, size)
     scaling = scale_link(link, rule)
     sizes = {
@@ -408,8 +578,80 @@ def plan(
         scenario,
         replications,
         seed,
+        max_replications=budget,
         not_simulated=f"not simulated: {not_simulated}" if not_simulated else "",
     )
+
+
+def check_size(
+    p: Plan, label: str, size_runs: list[dict[str, float]], model: TrafficModel
+) -> SizeCheck:
+    """Predicted and simulated figures at one size, its targets judged (module docstring)."""
+    link, targets, scaling = p.link, p.targets, p.scaling
+    wanted = resolve_targets(targets, model.rtt_s)  # the defaults filled in, as the engine does
+    packets = p.sizes[label]
+    util = confidence_interval([r["utilization"] for r in size_runs])
+    loss = confidence_interval([r["loss_rate"] for r in size_runs])
+    delay = sum(r["queue_delay_mean_s"] for r in size_runs) / len(size_runs)
+    # A simulated queue of q packets waits q/C' = q/(k·C); the user's queue holds q/k^e packets
+    # (the buffer scaled by k^e), which wait q/(k^e·C): a factor k^(1 - e).
+    to_user = scaling.factor ** (1.0 - scaling.buffer_exponent)
+    p99s = [r["queue_delay_p99_s"] * to_user for r in size_runs]
+    predicted = predict(model, targets, packets)
+    # Utilization is judged as a fraction of what the traffic can carry (Targets).
+    carried = [min(1.0, r["utilization"] / model.max_utilization) for r in size_runs]
+    judged = [
+        judge_target("utilization", wanted.min_utilization, carried, at_least=True),
+        judge_target("loss", wanted.max_loss, [r["loss_rate"] for r in size_runs], at_least=False),
+        judge_target("delay", wanted.max_queueing_delay_s, p99s, at_least=False),
+    ]
+    p99_high = one_sided_bound(p99s, upper=True)
+    fates, notes = prediction_fate(
+        predicted,
+        util,
+        loss,
+        p99_high if math.isfinite(p99_high) else max(p99s),
+        slack_s=2.0 * 8.0 * link.packet_bytes / link.capacity_bps,  # rounding: 2 packets
+    )
+    verdict = worst([t.outcome for t in judged])
+    return SizeCheck(
+        label=label,
+        buffer_packets=packets,
+        simulated_buffer_packets=p.simulated[label],
+        predicted=predicted,
+        replications=len(size_runs),
+        utilization=util.mean,
+        utilization_ci99=util.ci99_half_width,
+        loss_rate=loss.mean,
+        loss_rate_ci99=loss.ci99_half_width,
+        queue_delay_mean_s=delay * to_user,
+        queue_delay_p99_s=float(np.mean(p99s)),
+        targets=judged,
+        verdict=verdict,
+        prediction=overall_fate(fates),
+        prediction_fates=fates,
+        reason=_size_reason(judged, notes),
+        meets_targets=verdict == "met",
+    )
+
+
+def _target_text(t: TargetOutcome) -> str:
+    if t.name == "delay":
+        return (
+            f"p99 delay {t.estimate * 1e3:.3g} ms (99 % bound {t.bound * 1e3:.3g} ms) vs "
+            f"{t.target * 1e3:.3g} ms: {t.outcome}"
+        )
+    fmt = ".1%" if t.name == "utilization" else ".2g"
+    side = "lower" if t.name == "utilization" else "upper"
+    return (
+        f"{t.name} {t.estimate:{fmt}} ({side} 99 % bound {t.bound:{fmt}}) vs {t.target:{fmt}}: "
+        f"{t.outcome}"
+    )
+
+
+def _size_reason(judged: list[TargetOutcome], notes: str) -> str:
+    text = "; ".join(_target_text(t) for t in judged if t.outcome != "met") or "every target met"
+    return f"{text}. Prediction: {notes}" if notes else text
 
 
 def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
@@ -422,47 +664,10 @@ def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
         scenario=p.scenario.to_dict(),
         replications=p.replications,
         seed=p.seed,
+        max_replications=p.max_replications,
     )
     model = engine_traffic_model(link, targets)
-    wanted = resolve_targets(targets, model.rtt_s)  # the defaults filled in, as the engine does
-    for label, packets in p.sizes.items():
-        size_runs = runs[label]
-        util = confidence_interval([r["utilization"] for r in size_runs])
-        loss = confidence_interval([r["loss_rate"] for r in size_runs])
-        delay = sum(r["queue_delay_mean_s"] for r in size_runs) / len(size_runs)
-        p99 = max(r["queue_delay_p99_s"] for r in size_runs)
-        predicted = predict(model, targets, packets)
-        # A simulated queue of q packets waits q/C' = q/(k·C); the user's queue holds q/k^e
-        # packets (the buffer scaled by k^e), which wait q/(k^e·C): a factor k^(1 - e).
-        to_user = scaling.factor ** (1.0 - scaling.buffer_exponent)
-        verdict, reason = _judge(
-            predicted,
-            util.mean,
-            util.ci99_half_width,
-            loss.mean,
-            loss.ci99_half_width,
-            p99 * to_user,
-            slack_s=2.0 * 8.0 * link.packet_bytes / link.capacity_bps,
-        )
-        carried = util.mean / model.max_utilization  # of what the traffic can carry
-        meets = carried >= wanted.min_utilization and loss.mean <= wanted.max_loss
-        outcome.sizes.append(
-            SizeCheck(
-                label=label,
-                buffer_packets=packets,
-                simulated_buffer_packets=p.simulated[label],
-                predicted=predicted,
-                utilization=util.mean,
-                utilization_ci99=util.ci99_half_width,
-                loss_rate=loss.mean,
-                loss_rate_ci99=loss.ci99_half_width,
-                queue_delay_mean_s=delay * to_user,
-                queue_delay_p99_s=p99 * to_user,
-                verdict=verdict,
-                reason=reason,
-                meets_targets=meets,
-            )
-        )
+    outcome.sizes = [check_size(p, label, runs[label], model) for label in p.sizes]
     main = next(c for c in outcome.sizes if c.label == "recommended")
     outcome.verdict = main.verdict
     senders = ""
@@ -471,13 +676,64 @@ def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
             " The access rate was not given: the simulated senders are unpaced behind access "
             "links as fast as the port, the burstiest case."
         )
+    headline = {
+        "met": "every target met",
+        "missed": "a target missed",
+        "undecided": "a target undecided (its 99 % bounds straddle it)",
+    }[main.verdict]
     outcome.reason = (
-        f"at the recommended {main.buffer_packets} packets the simulation {main.verdict} with "
-        f"the prediction ({main.reason}); targets {'met' if main.meets_targets else 'NOT met'} "
-        f"in simulation. Scaling: {scaling.reason}. Senders: {p.scenario.congestion_control}, the "
+        f"at the recommended {main.buffer_packets} packets, {headline} in simulation "
+        f"({main.replications} runs): {main.reason}. The prediction was {main.prediction} "
+        f"there. Scaling: {scaling.reason}. Senders: {p.scenario.congestion_control}, the "
         f"recommendation's congestion control.{senders}"
     )
     return outcome
+
+
+#: Runs one batch: the plan, the labels of the sizes to run and the batch's number; returns the
+#: runs' measures in the order of :meth:`Plan.tasks` (size by size, seed by seed).
+BatchRunner = Callable[["Plan", list[str], int], list[dict[str, float]]]
+
+
+def run_batches(p: Plan, run: BatchRunner) -> Verification:
+    """The first batch for every size, then extra batches for the undecided sizes until each is
+    decided or has ``max_replications`` runs."""
+    labels = list(p.sizes)
+    runs: dict[str, list[dict[str, float]]] = {label: [] for label in labels}
+    batch = 0
+    while labels and p.batch_replications(batch) > 0:
+        n = p.batch_replications(batch)
+        results = run(p, labels, batch)
+        for i, label in enumerate(labels):
+            runs[label].extend(results[i * n : (i + 1) * n])
+        outcome = assemble(p, runs)
+        labels = outcome.undecided()
+        batch += 1
+    return outcome
+
+
+def local_runner(
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: Progress | None = None,
+) -> BatchRunner:
+    """A :data:`BatchRunner` on the sweep executor (process pool, or Dask when configured);
+    ``progress`` counts the runs of every batch so far, an extra batch adding to the total."""
+    done = [0]
+
+    def run(p: Plan, labels: list[str], batch: int) -> list[dict[str, float]]:
+        tasks = p.tasks(labels, batch)
+
+        def report(finished: int, total: int) -> None:
+            if progress is not None:
+                progress(done[0] + finished, done[0] + total)
+
+        out = run_tasks(tasks, scheduler=scheduler, workers=workers, progress=report)
+        done[0] += len(tasks)
+        return out
+
+    return run
 
 
 def verify(
@@ -488,11 +744,13 @@ def verify(
     replications: int = 5,
     seed: int = 1,
     size: tuple[str, int] | None = None,
+    max_replications: int | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
     progress: Progress | None = None,
 ) -> Verification:
-    """Simulate the recommended size, half and double it, and compare with the predictions.
+    """Simulate the recommended size, half and double it, judge the targets at each and compare
+    with the predictions.
 
     Parameters
     ----------
@@ -502,17 +760,24 @@ def verify(
         The engine's answer for ``link`` and ``targets``; None when ``size`` is given.
     targets : Targets, optional
         The targets the recommendation was made for (defaults as the engine's).
-    replications, seed : independent runs per size and their seed.
+    replications, seed : independent runs per size in the first batch, and their seed.
     size : (str, int), optional
         A rule name and a buffer, packets, to check instead of ``rec``'s recommended size
         (module docstring, "A given size").
+    max_replications : int, optional
+        Most runs per size when extra batches decide a straddling target (module docstring).
     workers, scheduler, progress : see :func:`validation.sweeps.run_tasks`.
     """
-    p = plan(link, rec, targets, replications=replications, seed=seed, size=size)
+    p = plan(
+        link,
+        rec,
+        targets,
+        replications=replications,
+        seed=seed,
+        size=size,
+        max_replications=max_replications,
+    )
     if p.scenario is None:
         return p.unfaithful()
-    results = run_tasks(p.tasks(), scheduler=scheduler, workers=workers, progress=progress)
-    runs = {
-        label: results[i * replications : (i + 1) * replications] for i, label in enumerate(p.sizes)
-    }
-    return assemble(p, runs)
+
+    return run_batches(p, local_runner(workers=workers, scheduler=scheduler, progress=progress))

@@ -196,6 +196,12 @@ def render(rec: Recommendation, console: Console) -> None:
     help="Simulator runs per size with --verify.",
 )
 @click.option(
+    "--max-replications",
+    type=click.IntRange(min=2, max=60),
+    help="With --verify, most runs per size when more are needed to decide a target "
+    "(default 3 x --replications).",
+)
+@click.option(
     "--kernel",
     is_flag=True,
     help="With --verify: also run the scaled link through Linux's own TCP in network "
@@ -230,7 +236,17 @@ def recommend(**opts: Any) -> None:
     if opts["verify"]:
         from app.cli.verify import run_kernel_verification, run_verification
 
-        verification = run_verification(scenario, rec, targets, opts["replications"], opts["seed"])
+        budget = opts["max_replications"]
+        if budget is not None and budget < opts["replications"]:
+            click.echo(
+                f"Error: --max-replications must be >= --replications ({opts['replications']}), "
+                f"got {budget}",
+                err=True,
+            )
+            raise SystemExit(2)
+        verification = run_verification(
+            scenario, rec, targets, opts["replications"], opts["seed"], budget
+        )
         if opts["kernel"]:
             kernel = run_kernel_verification(scenario, rec, targets, opts)
     if opts["as_json"]:

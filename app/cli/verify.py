@@ -20,22 +20,33 @@ from rich.table import Table
 from app.cli.simulate import ProgressBar
 from app.services.verify import run_verification as check
 from models.recommend import LinkScenario, Recommendation, Targets
-from validation.verify import Verification
+from validation.verify import Progress, Verification
 
 
-def run_verification(
-    link: LinkScenario, rec: Recommendation, targets: Targets, replications: int, seed: int
-) -> Verification:
-    """Run the verification with a progress bar on stderr."""
+def _with_bar(label: str) -> tuple[list[ProgressBar], Progress]:
     bar: list[ProgressBar] = []
 
     def progress(done: int, total: int) -> None:
         if not bar:
-            bar.append(ProgressBar(steps=total, started_s=0.0))
-        bar[0].report(done, 0.0, f"verifying: {done}/{total} runs")
+            bar.append(ProgressBar(steps=1, started_s=0.0))
+        # A fraction of one step: an extra batch (or a further size) adds runs to the total.
+        bar[0].report(0, done / total, f"{label}: {done}/{total} runs")
 
+    return bar, progress
+
+
+def run_verification(
+    link: LinkScenario,
+    rec: Recommendation,
+    targets: Targets,
+    replications: int,
+    seed: int,
+    max_replications: int | None = None,
+) -> Verification:
+    """Run the verification with a progress bar on stderr."""
+    bar, progress = _with_bar("verifying")
     try:
-        return check(link, rec, targets, replications, seed, progress)
+        return check(link, rec, targets, replications, seed, progress, max_replications)
     finally:
         if bar:
             bar[0].__exit__(None, None, None)
@@ -75,14 +86,18 @@ def _loss(probability: float | None) -> str:
     return "unknown" if probability is None else f"{probability:.2g}"
 
 
+_COLOURS = {"met": "green", "missed": "red", "undecided": "yellow"}
+
+
 def render_verification(
     v: Verification | str,
     console: Console,
     title: str = "Check by simulation",
     measured: str = "simulated",
 ) -> None:
-    """Predicted and simulated figures side by side, one row per size, and the verdict
-    (or, given a sentence, why the check was not run)."""
+    """The verdict first, then predicted and simulated figures side by side, one row per size,
+    each size's targets (met / missed / undecided) and how the prediction fared (or, given a
+    sentence, why the check was not run)."""
     console.print()
     if isinstance(v, str):
         console.print(f"[bold]{title}[/bold]: {v}", soft_wrap=True)
@@ -91,32 +106,38 @@ def render_verification(
         console.print(f"[bold]{title}[/bold]: not reproducible here: {v.reason}")
         return
     s = v.scaling
+    colour = _COLOURS.get(v.verdict, "red")
     console.print(
-        f"[bold]{title}[/bold] ({v.replications} runs per size, seed {v.seed}): "
-        f"{measured} at {s.capacity_bps / 1e6:.4g} Mb/s with {s.flows} flows "
+        f"[bold]{title}[/bold]: targets at the recommended size: [{colour}]{v.verdict}[/{colour}]"
+    )
+    console.print(
+        f"({v.replications} runs per size, up to {v.max_replications} to decide a target; seed "
+        f"{v.seed}): {measured} at {s.capacity_bps / 1e6:.4g} Mb/s with {s.flows} flows "
         f"(C and N × {s.factor:.3g}; buffers × {s.factor:.3g}^{s.buffer_exponent:g})"
     )
     table = Table(title_justify="left")
-    for column in ("Size", "Packets (sim.)", "Utilization", "Loss", "Delay ms", "Verdict"):
-        table.add_column(column, justify="left" if column in ("Size", "Verdict") else "right")
+    columns = ("Size", "Packets (sim.)", "Runs", "Utilization", "Loss", "Delay ms", "Targets")
+    for column in (*columns, "Prediction"):
+        table.add_column(column, justify="left" if column in ("Size", "Targets") else "right")
     both = f"predicted / {measured}"
-    table.add_row("", "", both, both, "max / mean, p99", "")
+    table.add_row("", "", "", both, both, "max / mean, p99", "", "")
     for c in v.sizes:
-        colour = "green" if c.verdict == "agrees" else "red"
+        colour = _COLOURS[c.verdict]
         table.add_row(
             c.label,
             f"{c.buffer_packets:,} ({c.simulated_buffer_packets:,})",
+            str(c.replications),
             f"{c.predicted.utilization:.1%} / {_pct(c.utilization, c.utilization_ci99)}",
             f"{_loss(c.predicted.loss_probability)} / {c.loss_rate:.2g}"
             + (f" ± {c.loss_rate_ci99:.2g}" if math.isfinite(c.loss_rate_ci99) else ""),
             f"{c.predicted.queueing_delay_s * 1e3:.3g} / "
             f"{c.queue_delay_mean_s * 1e3:.3g}, {c.queue_delay_p99_s * 1e3:.3g}",
             f"[{colour}]{c.verdict}[/{colour}]",
+            c.prediction,
         )
     console.print(table)
     for c in v.sizes:
-        if c.verdict != "agrees":
-            console.print(f"  {c.label}: {c.reason}", markup=False, soft_wrap=True)
+        console.print(f"  {c.label}: {c.reason}", markup=False, soft_wrap=True)
     console.print(f"Verdict: {v.verdict}: {v.reason}", markup=False, soft_wrap=True)
 
 

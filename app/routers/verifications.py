@@ -1,13 +1,17 @@
 """``/v1/verifications``: a recommendation checked by simulation (thin wrapper).
 
-``POST`` takes the body of ``/v1/recommend`` plus ``replications`` and ``seed``. It plans the
-verification (validation/verify.py: the recommended size, half and double, on the link scaled
-to a simulable size) and queues the runs as an ordinary simulation job. The request is
-idempotent: the same body names the same job, so the client polls by sending it again. While
-the job runs the answer is 202 with the job's id and progress (the raw runs are at
-``GET /v1/simulations/{id}``); once it has succeeded the answer is 200 with predicted and
-simulated utilization, loss and queueing delay side by side and a verdict. A link that cannot
-be scaled faithfully is answered at once with 200 and the reason.
+``POST`` takes the body of ``/v1/recommend`` plus ``replications``, ``max_replications`` and
+``seed``. It plans the verification (app/services/verify.py, validation/verify.py: the
+recommended size, half and double, on the link scaled to a simulable size) and queues its runs
+as ordinary simulation jobs. When a target is left undecided at a size (its 99 % bounds
+straddle it), a further job runs an extra batch of replications for the undecided sizes, up to
+``max_replications`` per size, as ``bufsize recommend --verify`` does (same seeds). The
+request is idempotent: the same body names the same jobs, in the same order, so the client
+polls by sending it again. While a job runs the answer is 202 with its id and progress (the raw
+runs are at ``GET /v1/simulations/{id}``); once every batch needed has succeeded the answer is
+200 with predicted and simulated utilization, loss and queueing delay side by side, each target
+met / missed / undecided at each size, and the prediction's fate. A link that cannot be scaled
+faithfully is answered at once with 200 and the reason.
 """
 
 from __future__ import annotations
@@ -19,11 +23,11 @@ from pydantic import Field
 
 from app.deps import JobPoolDep, SettingsDep
 from app.errors import invalid
-from app.jobs.store import QueueFull
-from app.jobs.tables import JobStatus
+from app.jobs.store import JobView, QueueFull
 from app.schemas.common import ResponseModel
 from app.schemas.recommend import RecommendRequest
-from app.services.verify import outcome, plan_verification
+from app.services.simulate import JobPlan
+from app.services.verify import Pending, checked, job_runner, plan_verification
 
 router = APIRouter(prefix="/verifications", tags=["recommend"])
 
@@ -32,6 +36,13 @@ class VerificationRequest(RecommendRequest):
     """A link and targets, as for /v1/recommend, and how to replicate the simulations."""
 
     replications: int = Field(5, ge=2, le=50, description="Simulator runs per buffer size.")
+    max_replications: int | None = Field(
+        None,
+        ge=2,
+        le=150,
+        description="Most runs per buffer size when extra batches are needed to decide a "
+        "target (its 99 % bounds straddling it); default 3 x replications; >= replications.",
+    )
     seed: int = Field(1, ge=0, le=2**63 - 1, description="Seed of the replications.")
 
 
@@ -43,8 +54,8 @@ class VerificationOut(ResponseModel):
     progress: float = Field(ge=0.0, le=1.0)
     message: str | None = None
     verification: dict[str, Any] | None = Field(
-        description="Scaling, per-size predicted vs simulated figures and the verdict "
-        "(validation.verify.Verification), once available."
+        description="Scaling, per-size predicted vs simulated figures, each target met, missed "
+        "or undecided, and the verdict (validation.verify.Verification), once available."
     )
 
 
@@ -53,9 +64,11 @@ class VerificationOut(ResponseModel):
     response_model=VerificationOut,
     summary="Check a recommendation by simulation",
     description="Simulate the recommended buffer, half and double it on the link scaled to a "
-    "simulable size (C and N scaled together; per-flow rate, RTTs and window kept). Answers "
-    "202 with the job's id and progress while it runs; send the same body again to poll; 200 "
-    "with predicted vs simulated utilization, loss and queueing delay and a verdict when done.",
+    "simulable size (C and N scaled together; per-flow rate, RTTs and window kept), with extra "
+    "replications for a size whose target is undecided, up to max_replications. Answers 202 "
+    "with the running job's id and progress; send the same body again to poll; 200 when done "
+    "with predicted vs simulated utilization, loss and queueing delay, each target met, missed "
+    "or undecided from one-sided 99 % bounds, and how the prediction fared.",
     responses={202: {"description": "Queued or running; poll by sending the same body."}},
 )
 def create_verification(
@@ -66,41 +79,55 @@ def create_verification(
     settings: SettingsDep,
 ) -> VerificationOut:
     link, targets = body.to_domain()
-    planned = plan_verification(link, targets, body.replications, body.seed, settings)
+    planned = plan_verification(
+        link, targets, body.replications, body.seed, settings, body.max_replications
+    )
     p = planned.plan
-    if planned.job is None:
+    if p.scenario is None:
         return VerificationOut(
             id=None, status="done", progress=1.0, verification=p.unfaithful().to_dict()
         )
-    spec, packets = planned.job.spec, planned.job.packets
-    if packets > settings.max_packets_per_job:
-        raise invalid(
-            ("body", "replications"),
-            f"the verification would simulate about {packets:,} bottleneck packets; the limit "
-            f"is {settings.max_packets_per_job:,} (max_packets_per_job): ask for fewer "
-            "replications",
-            value=body.replications,
-        )
+
+    def submit(job_plan: JobPlan) -> JobView:
+        if job_plan.packets > settings.max_packets_per_job:
+            raise invalid(
+                ("body", "replications"),
+                f"the verification would simulate about {job_plan.packets:,} bottleneck "
+                f"packets in one job; the limit is {settings.max_packets_per_job:,} "
+                "(max_packets_per_job): ask for fewer replications",
+                value=body.replications,
+            )
+        try:
+            job, _ = pool.submit(job_plan.spec)
+        except QueueFull as exc:
+            raise HTTPException(
+                status_code=429,
+                detail=str(exc),
+                headers={"Retry-After": str(settings.retry_after_s)},
+            ) from exc
+        return job
+
+    seen: list[JobView] = []
     try:
-        job, _ = pool.submit(spec)
-    except QueueFull as exc:
-        raise HTTPException(
-            status_code=429, detail=str(exc), headers={"Retry-After": str(settings.retry_after_s)}
-        ) from exc
-    response.headers["Location"] = str(request.url_for("get_simulation", job_id=job.id))
-    if job.status != JobStatus.SUCCEEDED:
+        outcome = checked(planned, job_runner(submit, pool.store.results, settings, seen))
+    except Pending as waiting:
+        job = waiting.job
         response.status_code = 202
+        response.headers["Location"] = str(request.url_for("get_simulation", job_id=job.id))
+        extra = f"extra batch {waiting.batch} of replications: " if waiting.batch else ""
         return VerificationOut(
             id=job.id,
             status=job.status.value,
             progress=job.progress,
-            message=job.message,
+            message=f"{extra}{job.message or ''}" if extra else job.message,
             verification=None,
         )
+    job = seen[-1]
+    response.headers["Location"] = str(request.url_for("get_simulation", job_id=job.id))
     return VerificationOut(
         id=job.id,
         status=job.status.value,
         progress=1.0,
         message=job.message,
-        verification=outcome(p, pool.store.results(spec)).to_dict(),
+        verification=outcome.to_dict(),
     )

@@ -1,56 +1,135 @@
 """A recommendation checked by simulation: the recommended size, half and double it.
 
 ``bufsize recommend --verify`` runs the check here and now (:func:`run_verification`);
-``POST /v1/verifications`` plans it (:func:`plan_verification`), queues its runs as an ordinary
-simulation job, and reads the outcome from the job's results (:func:`outcome`). The logic
-(scaling rule, sizes, verdicts) is :mod:`validation.verify`'s.
+``POST /v1/verifications`` plans it (:func:`plan_verification`) and runs its batches of
+replications as ordinary simulation jobs through :func:`job_runner` (one job per simulated
+scenario and batch, the same seeds as the command line's): each answer replays the batches
+from the stored results and stops at the first job not finished (:class:`Pending`). The logic
+(scaling rule, sizes, verdicts, extra batches for undecided targets) is
+:mod:`validation.verify`'s.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from app.jobs.spec import SimulationSpec
+from app.jobs.store import JobView
+from app.jobs.tables import JobStatus
+from app.services.names import FieldError
 from app.services.recommend import recommend
 from app.services.simulate import JobPlan, Limits, check_replications, plan_job
 from models.recommend import LinkScenario, Recommendation, Targets
-from validation.verify import Plan, Progress, Verification, assemble, plan, verify
+from validation.verify import (
+    DEFAULT_BUDGET_FACTOR,
+    BatchRunner,
+    Plan,
+    Progress,
+    Verification,
+    batch_seed,
+    plan,
+    run_batches,
+    verify,
+)
+
+#: Queues one job (or finds the same one) and returns it: the edge's, which answers the limits.
+Submit = Callable[[JobPlan], JobView]
+#: A finished job's stored results: buffer packets -> result with its ``runs``.
+Results = Callable[[SimulationSpec], dict[int, dict[str, Any]]]
+
+
+class Pending(Exception):
+    """A job the answer waits for (queued or running, or failed), and its batch's number."""
+
+    def __init__(self, job: JobView, batch: int) -> None:
+        super().__init__(job.id)
+        self.job = job
+        self.batch = batch
 
 
 @dataclass(frozen=True)
 class PlannedVerification:
-    """The recommendation, what its check simulates, and the job that runs it (None when the
-    link is not simulated: :meth:`Plan.unfaithful` is then the answer)."""
+    """The recommendation and what its check simulates (:meth:`Plan.unfaithful` is the answer
+    when ``plan.scenario`` is None: the link is not simulated)."""
 
     recommendation: Recommendation
     plan: Plan
-    job: JobPlan | None
+
+
+def replication_budget(replications: int, max_replications: int | None, limits: Limits) -> int:
+    """The most runs per size: the one asked for, or 3 x ``replications`` within the limit."""
+    check_replications(replications, limits)
+    if max_replications is None:
+        return min(DEFAULT_BUDGET_FACTOR * replications, limits.max_replications)
+    if max_replications < replications:
+        raise FieldError(
+            ("max_replications",),
+            f"max_replications must be >= replications ({replications}), got {max_replications}",
+            max_replications,
+        )
+    if max_replications > limits.max_replications:
+        raise FieldError(
+            ("max_replications",),
+            f"max_replications must be <= {limits.max_replications} (max_replications), "
+            f"got {max_replications}",
+            max_replications,
+        )
+    return max_replications
 
 
 def plan_verification(
-    link: LinkScenario, targets: Targets, replications: int, seed: int, limits: Limits
+    link: LinkScenario,
+    targets: Targets,
+    replications: int,
+    seed: int,
+    limits: Limits,
+    max_replications: int | None = None,
 ) -> PlannedVerification:
-    """The check of ``link``'s recommendation, planned as one simulation job."""
+    """The check of ``link``'s recommendation."""
     rec = recommend(link, targets)
-    check_replications(replications, limits)
-    p = plan(link, rec, targets, replications=replications, seed=seed)
-    if p.scenario is None:
-        return PlannedVerification(rec, p, None)
-    job = plan_job(
-        p.scenario,
-        p.scenario.to_dict(),
-        sorted(set(p.simulated.values())),
-        replications,
-        seed,
-        limits,
-    )
-    return PlannedVerification(rec, p, job)
+    budget = replication_budget(replications, max_replications, limits)
+    p = plan(link, rec, targets, replications=replications, seed=seed, max_replications=budget)
+    return PlannedVerification(rec, p)
 
 
-def outcome(p: Plan, stored: dict[int, dict[str, Any]]) -> Verification:
-    """The verdicts from the job's stored results (buffer packets -> result with ``runs``)."""
-    runs = {label: stored[packets]["runs"] for label, packets in p.simulated.items()}
-    return assemble(p, runs)
+def job_runner(
+    submit: Submit, results: Results, limits: Limits, seen: list[JobView]
+) -> BatchRunner:
+    """A batch runner on the service's jobs: each batch's sizes, one job per simulated scenario.
+
+    Raises :class:`Pending` at the first job not succeeded; ``seen`` keeps the last job.
+    """
+
+    def run(p: Plan, labels: list[str], batch: int) -> list[dict[str, float]]:
+        n = p.batch_replications(batch)
+        specs: dict[str, SimulationSpec] = {}
+        for scenario, group in p.groups(labels):
+            job_plan = plan_job(
+                scenario,
+                scenario.to_dict(),
+                [p.simulated[label] for label in group],
+                n,
+                batch_seed(p.seed, batch),
+                limits,
+            )
+            job = submit(job_plan)
+            seen[:] = [job]
+            if job.status != JobStatus.SUCCEEDED:
+                raise Pending(job, batch)
+            specs.update(dict.fromkeys(group, job_plan.spec))
+        out: list[dict[str, float]] = []
+        for label in labels:
+            out.extend(results(specs[label])[p.simulated[label]]["runs"])
+        return out
+
+    return run
+
+
+def checked(planned: PlannedVerification, run: BatchRunner) -> Verification:
+    """The check's outcome, its batches run by ``run`` (:func:`job_runner` for the service)."""
+    return run_batches(planned.plan, run)
 
 
 def run_verification(
@@ -60,6 +139,15 @@ def run_verification(
     replications: int,
     seed: int,
     progress: Progress | None = None,
+    max_replications: int | None = None,
 ) -> Verification:
     """Simulate the check now (:func:`validation.verify.verify`), reporting ``progress``."""
-    return verify(link, rec, targets, replications=replications, seed=seed, progress=progress)
+    return verify(
+        link,
+        rec,
+        targets,
+        replications=replications,
+        seed=seed,
+        max_replications=max_replications,
+        progress=progress,
+    )

@@ -149,15 +149,17 @@
     scaling.hidden = false;
     list.replaceChildren(...result.sizes.map((s) => {
       const item = document.createElement("li");
-      item.textContent = s.label + " (" + s.buffer_packets.toLocaleString() + " packets): " +
-        s.verdict + (s.reason ? " — " + s.reason : "");
+      item.textContent = s.label + " (" + s.buffer_packets.toLocaleString() + " packets, " +
+        s.replications + " runs): targets " + s.verdict + ", prediction " + s.prediction +
+        (s.reason ? " — " + s.reason : "");
       return item;
     }));
     list.hidden = result.sizes.length === 0;
     if (result.sizes.length) overlay(result);
-    say("Simulation done: " + result.verdict + (result.reason ? " — " + result.reason : "") +
+    say("Simulation done: " + (result.sizes.length ? "targets " : "") + result.verdict +
+        (result.reason ? " — " + result.reason : "") +
         (result.sizes.length ? " The green diamonds on the charts are the simulated points." : ""),
-        result.verdict !== "agrees");
+        result.verdict !== "met");
   }
 
   // The one call to the verification API: starts the check, and polls by sending it again.

@@ -12,13 +12,21 @@ from validation.verify import verify
 
 
 def test_the_table_shows_the_simulated_loss_interval() -> None:
-    # A verdict of "agrees" may rest on the loss's 99% interval reaching within a factor 3 of the
+    # The prediction's fate may rest on the loss's 99% interval reaching within a factor 3 of the
     # prediction; the table shows that interval so that the reader sees why (000 Fig. 3.1's
     # 100 Mb/s link, 40 flows, the BSCL-governed size at N_b = 40, two replications).
     link = LinkScenario(
         capacity_bps=100e6, rtts_s=(0.1,), flows=40, packet_bytes=1000, bottlenecked_flows=40
     )
-    checked = verify(link, None, Targets(max_loss=0.01), replications=2, seed=1, size=("bscl", 300))
+    checked = verify(
+        link,
+        None,
+        Targets(max_loss=0.01),
+        replications=2,
+        max_replications=2,
+        seed=1,
+        size=("bscl", 300),
+    )
     console = Console(record=True, width=200)
     render_verification(checked, console)
     text = console.export_text()
@@ -26,3 +34,8 @@ def test_the_table_shows_the_simulated_loss_interval() -> None:
         assert math.isfinite(size.loss_rate_ci99)
         assert f"{size.loss_rate:.2g} ± {size.loss_rate_ci99:.2g}" in text
     assert f"Verdict: {checked.verdict}" in text
+    # The headline (the recommended size's worst target outcome) comes first, before the table.
+    headline = f"targets at the recommended size: {checked.verdict}"
+    assert text.index(headline) < text.index("Packets (sim.)") < text.index("Verdict:")
+    for size in checked.sizes:
+        assert f"  {size.label}: {size.reason}"[:60] in text.replace("\n", " ")

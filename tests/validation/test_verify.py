@@ -46,7 +46,9 @@ def test_verification_of_a_small_link_reports_each_size() -> None:
     )
     targets = Targets()
     rec = recommend(link, targets)
-    out = verify(link, rec, targets, replications=2, seed=3, workers=2)
+    # No extra batch (max_replications = replications): every size runs the same two seeds.
+    out = verify(link, rec, targets, replications=2, max_replications=2, seed=3, workers=2)
+    assert out.max_replications == 2
     assert [c.label for c in out.sizes] == ["half", "recommended", "double"]
     half, main, double = out.sizes
     assert main.buffer_packets == rec.recommended.buffer_packets
@@ -57,7 +59,9 @@ def test_verification_of_a_small_link_reports_each_size() -> None:
         assert 0.0 < c.utilization <= 1.0 and 0.0 <= c.loss_rate < 1.0
         # The queueing delay can never exceed a full buffer at line rate (plus one packet).
         assert c.queue_delay_p99_s <= c.buffer_packets * 8000 / 10e6 + 8000 / 10e6
-        assert c.verdict in ("agrees", "disagrees") and c.reason
+        assert c.verdict in ("met", "missed", "undecided") and c.reason
+        assert c.prediction in ("within", "conservative", "optimistic")
+        assert c.replications == 2
     # Metamorphic: double the buffer loses no more than half of it (same seeds).
     assert double.loss_rate <= half.loss_rate
     assert out.verdict == main.verdict
@@ -148,3 +152,33 @@ def test_a_codel_port_is_checked_with_codel_dropping() -> None:
     assert checked.scenario is not None and checked.scenario["aqm"] == "codel"
     recommended = next(size for size in checked.sizes if size.label == "recommended")
     assert recommended.queue_delay_mean_s < 0.025
+
+
+@pytest.mark.slow
+def test_bscl_at_3000_reno_flows_makes_no_loss_claim_the_simulation_contradicts() -> None:
+    # Issue 27: 1 Gbit/s, 180 ms, N_b = 3000 Reno flows carrying 90 %, loss target 1 %: BSCL
+    # gives 12,600 packets (004 eq. 23), and the simulator loses several percent there; the
+    # check printed "agrees" on 5.6 % ± 6.8 %. Scaled by 0.6 (1800 flows at 600 Mb/s), three
+    # runs per size (and no extra batch, to keep the test short). Measured with seed 1: 4.7 %
+    # mean loss at the recommended size (upper 99 % bound 7.4 %, 9 runs), so "met" would be a
+    # false claim; with three runs the verdict may be missed or undecided, never met.
+    link = LinkScenario(
+        capacity_bps=1e9,
+        rtts_s=(0.18,),
+        flows=3000,
+        packet_bytes=1500,
+        bottlenecked_flows=3000,
+        bottlenecked_share=0.9,
+        congestion_control="reno",
+    )
+    targets = Targets(max_loss=0.01)
+    rec = recommend(link, targets)
+    assert rec.recommended.rule == "bscl" and rec.recommended.buffer_packets == 12_600
+    out = verify(link, rec, targets, replications=3, max_replications=3, seed=1, workers=2)
+    main = next(c for c in out.sizes if c.label == "recommended")
+    loss = next(t for t in main.targets if t.name == "loss")
+    # The loss is judged although BSCL's own prediction passes it, and not passed: the mean is
+    # more than twice the target (measured 4.7 %), far outside what sampling alone explains.
+    assert loss.estimate > 0.02 and loss.outcome != "met"
+    assert out.verdict in ("missed", "undecided") and out.verdict == main.verdict
+    assert "agrees" not in out.reason
