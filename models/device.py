@@ -29,6 +29,22 @@ References
    NCS 540 Series Routers (IOS XR Release 6.x).
 .. [6] Arista, Transfer of Information (TOI) pages "Temporal Tail Drop Thresholds" and
    "Configurable Voq Tail Drop Thresholds".
+.. [7] ECN marking for DCTCP on Linux: the kernel commit that added ``ce_threshold`` to codel
+   and fq_codel (E. Dumazet, "codel: add ce_threshold attribute", Linux 4.2, 2015): "For DCTCP
+   or similar ECN based deployments on fabrics with shallow buffers ... A DCTCP enabled egress
+   port simply have a queue occupancy threshold above which ECT packets get CE mark. In codel
+   language this translates to a sojourn time"; tc-fq_codel(8): ``ce_threshold TIME``, ``ecn``.
+   tc-pie(8): ``limit PACKETS``, ``target TIME`` (15 ms by default, RFC 8033 §4.2).
+.. [8] SONiC YANG sonic-wred-profile.yang (WRED_PROFILE_LIST: green_min_threshold,
+   green_max_threshold uint64 bytes, max "must" be >= min; ecn enumeration ecn_none ..
+   ecn_all; wred_green_enable boolean; green_drop_probability 0..100) and sonic-queue.yang
+   (QUEUE_LIST key "ifname qindex", wred_profile leafref), sonic-buildimage revision 2021-04-01.
+.. [9] Cisco IOS XR Modular Quality of Service Command Reference (CRS, Release 4.0):
+   ``random-detect min-threshold [units] max-threshold [units]`` (units bytes, kbytes, ms, us,
+   packets; max from min), ``random-detect ecn``. Juniper Junos OS, "Example: Configuring ECN"
+   (QFX Series, Junos OS 13.2X51-D25 or later): ``explicit-congestion-notification`` in the
+   scheduler and a WRED drop profile whose thresholds mark; ``drop-profiles ... fill-level
+   percentage drop-probability percentage``.
 """
 
 from __future__ import annotations
@@ -43,7 +59,8 @@ from models.errors import ParameterError
 from models.shared_buffer import SONIC_DYNAMIC_TH_RANGE, ThresholdChoice, choose_alpha
 
 VENDORS = ("tc", "sonic", "junos", "iosxr", "eos")
-TC_QDISCS = ("pfifo", "bfifo", "fq_codel")
+TC_QDISCS = ("pfifo", "bfifo", "fq_codel", "codel", "pie")
+AQMS = ("none", "codel", "pie", "dualq")
 
 #: Memory cell per vendor family, bytes, and where the number comes from.
 DEFAULT_CELL_BYTES: dict[str, int] = {"tc": 1, "sonic": 256, "junos": 1, "iosxr": 1, "eos": 1}
@@ -65,11 +82,72 @@ DEFAULT_INTERFACE: dict[str, str] = {
 }
 #: The bound a chip memory breaks when no dynamic threshold gives the queues their size.
 _ENOUGH_MEMORY = "large enough that an α in 2^-8..2^7 gives each congested queue the size"
+#: IOS XR's Ethernet interface names by line rate (bit/s), from the slowest up; a rate between
+#: two takes the next faster name (a 2.5G port is configured as a TenGigE one would be).
+IOSXR_INTERFACE_BY_RATE = (
+    (1e9, "GigabitEthernet"),
+    (10e9, "TenGigE"),
+    (25e9, "TwentyFiveGigE"),
+    (40e9, "FortyGigE"),
+    (50e9, "FiftyGigE"),
+    (100e9, "HundredGigE"),
+    (200e9, "TwoHundredGigE"),
+    (400e9, "FourHundredGigE"),
+    (800e9, "EightHundredGigE"),
+)
+#: Junos's Ethernet interface prefixes by line rate: ge- (1G), xe- (10G), et- (25G and up).
+JUNOS_INTERFACE_BY_RATE = ((1e9, "ge"), (10e9, "xe"), (float("inf"), "et"))
 #: Bytes of one packet in IOS XR's ``packets`` unit ("packets are assumed to be 256 bytes").
 IOSXR_PACKET_UNIT_BYTES = 256
 #: CoDel's interval when no RTT is known (tc-codel(8) default, 100 ms) and target's share of it.
 CODEL_DEFAULT_INTERVAL_S = 0.1
 CODEL_TARGET_FRACTION = 0.05
+
+
+def default_interface(vendor: str, capacity_bps: float) -> str:
+    """A placeholder port name in the vendor's naming, of the port's speed where the name
+    carries it (IOS XR, Junos)."""
+    if vendor == "iosxr":
+        name = next(
+            (n for rate, n in IOSXR_INTERFACE_BY_RATE if capacity_bps <= rate * 1.0001),
+            IOSXR_INTERFACE_BY_RATE[-1][1],
+        )
+        return f"{name}0/0/0/0"
+    if vendor == "junos":
+        prefix = next(p for rate, p in JUNOS_INTERFACE_BY_RATE if capacity_bps <= rate * 1.0001)
+        return f"{prefix}-0/0/0"
+    return DEFAULT_INTERFACE[vendor]
+
+
+@dataclass(frozen=True)
+class QueueDiscipline:
+    """What the port's queue does besides tail drop at the limit: the AQM the analysis assumed
+    (with its target and interval) or DCTCP's ECN marking threshold K.
+
+    Attributes
+    ----------
+    aqm : str
+        ``none``, ``codel``, ``pie`` or ``dualq`` (L4S DualQ Coupled AQM).
+    target_s : float or None
+        The AQM's target queueing delay, seconds (CoDel TARGET, PIE QDELAY_REF).
+    interval_s : float or None
+        CoDel's INTERVAL, seconds.
+    ecn_threshold_bytes : float or None
+        DCTCP: mark CE above this queue, bytes (K); None for no marking.
+    """
+
+    aqm: str = "none"
+    target_s: float | None = None
+    interval_s: float | None = None
+    ecn_threshold_bytes: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.aqm not in AQMS:
+            raise ParameterError.got("aqm", f"one of {', '.join(AQMS)}", self.aqm)
+        for name in ("target_s", "interval_s", "ecn_threshold_bytes"):
+            value = getattr(self, name)
+            if value is not None:
+                checks.positive(name, value)
 
 
 @dataclass(frozen=True)
@@ -217,7 +295,9 @@ def _header(mark: str, limit: QueueLimit, release: str, references: tuple[str, .
 
 TC_REFERENCES = (
     "tc-pfifo(8)/tc-bfifo(8): 'limit' is packets for pfifo, bytes for bfifo",
-    "tc-fq_codel(8): limit PACKETS, target TIME, interval TIME",
+    "tc-fq_codel(8): limit PACKETS, target TIME, interval TIME, ce_threshold TIME, ecn",
+    "tc-pie(8): limit PACKETS, target TIME",
+    "Linux 'codel: add ce_threshold attribute' (2015): the CE threshold for DCTCP ports",
     "RFC 8289 §4.2-4.5 (interval ~ the RTT of most flows; target 5 % of it: 5 ms for 100 ms)",
 )
 TC_RELEASE = "iproute2 6.1 (Debian 12)"
@@ -242,46 +322,122 @@ def codel_times_us(rtt_s: float | None, limit: QueueLimit) -> tuple[int, int]:
     return _ceil_div(target_s * 1e6, 1.0), _ceil_div(interval_s * 1e6, 1.0)
 
 
-def tc_commands(limit: QueueLimit, interface: str, rtt_s: float | None = None) -> dict[str, str]:
-    """The ``tc qdisc replace`` command of each qdisc, keyed by qdisc name (no comments)."""
+def _ceil_us(seconds: float) -> int:
+    return _ceil_div(seconds * 1e6, 1.0)
+
+
+def _aqm_times_us(
+    rtt_s: float | None, limit: QueueLimit, discipline: QueueDiscipline | None
+) -> tuple[int, int]:
+    """CoDel's (target, interval), µs: the analysis's when it gave them, else from the RTT."""
     target_us, interval_us = codel_times_us(rtt_s, limit)
+    if discipline is not None and discipline.target_s is not None:
+        target_us = _ceil_us(discipline.target_s)
+    if discipline is not None and discipline.interval_s is not None:
+        interval_us = _ceil_us(discipline.interval_s)
+    return target_us, interval_us
+
+
+def ecn_threshold_us(limit: QueueLimit, discipline: QueueDiscipline) -> int | None:
+    """DCTCP's marking threshold K as the sojourn time tc's ``ce_threshold`` takes, µs (K
+    bytes drained at the line rate, rounded up)."""
+    if discipline.ecn_threshold_bytes is None:
+        return None
+    return _ceil_us(8.0 * discipline.ecn_threshold_bytes / limit.capacity_bps)
+
+
+def tc_commands(
+    limit: QueueLimit,
+    interface: str,
+    rtt_s: float | None = None,
+    discipline: QueueDiscipline | None = None,
+) -> dict[str, str]:
+    """The ``tc qdisc replace`` command of each qdisc, keyed by qdisc name (no comments); with
+    an ECN threshold also ``fq_codel_ecn``, FQ-CoDel marking CE above K (tc-fq_codel(8)
+    ``ce_threshold``, the form Linux added for DCTCP)."""
+    target_us, interval_us = _aqm_times_us(rtt_s, limit, discipline)
     root = f"tc qdisc replace dev {interface} root"
-    return {
+    pie_target_us = (
+        _ceil_us(discipline.target_s)
+        if discipline is not None and discipline.aqm == "pie" and discipline.target_s
+        else _ceil_us(0.015)
+    )
+    commands = {
         "pfifo": f"{root} pfifo limit {limit.limit_packets}",
         "bfifo": f"{root} bfifo limit {limit.limit_bytes}",
         "fq_codel": f"{root} fq_codel limit {limit.limit_packets} "
         f"target {target_us}us interval {interval_us}us",
+        "codel": f"{root} codel limit {limit.limit_packets} "
+        f"target {target_us}us interval {interval_us}us",
+        "pie": f"{root} pie limit {limit.limit_packets} target {pie_target_us}us",
     }
+    k_us = None if discipline is None else ecn_threshold_us(limit, discipline)
+    if k_us is not None:
+        commands["fq_codel_ecn"] = (
+            f"{root} fq_codel limit {limit.limit_packets} ce_threshold {k_us}us ecn"
+        )
+    return commands
+
+
+def _active_qdisc(qdisc: str | None, discipline: QueueDiscipline | None) -> str:
+    """The qdisc that deploys the analysis: DCTCP marking, the AQM, or drop-tail."""
+    if qdisc is not None:
+        return qdisc
+    if discipline is None:
+        return "pfifo"
+    if discipline.ecn_threshold_bytes is not None:
+        return "fq_codel_ecn"
+    return {"codel": "fq_codel", "pie": "pie"}.get(discipline.aqm, "pfifo")
 
 
 def tc_config(
-    limit: QueueLimit, interface: str, qdisc: str = "pfifo", rtt_s: float | None = None
+    limit: QueueLimit,
+    interface: str,
+    qdisc: str | None = "pfifo",
+    rtt_s: float | None = None,
+    discipline: QueueDiscipline | None = None,
 ) -> str:
-    """Linux ``tc`` commands: the chosen qdisc, and the other two as commented alternatives."""
-    if qdisc not in TC_QDISCS:
+    """Linux ``tc`` commands: the qdisc that deploys the analysis (or the one asked for), and
+    the others as commented alternatives."""
+    if qdisc is not None and qdisc not in TC_QDISCS:
         raise ParameterError.got("qdisc", f"one of {', '.join(TC_QDISCS)}", qdisc)
-    commands = tc_commands(limit, interface, rtt_s)
-    target_us, interval_us = codel_times_us(rtt_s, limit)
+    commands = tc_commands(limit, interface, rtt_s, discipline)
+    active = _active_qdisc(qdisc, discipline)
+    target_us, interval_us = _aqm_times_us(rtt_s, limit, discipline)
+    given = discipline is not None and discipline.target_s is not None
+    why = (
+        "the analysis's AQM target and interval"
+        if given
+        else "interval ~ RTT (RFC 8289 §4.2), target 5 % of it (RFC 8289 §4.5)"
+    )
     comment = {
         "pfifo": "drop-tail FIFO, limit in packets (tc-pfifo(8))",
         "bfifo": "drop-tail FIFO, limit in bytes (tc-bfifo(8))",
-        "fq_codel": f"FQ-CoDel, hard limit in packets; interval {interval_us} us ~ RTT "
-        f"(RFC 8289 §4.2), target {target_us} us = 5 % of it (RFC 8289 §4.5)",
+        "fq_codel": f"FQ-CoDel, hard limit in packets; target {target_us} us, interval "
+        f"{interval_us} us: {why}",
+        "codel": f"CoDel on one FIFO (tc-codel(8)), hard limit in packets; target {target_us} "
+        f"us, interval {interval_us} us",
+        "pie": "PIE (tc-pie(8), RFC 8033), hard limit in packets; target = QDELAY_REF",
+        "fq_codel_ecn": "FQ-CoDel marking CE on ECN-capable packets whose sojourn exceeds K "
+        "(ce_threshold, added to Linux for DCTCP), hard limit in packets",
     }
-    lines = [
-        *_header("#", limit, f"Linux tc, {TC_RELEASE}", TC_REFERENCES),
-        f"# {comment[qdisc]}",
-        commands[qdisc],
-    ]
-    for other in TC_QDISCS:
-        if other != qdisc:
-            lines += [f"# or {comment[other]}:", f"# {commands[other]}"]
+    lines = [*_header("#", limit, f"Linux tc, {TC_RELEASE}", TC_REFERENCES)]
+    if discipline is not None and discipline.aqm == "dualq" and qdisc is None:
+        lines.append(
+            "# The L4S DualQ Coupled AQM (RFC 9332) has no qdisc in iproute2 6.1: only the "
+            "hard limit is set here"
+        )
+    lines += [f"# {comment[active]}", commands[active]]
+    for other, command in commands.items():
+        if other != active:
+            lines += [f"# or {comment[other]}:", f"# {command}"]
     return "\n".join(lines) + "\n"
 
 
 # --- SONiC ------------------------------------------------------------------------------------
 
 SONIC_REFERENCES = (
+    "sonic-wred-profile.yang and sonic-queue.yang (WRED_PROFILE with ecn, QUEUE wred_profile)",
     "sonic-buffer-pool.yang (BUFFER_POOL_LIST: type ingress|egress|both, mode static|dynamic, "
     "size uint64 bytes)",
     "sonic-buffer-profile.yang (BUFFER_PROFILE_LIST: pool leafref, size uint64 bytes reserved, "
@@ -301,15 +457,18 @@ def sonic_config_db(
     pool_bytes: int,
     reserved_bytes: int,
     name: str = "bufsize",
+    ecn_threshold_bytes: int | None = None,
 ) -> dict[str, Any]:
-    """CONFIG_DB tables BUFFER_POOL, BUFFER_PROFILE and BUFFER_QUEUE (every value a string)."""
+    """CONFIG_DB tables BUFFER_POOL, BUFFER_PROFILE and BUFFER_QUEUE (every value a string);
+    with an ECN threshold also WRED_PROFILE (ECN marking of every colour from K, min = max = K,
+    probability 100 %: DCTCP's step marking) and the QUEUE entry that applies it."""
     if shared.alpha_log2 is None:
         raise ParameterError(
             "chip_buffer_bytes", _ENOUGH_MEMORY, f"chip_buffer_bytes: {shared.reason}"
         )
     pool = f"{name}_egress_pool"
     profile = f"{name}_egress_profile"
-    return {
+    document: dict[str, Any] = {
         "BUFFER_POOL": {pool: {"type": "egress", "mode": "dynamic", "size": str(pool_bytes)}},
         "BUFFER_PROFILE": {
             profile: {
@@ -320,6 +479,20 @@ def sonic_config_db(
         },
         "BUFFER_QUEUE": {f"{interface}|{queue}": {"profile": profile}},
     }
+    if ecn_threshold_bytes is not None:
+        wred = f"{name}_ecn"
+        k = str(int(ecn_threshold_bytes))
+        colours: dict[str, str] = {}
+        for colour in ("green", "yellow", "red"):
+            colours |= {
+                f"wred_{colour}_enable": "true",
+                f"{colour}_min_threshold": k,
+                f"{colour}_max_threshold": k,
+                f"{colour}_drop_probability": "100",
+            }
+        document["WRED_PROFILE"] = {wred: {"ecn": "ecn_all", **colours}}
+        document["QUEUE"] = {f"{interface}|{queue}": {"wred_profile": wred}}
+    return document
 
 
 def _sonic(
@@ -328,6 +501,7 @@ def _sonic(
     queue: str,
     chip_buffer_bytes: float | None,
     congested_queues: int,
+    discipline: QueueDiscipline | None = None,
 ) -> tuple[str, ThresholdChoice, dict[str, Any], list[str]]:
     if chip_buffer_bytes is None:
         raise ParameterError(
@@ -347,7 +521,12 @@ def _sonic(
         raise ParameterError(
             "chip_buffer_bytes", _ENOUGH_MEMORY, f"chip_buffer_bytes: {shared.reason}"
         )
-    document = sonic_config_db(limit, shared, interface, queue, pool_bytes, reserved)
+    k_bytes = None
+    if discipline is not None and discipline.ecn_threshold_bytes is not None:
+        k_bytes = _ceil_div(discipline.ecn_threshold_bytes, cell) * cell
+    document = sonic_config_db(
+        limit, shared, interface, queue, pool_bytes, reserved, ecn_threshold_bytes=k_bytes
+    )
     alpha = float(shared.alpha or 0.0)
     notes = [
         f"dynamic_th = {shared.alpha_log2} (α = 2^{shared.alpha_log2}): with {congested_queues} "
@@ -360,12 +539,23 @@ def _sonic(
         f"BUFFER_QUEUE's port is a leafref to the device's PORT table: {interface} must exist "
         "there",
     ]
-    header = [
-        *_header("#", limit, f"SONiC CONFIG_DB, {SONIC_RELEASE}", SONIC_REFERENCES),
-        "# " + notes[0],
-        "# Save the JSON below (without these comment lines) and load it with 'config load'.",
-    ]
-    text = "\n".join(header) + "\n" + json.dumps(document, indent=4) + "\n"
+    if k_bytes is not None:
+        notes.append(
+            f"WRED_PROFILE bufsize_ecn marks ECN-capable packets of every colour from K = "
+            f"{k_bytes} B (min = max = K, probability 100 %: DCTCP's step marking), and QUEUE "
+            f"applies it to {interface} queue {queue} (sonic-wred-profile.yang, sonic-queue.yang)"
+        )
+    if discipline is not None and discipline.aqm in ("codel", "pie", "dualq"):
+        notes.append(
+            f"SONiC's CONFIG_DB has no {discipline.aqm} table: the AQM cannot be set here, only "
+            "the hard limit"
+        )
+    # The text is the JSON alone, so that it can be copied and loaded as it is ('config load');
+    # what it enforces and the documents it follows are in the notes beside it.
+    notes.insert(0, f"bufsize: {_summary(limit)}")
+    notes.append(f"follows {SONIC_RELEASE}: " + "; ".join(SONIC_REFERENCES))
+    notes.append("save the JSON as a file and load it with 'config load FILE'")
+    text = json.dumps(document, indent=4) + "\n"
     return text, shared, document, notes
 
 
@@ -387,6 +577,7 @@ def junos_config(
     chip_buffer_bytes: float | None = None,
     forwarding_class: str = "best-effort",
     name: str = "bufsize",
+    discipline: QueueDiscipline | None = None,
 ) -> str:
     """A Junos scheduler with ``buffer-size temporal <µs>`` (and ``percent`` as an alternative)."""
     scheduler, scheduler_map = f"{name}-sched", f"{name}-map"
@@ -397,6 +588,24 @@ def junos_config(
         f"scheduler {scheduler}",
         f"set class-of-service interfaces {interface} scheduler-map {scheduler_map}",
     ]
+    if discipline is not None and discipline.ecn_threshold_bytes is not None:
+        # 'Example: Configuring ECN': ECN in the scheduler, marking at a WRED drop profile's
+        # fill level (a share of the queue's buffer): from K on, every ECN-capable packet.
+        level = min(100, _ceil_div(100.0 * discipline.ecn_threshold_bytes, limit.limit_bytes))
+        profile = f"{name}-ecn"
+        lines += [
+            f"# DCTCP: mark CE from K = {discipline.ecn_threshold_bytes:.0f} B = {level} % of "
+            "this queue's buffer ('Example: Configuring ECN', QFX Series)",
+            f"set class-of-service drop-profiles {profile} fill-level {level} drop-probability 100",
+            f"set class-of-service schedulers {scheduler} drop-profile-map loss-priority any "
+            f"protocol any drop-profile {profile}",
+            f"set class-of-service schedulers {scheduler} explicit-congestion-notification",
+        ]
+    if discipline is not None and discipline.aqm in ("codel", "pie", "dualq"):
+        lines.append(
+            f"# {discipline.aqm}: Junos has no such AQM in the cited documents; only the hard "
+            "limit is set"
+        )
     if chip_buffer_bytes is not None:
         checks.at_least("chip_buffer_bytes", chip_buffer_bytes, 1.0)
         percent = _ceil_div(100.0 * limit.limit_bytes, float(chip_buffer_bytes))
@@ -423,7 +632,12 @@ IOSXR_RELEASE = (
 IOSXR_MAX_VALUE = 4_294_967_295
 
 
-def iosxr_config(limit: QueueLimit, interface: str, name: str = "bufsize") -> str:
+def iosxr_config(
+    limit: QueueLimit,
+    interface: str,
+    name: str = "bufsize",
+    discipline: QueueDiscipline | None = None,
+) -> str:
     """An IOS XR policy map whose class-default has ``queue-limit <bytes> bytes``."""
     if limit.limit_bytes > IOSXR_MAX_VALUE:
         raise ParameterError(
@@ -442,6 +656,7 @@ def iosxr_config(limit: QueueLimit, interface: str, name: str = "bufsize") -> st
         f"policy-map {policy}",
         " class class-default",
         f"  queue-limit {limit.limit_bytes} bytes",
+        *_iosxr_marking(discipline),
         " !",
         " end-policy-map",
         "!",
@@ -450,6 +665,26 @@ def iosxr_config(limit: QueueLimit, interface: str, name: str = "bufsize") -> st
         "!",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _iosxr_marking(discipline: QueueDiscipline | None) -> list[str]:
+    """DCTCP's step marking at K (random-detect with min = max = K, and ecn), or a statement."""
+    if discipline is None:
+        return []
+    lines = []
+    if discipline.ecn_threshold_bytes is not None:
+        k = _ceil_div(discipline.ecn_threshold_bytes, 1.0)
+        lines += [
+            f"  ! DCTCP: mark CE from K = {k} bytes (min = max = K: a step, not a ramp)",
+            f"  random-detect {k} bytes {k} bytes",
+            "  random-detect ecn",
+        ]
+    if discipline.aqm in ("codel", "pie", "dualq"):
+        lines.append(
+            f"  ! {discipline.aqm}: IOS XR has no such AQM in the cited reference; only the "
+            "hard limit is set"
+        )
+    return lines
 
 
 # --- Arista EOS -------------------------------------------------------------------------------
@@ -462,7 +697,9 @@ EOS_REFERENCES = (
 EOS_RELEASE = "Arista EOS Transfer of Information pages (release not stated there)"
 
 
-def eos_config(limit: QueueLimit, interface: str, queue: str) -> str:
+def eos_config(
+    limit: QueueLimit, interface: str, queue: str, discipline: QueueDiscipline | None = None
+) -> str:
     """What Arista's documentation supports: the numbers to enter, no invented command.
 
     The Arista pages found describe per-transmit-queue tail-drop thresholds (in time, and for
@@ -475,6 +712,14 @@ def eos_config(limit: QueueLimit, interface: str, queue: str) -> str:
         f"!   interface {interface}, tx-queue {queue}: tail-drop threshold {limit.limit_bytes} "
         f"bytes = {limit.limit_us} us at {_rate_text(limit.capacity_bps)}",
     ]
+    if discipline is not None and discipline.ecn_threshold_bytes is not None:
+        lines.append(
+            f"!   and ECN marking (DCTCP) from K = {discipline.ecn_threshold_bytes:.0f} bytes on "
+            "that queue (Arista's TOI on queue-length based ECN names the threshold, not the "
+            "command)"
+        )
+    if discipline is not None and discipline.aqm in ("codel", "pie", "dualq"):
+        lines.append(f"!   {discipline.aqm}: no such AQM in the cited documents")
     return "\n".join(lines) + "\n"
 
 
@@ -493,7 +738,8 @@ def device_config(
     chip_buffer_bytes: float | None = None,
     congested_queues: int = 8,
     rtt_s: float | None = None,
-    qdisc: str = "pfifo",
+    qdisc: str | None = None,
+    discipline: QueueDiscipline | None = None,
 ) -> DeviceConfig:
     """The configuration that enforces a per-queue buffer of ``buffer_bytes`` on ``vendor``.
 
@@ -521,8 +767,13 @@ def device_config(
         ``n``, queues congested at once sharing ``chip_buffer_bytes`` (integer >= 1).
     rtt_s : float or None
         Round-trip time, seconds: CoDel's interval for tc ``fq_codel``.
-    qdisc : str
-        tc only: ``pfifo``, ``bfifo`` or ``fq_codel`` as the active command.
+    qdisc : str or None
+        tc only: the qdisc of the active command (:data:`TC_QDISCS`); None for the one that
+        deploys ``discipline`` (fq_codel with ce_threshold for an ECN threshold, fq_codel for
+        CoDel, pie for PIE, else pfifo).
+    discipline : QueueDiscipline or None
+        The AQM (with its target and interval) or the ECN marking threshold the analysis
+        assumed; None for drop-tail.
 
     Returns
     -------
@@ -535,14 +786,16 @@ def device_config(
         raise ParameterError.got("queue", "an egress queue index 0 to 15", queue)
     cell = DEFAULT_CELL_BYTES[vendor] if cell_bytes is None else cell_bytes
     limit = queue_limit(buffer_bytes, capacity_bps, packet_bytes, cell)
-    port = DEFAULT_INTERFACE[vendor] if interface is None else _interface_name(interface)
+    port = (
+        default_interface(vendor, capacity_bps) if interface is None else _interface_name(interface)
+    )
     notes = [f"cell: {CELL_SOURCE[vendor]}" if cell_bytes is None else f"cell: {cell} B as given"]
     shared: ThresholdChoice | None = None
     document: dict[str, Any] | None = None
     references: tuple[str, ...]
     if vendor == "sonic":
         text, shared, document, sonic_notes = _sonic(
-            limit, port, queue, chip_buffer_bytes, congested_queues
+            limit, port, queue, chip_buffer_bytes, congested_queues, discipline
         )
         notes += sonic_notes
         references, release = SONIC_REFERENCES, SONIC_RELEASE
@@ -552,16 +805,16 @@ def device_config(
             shared = choose_alpha(limit.limit_bytes, chip_buffer_bytes, congested_queues)
             notes.append(f"shared memory: {shared.reason}")
         if vendor == "tc":
-            text = tc_config(limit, port, qdisc, rtt_s)
+            text = tc_config(limit, port, qdisc, rtt_s, discipline)
             references, release = TC_REFERENCES, TC_RELEASE
         elif vendor == "junos":
-            text = junos_config(limit, port, chip_buffer_bytes)
+            text = junos_config(limit, port, chip_buffer_bytes, discipline=discipline)
             references, release = JUNOS_REFERENCES, JUNOS_RELEASE
         elif vendor == "iosxr":
-            text = iosxr_config(limit, port)
+            text = iosxr_config(limit, port, discipline=discipline)
             references, release = IOSXR_REFERENCES, IOSXR_RELEASE
         else:
-            text = eos_config(limit, port, queue)
+            text = eos_config(limit, port, queue, discipline)
             references, release = EOS_REFERENCES, EOS_RELEASE
             notes.append("no EOS command emitted: the documentation found gives no syntax")
     return DeviceConfig(

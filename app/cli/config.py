@@ -27,7 +27,7 @@ from app.services.device import (
 )
 from app.services.names import in_option_words
 from app.services.recommend import recommend
-from app.units import parse_quantity
+from app.units import UnitError, parse_quantity
 from models.device import TC_QDISCS, VENDORS, DeviceConfig
 
 #: Model parameters named in this command's messages by their options (app.services.names).
@@ -52,12 +52,29 @@ def _option_message(message: str) -> str:
     return in_option_words(message, NAMED)
 
 
-def _size_bytes(text: str, packet_bytes: float) -> float:
-    """``--buffer``: a bare number is packets, a size (``1.25MB``) is bytes."""
+def _size_bytes(text: str, packet_bytes: float, capacity_bps: float) -> tuple[float, str | None]:
+    """``--buffer``: a bare number is packets, a size (``1.25MB``) is bytes, a time (``5ms``)
+    is converted at the line rate; the conversion said in words when there was one."""
     try:
-        return float(text) * packet_bytes
+        return float(text) * packet_bytes, None
     except ValueError:
-        return parse_quantity("--buffer", text, "size")
+        pass
+    try:
+        return parse_quantity("--buffer", text, "size"), None
+    except UnitError as not_size:
+        try:
+            seconds = parse_quantity("--buffer", text, "time")
+        except UnitError:
+            raise UnitError(
+                f"--buffer: cannot read {text!r} as packets (834), a size (1.25MB) or a time (5ms)"
+            ) from not_size
+    if seconds <= 0:
+        raise UnitError(f"--buffer: {text!r} must be a positive time")
+    size = seconds * capacity_bps / 8.0
+    return size, (
+        f"--buffer {text.strip()} at {capacity_bps / 1e9:g} Gbit/s = {size:,.0f} B "
+        f"= {size / packet_bytes:,.1f} packets of {packet_bytes:g} B"
+    )
 
 
 def _typed(name: str | None) -> bool:
@@ -106,12 +123,11 @@ def _make(opts: dict[str, Any]) -> tuple[DeviceConfig, dict[str, Any] | None]:
         if opts["rtt"] is not None:
             rtts = parse_rtts(opts["rtt"])
             rtt = len(rtts) / sum(1.0 / r for r in rtts)  # harmonic mean, as the engine's T_e
-        result = configure(
-            replace(device, rtt_s=rtt),
-            _size_bytes(opts["buffer"], packet),
-            parse_quantity("--capacity", opts["capacity"], "rate"),
-            packet,
-        )
+        capacity = parse_quantity("--capacity", opts["capacity"], "rate")
+        size, converted = _size_bytes(opts["buffer"], packet, capacity)
+        result = configure(replace(device, rtt_s=rtt), size, capacity, packet)
+        if converted is not None:
+            result = replace(result, notes=(converted, *result.notes))
         return result, None
     missing = [f"--{name}" for name in _RECOMMEND_REQUIRED if opts[name] is None]
     if missing:
@@ -126,7 +142,10 @@ def _make(opts: dict[str, Any]) -> tuple[DeviceConfig, dict[str, Any] | None]:
 
 @click.command(params=_recommend_options())
 @click.option("--vendor", required=True, type=click.Choice(VENDORS), help="Device family.")
-@click.option("--buffer", help="Per-queue buffer: packets (834) or a size (1.25MB).")
+@click.option(
+    "--buffer",
+    help="Per-queue buffer: packets (834), a size (1.25MB) or a time (5ms, at --capacity).",
+)
 @click.option(
     "--chip-buffer", help="Shared memory of the switch chip, e.g. 64MiB (sonic: required)."
 )
@@ -147,9 +166,10 @@ def _make(opts: dict[str, Any]) -> tuple[DeviceConfig, dict[str, Any] | None]:
 @click.option(
     "--qdisc",
     type=click.Choice(TC_QDISCS),
-    default="pfifo",
-    show_default=True,
-    help="tc: the qdisc of the active command.",
+    default=None,
+    help="tc: the qdisc of the active command (default: the one that deploys the analysis: "
+    "fq_codel marking CE at K for --cc dctcp, fq_codel for --aqm codel, pie for --aqm pie, "
+    "else pfifo).",
 )
 def config(**opts: Any) -> None:
     """The recommended (or given) buffer as device configuration, rounded to the memory cell."""

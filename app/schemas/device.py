@@ -55,8 +55,11 @@ class DeviceIn(RequestModel):
         description="Port name; by default a placeholder in the vendor's naming.",
     )
     queue: int = Field(default=0, ge=0, le=15, description="Egress queue index, 0 to 15.")
-    qdisc: Literal["pfifo", "bfifo", "fq_codel"] = Field(
-        default="pfifo", description="tc only: the qdisc of the active command."
+    qdisc: Literal["pfifo", "bfifo", "fq_codel", "codel", "pie"] | None = Field(
+        default=None,
+        description="tc only: the qdisc of the active command; by default the one that deploys "
+        "the analysis (fq_codel marking CE at K for DCTCP, fq_codel for CoDel, pie for PIE, "
+        "else pfifo).",
     )
 
     def to_domain(self) -> DeviceRequest:

@@ -10,8 +10,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from models.device import DeviceConfig, device_config
+from models.device import DeviceConfig, QueueDiscipline, device_config
 from models.recommend import LinkScenario, Recommendation
+from models.recommend.rules import AQM_TARGET_S, DCTCP_K_DIVISOR
+
+#: CoDel's INTERVAL the engine assumes (RFC 8289 §4.2: "INTERVAL SHOULD have a value of 100 ms").
+CODEL_INTERVAL_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -25,9 +29,12 @@ class DeviceRequest:
     queue: str = "0"
     chip_buffer_bytes: float | None = None
     congested_queues: int = 8
-    qdisc: str = "pfifo"
+    #: tc only: the active qdisc; None for the one that deploys ``discipline``
+    qdisc: str | None = None
     #: CoDel's interval for tc ``fq_codel``; with a recommendation, its effective RTT by default.
     rtt_s: float | None = None
+    #: The AQM or ECN marking to deploy; with a recommendation, the one it was made for.
+    discipline: QueueDiscipline | None = None
 
     def options(self) -> dict[str, Any]:
         """The keyword arguments of :func:`models.device.device_config` beside the size."""
@@ -39,6 +46,7 @@ class DeviceRequest:
             "congested_queues": self.congested_queues,
             "qdisc": self.qdisc,
             "rtt_s": self.rtt_s,
+            "discipline": self.discipline,
         }
 
 
@@ -56,6 +64,23 @@ class RecommendedSize:
         return cls(best.rule, best.buffer_packets, best.buffer_bytes)
 
 
+def analysed_discipline(recommendation: Recommendation, scenario: LinkScenario) -> QueueDiscipline:
+    """The queue behaviour the recommendation was made for: the scenario's AQM with the
+    engine's target (and CoDel's interval), and for DCTCP senders the marking threshold
+    K = C·RTT/7 (Alizadeh et al. SIGCOMM 2010 §3.4 eq. 13; the engine's DCTCP rule)."""
+    k_bytes = None
+    if scenario.congestion_control == "dctcp":
+        k_packets = recommendation.inputs.bdp_packets / DCTCP_K_DIVISOR
+        k_bytes = max(1.0, k_packets) * scenario.packet_bytes
+    aqm = scenario.aqm
+    return QueueDiscipline(
+        aqm=aqm,
+        target_s=AQM_TARGET_S.get(aqm),
+        interval_s=CODEL_INTERVAL_S if aqm == "codel" else None,
+        ecn_threshold_bytes=k_bytes,
+    )
+
+
 def configure(
     device: DeviceRequest, buffer_bytes: float, capacity_bps: float, packet_bytes: float
 ) -> DeviceConfig:
@@ -71,10 +96,13 @@ def configure_recommended(
     """The ``device`` configuration of the size ``recommendation`` recommends for ``scenario``.
 
     The line rate and the packet size are the scenario's; CoDel's interval (tc ``fq_codel``) is
-    the effective RTT the engine used unless the device request gives one.
+    the effective RTT the engine used unless the device request gives one; the queue discipline
+    deployed is the one the analysis assumed (:func:`analysed_discipline`) unless it gives one.
     """
     if device.rtt_s is None:
         device = replace(device, rtt_s=recommendation.inputs.effective_rtt_s)
+    if device.discipline is None:
+        device = replace(device, discipline=analysed_discipline(recommendation, scenario))
     return configure(
         device,
         recommendation.recommended.buffer_bytes,

@@ -140,3 +140,60 @@ def test_unknown_vendor_is_refused_by_click() -> None:
     code, _, err = run("--vendor", "nxos", "--buffer", "10", "--capacity", "1Gbps")
     assert code == 2
     assert "--vendor" in err
+
+
+def test_given_buffer_as_a_time_is_converted_at_the_line_rate() -> None:
+    code, out, err = run("--vendor", "tc", "--buffer", "5ms", "--capacity", "10 Gbit/s")
+    assert code == 0, err
+    # 5 ms at 10 Gbit/s = 6,250,000 B = 4,166.7 packets of 1500 B, rounded up to 4167.
+    assert "tc qdisc replace dev eth0 root pfifo limit 4167\n" in out
+    assert "5ms at 10 Gbit/s = 6,250,000 B = 4,166.7 packets of 1500 B" in err
+
+
+def test_a_buffer_that_is_no_quantity_names_the_three_forms() -> None:
+    code, _, err = run("--vendor", "tc", "--buffer", "5 Gbit/s", "--capacity", "10 Gbit/s")
+    assert code == 2
+    assert "packets (834), a size (1.25MB) or a time (5ms)" in err
+
+
+def test_iosxr_interface_placeholder_has_the_port_speed() -> None:
+    for rate, name in (("10 Gbit/s", "TenGigE0/0/0/0"), ("400 Gbit/s", "FourHundredGigE0/0/0/0")):
+        code, out, _ = run("--vendor", "iosxr", "--buffer", "100", "--capacity", rate)
+        assert code == 0
+        assert f"interface {name}\n" in out
+
+
+def test_dctcp_leaf_gets_ecn_marking_at_k() -> None:
+    # 10 Gb/s, 100 µs, 1500 B: BDP 83.3 packets, K = C·RTT/7 = 11.9 packets = 17,857 B,
+    # 14.3 µs at line rate -> ce_threshold 15us (rounded up).
+    code, out, err = run(
+        "--vendor",
+        "tc",
+        "--capacity",
+        "10 Gbit/s",
+        "--rtt",
+        "100us",
+        "--flows",
+        "20",
+        "--cc",
+        "dctcp",
+        "--access-rate",
+        "10 Gbit/s",
+    )
+    assert code == 0, err
+    active = [line for line in out.splitlines() if line and not line.startswith("#")]
+    assert len(active) == 1
+    assert active[0].startswith("tc qdisc replace dev eth0 root fq_codel limit ")
+    assert active[0].endswith(" ce_threshold 15us ecn")
+
+
+def test_codel_port_gets_the_engines_target_and_interval() -> None:
+    code, out, err = run(
+        "--vendor", "tc", "--capacity", "100 Mbit/s", "--rtt", "20ms", "--flows", "40",
+        "--aqm", "codel",
+    )  # fmt: skip
+    assert code == 0, err
+    active = [line for line in out.splitlines() if line and not line.startswith("#")]
+    # RFC 8289: TARGET 5 ms, INTERVAL 100 ms, whatever the RTT (the engine's CoDel rule).
+    assert active[0].endswith(" target 5000us interval 100000us")
+    assert " fq_codel limit " in active[0]

@@ -74,6 +74,9 @@ def test_tc_commands() -> None:
         "bfifo": "tc qdisc replace dev eth1 root bfifo limit 1250000",
         "fq_codel": "tc qdisc replace dev eth1 root fq_codel limit 834 target 2500us "
         "interval 50000us",
+        "codel": "tc qdisc replace dev eth1 root codel limit 834 target 2500us interval 50000us",
+        # tc-pie(8): "target TIME ... Default value is 15ms" (RFC 8033 §4.2 QDELAY_REF)
+        "pie": "tc qdisc replace dev eth1 root pie limit 834 target 15000us",
     }
     text = device_config("tc", 1_250_000, 10e9, interface="eth1", rtt_s=0.05, qdisc="bfifo").text
     active = [line for line in text.splitlines() if not line.startswith("#")]
@@ -114,7 +117,7 @@ JUNOS_GOLDEN = [
         "bufsize-sched buffer-size temporal 12\n"
         "set class-of-service scheduler-maps bufsize-map forwarding-class best-effort "
         "scheduler bufsize-sched\n"
-        "set class-of-service interfaces et-0/0/0 scheduler-map bufsize-map\n",
+        "set class-of-service interfaces xe-0/0/0 scheduler-map bufsize-map\n",  # 10G: xe-
     ),
     (
         # 1.25 MB at 10 Gbit/s = 1000 us; as a share of a 100 MB buffer 1.25 % -> 2 (whole
@@ -193,7 +196,7 @@ IOSXR_GOLDEN = [
         "! bufsize: queue limit 15000 B = 15 packets of 1000 B = 12 us at 10 Gbit/s "
         "(asked 15000 B, cell 1 B)\n"
         + IOSXR_HEADER
-        + _iosxr_body(12, 15_000, "HundredGigE0/0/0/0"),
+        + _iosxr_body(12, 15_000, "TenGigE0/0/0/0"),  # the placeholder has the port's speed
     ),
     (
         # 256 B cells: 1,250,000 -> 1,250,048 B; 1000.04 us -> 1001 us.
@@ -213,7 +216,7 @@ IOSXR_GOLDEN = [
         "! bufsize: queue limit 35227500 B = 23485 packets of 1500 B = 705 us at 400 Gbit/s "
         "(asked 35227500 B, cell 1 B)\n"
         + IOSXR_HEADER
-        + _iosxr_body(705, 35_227_500, "HundredGigE0/0/0/0"),
+        + _iosxr_body(705, 35_227_500, "FourHundredGigE0/0/0/0"),
     ),
 ]
 

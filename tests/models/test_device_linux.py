@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from app.services.device import DeviceRequest, configure_recommended
 from models.device import device_config, tc_commands
 from models.recommend import LinkScenario, Targets, recommend
 
@@ -138,3 +139,64 @@ def test_fq_codel_limit_target_interval(veth: tuple[str, str]) -> None:
     # iproute2's JSON gives both in microseconds.
     assert options["interval"] == 100_000
     assert options["target"] == 5_000
+
+
+#: The kernel's answer (netlink) to a qdisc it does not have: iproute2 has parsed the whole
+#: command by then (an option it cannot read stops it earlier with its own usage message).
+KERNEL_LACKS_QDISC = "Error: Specified qdisc kind is unknown."
+
+
+def _recommended_snippet(scenario: LinkScenario, device: str) -> tuple[Any, str]:
+    rec = recommend(scenario, Targets())
+    text = configure_recommended(rec, scenario, DeviceRequest("tc", interface=device)).text
+    return rec, _active_command(text)
+
+
+# The analysed queue discipline, deployed: a CoDel port (RFC 8289 target 5 ms, interval 100 ms),
+# a PIE port (RFC 8033 QDELAY_REF 15 ms) and a DCTCP leaf (marking at K = C·RTT/7), each read
+# back from the kernel where it has the qdisc.
+AQM_CASES = [
+    (
+        LinkScenario(capacity_bps=100e6, rtts_s=(0.1,), flows=40, aqm="codel"),
+        "fq_codel",
+        {"target": 5_000, "interval": 100_000},
+    ),
+    (
+        LinkScenario(capacity_bps=100e6, rtts_s=(0.1,), flows=40, aqm="pie"),
+        "pie",
+        {"target": 15_000},
+    ),
+    (
+        # 10 Gb/s, 100 µs, 1500 B: BDP 83.3 packets, K = 11.9 packets = 17,857 B = 14.3 µs,
+        # ce_threshold rounded up to 15 µs.
+        LinkScenario(
+            capacity_bps=10e9,
+            rtts_s=(100e-6,),
+            flows=20,
+            congestion_control="dctcp",
+            access_bps=10e9,
+        ),
+        "fq_codel",
+        {"ce_threshold": 15},
+    ),
+]
+
+
+@pytest.mark.parametrize(("scenario", "kind", "expected"), AQM_CASES)
+def test_the_analysed_aqm_or_ecn_marking_is_the_active_command(
+    veth: tuple[str, str], scenario: LinkScenario, kind: str, expected: dict[str, int]
+) -> None:
+    namespace, device = veth
+    rec, command = _recommended_snippet(scenario, device)
+    words = shlex.split(command)
+    assert words[6] == kind, command
+    assert words[words.index("limit") + 1] == str(rec.recommended.buffer_packets)
+    done = _apply(namespace, command)
+    if done.returncode != 0:
+        # iproute2 read every option (no usage message); only the kernel lacks the qdisc.
+        assert done.stderr.strip() == KERNEL_LACKS_QDISC, done.stderr
+        pytest.skip(f"parsed by tc, but this kernel has no {kind} qdisc to read it back")
+    options = _root_qdisc(namespace, device)["options"]
+    assert options["limit"] == rec.recommended.buffer_packets
+    for key, value in expected.items():
+        assert options[key] == value, options

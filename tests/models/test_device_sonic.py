@@ -30,6 +30,31 @@ here, the files are not copied::
         leaf profile { type leafref { path
             "/bpf:sonic-buffer-profile/bpf:BUFFER_PROFILE/bpf:BUFFER_PROFILE_LIST/bpf:name"; } }
 
+    sonic-wred-profile.yang (revision 2021-04-01), container WRED_PROFILE, list WRED_PROFILE_LIST:
+        key "name";
+        leaf name { type string { pattern '[a-zA-Z0-9]{1}([-a-zA-Z0-9_]{0,31})';
+                                  length 1..32; } }
+        leaf green_min_threshold { type uint64; units bytes; }   (yellow_, red_ alike)
+        leaf green_max_threshold { type uint64; units bytes;
+            must "(current() >= current()/../green_min_threshold)"; }   (yellow_, red_ alike)
+        leaf ecn { type enumeration { enum ecn_none; enum ecn_green; enum ecn_yellow;
+            enum ecn_red; enum ecn_green_yellow; enum ecn_green_red; enum ecn_yellow_red;
+            enum ecn_all; } default ecn_none; }
+        leaf wred_green_enable { type boolean; default false; }   (yellow, red alike)
+        leaf green_drop_probability { type uint64 { range "0..100"; } units percent; }
+
+    sonic-queue.yang (revision 2021-04-01), container QUEUE, list QUEUE_LIST:
+        key "ifname qindex";
+        leaf ifname { type union { type leafref { path ".../PORT/PORT_LIST/name"; }
+                                   type string { pattern "CPU"; } } }
+        leaf qindex { type string; }
+        leaf scheduler { type leafref { path ".../SCHEDULER/SCHEDULER_LIST/name"; } }
+        leaf wred_profile { type leafref {
+            path "/wrd:sonic-wred-profile/wrd:WRED_PROFILE/wrd:WRED_PROFILE_LIST/wrd:name"; } }
+
+    sample_config_db.json writes a profile as strings: "ecn": "ecn_all",
+    "green_max_threshold": "2048000", "wred_green_enable": "true", "green_drop_probability": "50".
+
 ``dynamic_th`` is log2 α: SAI (opencomputeproject/SAI inc/saibuffer.h),
 SAI_BUFFER_PROFILE_ATTR_SHARED_DYNAMIC_TH, "Dynamic threshold for the shared usage. The threshold
 is set to the 2^n of available buffer of the pool."
@@ -48,7 +73,7 @@ from typing import Any
 
 import pytest
 
-from models.device import device_config
+from models.device import QueueDiscipline, device_config
 from models.errors import ParameterError
 from models.shared_buffer import steady_queue_bytes
 
@@ -79,8 +104,59 @@ def _uint64(value: Any) -> int:
     return number
 
 
+WRED_NAME = re.compile(r"[a-zA-Z0-9]{1}([-a-zA-Z0-9_]{0,31})")
+ECN_MODES = {
+    "ecn_none",
+    "ecn_green",
+    "ecn_yellow",
+    "ecn_red",
+    "ecn_green_yellow",
+    "ecn_green_red",
+    "ecn_yellow_red",
+    "ecn_all",
+}
+COLOURS = ("green", "yellow", "red")
+WRED_LEAVES = {"ecn"} | {
+    f"{leaf}"
+    for colour in COLOURS
+    for leaf in (
+        f"{colour}_min_threshold",
+        f"{colour}_max_threshold",
+        f"wred_{colour}_enable",
+        f"{colour}_drop_probability",
+    )
+}
+
+
+def check_wred_against_yang(document: dict[str, Any]) -> None:
+    """Assert the WRED_PROFILE and QUEUE tables satisfy the quoted YANG constraints."""
+    profiles = document["WRED_PROFILE"]
+    for name, profile in profiles.items():
+        assert WRED_NAME.fullmatch(name) and 1 <= len(name) <= 32
+        assert set(profile) <= WRED_LEAVES
+        assert profile.get("ecn", "ecn_none") in ECN_MODES
+        for colour in COLOURS:
+            low = profile.get(f"{colour}_min_threshold")
+            high = profile.get(f"{colour}_max_threshold")
+            if high is not None:
+                assert _uint64(high) >= _uint64(low or "0")  # must max >= min
+            if low is not None:
+                _uint64(low)
+            assert profile.get(f"wred_{colour}_enable", "false") in {"true", "false"}
+            probability = profile.get(f"{colour}_drop_probability", "100")
+            assert 0 <= _uint64(probability) <= 100  # range "0..100"
+    for key, entry in document["QUEUE"].items():
+        ifname, qindex = key.split("|")
+        assert ifname and qindex
+        assert set(entry) <= {"scheduler", "wred_profile"}
+        assert entry["wred_profile"] in profiles  # leafref resolves inside the document
+
+
 def check_against_yang(document: dict[str, Any]) -> None:
     """Assert ``document`` satisfies the quoted YANG constraints, references included."""
+    if "WRED_PROFILE" in document or "QUEUE" in document:
+        check_wred_against_yang(document)
+        document = {k: v for k, v in document.items() if k not in ("WRED_PROFILE", "QUEUE")}
     assert set(document) == {"BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_QUEUE"}
     pools = document["BUFFER_POOL"]
     for pool in pools.values():
@@ -107,8 +183,8 @@ def check_against_yang(document: dict[str, Any]) -> None:
 
 
 def _json_part(text: str) -> dict[str, Any]:
-    body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
-    return dict(json.loads(body))
+    # The text is the JSON alone (what Copy puts on the clipboard must load as it is).
+    return dict(json.loads(text))
 
 
 MIB = 2**20
@@ -190,3 +266,55 @@ def test_checker_rejects_what_yang_rejects() -> None:
     broken["BUFFER_QUEUE"] = {"Ethernet0|16": {"profile": "bufsize_egress_profile"}}
     with pytest.raises(AssertionError):
         check_against_yang(broken)
+
+
+def test_dctcp_port_marks_ecn_at_k_per_the_yang_models() -> None:
+    # K = 12 packets of 1500 B = 18,000 B, rounded up to 256 B cells: 18,176 B.
+    k = 12 * 1500.0
+    config = device_config(
+        "sonic",
+        300 * 1500.0,
+        10e9,
+        chip_buffer_bytes=32 * MIB,
+        interface="Ethernet8",
+        queue="3",
+        discipline=QueueDiscipline(ecn_threshold_bytes=k),
+    )
+    document = json.loads(config.text)
+    assert document == config.config_db
+    check_against_yang(document)
+    profile = document["WRED_PROFILE"]["bufsize_ecn"]
+    assert profile["ecn"] == "ecn_all"
+    for colour in COLOURS:
+        # DCTCP's step: every ECN-capable packet is marked once the queue passes K.
+        assert profile[f"{colour}_min_threshold"] == profile[f"{colour}_max_threshold"] == "18176"
+        assert profile[f"wred_{colour}_enable"] == "true"
+        assert profile[f"{colour}_drop_probability"] == "100"
+    assert document["QUEUE"] == {"Ethernet8|3": {"wred_profile": "bufsize_ecn"}}
+
+
+def test_checker_rejects_a_wred_profile_yang_rejects() -> None:
+    good = device_config(
+        "sonic",
+        1e6,
+        10e9,
+        chip_buffer_bytes=64 * MIB,
+        discipline=QueueDiscipline(ecn_threshold_bytes=20_000.0),
+    ).config_db
+    assert good is not None
+    for table, key, leaf, bad in (
+        ("WRED_PROFILE", "bufsize_ecn", "ecn", "ecn_on"),
+        ("WRED_PROFILE", "bufsize_ecn", "green_max_threshold", "100"),  # below min
+        ("WRED_PROFILE", "bufsize_ecn", "green_drop_probability", "101"),
+        ("QUEUE", "Ethernet0|0", "wred_profile", "missing_profile"),
+    ):
+        broken = json.loads(json.dumps(good))
+        broken[table][key][leaf] = bad
+        with pytest.raises(AssertionError):
+            check_against_yang(broken)
+
+
+def test_copy_text_is_valid_json_and_the_comments_are_notes() -> None:
+    config = device_config("sonic", 1e6, 10e9, chip_buffer_bytes=64 * MIB)
+    assert json.loads(config.text) == config.config_db
+    assert any(note.startswith("bufsize: queue limit") for note in config.notes)
