@@ -6,6 +6,7 @@ Each line is reviewed: the name is read by a framework or a library, not by our 
 from app.cli.lazy import LazyGroup
 from app.jobs.tables import Base
 from app.web.fields import Field
+from app.web.form import Submission
 from app.web.view import ResultView
 from models import device
 from models.recommend import rules
@@ -25,6 +26,7 @@ ResultView.sentence_ms
 ResultView.governing_rule
 ResultView.regime_reason
 ResultView.regime_warning
+Submission.device_needs  # app/templates/index.html says what the device configuration needs
 FlowEstimate.flow_class  # the fields below are serialized by to_dict (dataclasses.asdict)
 FlowEstimate.rtt_source
 FlowEstimate.explained_reductions

@@ -50,17 +50,22 @@
 
   const CHARTS = [
     { id: "chart-utilization", key: "utilization", title: "Utilization (of what the traffic can carry)",
-      axis: { tickformat: ".0%", rangemode: "tozero" }, scale: 1,
+      axis: { tickformat: ".0%", rangemode: "tozero" }, scale: 1, target: "utilization",
       sim: "utilization", simLabel: "simulated utilization",
       missing: "Not predicted for these inputs" },
-    { id: "chart-loss", key: "loss", title: "Loss probability", axis: { type: "log", tickformat: ".0e", dtick: "D2" },
-      scale: 1, sim: "loss_rate", simLabel: "simulated loss",
-      missing: "Loss not predicted: give the bottlenecked flows N_b" },
+    { id: "chart-loss", key: "loss", title: "Loss probability", axis: { type: "log", tickformat: ".0e" },
+      scale: 1, target: "loss", sim: "loss_rate", simLabel: "simulated loss",
+      missing: "Loss not predicted for these inputs" },
     { id: "chart-delay", key: "delay_s", title: "Queueing delay of a full buffer (ms)", axis: { rangemode: "tozero" },
-      scale: 1000, sim: "queue_delay_p99_s", simLabel: "simulated p99 delay",
+      scale: 1000, target: "delay_s", sim: "queue_delay_p99_s", simLabel: "simulated p99 delay",
       missing: "Not predicted for these inputs" },
   ];
-  const CONFIG = { responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"] };
+  // Offline: no button that sends the chart to a cloud service, no logo, no link out.
+  const CONFIG = { responsive: true, displaylogo: false, showSendToCloud: false, showEditInChartStudio: false,
+    showLink: false, modeBarButtonsToRemove: ["lasso2d", "select2d", "sendDataToCloud", "editInChartStudio"] };
+  //: Smallest loss drawn: below it a probability is zero for an operator (and Plotly would
+  //: label every decade down to 1e-313).
+  const LOSS_FLOOR = 1e-9;
 
   function value(v, chart) {
     if (v === null || v === undefined || !isFinite(v)) return null;
@@ -68,13 +73,42 @@
     return v * chart.scale;
   }
 
+  // The toolbar's buttons are for the mouse: out of the Tab order (the figures' data is in
+  // the table and the downloads), re-applied whenever Plotly redraws the toolbar.
+  function untab(id) {
+    document.querySelectorAll("#" + id + " .modebar-btn, #" + id + " .modebar a").forEach((b) => {
+      b.setAttribute("tabindex", "-1");
+    });
+  }
+
+  // A log axis over the values that can be read: from the largest down at most 8 decades,
+  // never below LOSS_FLOOR.
+  function logRange(values) {
+    const finite = values.filter((v) => v !== null && v > 0);
+    if (!finite.length) return null;
+    const top = Math.max(...finite);
+    const low = Math.max(Math.min(...finite), top * 1e-8, LOSS_FLOOR);
+    const hi = Math.log10(top) + 0.3;
+    const lo = Math.min(Math.log10(low) - 0.3, hi - 1);
+    return [lo, hi];
+  }
+
   function drawChart(chart) {
     const curve = data.curve;
     const rec = data.recommended;
+    const target = (data.targets || {})[chart.target];
+    let ys = curve[chart.key].map((v) => value(v, chart));
+    let curveName = "predicted";
+    const worst = data.worst_case && data.worst_case[chart.key];
+    if (!ys.some((v) => v !== null) && worst) {
+      // N_b not given: the worst case (every flow bottlenecked here), labelled so.
+      ys = worst.map((v) => value(v, chart));
+      curveName = data.worst_case.label;
+    }
     const traces = [
-      { x: curve.buffer_packets, y: curve[chart.key].map((v) => value(v, chart)), mode: "lines",
-        name: "predicted", line: { color: "#0b5cad", width: 2 },
-        hovertemplate: "%{x:,.0f} packets<br>%{y:.3g}<extra>predicted</extra>" },
+      { x: curve.buffer_packets, y: ys, mode: "lines",
+        name: curveName, line: { color: "#0b5cad", width: 2, dash: curveName === "predicted" ? "solid" : "dash" },
+        hovertemplate: "%{x:,.0f} packets<br>%{y:.3g}<extra>" + curveName + "</extra>" },
       { x: data.rules.map((r) => r.buffer_packets), y: data.rules.map((r) => value(r[chart.key], chart)),
         text: data.rules.map((r) => r.name), mode: "markers", name: "each rule's size",
         marker: { size: 9, color: "#57606a", symbol: "circle-open", line: { width: 2 } },
@@ -83,22 +117,41 @@
         name: "recommended", marker: { size: 18, color: "#e36209", symbol: "star", line: { width: 1, color: "#7a2e00" } },
         hovertemplate: "recommended (%{text})<br>%{x:,.0f} packets<br>%{y:.3g}<extra></extra>" },
     ];
+    const axis = Object.assign({}, chart.axis);
+    const shapes = [{ type: "line", xref: "x", yref: "paper", x0: rec.buffer_packets, x1: rec.buffer_packets,
+      y0: 0, y1: 1, line: { color: "#e36209", width: 1, dash: "dot" } }];
+    const annotations = [];
+    const targetY = target === undefined || target === null ? null : value(target.value, chart);
+    if (targetY !== null) {
+      shapes.push({ type: "line", xref: "paper", yref: "y", x0: 0, x1: 1, y0: targetY, y1: targetY,
+        line: { color: "#cf222e", width: 1.5, dash: "dash" } });
+      annotations.push({ text: target.label, xref: "paper", yref: "y", x: 1, y: axis.type === "log" ? Math.log10(targetY) : targetY,
+        xanchor: "right", yanchor: "bottom", showarrow: false, font: { size: 11, color: "#cf222e" } });
+    }
+    if (axis.type === "log") {
+      const range = logRange([...ys, ...traces[1].y, targetY]);
+      if (range) axis.range = range;
+    }
     const layout = {
       title: { text: chart.title, font: { size: 14 } },
       margin: { l: 60, r: 12, t: 40, b: 48 },
       xaxis: { type: "log", title: { text: "buffer (packets)" }, exponentformat: "power" },
-      yaxis: chart.axis,
+      yaxis: axis,
       legend: { orientation: "h", y: -0.3, font: { size: 11 } },
-      shapes: [{ type: "line", xref: "x", yref: "paper", x0: rec.buffer_packets, x1: rec.buffer_packets,
-        y0: 0, y1: 1, line: { color: "#e36209", width: 1, dash: "dot" } }],
+      shapes: shapes,
+      annotations: annotations,
       font: { size: 12 },
     };
-    if (!traces[0].y.some((v) => v !== null)) {
+    if (!ys.some((v) => v !== null)) {
       // The engine predicts nothing of this quantity for these inputs: say so on the chart.
-      layout.annotations = [{ text: chart.missing, showarrow: false, xref: "paper", yref: "paper",
-        x: 0.5, y: 0.5, font: { size: 13, color: "#7a4d00" } }];
+      annotations.push({ text: chart.missing, showarrow: false, xref: "paper", yref: "paper",
+        x: 0.5, y: 0.5, font: { size: 13, color: "#7a4d00" } });
     }
-    return Plotly.newPlot(chart.id, traces, layout, CONFIG);
+    return Plotly.newPlot(chart.id, traces, layout, CONFIG).then((div) => {
+      untab(chart.id);
+      div.on("plotly_afterplot", () => untab(chart.id));
+      return div;
+    });
   }
 
   CHARTS.forEach(drawChart);
@@ -142,23 +195,55 @@
     });
   }
 
+  function cell(row, text, numeric) {
+    const td = document.createElement("td");
+    td.textContent = text;
+    if (numeric) td.className = "num";
+    row.appendChild(td);
+  }
+
+  function fmt(v, digits) {
+    return v === null || v === undefined ? "—" : Number(v).toPrecision(digits || 3);
+  }
+
+  function withCi(p, key, scale) {
+    const v = p[key];
+    if (v === null || v === undefined) return "—";
+    const ci = p[key + "_ci99"];
+    const s = scale || 1;
+    return fmt(v * s) + (ci ? " ± " + fmt(ci * s, 2) : "");
+  }
+
   function show(result) {
     const scaling = document.getElementById("sim-scaling");
-    const list = document.getElementById("sim-verdicts");
+    const table = document.getElementById("sim-verdicts");
+    const body = table.querySelector("tbody");
     scaling.textContent = "Scaling: " + result.scaling.reason + ".";
     scaling.hidden = false;
-    list.replaceChildren(...result.sizes.map((s) => {
-      const item = document.createElement("li");
-      item.textContent = s.label + " (" + s.buffer_packets.toLocaleString() + " packets, " +
-        s.replications + " runs): targets " + s.verdict + ", prediction " + s.prediction +
-        (s.reason ? " — " + s.reason : "");
-      return item;
+    body.replaceChildren(...result.sizes.map((s) => {
+      const row = document.createElement("tr");
+      const head = document.createElement("th");
+      head.scope = "row";
+      head.textContent = s.label;
+      row.appendChild(head);
+      cell(row, s.buffer_packets.toLocaleString(), true);
+      cell(row, withCi(s, "utilization"), true);
+      cell(row, withCi(s, "loss_rate"), true);
+      cell(row, withCi(s, "queue_delay_p99_s", 1000), true);
+      cell(row, "targets " + s.verdict + ", prediction " + s.prediction + " (" + s.replications +
+        " runs)" + (s.reason ? ": " + s.reason : ""));
+      return row;
     }));
-    list.hidden = result.sizes.length === 0;
+    table.hidden = result.sizes.length === 0;
     if (result.sizes.length) overlay(result);
-    say("Simulation done: " + (result.sizes.length ? "targets " : "") + result.verdict +
-        (result.reason ? " — " + result.reason : "") +
-        (result.sizes.length ? " The green diamonds on the charts are the simulated points." : ""),
+    if (!result.sizes.length) {
+      // Nothing was simulated: the check was refused, and the reason is the answer.
+      say("Check refused (" + result.verdict + "): this link was not simulated. " +
+          (result.reason || result.scaling.reason || ""), true);
+      return;
+    }
+    say("Simulation done: targets " + result.verdict + (result.reason ? " — " + result.reason : "") +
+        " The green diamonds on the charts are the simulated points with their 99 % intervals.",
         result.verdict !== "met");
   }
 
@@ -190,8 +275,9 @@
       finish();
     } else {
       cancelButton.hidden = !jobId;
-      say((body.status === "queued" ? "Waiting for a worker" : "Simulating") + ": " +
-          Math.round(body.progress * 100) + " %");
+      const what = body.status === "queued" ? "Waiting for a worker"
+        : (body.message && /preparing the simulator/.test(body.message) ? body.message : "Simulating");
+      say(what + ": " + Math.round(body.progress * 100) + " %");
       timer = setTimeout(verify, 1000);
     }
   }

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Kind = Literal["quantity", "rtts", "int", "float", "bool", "choice"]
+Kind = Literal["quantity", "rtts", "int", "float", "bool", "choice", "text"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,10 @@ class FormField:
     group: str = "link"
     #: other request paths whose errors belong to this input (e.g. rtts_s for the RTT box)
     also: tuple[tuple[str, ...], ...] = ()
+    #: "time", "rate" or "size" for a quantity: a number typed without a unit is refused
+    dimension: str = ""
+    #: folded under "More inputs" unless it holds a value or an error
+    advanced: bool = False
 
 
 # The defaults describe the thesis's core link (000 §1.3): 10 Gb/s, 100 ms round trips,
@@ -42,6 +46,7 @@ FIELDS: tuple[FormField, ...] = (
         "bit/s, e.g. 10 Gbit/s",
         "Line rate of the port whose buffer you are sizing.",
         "10 Gbit/s",
+        dimension="rate",
     ),
     FormField(
         "rtt",
@@ -52,6 +57,7 @@ FIELDS: tuple[FormField, ...] = (
         "100 ms",
         kind="rtts",
         also=(("scenario", "rtts_s"),),
+        dimension="time",
     ),
     FormField(
         "packet",
@@ -60,6 +66,7 @@ FIELDS: tuple[FormField, ...] = (
         "bytes, e.g. 1500 B",
         "Size of a full data packet.",
         "1000 B",
+        dimension="size",
     ),
     FormField(
         "flows",
@@ -105,6 +112,8 @@ FIELDS: tuple[FormField, ...] = (
         "bit/s, optional; e.g. 100 Mbit/s",
         "Rate of the senders' own access links; slow access links smooth the traffic.",
         group="traffic",
+        dimension="rate",
+        advanced=True,
     ),
     FormField(
         "window",
@@ -114,6 +123,7 @@ FIELDS: tuple[FormField, ...] = (
         "Largest congestion window a flow may use (receive window / MSS).",
         kind="float",
         group="traffic",
+        advanced=True,
     ),
     FormField(
         "paced",
@@ -123,17 +133,58 @@ FIELDS: tuple[FormField, ...] = (
         "Tick if the senders spread each window over the round-trip time.",
         kind="bool",
         group="traffic",
+        advanced=True,
     ),
     FormField(
         "cc",
         ("scenario", "congestion_control"),
         "Congestion control",
         "",
-        "The senders' TCP: it sets how far a window falls after a loss.",
+        "The senders' TCP: how far a window falls after a loss (CUBIC, Reno), ECN marking at "
+        "a threshold (DCTCP, datacenters) or a probing rate model (BBR).",
         "cubic",
         kind="choice",
-        choices=(("cubic", "CUBIC"), ("reno", "Reno")),
+        choices=(("cubic", "CUBIC"), ("reno", "Reno"), ("dctcp", "DCTCP"), ("bbr", "BBR")),
         group="traffic",
+    ),
+    FormField(
+        "incast",
+        ("scenario", "incast_senders"),
+        "Incast senders",
+        "count, optional",
+        "Senders that answer one request at once (datacenter fan-in): their first windows "
+        "arrive as one burst.",
+        kind="int",
+        group="traffic",
+        advanced=True,
+    ),
+    FormField(
+        "iw",
+        ("scenario", "initial_window_packets"),
+        "Initial window",
+        "packets, optional; 10 if empty",
+        "Each sender's first window (10 packets, RFC 6928); sizes the incast burst.",
+        kind="float",
+        group="traffic",
+        advanced=True,
+    ),
+    FormField(
+        "aqm",
+        ("scenario", "aqm"),
+        "Active queue management",
+        "",
+        "An AQM keeps the standing queue near its target (CoDel 5 ms with a 100 ms interval, "
+        "RFC 8289; PIE 15 ms, RFC 8033; L4S DualQ, RFC 9332); the buffer is its hard limit. "
+        "The targets are the RFCs' defaults: the engine takes no other.",
+        "none",
+        kind="choice",
+        choices=(
+            ("none", "None (drop-tail)"),
+            ("codel", "CoDel / FQ-CoDel"),
+            ("pie", "PIE"),
+            ("dualq", "L4S DualQ"),
+        ),
+        advanced=True,
     ),
     FormField(
         "medium",
@@ -170,8 +221,9 @@ FIELDS: tuple[FormField, ...] = (
         ("targets", "max_queueing_delay_s"),
         "Queueing delay at most",
         "s, optional; e.g. 5 ms",
-        "Largest delay a full buffer may add; leave empty for no bound.",
+        "Largest delay a full buffer may add; leave empty for one round-trip time.",
         group="targets",
+        dimension="time",
     ),
     FormField(
         "vendor",
@@ -197,6 +249,16 @@ FIELDS: tuple[FormField, ...] = (
         "bytes, e.g. 64 MiB; needed for SONiC",
         "Shared packet memory of the switch chip: sets SONiC's dynamic threshold (α).",
         group="device",
+        dimension="size",
+    ),
+    FormField(
+        "interface",
+        ("device", "interface"),
+        "Interface",
+        "name, optional; e.g. Ethernet8",
+        "The port as the device names it; empty: a placeholder in the device's naming.",
+        group="device",
+        kind="text",
     ),
 )
 

@@ -35,10 +35,19 @@ class Submission:
     general_errors: list[str] = field(default_factory=list)
     request: RecommendRequest | None = None
     answer: dict[str, Any] | None = None
+    #: When N_b was not given: the loss curve if every flow were bottlenecked here
+    worst_loss: list[float | None] | None = None
+    #: A device that needs one more input before it can be configured, and what it needs
+    device_needs: str | None = None
 
     @property
     def ok(self) -> bool:
         return self.answer is not None
+
+    @property
+    def changed(self) -> set[str]:
+        """The inputs whose text differs from their default (folded inputs unfold for them)."""
+        return {f.name for f in FIELDS if self.values.get(f.name, "") != f.default}
 
 
 def submitted(query: Mapping[str, str]) -> bool:
@@ -76,7 +85,15 @@ def _convert(f: FormField, text: str) -> Any:
         if text not in allowed:
             raise ValueError(f"choose one of {', '.join(allowed)}")
         return text
-    return text  # a quantity with its unit: the API parses it
+    if f.dimension and _BARE_NUMBER.fullmatch(text):
+        raise ValueError(f"Add a unit, e.g. {_UNIT_EXAMPLE[f.dimension]}")
+    return text  # a quantity with its unit (or a name): the API reads it
+
+
+#: A number with nothing after it: a time, rate or size typed so would be read in seconds, bit/s
+#: or bytes, which is rarely what was meant ("5" for a delay is not 5 s).
+_BARE_NUMBER = re.compile(r"\s*[+-]?(?:\d[\d,_]*\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*")
+_UNIT_EXAMPLE = {"time": "5 ms", "rate": "10 Gbit/s", "size": "1500 B"}
 
 
 def request_body(values: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
@@ -91,6 +108,9 @@ def request_body(values: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]
             continue
         elif f.kind == "rtts":
             parts = [p.strip() for p in text.replace(";", ",").split(",") if p.strip()]
+            if any(_BARE_NUMBER.fullmatch(p) for p in parts):
+                errors[f.name] = f"Add a unit to each time, e.g. {_UNIT_EXAMPLE['time']}"
+                continue
             if len(parts) > 1:
                 body.setdefault(f.also[0][0], {})[f.also[0][1]] = parts
                 continue
@@ -117,8 +137,46 @@ _API_NAME_RE = re.compile(
 )
 
 
+#: Pydantic's bound errors, in the form's words.
+_BOUND_WORDS = {
+    "greater_than_equal": ("ge", "must be at least"),
+    "greater_than": ("gt", "must be more than"),
+    "less_than_equal": ("le", "must be at most"),
+    "less_than": ("lt", "must be less than"),
+}
+
+
+def quantity_text(value: float, dimension: str) -> str:
+    """A bound in the unit people type for its dimension ("1 kbit/s", "100 ms", "1.5 kB")."""
+    steps = {
+        "rate": ((1e12, "Tbit/s"), (1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s"), (1, "bit/s")),
+        "time": ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")),
+        "size": ((1e9, "GB"), (1e6, "MB"), (1e3, "kB"), (1, "B")),
+    }.get(dimension)
+    if steps is None:
+        return f"{value:,.6g}"
+    for factor, unit in steps:
+        if abs(value) >= factor:
+            return f"{value / factor:,.6g} {unit}"
+    factor, unit = steps[-1]
+    return f"{value / factor:.6g} {unit}"
+
+
+def _bound_message(error: Mapping[str, Any], target: FormField | None) -> str | None:
+    words = _BOUND_WORDS.get(str(error.get("type")))
+    ctx = error.get("ctx") or {}
+    if words is None or words[0] not in ctx:
+        return None
+    bound = float(ctx[words[0]])
+    return f"{words[1]} {quantity_text(bound, target.dimension if target else '')}"
+
+
 def _message(error: Mapping[str, Any], target: FormField | None) -> str:
-    """The API's message in the form's words: no leading field name, labels for API names."""
+    """The API's message in the form's words: no leading field name, labels for API names,
+    bounds in the unit of the input."""
+    bound = _bound_message(error, target)
+    if bound is not None:
+        return bound[:1].upper() + bound[1:]
     msg = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
     if target is not None:
         for path in (target.path, *target.also):
@@ -142,13 +200,30 @@ async def answer(query: Mapping[str, str]) -> Submission:
     if not submitted(query):
         return sub
     body, sub.errors = request_body(sub.values)
+    device = body.get("device") or {}
+    if device.get("vendor") == "sonic" and "chip_buffer_bytes" not in device:
+        # SONiC sizes a queue as a share of the chip's memory: without it the page still
+        # answers, and says what the configuration needs.
+        del body["device"]
+        sub.device_needs = (
+            "SONiC sets a queue's buffer as a share of the switch chip's shared memory "
+            "(dynamic_th), so its configuration needs the chip buffer: enter it under "
+            "Device configuration (e.g. 64 MiB) and send the form again."
+        )
+    try:
+        request = RecommendRequest.model_validate(body)
+    except ValidationError as exc:
+        # Every input's complaint at once: those the form could not read keep their message,
+        # and a complaint about the request as a whole that follows from an unread input (no
+        # RTT) is left out.
+        unread = bool(sub.errors)
+        _place(sub, [dict(e) for e in exc.errors()])
+        if unread:
+            sub.general_errors.clear()
+        return sub
     if sub.errors:
         return sub
-    try:
-        sub.request = RecommendRequest.model_validate(body)
-    except ValidationError as exc:
-        _place(sub, [dict(e) for e in exc.errors()])
-        return sub
+    sub.request = request
     try:
         sub.answer = _recommendation(sub.request)
     except RequestValidationError as exc:
@@ -160,6 +235,8 @@ async def answer(query: Mapping[str, str]) -> Submission:
             named = [f.path for f in FIELDS if f.path[-1] == exc.name]
             loc = named[0] if named else ()
         _place(sub, [{"loc": loc, "msg": str(exc)}])
+    if sub.answer is not None:
+        sub.worst_loss = _worst_case_loss(sub.request, sub.answer)
     return sub
 
 
@@ -170,3 +247,21 @@ def _recommendation(request: RecommendRequest) -> dict[str, Any]:
         return RecommendResponse.of(recommend(scenario, targets)).model_dump(mode="json")
     result = recommend_for(scenario, targets, request.device.to_domain())
     return RecommendWithDeviceResponse.for_device(result).model_dump(mode="json")
+
+
+def _worst_case_loss(
+    request: RecommendRequest, answer: dict[str, Any]
+) -> list[float | None] | None:
+    """The loss curve with every flow bottlenecked (N_b = N), when N_b was not given and the
+    answer predicts no loss: the worst case of 004's model, drawn as such."""
+    if request.scenario.bottlenecked_flows is not None:
+        return None
+    if any(v is not None for v in answer["curves"]["loss_probability"]):
+        return None
+    scenario = request.scenario.model_copy(update={"bottlenecked_flows": request.scenario.flows})
+    worst = request.model_copy(update={"scenario": scenario, "device": None})
+    try:
+        curve = _recommendation(worst)["curves"]["loss_probability"]
+    except (RequestValidationError, ParameterError):
+        return None
+    return [None if v is None else float(v) for v in curve]

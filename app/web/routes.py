@@ -17,6 +17,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from app.web.examples import EXAMPLE_LINKS
 from app.web.fields import FIELDS, GROUPS
 from app.web.form import Submission, answer
 from app.web.view import build_view, recommendation_csv
@@ -38,7 +39,7 @@ async def form_page(request: Request) -> HTMLResponse:
     sub = await answer(request.query_params)
     view = None
     if sub.answer is not None and sub.request is not None:
-        view = build_view(sub.answer, sub.request)
+        view = build_view(sub.answer, sub.request, sub.worst_loss)
     return templates.TemplateResponse(
         request,
         "index.html",
@@ -48,6 +49,7 @@ async def form_page(request: Request) -> HTMLResponse:
             "sub": sub,
             "view": view,
             "query": _query(sub),
+            "examples": EXAMPLE_LINKS,
         },
     )
 

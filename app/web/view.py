@@ -16,6 +16,7 @@ from app.formatting import human_bytes
 from app.schemas.recommend import RecommendRequest
 from app.web.fields import BY_NAME, RESULT
 from app.web.simulation import verification_plan
+from app.web.words import echo, explanation, plain, what_if
 
 
 def _get(mapping: dict[str, Any], key: str) -> Any:
@@ -115,6 +116,9 @@ class ResultView:
     predicted: dict[str, str]
     chart_data: dict[str, Any]
     device: DeviceView | None
+    explanation: list[str]
+    echo: list[tuple[str, str]]
+    what_if: list[str]
 
 
 def _rule_name(rules: list[dict[str, Any]], rule_id: str) -> str:
@@ -124,7 +128,26 @@ def _rule_name(rules: list[dict[str, Any]], rule_id: str) -> str:
     return rule_id
 
 
-def build_view(answer: dict[str, Any], request: RecommendRequest) -> ResultView:
+def _targets(answer: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The target lines of the charts, keyed by the chart they belong to."""
+    out: dict[str, dict[str, Any]] = {}
+    for target in answer.get("targets") or []:
+        value = float(target["value"])
+        given = "your target" if target.get("source") == "user" else "default target"
+        if target["name"] == "min_utilization":
+            out["utilization"] = {"value": value, "label": f"{given}: ≥ {value:.0%}"}
+        elif target["name"] == "max_loss":
+            out["loss"] = {"value": value, "label": f"{given}: ≤ {value:.2g}"}
+        elif target["name"] == "max_queueing_delay_s":
+            out["delay_s"] = {"value": value, "label": f"{given}: ≤ {ms_text(value)}"}
+    return out
+
+
+def build_view(
+    answer: dict[str, Any],
+    request: RecommendRequest,
+    worst_loss: list[float | None] | None = None,
+) -> ResultView:
     """The page's view of one recommendation and the request that produced it."""
     rec = _get(answer, "recommended")
     rules: list[dict[str, Any]] = _get(answer, "rules")
@@ -148,10 +171,10 @@ def build_view(answer: dict[str, Any], request: RecommendRequest) -> ResultView:
                 ms=ms_text(_get(rule, "buffer_s")),
                 buffer_packets=packets,
                 assumptions=[
-                    {"text": a["text"], "status": a["status"], "reason": a["reason"]}
+                    {"text": plain(a["text"]), "status": a["status"], "reason": plain(a["reason"])}
                     for a in rule.get("assumptions", [])
                 ],
-                note=rule.get("note"),
+                note=None if rule.get("note") is None else plain(str(rule["note"])),
             )
         )
         rule_pred = _get(rule, "predicted")
@@ -187,23 +210,32 @@ def build_view(answer: dict[str, Any], request: RecommendRequest) -> ResultView:
             "delay_s": _get(pred, "delay_s"),
         },
         "simulation": verification_plan(request),
+        "targets": _targets(answer),
     }
+    if worst_loss is not None:
+        chart_data["worst_case"] = {
+            "loss": worst_loss,
+            "label": f"worst case: all {request.scenario.flows:,} flows bottlenecked here",
+        }
     return ResultView(
         sentence_packets=packets_text(_get(rec, "buffer_packets")),
         sentence_bytes=bytes_text(_get(rec, "buffer_bytes")),
         sentence_ms=ms_text(_get(rec, "buffer_s")),
         governing_rule=governing,
-        reason=str(rec.get("reason", "")),
+        reason=plain(str(rec.get("reason", ""))),
         feasible=bool(_get(answer, "feasible")),
-        trade_off=None if not trade else str(trade.get("explanation", "")),
+        trade_off=None if not trade else plain(str(trade.get("explanation", ""))),
         regime=str(regime.get("regime")),
-        regime_reason=str(regime.get("reason", "")),
-        regime_warning=regime.get("warning"),
-        warnings=[str(w) for w in _get(answer, "warnings") or []],
+        regime_reason=plain(str(regime.get("reason", ""))),
+        regime_warning=None if not regime.get("warning") else plain(str(regime["warning"])),
+        warnings=[plain(str(w)) for w in _get(answer, "warnings") or []],
         rows=rows,
         predicted=targets_met,
         chart_data=chart_data,
         device=device_view(answer),
+        explanation=explanation(answer, request),
+        echo=echo(request, answer),
+        what_if=what_if(answer),
     )
 
 

@@ -116,6 +116,12 @@ def test_form_fields_have_labels_units_help_and_core_link_defaults(
     page: Page, live_server: LiveServer, page_log: PageLog, screenshot: Screenshot
 ) -> None:
     page.goto(f"{live_server.url}/")
+    # The inputs the common case does not need are folded; each fold opens on a click.
+    folds = page.locator("details.more")
+    assert folds.count() >= 2
+    for fold in folds.all():
+        assert fold.get_attribute("open") is None
+        fold.locator("summary").click()
     for label, default in [
         ("Link capacity", "10 Gbit/s"),
         ("Round-trip time", "100 ms"),
@@ -136,6 +142,11 @@ def test_form_fields_have_labels_units_help_and_core_link_defaults(
         assert page.locator(f"#{help_id}").inner_text().strip(), f"{label}: no help text"
     expect(page.get_by_label("Senders pace their packets")).not_to_be_checked()
     expect(page.get_by_label("Congestion control")).to_have_value("cubic")
+    options = page.get_by_label("Congestion control").locator("option")
+    assert options.all_inner_texts() == ["CUBIC", "Reno", "DCTCP", "BBR"]
+    expect(page.get_by_label("Active queue management")).to_have_value("none")
+    for label in ("Incast senders", "Initial window", "Interface"):
+        expect(page.get_by_label(label, exact=False).first).to_have_value("")
     expect(page.get_by_label("Buffer technology")).to_have_value("electronic")
     # Unit hints sit in the labels.
     expect(page.locator("label[for='f-capacity'] .unit")).to_contain_text("bit/s")
@@ -152,7 +163,11 @@ def test_submit_shows_recommendation_rule_table_and_three_charts(
     answer = api_answer(live_server, DEFAULT_BODY)
     sentence = page.locator("#recommendation").inner_text()
     assert packets_on_page(sentence) == answer["recommended"]["buffer_packets"]
-    expect(page.locator("#reason")).to_have_text(answer["recommended"]["reason"])
+    # The answer in plain words first; the engine's own reasoning folded under "Evidence".
+    expect(page.locator("#plain-words")).to_contain_text("The size comes from")
+    expect(page.locator("#evidence")).not_to_have_attribute("open", "")
+    page.locator("#evidence summary").click()
+    expect(page.locator("#reason")).not_to_be_empty()
     expect(page.locator("#regime")).to_contain_text(answer["regime"]["regime"])
     # One row per rule, each with its assumptions marked holds / fails / unknown.
     rows = page.locator("#rules tbody tr")
@@ -171,13 +186,15 @@ def test_submit_shows_recommendation_rule_table_and_three_charts(
     for chart, values in zip(charts_drawn(page), predicted, strict=True):
         assert chart["svg"] > 0 and chart["xaxis"] == "log", chart
         names = [t["name"] for t in chart["traces"]]
-        assert names == ["predicted", "each rule's size", "recommended"], names
+        assert names[1:] == ["each rule's size", "recommended"], names
         assert chart["traces"][2]["points"] == 1
         known = [v for v in values if v is not None and v > 0]
         if known:  # the curve is drawn wherever the engine predicts a value
+            assert names[0] == "predicted"
             assert chart["traces"][0]["drawn"] == len(known) > 10, chart
-        else:  # nothing predicted (loss without N_b): the chart says so
-            assert chart["traces"][0]["drawn"] == 0 and "not predicted" in chart["note"], chart
+        else:  # loss without N_b: the worst case (every flow bottlenecked), labelled so
+            assert names[0] == "worst case: all 1,000 flows bottlenecked here", names
+            assert chart["traces"][0]["drawn"] > 10, chart
     stars = page.locator("#chart-utilization .scatterlayer .trace").nth(2).locator(".point")
     expect(stars).to_have_count(1)
     screenshot(page, "results-1366x768", full_page=False)
@@ -232,6 +249,7 @@ def test_typed_markup_is_shown_as_text_never_run(
     attack = '<script>window.__injected = 1</script>"><img src=x onerror="window.__injected=2">'
     page.goto(f"{live_server.url}/")
     page.get_by_label("Link capacity").fill(attack)
+    page.locator("#more-traffic summary").click()
     page.get_by_label("Access rate").fill("<script>window.__injected = 3</script>")
     page.get_by_label("Link capacity").press("Enter")
     expect(page.locator("#field-capacity .error")).to_be_visible()
@@ -253,14 +271,21 @@ def test_shared_url_gives_the_same_page(
     page.goto(f"{live_server.url}/")
     page.get_by_label("Flows (count)", exact=True).fill("250")
     page.get_by_label("Round-trip time").fill("20 ms, 80 ms, 250 ms")
+    page.locator("#more-traffic summary").click()
     page.get_by_label("Senders pace their packets").check()
+    page.get_by_label("Incast senders").fill("12")
     page.get_by_label("Congestion control").select_option("reno")
+    page.locator("#more-link summary").click()
+    page.get_by_label("Active queue management").select_option("pie")
     page.get_by_label("Queueing delay at most").fill("5 ms")
+    page.get_by_label("Interface").fill("Ethernet4")
     page.get_by_role("button", name="Recommend a buffer").click()
     expect(page.locator("#recommendation")).to_be_visible()
     url = page.url
     query = parse_qs(urlsplit(url).query)
     assert query["flows"] == ["250"] and query["cc"] == ["reno"] and query["paced"] == ["on"]
+    assert query["aqm"] == ["pie"] and query["incast"] == ["12"]
+    assert query["interface"] == ["Ethernet4"]
     share = page.locator("#share-link").get_attribute("href") or ""
     assert parse_qs(urlsplit(share).query) == query  # the same inputs, empty ones left out
     first = {
@@ -277,6 +302,8 @@ def test_shared_url_gives_the_same_page(
         assert other.locator("#rules").text_content() == first["table"]
         expect(other.get_by_label("Flows (count)", exact=True)).to_have_value("250")
         expect(other.get_by_label("Senders pace their packets")).to_be_checked()
+        expect(other.get_by_label("Active queue management")).to_have_value("pie")
+        expect(other.get_by_label("Incast senders")).to_have_value("12")
         expect(other.get_by_label("Congestion control")).to_have_value("reno")
         expect(other.get_by_label("Queueing delay at most")).to_have_value("5 ms")
         screenshot(other, "shared-url", full_page=False)
@@ -348,13 +375,21 @@ def test_keyboard_alone_reaches_every_input_and_submits(
         "() => Array.from(document.querySelectorAll('#scenario-form input, #scenario-form"
         " select')).map((e) => e.id)"
     )
+    folds = page.locator("details.more").count()
     reached = []
-    for _ in range(len(ids) + 4):
+    for _ in range(len(ids) + folds + 6):
         page.keyboard.press("Tab")
-        reached.append(page.evaluate("() => document.activeElement.id"))
-        if reached[-1] == "submit":
+        focused = page.evaluate(
+            "() => { const e = document.activeElement;"
+            " return e.tagName === 'SUMMARY' ? 'summary:' + e.parentElement.id : e.id; }"
+        )
+        reached.append(focused)
+        if focused.startswith("summary:"):
+            page.keyboard.press("Enter")  # a fold opens from the keyboard
+        if focused == "submit":
             break
     assert [i for i in reached if i in ids] == ids, reached
+    assert sum(r.startswith("summary:") for r in reached) == folds
     assert reached[-1] == "submit"
     screenshot(page, "keyboard-focus-on-submit", full_page=False)
     page.keyboard.press("Enter")
@@ -363,7 +398,7 @@ def test_keyboard_alone_reaches_every_input_and_submits(
     # Focus moves to the results, so the next Tab goes on from there.
     expect(page.locator("#results")).to_be_focused()
     page.keyboard.press("Tab")
-    assert page.evaluate("() => document.activeElement.id") == "download-csv"
+    assert page.evaluate("() => document.activeElement.tagName") == "SUMMARY"  # the input echo
     page_log.assert_clean()
 
 
@@ -390,13 +425,18 @@ def test_simulation_progress_and_points_with_confidence_intervals(
     assert bar.evaluate("(el) => el.value") == 1
     # The verification simulates half, the recommended size and double it (validation/verify.py
     # plan: "half", "recommended", "double"); each gets a verdict line and a point per chart.
-    verdicts = page.locator("#sim-verdicts li")
+    verdicts = page.locator("#sim-verdicts tbody tr")
     expect(verdicts).to_have_count(3)
-    texts = verdicts.all_inner_texts()
+    texts = [" (".join(r.locator("th, td").all_inner_texts()[:2]) for r in verdicts.all()]
     ordered = sorted(texts, key=_size_order)
     for label, line in zip(("half", "recommended", "double"), ordered, strict=True):
         assert line.startswith(label + " ("), texts
-        assert any(v in line for v in ("met", "missed", "undecided")), line
+    for row in verdicts.all():
+        cells = row.locator("td").all_inner_texts()
+        assert "±" in cells[1], cells  # utilization with its 99 % interval
+        verdict = cells[-1]
+        assert any(f"targets {v}" in verdict for v in ("met", "missed", "undecided")), cells
+        assert "prediction " in verdict, cells
     expect(page.locator("#sim-scaling")).to_contain_text("scaled by")
     recommended_packets = packets_on_page(page.locator("#recommendation").inner_text())
     for chart in charts_drawn(page):
@@ -442,7 +482,7 @@ def test_a_link_that_cannot_be_scaled_faithfully_says_why_at_once(
     wait_for_charts(page)
     page.locator("#simulate").click()
     status = page.locator("#sim-status")
-    expect(status).to_contain_text("not reproducible here", timeout=60_000)
+    expect(status).to_contain_text("Check refused (not reproducible here)", timeout=60_000)
     expect(status).to_contain_text("flows")
     expect(page.locator("#sim-scaling")).to_contain_text("leaves 1 of 10 flows")
     expect(page.locator("#cancel")).to_be_hidden()

@@ -6,6 +6,7 @@ with what ``/v1/recommend`` answers for the same inputs and device, read by the 
 
 from __future__ import annotations
 
+import json
 from urllib.parse import parse_qs, urlsplit
 
 from playwright.sync_api import Browser, expect
@@ -69,22 +70,60 @@ def test_snippet_for_the_recommended_size_switches_vendor_and_copies(
     page_log.assert_clean()
 
 
-def test_sonic_without_chip_buffer_asks_for_it_beside_the_input(
-    browser: Browser, live_server: LiveServer, page_log: PageLog
+def test_sonic_shows_the_size_without_a_chip_buffer_and_copies_valid_json(
+    browser: Browser, live_server: LiveServer, page_log: PageLog, screenshot: Screenshot
 ) -> None:
     context = browser.new_context(viewport={"width": 1366, "height": 768})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
     log = PageLog(allowed_netlocs={live_server.netloc})
     try:
         page = context.new_page()
         _record(page, log)
-        page.goto(f"{live_server.url}/?capacity=10+Gbit/s&rtt=100+ms&flows=1000&vendor=sonic")
-        expect(page.locator("#field-chip .error")).to_contain_text("required for sonic")
-        page.get_by_label("Chip buffer").fill("64 MiB")
+        # A DCTCP leaf (10 Gb/s, 100 µs): without the chip buffer the page still answers and
+        # says what SONiC's configuration needs.
+        page.goto(
+            f"{live_server.url}/?capacity=10+Gbit/s&rtt=100+us&packet=1500+B&flows=20"
+            "&cc=dctcp&vendor=sonic&interface=Ethernet8"
+        )
+        expect(page.locator("#recommendation")).to_be_visible()
+        needs = page.locator("#device-needs")
+        expect(needs).to_contain_text("needs the chip buffer")
+        packets = packets_on_page(page.locator("#recommendation").inner_text())
+        expect(needs).to_contain_text(f"{packets:,} packets")
+        page.get_by_label("Chip buffer").fill("32 MiB")
         page.get_by_role("button", name="Recommend a buffer").click()
         expect(page.locator("#device-title")).to_have_text(
             "Device configuration: SONiC (CONFIG_DB)"
         )
-        expect(page.locator("#device-snippet")).to_contain_text('"dynamic_th"')
+        wait_for_charts(page)
+        body = {
+            "scenario": {
+                **DEFAULT_BODY["scenario"],
+                "rtt_s": "100 us",
+                "packet_bytes": "1500 B",
+                "flows": 20,
+                "congestion_control": "dctcp",
+            },
+            "targets": DEFAULT_BODY["targets"],
+            "device": {"vendor": "sonic", "chip_buffer_bytes": "32 MiB", "interface": "Ethernet8"},
+        }
+        answer = api_answer(live_server, body)
+        assert answer["recommended"]["buffer_packets"] == packets
+        copy = page.get_by_role("button", name="Copy")
+        copy.focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("#copy-status")).to_have_text("Copied")
+        copied = page.evaluate("() => navigator.clipboard.readText()")
+        document = json.loads(copied)  # what Copy gives loads as JSON, as it is
+        assert document == answer["device_config"]["config_db"]
+        # DCTCP: ECN marking at K on the port's queue (WRED_PROFILE, min = max = K).
+        wred = document["WRED_PROFILE"]["bufsize_ecn"]
+        assert wred["ecn"] == "ecn_all"
+        assert wred["green_min_threshold"] == wred["green_max_threshold"]
+        assert document["QUEUE"] == {"Ethernet8|0": {"wred_profile": "bufsize_ecn"}}
+        expect(page.locator(".device-notes")).to_contain_text("bufsize: queue limit")
+        page.locator("#device").scroll_into_view_if_needed()
+        screenshot(page, "device-config-sonic-dctcp", full_page=False)
         log.assert_clean()
     finally:
         context.close()

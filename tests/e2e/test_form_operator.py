@@ -1,0 +1,232 @@
+"""The page as an operator uses it on the README's own links: every link it can size gives the
+API's answer, the charts answer questions (targets drawn, axes that can be read, no cloud
+buttons), the words are the form's, and the inputs are echoed as read.
+
+Expected sizes come from ``/v1/recommend`` for the same inputs (read by the test), or from the
+README's panel table (worked out by hand in tests/models/test_panel.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from app.web.examples import EXAMPLE_LINKS, PANEL
+from app.web.notebooks import NOTEBOOK_DIR
+from tests.e2e.conftest import LiveServer, PageLog, Screenshot, _record
+from tests.e2e.test_form import api_answer, packets_on_page, wait_for_charts
+
+#: Panel links whose inputs the old form could not express, with the API body the test sends
+#: for the same inputs and the size the README's panel gives.
+ENGINE_INPUTS = {
+    "Datacenter leaf": (
+        {
+            "capacity_bps": "10 Gbit/s",
+            "rtt_s": "100 us",
+            "packet_bytes": "1500 B",
+            "flows": 40,
+            "congestion_control": "dctcp",
+            "incast_senders": 40,
+        },
+        412,
+    ),
+    "Home uplink with CoDel": (
+        {
+            "capacity_bps": "20 Mbit/s",
+            "rtt_s": "40 ms",
+            "packet_bytes": "1500 B",
+            "flows": 4,
+            "aqm": "codel",
+        },
+        29,
+    ),
+    "BBR bottleneck": (
+        {
+            "capacity_bps": "1 Gbit/s",
+            "rtt_s": "50 ms",
+            "packet_bytes": "1500 B",
+            "flows": 20,
+            "congestion_control": "bbr",
+        },
+        1042,
+    ),
+}
+
+
+def _example(prefix: str) -> str:
+    return next(query for title, query in EXAMPLE_LINKS if title.startswith(prefix))
+
+
+@pytest.mark.parametrize("prefix", list(ENGINE_INPUTS))
+def test_dctcp_codel_and_bbr_links_give_the_apis_answer(
+    page: Page, live_server: LiveServer, page_log: PageLog, screenshot: Screenshot, prefix: str
+) -> None:
+    scenario, readme = ENGINE_INPUTS[prefix]
+    page.goto(f"{live_server.url}/?{_example(prefix)}")
+    expect(page.locator("#recommendation")).to_be_visible()
+    wait_for_charts(page)
+    on_page = packets_on_page(page.locator("#recommendation").inner_text())
+    answer = api_answer(live_server, {"scenario": scenario, "targets": {}})
+    assert on_page == answer["recommended"]["buffer_packets"] == readme
+    # The folded inputs that hold a value are shown open, so the page says what it used.
+    if "incast_senders" in scenario or "aqm" in scenario:
+        expect(page.locator("details.more[open]")).to_have_count(1)
+    else:
+        expect(page.locator("details.more[open]")).to_have_count(0)
+    screenshot(page, f"panel-{prefix.split()[0].lower()}", full_page=False)
+    page_log.assert_clean()
+
+
+def _axis_facts(page: Page, chart_id: str) -> dict[str, Any]:
+    facts: dict[str, Any] = page.evaluate(
+        """(id) => {
+            const el = document.getElementById(id);
+            const ticks = Array.from(el.querySelectorAll('.ytick text')).map((t) => t.textContent);
+            return {range: el._fullLayout.yaxis.range, ticks: ticks,
+                    shapes: (el.layout.shapes || []).map((s) => ({y0: s.y0, yref: s.yref}))};
+        }""",
+        chart_id,
+    )
+    return facts
+
+
+@pytest.mark.parametrize("prefix", ["Backbone", "Optical core"])
+def test_loss_axis_is_clipped_to_readable_values_and_draws_at_once(
+    page: Page, live_server: LiveServer, page_log: PageLog, screenshot: Screenshot, prefix: str
+) -> None:
+    # These two README links predicted losses down to about 1e-313: the loss axis got 1,001
+    # tick labels and the page froze for about a minute.
+    page.goto(f"{live_server.url}/?{_example(prefix)}")
+    wait_for_charts(page)
+    loss = _axis_facts(page, "chart-loss")
+    low, high = loss["range"]
+    assert low >= -9.5 and high > low, loss["range"]  # nothing below 1e-9 is drawn
+    assert 0 < len(loss["ticks"]) <= 15, loss["ticks"]
+    # The loss target (0.01 by default) is drawn as a line on the chart.
+    assert any(s["yref"] == "y" and s["y0"] == pytest.approx(0.01) for s in loss["shapes"])
+    screenshot(page, f"loss-axis-{prefix.split()[0].lower()}", full_page=False)
+    page_log.assert_clean()
+
+
+def test_plotly_is_offline_and_its_toolbar_is_out_of_the_tab_order(
+    page: Page, live_server: LiveServer, page_log: PageLog
+) -> None:
+    page.goto(f"{live_server.url}/?{_example('Thesis link')}")
+    wait_for_charts(page)
+    page.locator("#chart-loss").hover()  # the toolbar shows on hover
+    titles = page.locator(".modebar-btn").evaluate_all(
+        "(bs) => bs.map((b) => b.getAttribute('data-title') || '')"
+    )
+    assert titles, "no toolbar drawn"
+    assert not [t for t in titles if "Chart Studio" in t or "cloud" in t.lower()], titles
+    assert page.locator(".modebar a[href]").count() == 0  # no link out (the Plotly logo)
+    focusable = page.locator(".modebar-btn").evaluate_all(
+        "(bs) => bs.filter((b) => b.tabIndex >= 0).length"
+    )
+    assert focusable == 0
+    page_log.assert_clean()
+
+
+def test_target_lines_and_the_worst_case_loss_curve(
+    page: Page, live_server: LiveServer, page_log: PageLog, screenshot: Screenshot
+) -> None:
+    page.goto(f"{live_server.url}/?{_example('Satellite')}")
+    wait_for_charts(page)
+    names = page.evaluate("() => document.getElementById('chart-loss').data.map((t) => t.name)")
+    # N_b not given: the loss curve drawn is the worst case, and says so.
+    assert names[0] == "worst case: all 8 flows bottlenecked here", names
+    util = _axis_facts(page, "chart-utilization")
+    assert any(s["yref"] == "y" and s["y0"] == pytest.approx(0.9) for s in util["shapes"])
+    delay = _axis_facts(page, "chart-delay")
+    # The delay target defaults to one effective RTT: 600 ms, drawn in ms.
+    assert any(s["yref"] == "y" and s["y0"] == pytest.approx(600.0) for s in delay["shapes"])
+    page.locator("#charts-title").scroll_into_view_if_needed()
+    screenshot(page, "charts-targets-worst-case", full_page=False)
+    page_log.assert_clean()
+
+
+def test_errors_are_in_the_forms_words_with_units_and_counted(
+    page: Page, live_server: LiveServer, page_log: PageLog, screenshot: Screenshot
+) -> None:
+    page.goto(
+        f"{live_server.url}/?capacity=-10+Gbit/s&rtt=5&packet=1000+B&flows=x&delay=5&vendor=tc"
+    )
+    expect(page.locator("#errors-title")).to_have_text("4 inputs need a change")
+    expect(page.locator("#field-capacity .error")).to_have_text("Must be at least 1 kbit/s")
+    expect(page.locator("#field-rtt .error")).to_contain_text("Add a unit")
+    expect(page.locator("#field-delay .error")).to_have_text("Add a unit, e.g. 5 ms")
+    expect(page.locator("#field-flows .error")).to_be_visible()
+    body = page.locator("body").inner_text()
+    for raw in ("capacity_bps", "max_queueing_delay_s", "Input should be"):
+        assert raw not in body
+    screenshot(page, "errors-in-the-forms-words", full_page=False)
+    page_log.error_responses.clear()
+    page_log.assert_clean()
+
+
+def test_inputs_are_echoed_as_read_and_no_api_name_shows(
+    page: Page, live_server: LiveServer, page_log: PageLog
+) -> None:
+    page.goto(
+        f"{live_server.url}/?capacity=10+Gbit/s&rtt=20+ms,+80+ms,+250+ms&packet=1500+B"
+        "&flows=100&vendor=tc"
+    )
+    expect(page.locator("#recommendation")).to_be_visible()
+    page.locator("#echo summary").click()
+    # 3/(1/20 + 1/80 + 1/250) = 3/0.0665 = 45.1 ms, the harmonic mean (004 eqs. 11-12).
+    expect(page.locator("#echo")).to_contain_text("45.1 ms (harmonic mean of 20 ms, 80 ms, 250 ms)")
+    page.locator("#evidence summary").click()
+    text = page.locator("main").inner_text()
+    for raw in ("what_if", "max_queueing_delay_s", "bottlenecked_flows", "capacity_bps"):
+        assert raw not in text, raw
+    expect(page.locator("#what-if")).not_to_be_empty()
+    page_log.assert_clean()
+
+
+def test_phone_width_with_every_fold_open(
+    browser: Browser, live_server: LiveServer, screenshot: Screenshot
+) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        phone = context.new_page()
+        log = PageLog(allowed_netlocs={live_server.netloc})
+        _record(phone, log)
+        phone.goto(f"{live_server.url}/?{_example('Datacenter')}&vendor=iosxr")
+        wait_for_charts(phone)
+        closed = phone.locator("details:not([open]) > summary")
+        for _ in range(closed.count()):
+            closed.first.click()
+        expect(closed).to_have_count(0)
+        width = phone.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= 390, width
+        expect(phone.locator("#device-snippet")).to_contain_text("random-detect ecn")
+        screenshot(phone, "phone-390-all-open")
+        log.assert_clean()
+    finally:
+        context.close()
+    assert PANEL  # the examples come from the README's panel
+
+
+def test_notebooks_are_served_with_an_index_of_every_one(
+    page: Page, live_server: LiveServer, page_log: PageLog, screenshot: Screenshot
+) -> None:
+    page.goto(f"{live_server.url}/")
+    page.get_by_role("link", name="the derivations (notebooks)").click()
+    expect(page.locator("h1")).to_have_text("The derivation notebooks")
+    sources = sorted(p.stem for p in NOTEBOOK_DIR.glob("[0-9][0-9]_*.py"))
+    entries = page.locator("ol.notebooks > li")
+    expect(entries).to_have_count(len(sources))
+    assert len(sources) == 9
+    for entry, name in zip(entries.all(), sources, strict=True):
+        assert entry.get_attribute("id") == f"nb-{name}"
+        assert entry.locator("h2").inner_text().strip()
+        assert len(entry.locator("p").first.inner_text()) > 40  # what it derives
+    # Every source opens from the index.
+    with page.expect_response(lambda r: r.url.endswith("09_shared_buffer.py")) as source:
+        page.locator("#nb-09_shared_buffer a", has_text="source").click()
+    assert source.value.status == 200
+    page.go_back()
+    screenshot(page, "notebooks-index", full_page=False)
+    page_log.assert_clean()
