@@ -13,6 +13,8 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip==25.3
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	# The simulator's compiled core, into numba's on-disk cache (so no first check waits for it).
+	$(BIN)/python -m validation.simulator.warm
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -135,6 +135,15 @@ class Settings(BaseSettings):
                 )
         return hosts
 
+    warm_simulator: bool = Field(
+        default=False,
+        description=(
+            "Compile the packet simulator in the background when the service starts (``bufsize "
+            "serve`` turns it on), so that the first check by simulation does not wait for it; "
+            "jobs wait in the queue, saying so, until it is done."
+        ),
+    )
+
     @field_validator("database_url")
     @classmethod
     def _readable_database_url(cls, value: str) -> str:

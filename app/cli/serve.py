@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 import uvicorn
 
@@ -17,4 +19,6 @@ import uvicorn
 )
 def serve(host: str, port: int, access_log: bool) -> None:
     """Start the bufsize service (OpenAPI at /docs)."""
+    # The simulator is compiled in the background at start (unless BUFSIZE_WARM_SIMULATOR=0).
+    os.environ.setdefault("BUFSIZE_WARM_SIMULATOR", "1")
     uvicorn.run("app.main:app", host=host, port=port, access_log=access_log)

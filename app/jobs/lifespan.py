@@ -16,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.jobs.pool import JobPool
 from app.jobs.runner import run_replications
+from app.jobs.warmup import SimulatorWarmup
 from app.jobs.worker import Runner
 from app.settings import Settings, get_settings
 
@@ -36,6 +37,10 @@ async def jobs_lifespan(application: FastAPI) -> AsyncIterator[None]:
     settings = cast(Settings, _resolve(application, get_settings))
     runner = cast(Runner, _resolve(application, simulation_runner))
     pool = JobPool(settings, runner)
+    warmup = SimulatorWarmup()
+    if settings.warm_simulator:
+        warmup.start(pool)
+    application.state.simulator_warmup = warmup
     await run_in_threadpool(pool.start)
     application.state.job_pool = pool
     try:
@@ -43,6 +48,12 @@ async def jobs_lifespan(application: FastAPI) -> AsyncIterator[None]:
     finally:
         application.state.job_pool = None
         await run_in_threadpool(pool.shutdown)
+
+
+def get_warmup(request: Request) -> SimulatorWarmup:
+    """The start-up compile of the simulator (one that never started when not configured)."""
+    warmup = getattr(request.app.state, "simulator_warmup", None)
+    return warmup if isinstance(warmup, SimulatorWarmup) else SimulatorWarmup()
 
 
 def get_job_pool(request: Request) -> JobPool:

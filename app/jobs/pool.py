@@ -53,6 +53,9 @@ class JobPool:
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
+        #: Cleared while the simulator is being compiled at start-up: no job is dispatched.
+        self.ready = threading.Event()
+        self.ready.set()
 
     # ----- life cycle --------------------------------------------------------------------------
 
@@ -155,7 +158,13 @@ class JobPool:
             logger.warning("interrupted simulation jobs found: %s", counts)
         return counts
 
+    def wake(self) -> None:
+        """Look at the queue now (e.g. once the simulator is ready)."""
+        self._wake.set()
+
     def _dispatch(self) -> None:
+        if not self.ready.is_set():
+            return
         with self._lock:
             free = self.settings.workers - len(self._inflight)
             for job_id, attempt in self.store.claim(free):

@@ -21,9 +21,10 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import Field
 
-from app.deps import JobPoolDep, SettingsDep
+from app.deps import JobPoolDep, SettingsDep, WarmupDep
 from app.errors import invalid
 from app.jobs.store import JobView, QueueFull
+from app.jobs.tables import JobStatus
 from app.schemas.common import ResponseModel
 from app.schemas.recommend import RecommendRequest
 from app.services.simulate import JobPlan
@@ -76,6 +77,7 @@ def create_verification(
     request: Request,
     response: Response,
     pool: JobPoolDep,
+    warmup: WarmupDep,
     settings: SettingsDep,
 ) -> VerificationOut:
     link, targets = body.to_domain()
@@ -115,11 +117,15 @@ def create_verification(
         response.status_code = 202
         response.headers["Location"] = str(request.url_for("get_simulation", job_id=job.id))
         extra = f"extra batch {waiting.batch} of replications: " if waiting.batch else ""
+        # While the simulator compiles at start-up, the time spent against the usual time.
+        preparing = warmup.status() if job.status == JobStatus.QUEUED else None
         return VerificationOut(
             id=job.id,
             status=job.status.value,
-            progress=job.progress,
-            message=f"{extra}{job.message or ''}" if extra else job.message,
+            progress=job.progress if preparing is None else preparing[1],
+            message=preparing[0]
+            if preparing is not None
+            else (f"{extra}{job.message or ''}" if extra else job.message),
             verification=None,
         )
     job = seen[-1]
