@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from app.formatting import human_bytes
+from app.rule_words import RULE_WORDS
 from app.services.recommend import recommend as recommend_link
 from app.units import UnitError, parse_fraction, parse_packets, parse_quantity
 from models.recommend import LinkScenario, Prediction, Recommendation, Targets
@@ -57,11 +58,50 @@ def _predicted(p: Prediction | None) -> tuple[str, str]:
     return f"{p.normalized_utilization:.1%}", loss
 
 
+def answer_line(rec: Recommendation) -> str:
+    """The recommendation in one line: the size in packets, bytes and time at line rate."""
+    best = rec.recommended
+    return (
+        f"Recommended: {best.buffer_packets:,} packets = {human_bytes(best.buffer_bytes)} = "
+        f"{_ms(best.buffer_s)} ms at line rate"
+    )
+
+
+def reason_line(rec: Recommendation) -> str:
+    """Its reason in one line: the governing rule and what it says, in plain words."""
+    best = rec.recommended
+    name = next((r.name for r in rec.rules if r.rule == best.rule), best.rule)
+    return f"Why: {name}: {RULE_WORDS.get(best.rule, best.reason)}."
+
+
+def render_brief(rec: Recommendation, console: Console) -> None:
+    """``--brief``: the answer and its one-line reason."""
+    console.print(answer_line(rec), markup=False, soft_wrap=True)
+    console.print(reason_line(rec), markup=False, soft_wrap=True)
+
+
 def render(rec: Recommendation, console: Console) -> None:
-    """Print the rules table, their assumptions, the regime and the recommendation."""
+    """The recommendation and its reason first, then the rules table, their assumptions and
+    the regime."""
+    best = rec.recommended
+    console.print(f"[bold]{answer_line(rec)}[/bold]", soft_wrap=True)
+    console.print(reason_line(rec), markup=False, soft_wrap=True)
+    console.print(best.reason, markup=False, soft_wrap=True)
+    targets = ", ".join(f"{t.name} = {t.value:.3g} ({t.source})" for t in rec.targets)
+    console.print(f"Targets: {targets}", markup=False, soft_wrap=True)
+    for what_if in rec.what_if:
+        console.print(f"[bold]What if[/bold] ({what_if.input}): ", end="")
+        console.print(what_if.explanation, markup=False, soft_wrap=True)
+    if rec.cioq is not None:
+        console.print(f"[bold]CIOQ[/bold]: {rec.cioq.note}", soft_wrap=True)
+    if rec.trade_off is not None:
+        console.print(f"\n[bold red]Trade-off[/bold red]: {rec.trade_off.conflict}")
+        console.print(rec.trade_off.explanation, markup=False, soft_wrap=True)
+    for w in rec.warnings:
+        console.print(f"[yellow]Warning:[/yellow] {w}", soft_wrap=True)
     inputs = rec.inputs
     console.print(
-        f"BDP {inputs.bdp_packets:,.0f} packets at T_e = {inputs.effective_rtt_s * 1e3:.4g} ms; "
+        f"\nBDP {inputs.bdp_packets:,.0f} packets at T_e = {inputs.effective_rtt_s * 1e3:.4g} ms; "
         f"one packet = {inputs.packet_time_s * 1e6:.3g} µs at line rate"
     )
     table = Table(title="Buffer-sizing rules", title_justify="left")
@@ -101,25 +141,6 @@ def render(rec: Recommendation, console: Console) -> None:
     reg = rec.regime
     console.print(f"\n[bold]Regime[/bold]: {reg.regime} ({reg.source})")
     console.print(f"  {reg.reason}; sizing: {reg.sizing_rule}", markup=False, soft_wrap=True)
-    best = rec.recommended
-    console.print(
-        f"\n[bold]Recommended[/bold]: {best.buffer_packets:,} packets = "
-        f"{human_bytes(best.buffer_bytes)} = {_ms(best.buffer_s)} ms at line rate "
-        f"(governed by {best.rule})"
-    )
-    console.print(best.reason, markup=False, soft_wrap=True)
-    targets = ", ".join(f"{t.name} = {t.value:.3g} ({t.source})" for t in rec.targets)
-    console.print(f"Targets: {targets}", markup=False, soft_wrap=True)
-    for what_if in rec.what_if:
-        console.print(f"[bold]What if[/bold] ({what_if.input}): ", end="")
-        console.print(what_if.explanation, markup=False, soft_wrap=True)
-    if rec.cioq is not None:
-        console.print(f"[bold]CIOQ[/bold]: {rec.cioq.note}", soft_wrap=True)
-    if rec.trade_off is not None:
-        console.print(f"\n[bold red]Trade-off[/bold red]: {rec.trade_off.conflict}")
-        console.print(rec.trade_off.explanation, markup=False, soft_wrap=True)
-    for w in rec.warnings:
-        console.print(f"[yellow]Warning:[/yellow] {w}", soft_wrap=True)
 
 
 @click.command()
@@ -216,6 +237,7 @@ def render(rec: Recommendation, console: Console) -> None:
 )
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
+@click.option("--brief", is_flag=True, help="Print only the answer and its one-line reason.")
 def recommend(**opts: Any) -> None:
     """Every buffer-sizing rule for a link, its assumptions checked, and one recommended size."""
     if opts["kernel"]:
@@ -258,7 +280,10 @@ def recommend(**opts: Any) -> None:
         click.echo(json.dumps(out, indent=2, ensure_ascii=False))
         return
     console = Console(width=max(120, Console().width), highlight=False)
-    render(rec, console)
+    if opts["brief"]:
+        render_brief(rec, console)
+    else:
+        render(rec, console)
     if verification is not None:
         from app.cli.verify import render_verification
 

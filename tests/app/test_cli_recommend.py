@@ -53,7 +53,7 @@ def test_example_table() -> None:
     # "When we run simulations without using Paced TCP, we can not obtain reasonable link
     # utilizations with log-sized buffers, even in the over-provisioned case". sqrt(N) sizes
     # it; the 15 packets are shown as what they would be with pacing confirmed.
-    assert "Recommended: 3,953 packets = 3.95 MB = 3.16 ms at line rate (governed by sqrt_n)" in out
+    assert "Recommended: 3,953 packets = 3.95 MB = 3.16 ms at line rate\nWhy: sqrt(N) rule" in out
     assert "window-limited" in out.split("Recommended:")[1]
     assert "What if (paced): If the senders pace" in out
     assert "needs only 15 packets" in out
@@ -164,3 +164,23 @@ def test_targets_take_percentages() -> None:
     assert percent["recommended"] == fraction["recommended"]
     wrong = CliRunner().invoke(main, [*link, "--max-loss", "one percent"])
     assert wrong.exit_code == 2 and "--max-loss" in wrong.output and "'1%'" in wrong.output
+
+
+def test_the_answer_comes_first_and_brief_prints_only_it() -> None:
+    from click.testing import CliRunner
+
+    from app.cli import main
+
+    # 000 §1.3: the thesis link, 125,000/√1000 = 3,952.8 -> 3,953 packets (sqrt(N), pacing
+    # not given), 3.95 MB, 3.16 ms at 10 Gbit/s.
+    args = ["recommend", "--capacity", "10 Gbit/s", "--rtt", "100ms", "--packet", "1000B"]
+    args += ["--flows", "1000", "--max-window", "64"]
+    full = CliRunner().invoke(main, args)
+    assert full.exit_code == 0, full.output
+    lines = full.stdout.splitlines()
+    assert lines[0] == "Recommended: 3,953 packets = 3.95 MB = 3.16 ms at line rate"
+    assert lines[1].startswith("Why: sqrt(N) rule")
+    assert full.stdout.index("Buffer-sizing rules") > full.stdout.index("Recommended:")
+    brief = CliRunner().invoke(main, [*args, "--brief"])
+    assert brief.exit_code == 0
+    assert brief.stdout.splitlines() == lines[:2]
