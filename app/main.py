@@ -12,6 +12,7 @@ from app.jobs.lifespan import jobs_lifespan
 from app.limits import install_body_limit
 from app.operation_ids import operation_id
 from app.security import SecurityMiddleware
+from app.web.notebooks import router as notebooks_router
 from app.web.routes import router as web_router
 from models.provenance import bufsize_version
 
@@ -41,6 +42,7 @@ def create_app() -> FastAPI:
     application.add_middleware(SecurityMiddleware)
     application.include_router(api_router)
     application.include_router(web_router)
+    application.include_router(notebooks_router)
 
     @application.get(
         "/healthz",

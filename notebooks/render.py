@@ -94,7 +94,20 @@ def main(argv: list[str]) -> int:
             return 2
     for path in paths:
         print(f"{path.name} -> {render(path).relative_to(REPO_ROOT)}")
+    index = write_index()
+    print(f"index -> {index.relative_to(REPO_ROOT)}")
     return 0
+
+
+def write_index(build_dir: Path = BUILD_DIR) -> Path:
+    """``build_dir/index.html``: every notebook, what it derives, a link to each rendered one."""
+    from app.web.notebooks import index_html, notebooks
+
+    rendered = {p.stem for p in build_dir.glob("[0-9][0-9]_*.html")}
+    build_dir.mkdir(parents=True, exist_ok=True)
+    out = build_dir / "index.html"
+    out.write_text(index_html(notebooks(), rendered, from_build=True), encoding="utf-8")
+    return out
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from playwright.sync_api import Page, expect
 
 from validation.harness.report import write
 from validation.harness.runner import run_suite
+from validation.harness.verdict import DEFINITION, Comparison, follows_definition
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +33,11 @@ def test_report_shows_tables_verdicts_and_figures_offline(
     for verdict, count in data["counts"].items():
         cell = page.locator(f'td.count[data-verdict="{verdict}"]')
         expect(cell).to_have_text(str(count))
+    # Every row's verdict is the one the definition printed above the table gives.
+    expect(page.locator("body")).to_contain_text(DEFINITION)
+    for row in data["rows"]:
+        figures = {k: (math.nan if v is None else v) for k, v in row.items()}
+        assert follows_definition(Comparison(**figures)), row
     # One table row per dataset row, each with its verdict.
     rows = page.locator("table.rows tr[data-row]")
     expect(rows).to_have_count(len(data["rows"]))

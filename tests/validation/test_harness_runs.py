@@ -69,6 +69,7 @@ def test_an_unreadable_cache_file_is_a_miss(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_second_run_of_a_suite_reads_every_run_from_the_cache(tmp_path: Path) -> None:
     from validation.harness.runner import run_suite
+    from validation.harness.verdict import follows_definition
 
     first = run_suite("quick", names=["auge_roberts"], workers=1, cache=RunCache(tmp_path))
     second = run_suite("quick", names=["auge_roberts"], workers=1, cache=RunCache(tmp_path))
@@ -79,3 +80,8 @@ def test_a_second_run_of_a_suite_reads_every_run_from_the_cache(tmp_path: Path) 
     for item in first.comparisons:
         if item.replications:
             assert MIN_REPLICATIONS <= item.replications <= 4
+    # Every row's verdict is the one the report's definition gives for its figures (the
+    # single-flow rows are formula values that are also simulated: judged on the simulation).
+    wrong = [(c.row, c.verdict, c.reason) for c in first.comparisons if not follows_definition(c)]
+    assert not wrong, wrong
+    assert any(c.model_name and c.replications for c in first.comparisons)

@@ -19,7 +19,7 @@ from plotly.subplots import make_subplots
 from validation import datasets
 from validation.harness import phi
 from validation.harness.runner import Report
-from validation.harness.verdict import Comparison, fmt
+from validation.harness.verdict import DEFINITION, Comparison, fmt
 from validation.simulator import Scenario
 
 VERDICT_CLASS = {"agrees": "agrees", "disagrees": "disagrees", "not reproducible here": "notrepro"}
@@ -221,8 +221,7 @@ in {report.wall_s:.1f} s of wall time ({report.meta.get("replications")} replica
 scenario at most; {html.escape(str(report.meta.get("stopping_rule", "")))}). Software:
 {html.escape(", ".join(f"{k} {v}" for k, v in report.meta.get("versions", {}).items()))}.
 Each row compares what the paper states with a model of <code>models</code> and with
-the packet simulator; a row agrees when the simulation's 99% confidence interval meets the range
-the paper's statement allows.</p>
+the packet simulator; {html.escape(DEFINITION)}.</p>
 <table id="verdicts"><tr><th>verdict</th><th>rows</th></tr>{summary}</table>
 {"".join(sections)}
 </body></html>

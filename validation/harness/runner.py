@@ -87,13 +87,11 @@ def decided(check: Check, values: Sequence[float]) -> bool:
     by more than the interval's half-width) or wholly outside it (it disagrees likewise). An
     interval that straddles an end of the range gets another replication, up to the suite's
     ``replications``; the verdict is then given by the usual rule (:func:`judge`) on every run.
-    A row judged on its model, whose simulation is shown only for reference, stops at the
-    minimum.
+    A row whose paper value is a formula is judged on its simulation like any other when it is
+    simulated (the report's definition), so it follows the same rule.
     """
     if len(values) < MIN_REPLICATIONS:
         return False
-    if check.judge_on == "model":
-        return True
     estimate = confidence_interval(values)
     low, high = estimate.mean - estimate.ci99_half_width, estimate.mean + estimate.ci99_half_width
     if not (math.isfinite(low) and math.isfinite(high)):
@@ -289,10 +287,15 @@ def compare(
         verdict, reason = "not reproducible here", check.not_reproducible
         if math.isfinite(check.model):
             reason = f"{reason} ({judge(row, check.model, math.nan, what='the model')[1]})"
-    elif check.judge_on == "model":
+    elif check.judge_on == "model" and not math.isfinite(value):
+        # A formula value with nothing simulated: the model is all there is to judge.
         verdict, reason = judge(row, check.model, math.nan, what=check.model_name or "model")
-        if math.isfinite(value):
-            reason = f"{reason} Simulation shown for reference. {explanation}".strip()
+    elif check.judge_on == "model":
+        # Simulated too: the report's definition judges the simulation; the model's own
+        # verdict is said beside it.
+        verdict, reason = judge(row, value, half_width, what="simulation", explanation=explanation)
+        model_says = judge(row, check.model, math.nan, what=check.model_name or "model")[1]
+        reason = f"{reason} The model alone: {model_says}"
     else:
         verdict, reason = judge(row, value, half_width, what="simulation", explanation=explanation)
     return Comparison(

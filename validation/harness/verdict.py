@@ -102,3 +102,25 @@ def judge(
     gap = value - row.high if value > row.high else row.low - value
     reason = f"{what} {fmt(value)}{ci} is {side} the paper's range {band} by {fmt(gap)}."
     return "disagrees", f"{reason} {explanation}".strip()
+
+
+#: The definition the report prints above its table.
+DEFINITION = (
+    "a row agrees when the simulation's 99% confidence interval meets the range the paper's "
+    "statement allows; a row with no simulation (a formula the paper prints) is judged on its "
+    "model's value; a row with neither is not reproducible here"
+)
+
+
+def follows_definition(comparison: Comparison) -> bool:
+    """Whether a row's verdict is the one :data:`DEFINITION` gives for its figures."""
+    if comparison.verdict == "not reproducible here":
+        return True  # a reason of its own (a scaling refused, a quantity not measured)
+    if math.isfinite(comparison.simulation):
+        value, half = comparison.simulation, comparison.simulation_ci99
+    elif math.isfinite(comparison.model):
+        value, half = comparison.model, math.nan
+    else:
+        return False
+    meets = within(value, half, comparison.low, comparison.high)
+    return comparison.verdict == ("agrees" if meets else "disagrees")
