@@ -17,6 +17,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from app.web.compare import differences, side, variants
 from app.web.examples import EXAMPLE_LINKS
 from app.web.fields import FIELDS, GROUPS
 from app.web.form import Submission, answer
@@ -50,6 +51,23 @@ async def form_page(request: Request) -> HTMLResponse:
             "view": view,
             "query": _query(sub),
             "examples": EXAMPLE_LINKS,
+            "compare": variants(sub, _query(sub)) if view is not None else [],
+        },
+    )
+
+
+@router.get("/compare", response_class=HTMLResponse)
+async def compare_page(request: Request, a: str = "", b: str = "") -> HTMLResponse:
+    """Two sides, each the form's query string (or a link to the page), side by side."""
+    sides = [await side("A", a), await side("B", b)] if a or b else []
+    return templates.TemplateResponse(
+        request,
+        "compare.html",
+        {
+            "sides": sides,
+            "rows": differences(*sides) if sides else [],
+            "a": a,
+            "b": b,
         },
     )
 

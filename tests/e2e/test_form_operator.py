@@ -230,3 +230,32 @@ def test_notebooks_are_served_with_an_index_of_every_one(
     page.go_back()
     screenshot(page, "notebooks-index", full_page=False)
     page_log.assert_clean()
+
+
+def test_two_assumptions_side_by_side_each_a_url_of_its_own(
+    page: Page, live_server: LiveServer, page_log: PageLog, screenshot: Screenshot
+) -> None:
+    page.goto(f"{live_server.url}/?{_example('BBR bottleneck')}".replace("cc=bbr", "cc=cubic"))
+    expect(page.locator("#recommendation")).to_be_visible()
+    page.get_by_role("link", name="CUBIC vs BBR").click()
+    expect(page.locator("#compare")).to_be_visible()
+    # The only input that differs is the congestion control.
+    differs = page.locator("#compare tr.differs")
+    expect(differs).to_have_count(1)
+    expect(differs.locator("th")).to_have_text("Congestion control")
+    scenario = dict(ENGINE_INPUTS["BBR bottleneck"][0])
+    for side_name, cc in (("A", "cubic"), ("B", "bbr")):
+        answer = api_answer(
+            live_server, {"scenario": {**scenario, "congestion_control": cc}, "targets": {}}
+        )
+        cell = page.locator(f'td.answer[data-side="{side_name}"]')
+        assert packets_on_page(cell.inner_text()) == answer["recommended"]["buffer_packets"]
+    # 1 Gb/s, 50 ms: BBR's probing queue 0.25·4,166.7 -> 1,042 packets (the README's panel).
+    assert packets_on_page(page.locator('td.answer[data-side="B"]').inner_text()) == 1042
+    # Each side is a URL of its own: it opens that side's page.
+    page.locator("#side-B").click()
+    expect(page.get_by_label("Congestion control")).to_have_value("bbr")
+    assert packets_on_page(page.locator("#recommendation").inner_text()) == 1042
+    page.go_back()
+    screenshot(page, "compare-cubic-bbr", full_page=False)
+    page_log.assert_clean()
