@@ -25,7 +25,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    client = TestClient(app)
+    client = TestClient(app, base_url="http://127.0.0.1")  # a host the service allows
     first_query = EXAMPLE_LINKS[0][1]
     start = time.perf_counter()
     first = client.get(f"/?{first_query}")

@@ -119,12 +119,12 @@ def request_body(values: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]
             try:
                 value = _convert(f, text)
             except ValueError as exc:
-                errors[f.name] = str(exc)
+                errors[f.name] = str(exc)[:1].upper() + str(exc)[1:]
                 continue
         section, key = f.path
         body.setdefault(section, {})[key] = value
     if not values.get(BY_NAME["rtt"].name):
-        errors[BY_NAME["rtt"].name] = "enter a round-trip time, e.g. 100 ms"
+        errors[BY_NAME["rtt"].name] = "Enter a round-trip time, e.g. 100 ms"
     body.setdefault("scenario", {})
     return body, errors
 
