@@ -182,6 +182,8 @@ def test_inputs_are_echoed_as_read_and_no_api_name_shows(
     for raw in ("what_if", "max_queueing_delay_s", "bottlenecked_flows", "capacity_bps"):
         assert raw not in text, raw
     expect(page.locator("#what-if")).not_to_be_empty()
+    # What the form leaves to the API, it says.
+    expect(page.locator("#not-in-form")).to_contain_text("peak rate")
     page_log.assert_clean()
 
 
