@@ -129,8 +129,8 @@ def explanation(answer: dict[str, Any], request: RecommendRequest) -> list[str]:
     ]
     kind = str(regime.get("regime", "unknown"))
     sentences.append(
-        f"It applies here because {REGIME_WORDS.get(kind, kind)}; its assumptions are marked "
-        "in the table under “Evidence”."
+        f"It applies here because {REGIME_WORDS.get(kind, kind)}; each rule's assumptions are "
+        "marked in the rules table."
     )
     assumed = []
     sc = request.scenario
