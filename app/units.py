@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 
 # What each kind of field is converted to: the SI-style unit the models take.
 TARGET_UNITS = {
@@ -123,13 +124,22 @@ def unit_factor(unit: str) -> tuple[str, float] | None:
 
 
 def parse_fraction(field: str, value: str | float) -> float:
-    """A fraction typed as a percentage (``"1%"``) or as a number (``0.01``); no bounds checked."""
+    """A fraction typed as a percentage (``"1%"``) or as a number (``0.01``); no bounds checked.
+
+    A percentage is divided by 100 in decimal, then rounded once to the nearest float, so that
+    ``"99.9%"`` is the float nearest 0.999 (binary division would give 0.9990000000000001).
+    """
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
     text = str(value).strip()
     try:
-        return float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
-    except ValueError as exc:
+        if text.endswith("%"):
+            share = Decimal(text[:-1].strip()) / 100
+            if not share.is_finite():
+                raise ValueError(text)
+            return float(share)
+        return float(text)
+    except (ValueError, ArithmeticError) as exc:
         raise UnitError(
             f"{field}: cannot read {value!r}; give a percentage such as '1%' or a "
             "fraction such as 0.01"

@@ -181,7 +181,8 @@ class TargetsIn(RequestModel):
         gt=0.0,
         lt=1.0,
         description="Throughput wanted, dimensionless, as a fraction of what the traffic can "
-        "carry through the port; 0.9 when not given (source: default).",
+        "carry through the port, below 1 (100 % is refused: enter e.g. 0.999); 0.9 when not "
+        "given (source: default).",
     )
     max_loss: float | None = Field(
         default=None,

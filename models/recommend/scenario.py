@@ -195,6 +195,16 @@ class Targets:
 
     def __post_init__(self) -> None:
         if self.min_utilization is not None:
+            if self.min_utilization == 1.0:
+                raise ParameterError(
+                    "min_utilization",
+                    "< 1",
+                    "min_utilization must be below 1 (100 %): the engine sizes for a share of "
+                    "what the traffic can carry, and its utilization models reach 1 only in a "
+                    "limit (the sqrt(N) erf bound, 000 §2.2.2; θ of 000 Thm 1); for a port that "
+                    "never idles behind one flow, the rule of thumb C·T (000 §2.1) is listed in "
+                    "every answer. Enter the share you need, e.g. 0.99 or 99.9%",
+                )
             checks.probability("min_utilization", self.min_utilization)
         if self.max_loss is not None:
             checks.probability("max_loss", self.max_loss)

@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from app.units import PATTERNS, SIZE_UNITS, TIME_UNITS, UnitError, parse_quantity
+from app.units import PATTERNS, SIZE_UNITS, TIME_UNITS, UnitError, parse_fraction, parse_quantity
 
 
 @pytest.mark.parametrize(
@@ -149,3 +149,15 @@ def test_the_service_never_imports_pint() -> None:
 def test_common_unit_of_the_wrong_kind_names_field() -> None:
     with pytest.raises(UnitError, match=r"--rtt: '10 Gbit/s' is not a time"):
         parse_quantity("--rtt", "10 Gbit/s", "time")
+
+
+def test_percentages_parse_exactly() -> None:
+    # Issue 27: "99.9%" parsed as 0.9990000000000001 (99.9 / 100 in binary). The percentage is
+    # divided in decimal and rounded once: the float nearest 0.999, which is the literal 0.999.
+    assert parse_fraction("--min-utilization", "99.9%") == 0.999
+    assert parse_fraction("--max-loss", "0.1 %") == 0.001
+    assert parse_fraction("--max-loss", "1%") == 0.01
+    assert parse_fraction("--max-loss", 0.02) == 0.02
+    for bad in ("nan%", "inf%", "ten%"):
+        with pytest.raises(UnitError, match="--max-loss: cannot read"):
+            parse_fraction("--max-loss", bad)

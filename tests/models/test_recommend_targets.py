@@ -10,6 +10,7 @@ import math
 
 import pytest
 
+from models.errors import ParameterError
 from models.recommend import LinkScenario, Targets, recommend
 
 # The issue's example: "POST /v1/recommend with a 10 Gb/s core link, 100 ms RTT, 50,000 flows
@@ -241,3 +242,15 @@ def test_what_if_names_the_window_cap_where_one_is_plausible() -> None:
     cap = next(w for w in rec.what_if if w.input == "max_window_packets")
     assert "capped below 208 packets" in cap.explanation
     assert all(w.input != "max_window_packets" for w in recommend(BACKBONE).what_if)
+
+
+def test_a_utilization_target_of_100_percent_is_refused_with_what_to_enter() -> None:
+    # Issue 27: "Utilization 100 %" could not be entered, with a message saying only the
+    # interval. It is still refused (no utilization model the engine uses reaches 1 at a finite
+    # size), but the message says why and what to enter instead.
+    with pytest.raises(ParameterError) as refused:
+        Targets(min_utilization=1.0)
+    message = str(refused.value)
+    assert message.startswith("min_utilization must be below 1 (100 %)")
+    assert "e.g. 0.99 or 99.9%" in message
+    assert Targets(min_utilization=0.999).min_utilization == 0.999
