@@ -38,6 +38,7 @@ from models.recommend.result import (
 from models.recommend.rules import (
     AQM_TARGET_S,
     BBR,
+    BBR_CWND_GAIN,
     BSCL,
     DCTCP,
     MD_BETA,
@@ -58,6 +59,11 @@ CURVE_POINTS = 160
 
 #: Largest buffer the engine searches when looking for the smallest size meeting the targets.
 SEARCH_MAX_PACKETS = 1 << 40
+
+#: Fewest packets of bandwidth-delay product per long-lived flow for the loss models to hold:
+#: below it a flow's window is a packet or two, a loss cannot raise the three duplicate ACKs of
+#: fast retransmit (RFC 5681 §3.2), and flows recover by retransmission timeouts.
+MIN_BDP_PER_FLOW_PACKETS = 2.0
 
 #: Relative slack when comparing a prediction with a target (floating-point rounding only).
 _TOLERANCE = 1e-9
@@ -181,6 +187,13 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
             scenario.speedup if scenario.speedup is not None else 2.0,
         )
     warnings = _warnings(ctx, regime, governing, recommended.buffer_packets)
+    if _low_bdp_per_flow(ctx, regime) is not None and recommended.predicted is not None:
+        recommended = replace(
+            recommended,
+            reason=recommended.reason
+            + " The predicted loss is outside the loss model's range here: the flows have "
+            "fewer than two packets of BDP each and recover by timeouts (see warnings).",
+        )
     return Recommendation(
         inputs=DerivedInputs(
             effective_rtt_s=ctx.effective_rtt_s,
@@ -900,6 +913,14 @@ def _curves(
     )
 
 
+def _low_bdp_per_flow(ctx: Context, regime: RegimeInfo) -> float | None:
+    """The BDP per long-lived flow, packets, when below :data:`MIN_BDP_PER_FLOW_PACKETS`."""
+    per_flow = ctx.bdp_packets / max(ctx.bottlenecked_flows, 1)
+    if regime.traffic_model == "congested_tcp" and per_flow < MIN_BDP_PER_FLOW_PACKETS:
+        return per_flow
+    return None
+
+
 def _warnings(
     ctx: Context, regime: RegimeInfo, governing: RuleResult, buffer_packets: int
 ) -> tuple[str, ...]:
@@ -926,6 +947,28 @@ def _warnings(
         out.append(
             "Input-queued switch: give ports (and speedup) for the VOQ buffers of the CIOQ "
             "advice (000 §5.1)."
+        )
+    per_flow = _low_bdp_per_flow(ctx, regime)
+    if per_flow is not None:
+        out.append(
+            f"Low BDP per flow: {ctx.label} = {ctx.bottlenecked_flows:,} long-lived flows share "
+            f"a bandwidth-delay product of {ctx.bdp_packets:,.0f} packets, {per_flow:.2g} each "
+            f"(< {MIN_BDP_PER_FLOW_PACKETS:g}). Their windows are a packet or two: a loss cannot "
+            "raise the three duplicate ACKs of fast retransmit (RFC 5681 §3.2), so flows "
+            "recover by timeouts, not fast retransmit. The loss models (004 eqs. 18-22, the "
+            "Mathis law) assume fast-retransmit dynamics: here they are outside their range and "
+            "their loss prediction is not backed; check the size by simulation (--verify)."
+        )
+    n = ctx.bottlenecked_flows
+    if sc.congestion_control == "bbr" and n >= 2 and buffer_packets < ctx.bdp_packets:
+        out.append(
+            f"BBR senders (v1, as simulated) are paced and not governed by loss: each keeps up "
+            f"to cwnd_gain = {BBR_CWND_GAIN:g} times its estimated BDP in flight (Cardwell et al. "
+            f"2016), so {ctx.label} = {n:,} flows together can hold about one BDP "
+            f"({ctx.bdp_packets:,.0f} packets) in the queue. Below that the buffer drops "
+            "persistently and BBR does not slow down for it: expect sustained loss, which the "
+            "loss-based predictions here (utilization and loss for Reno or CUBIC) do not "
+            "describe. Check the size by simulation (--verify, --search)."
         )
     if governing.rule == TINY and not sc.paced and sc.access_bps is None:
         out.append(
