@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
 from validation.simulator import Scenario, simulate
@@ -102,6 +102,7 @@ def run_tasks(
     workers: int | None = None,
     progress: Progress | None = None,
     on_result: Callable[[Task, dict[str, float]], None] | None = None,
+    pool: Executor | None = None,
 ) -> list[dict[str, float]]:
     """Run every task and return their measures in the order of ``tasks``.
 
@@ -113,13 +114,18 @@ def run_tasks(
         Called with (runs done, runs in all) after each run.
     on_result : callable, optional
         Called with each task and its measures as soon as it is done (to keep them).
+    pool : Executor, optional
+        An executor already open (from :func:`executor`), kept for many calls; by default one
+        is opened for this call and closed after it.
     """
     results: list[dict[str, float] | None] = [None] * len(tasks)
     if not tasks:
         return []
     # Longest runs first, so that the pool does not wait on one long run at the end.
     order = sorted(range(len(tasks)), key=lambda i: -_cost(tasks[i]))
-    with executor(scheduler, workers) as pool:
+    with ExitStack() as stack:
+        if pool is None:
+            pool = stack.enter_context(executor(scheduler, workers))
         futures: dict[Future[dict[str, float]], int] = {
             pool.submit(run_task, tasks[i]): i for i in order
         }

@@ -42,6 +42,18 @@ A scaling is refused as unfaithful ("not reproducible here", with the reason) wh
 one packet, or when the flows are paced by access links slower than the port and ``k < 1``
 (the spacing C/access between a flow's packets, which that rule rests on, would shrink by k).
 
+An access rate not given
+------------------------
+The port queues only where the senders' packets can arrive faster than it sends them. An access
+rate the user gave is simulated as given. One not given is an assumption, stated in the result
+(:class:`Access`): every size is simulated with access links :data:`ACCESS_FAST_FACTOR` times
+the simulated port (bursty senders on fast links, the case the rules that ignore the access
+rate size for), and the recommended size is simulated again at the slow end of the plausible
+range, the port's own rate (with two flows or more their bursts still meet and queue; one flow
+gets twice the port's rate, since behind a link as fast as the port it would never queue). The
+headline is the worse of the two; the slow end is reported as ``slow_access``. Paced senders
+are simulated at the fast end only (their spacing does not come from the access link).
+
 A given size
 ------------
 ``size=(rule, buffer_packets)`` checks that buffer instead of the engine's recommended one
@@ -55,7 +67,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from concurrent.futures import Executor
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal, cast
 
 import numpy as np
@@ -95,6 +108,12 @@ BUFFER_EXPONENT = {
     "transparent": 0.0,
 }
 
+#: When the access rate is not given: the senders' access links are assumed this many times
+#: faster than the (scaled) port for every size, the fast end of the plausible range (module
+#: docstring, "An access rate not given").
+ACCESS_FAST_FACTOR = 10.0
+#: The label of the recommended size simulated at the slow end of that range.
+SLOW_ACCESS = "recommended, slow access"
 #: Confidence of the one-sided bounds a target is judged with.
 BOUND_LEVEL = 0.99
 #: Replications a verification may add, by default, to decide a target: up to this many times
@@ -119,6 +138,20 @@ class Scaling:
     bottlenecked_flows: int
     buffer_exponent: float
     faithful: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class Access:
+    """The senders' access rate the check simulates, and why (module docstring).
+
+    ``access_bps`` is simulated at every size; ``slow_access_bps``, when not None, also at the
+    recommended size (the other end of the range, for an access rate the user did not give).
+    """
+
+    given: bool
+    access_bps: float
+    slow_access_bps: float | None
     reason: str
 
 
@@ -175,27 +208,32 @@ class Verification:
     replications: int
     seed: int
     max_replications: int = 0
+    access: Access | None = None
     sizes: list[SizeCheck] = field(default_factory=list)
+    #: The recommended size at the slow end of the access rates (access not given), else None.
+    slow_access: SizeCheck | None = None
     verdict: Verdict = "not reproducible here"
     reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able dict (NaN -> None)."""
-        out: dict[str, Any] = _clean(asdict(self))
+        out: dict[str, Any] = clean(asdict(self))
         return out
 
     def undecided(self) -> list[str]:
         """Labels of the sizes with a target left undecided."""
-        return [c.label for c in self.sizes if c.verdict == "undecided"]
+        checks = [*self.sizes, *([self.slow_access] if self.slow_access else [])]
+        return [c.label for c in checks if c.verdict == "undecided"]
 
 
-def _clean(value: Any) -> Any:
+def clean(value: Any) -> Any:
+    """A JSON-able copy of a dataclass dict: NaN and infinities become None."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
+        return {k: clean(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_clean(v) for v in value]
+        return [clean(v) for v in value]
     return value
 
 
@@ -301,13 +339,54 @@ def scale_link(link: LinkScenario, rule: str) -> Scaling:
     )
 
 
-def simulated_scenario(link: LinkScenario, scaling: Scaling, *, budget_s: float) -> Scenario:
+def access_assumption(link: LinkScenario, scaling: Scaling) -> Access:
+    """The access rate to simulate: the user's, or an assumption stated with its reason."""
+    if link.access_bps is not None:
+        return Access(
+            True, link.access_bps, None, f"access links at {_rate(link.access_bps)} (given)"
+        )
+    port = scaling.capacity_bps
+    fast = ACCESS_FAST_FACTOR * port
+    if link.paced:
+        return Access(
+            False,
+            fast,
+            None,
+            f"access rate not given: assumed {ACCESS_FAST_FACTOR:g} x the simulated port "
+            f"({_rate(fast)}); the senders pace, so their spacing does not come from it",
+        )
+    flows = scaling.bottlenecked_flows if link.bottlenecked_share else scaling.flows
+    slow = port if flows >= 2 else 2.0 * port
+    why_slow = (
+        "the port's own rate (the flows' bursts can still meet and queue)"
+        if flows >= 2
+        else "twice the port's rate (one flow behind a link as fast as the port never queues)"
+    )
+    return Access(
+        False,
+        fast,
+        slow,
+        f"access rate not given: every size simulated with access links {ACCESS_FAST_FACTOR:g} x "
+        f"the simulated port ({_rate(fast)}, bursty senders on fast links, which the rules that "
+        f"ignore the access rate size for), and the recommended size also at the slow end, "
+        f"{why_slow}: {_rate(slow)}; the headline is the worse of the two",
+    )
+
+
+def _rate(bps: float) -> str:
+    return f"{bps / 1e9:.4g} Gb/s" if bps >= 1e9 else f"{bps / 1e6:.4g} Mb/s"
+
+
+def simulated_scenario(
+    link: LinkScenario, scaling: Scaling, *, budget_s: float, access_bps: float | None = None
+) -> Scenario:
     """The simulator's scenario for the scaled link.
 
     The N_b bottlenecked flows (all N when not given) are persistent TCP flows; the rest of the
     traffic, when the user gives the bottlenecked share, is Poisson background at the
     remaining share of the capacity. RTTs: the user's list as a uniform range, or one RTT
-    spread ± 10% so that flows do not synchronize artificially.
+    spread ± 10% so that flows do not synchronize artificially. Access links: ``access_bps``,
+    else :func:`access_assumption`'s.
     """
     rtts = link.rtts_s
     low, high = min(rtts), max(rtts)
@@ -333,7 +412,9 @@ def simulated_scenario(link: LinkScenario, scaling: Scaling, *, budget_s: float)
         flows=scaling.bottlenecked_flows if background > 0.0 else scaling.flows,
         rtt_s=rtt_s,
         rtt_jitter_s=min(jitter, 0.9 * rtt_s),
-        access_bps=link.access_bps if link.access_bps is not None else scaling.capacity_bps,
+        access_bps=(
+            access_bps if access_bps is not None else access_assumption(link, scaling).access_bps
+        ),
         max_window_packets=int(min(max(window, 1), 65_536)),
         # The engine's packet is the whole packet on the wire: the simulated one is too, its
         # TCP/IP headers (the simulator's default) taken out of it, not added to it.
@@ -495,6 +576,28 @@ class Plan:
     #: Why the link is not simulated although it scales (e.g. its congestion control is not
     #: simulated yet); empty otherwise.
     not_simulated: str = ""
+    access: Access | None = None
+    #: The scenario of the sizes in ``slow_labels`` (the slow end of the access rates).
+    slow_scenario: Scenario | None = None
+    slow_labels: frozenset[str] = frozenset()
+
+    def scenario_of(self, label: str) -> Scenario:
+        """The scenario a size is simulated in."""
+        chosen = self.slow_scenario if label in self.slow_labels else self.scenario
+        assert chosen is not None
+        return chosen
+
+    def groups(self, labels: Sequence[str]) -> list[tuple[Scenario, list[str]]]:
+        """``labels`` grouped by the scenario they run in (one simulation job each)."""
+        out: list[tuple[Scenario, list[str]]] = []
+        for label in labels:
+            scenario = self.scenario_of(label)
+            same = next((g for s, g in out if s is scenario), None)
+            if same is None:
+                out.append((scenario, [label]))
+            else:
+                same.append(label)
+        return out
 
     def batch_replications(self, batch: int) -> int:
         """Runs per size in ``batch`` (0 when the budget is spent)."""
@@ -509,12 +612,16 @@ class Plan:
         assert self.scenario is not None
         seeds = replication_seeds(batch_seed(self.seed, batch), self.batch_replications(batch))
         chosen = list(self.sizes) if labels is None else list(labels)
-        return [Task(self.scenario, self.simulated[k], s) for k in chosen for s in seeds]
+        return [Task(self.scenario_of(k), self.simulated[k], s) for k in chosen for s in seeds]
 
-    def groups(self, labels: Sequence[str]) -> list[tuple[Scenario, list[str]]]:
-        """``labels`` grouped by the scenario they run in (one simulation job each)."""
-        assert self.scenario is not None
-        return [(self.scenario, list(labels))]
+    def fast_access_only(self) -> Plan:
+        """This plan without the sizes simulated at the slow end of the access rates (for a
+        check whose senders reach the port at one speed, as the kernel testbed's)."""
+        sizes = {k: v for k, v in self.sizes.items() if k not in self.slow_labels}
+        simulated = {k: v for k, v in self.simulated.items() if k not in self.slow_labels}
+        return replace(
+            self, sizes=sizes, simulated=simulated, slow_scenario=None, slow_labels=frozenset()
+        )
 
     def unfaithful(self) -> Verification:
         """The answer when the link cannot be scaled faithfully."""
@@ -525,6 +632,7 @@ class Plan:
             replications=self.replications,
             seed=self.seed,
             max_replications=self.max_replications,
+            access=self.access,
             reason=self.not_simulated or f"cannot be scaled faithfully: {self.scaling.reason}",
         )
 
@@ -546,28 +654,69 @@ def plan(
     :data:`DEFAULT_BUDGET_FACTOR` × ``replications``) caps the runs per size when extra
     batches are needed to decide a target.
     """
-    targets = targets if targets is not None else Targets()
-    budget = DEFAULT_BUDGET_FACTOR * replications if max_replications is None else max_replications
-    if budget < replications:
-        raise ValueError(f"max_replications must be >= replications ({replications}), got {budget}")
     rule, size_packets = recommended_size(rec, size)
-    scaling = scale_link(link, rule)
     sizes = {
         "half": max(size_packets // 2, 1),
         "recommended": size_packets,
         "double": 2 * size_packets,
     }
+    return plan_sizes(
+        link,
+        targets,
+        rule,
+        sizes,
+        slow_of={SLOW_ACCESS: "recommended"},
+        replications=replications,
+        seed=seed,
+        max_replications=max_replications,
+    )
+
+
+def plan_sizes(
+    link: LinkScenario,
+    targets: Targets | None,
+    rule: str,
+    sizes: dict[str, int],
+    *,
+    slow_of: dict[str, str],
+    replications: int,
+    seed: int,
+    max_replications: int | None,
+) -> Plan:
+    """A plan for the given sizes (label -> packets) of ``rule``'s scaled link.
+
+    ``slow_of`` names the sizes also simulated at the slow end of the access rates when the
+    access rate is not given (slow label -> the label of the size it repeats).
+    """
+    targets = targets if targets is not None else Targets()
+    budget = DEFAULT_BUDGET_FACTOR * replications if max_replications is None else max_replications
+    if budget < replications:
+        raise ValueError(f"max_replications must be >= replications ({replications}), got {budget}")
+    sizes = dict(sizes)
+    scaling = scale_link(link, rule)
     scale_buffer = scaling.factor**scaling.buffer_exponent
     simulated = {k: round(v * scale_buffer) for k, v in sizes.items()}
-    if simulated["half"] < 1 and scaling.faithful:
-        reason = f"half the recommended buffer scaled by {scale_buffer:.3g} is below one packet"
+    smallest = min(sizes, key=lambda k: sizes[k])
+    if simulated[smallest] < 1 and scaling.faithful:
+        what = "half the recommended buffer" if smallest == "half" else f"{sizes[smallest]} packets"
+        reason = f"{what} scaled by {scale_buffer:.3g} is below one packet"
         scaling = Scaling(**{**asdict(scaling), "faithful": False, "reason": reason})
-    scenario = None
+    scenario = slow = None
+    access = access_assumption(link, scaling)
     not_simulated = simulated_senders_and_port(link)
     if scaling.faithful and not not_simulated:
         pps = scaling.capacity_bps / (8.0 * link.packet_bytes)
         budget_s = max(min(MEASURE_S, 2_000_000 / pps), 5.0)
-        scenario = simulated_scenario(link, scaling, budget_s=budget_s)
+        scenario = simulated_scenario(
+            link, scaling, budget_s=budget_s, access_bps=access.access_bps
+        )
+        if access.slow_access_bps is not None:
+            slow = simulated_scenario(
+                link, scaling, budget_s=budget_s, access_bps=access.slow_access_bps
+            )
+            for label, base in slow_of.items():
+                sizes[label] = sizes[base]
+                simulated[label] = simulated[base]
     return Plan(
         link,
         targets,
@@ -580,6 +729,9 @@ def plan(
         seed,
         max_replications=budget,
         not_simulated=f"not simulated: {not_simulated}" if not_simulated else "",
+        access=access,
+        slow_scenario=slow,
+        slow_labels=frozenset(slow_of) if slow is not None else frozenset(),
     )
 
 
@@ -657,42 +809,47 @@ def _size_reason(judged: list[TargetOutcome], notes: str) -> str:
 def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
     """Predicted vs simulated at each size, from each size's runs (measures of RunResult)."""
     assert p.scenario is not None
-    link, targets, scaling = p.link, p.targets, p.scaling
     outcome = Verification(
         rule=p.rule,
-        scaling=scaling,
+        scaling=p.scaling,
         scenario=p.scenario.to_dict(),
         replications=p.replications,
         seed=p.seed,
         max_replications=p.max_replications,
+        access=p.access,
     )
-    model = engine_traffic_model(link, targets)
-    outcome.sizes = [check_size(p, label, runs[label], model) for label in p.sizes]
+    model = engine_traffic_model(p.link, p.targets)
+    checks = [check_size(p, label, runs[label], model) for label in p.sizes]
+    outcome.sizes = [c for c in checks if c.label != SLOW_ACCESS]
+    outcome.slow_access = next((c for c in checks if c.label == SLOW_ACCESS), None)
     main = next(c for c in outcome.sizes if c.label == "recommended")
-    outcome.verdict = main.verdict
-    senders = ""
-    if link.access_bps is None and not link.paced:
-        senders = (
-            " The access rate was not given: the simulated senders are unpaced behind access "
-            "links as fast as the port, the burstiest case."
-        )
+    both = [main, *([outcome.slow_access] if outcome.slow_access else [])]
+    outcome.verdict = worst([c.verdict for c in both])
     headline = {
         "met": "every target met",
         "missed": "a target missed",
         "undecided": "a target undecided (its 99 % bounds straddle it)",
-    }[main.verdict]
+    }[outcome.verdict]
+    slow = ""
+    if outcome.slow_access is not None:
+        s = outcome.slow_access
+        slow = (
+            f" At the slow end of the access rates: {s.verdict} ({s.replications} runs): "
+            f"{s.reason}."
+        )
+    access = f" Senders' access: {p.access.reason}." if p.access is not None else ""
     outcome.reason = (
         f"at the recommended {main.buffer_packets} packets, {headline} in simulation "
-        f"({main.replications} runs): {main.reason}. The prediction was {main.prediction} "
-        f"there. Scaling: {scaling.reason}. Senders: {p.scenario.congestion_control}, the "
-        f"recommendation's congestion control.{senders}"
+        f"({main.replications} runs): {main.reason}.{slow} The prediction was "
+        f"{main.prediction} there. Scaling: {p.scaling.reason}. Senders: "
+        f"{p.scenario.congestion_control}, the recommendation's congestion control.{access}"
     )
     return outcome
 
 
 #: Runs one batch: the plan, the labels of the sizes to run and the batch's number; returns the
 #: runs' measures in the order of :meth:`Plan.tasks` (size by size, seed by seed).
-BatchRunner = Callable[["Plan", list[str], int], list[dict[str, float]]]
+BatchRunner = Callable[[Plan, list[str], int], list[dict[str, float]]]
 
 
 def run_batches(p: Plan, run: BatchRunner) -> Verification:
@@ -717,9 +874,11 @@ def local_runner(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: Progress | None = None,
+    pool: Executor | None = None,
 ) -> BatchRunner:
-    """A :data:`BatchRunner` on the sweep executor (process pool, or Dask when configured);
-    ``progress`` counts the runs of every batch so far, an extra batch adding to the total."""
+    """A :data:`BatchRunner` on the sweep executor (process pool, or Dask when configured;
+    ``pool``, an executor kept open across batches, when given); ``progress`` counts the runs of
+    every batch so far, an extra batch adding to the total."""
     done = [0]
 
     def run(p: Plan, labels: list[str], batch: int) -> list[dict[str, float]]:
@@ -729,7 +888,7 @@ def local_runner(
             if progress is not None:
                 progress(done[0] + finished, done[0] + total)
 
-        out = run_tasks(tasks, scheduler=scheduler, workers=workers, progress=report)
+        out = run_tasks(tasks, scheduler=scheduler, workers=workers, progress=report, pool=pool)
         done[0] += len(tasks)
         return out
 
@@ -779,5 +938,4 @@ def verify(
     )
     if p.scenario is None:
         return p.unfaithful()
-
     return run_batches(p, local_runner(workers=workers, scheduler=scheduler, progress=progress))

@@ -210,16 +210,22 @@ def render(rec: Recommendation, console: Console) -> None:
     help="Also simulate the recommended size, half and double it (validation/verify.py).",
 )
 @click.option(
+    "--search",
+    is_flag=True,
+    help="Also search by simulation for the smallest size meeting every target, in the "
+    "rules' bracket (validation/size_search.py).",
+)
+@click.option(
     "--replications",
     type=click.IntRange(min=2, max=20),
     default=5,
     show_default=True,
-    help="Simulator runs per size with --verify.",
+    help="Simulator runs per size with --verify or --search.",
 )
 @click.option(
     "--max-replications",
     type=click.IntRange(min=2, max=60),
-    help="With --verify, most runs per size when more are needed to decide a target "
+    help="With --verify or --search, most runs per size when more are needed to decide a target "
     "(default 3 x --replications).",
 )
 @click.option(
@@ -254,29 +260,35 @@ def recommend(**opts: Any) -> None:
     except ValueError as exc:  # UnitError is a ValueError too
         click.echo(f"Error: {exc}", err=True)
         raise SystemExit(2) from exc
-    verification = kernel = None
+    verification = kernel = found = None
+    budget = opts["max_replications"]
+    if budget is not None and budget < opts["replications"]:
+        click.echo(
+            f"Error: --max-replications must be >= --replications ({opts['replications']}), "
+            f"got {budget}",
+            err=True,
+        )
+        raise SystemExit(2)
     if opts["verify"]:
         from app.cli.verify import run_kernel_verification, run_verification
 
-        budget = opts["max_replications"]
-        if budget is not None and budget < opts["replications"]:
-            click.echo(
-                f"Error: --max-replications must be >= --replications ({opts['replications']}), "
-                f"got {budget}",
-                err=True,
-            )
-            raise SystemExit(2)
         verification = run_verification(
             scenario, rec, targets, opts["replications"], opts["seed"], budget
         )
         if opts["kernel"]:
             kernel = run_kernel_verification(scenario, rec, targets, opts)
+    if opts["search"]:
+        from app.cli.verify import run_search
+
+        found = run_search(scenario, rec, targets, opts["replications"], opts["seed"], budget)
     if opts["as_json"]:
         out = rec.to_dict()
         if verification is not None:
             out["verification"] = verification.to_dict()
         if kernel is not None:
             out["kernel_verification"] = kernel if isinstance(kernel, str) else kernel.to_dict()
+        if found is not None:
+            out["search"] = found.to_dict()
         click.echo(json.dumps(out, indent=2, ensure_ascii=False))
         return
     console = Console(width=max(120, Console().width), highlight=False)
@@ -292,6 +304,10 @@ def recommend(**opts: Any) -> None:
             render_verification(
                 kernel, console, title="Check by Linux's TCP (testbed)", measured="measured"
             )
+    if found is not None:
+        from app.cli.verify import render_search
+
+        render_search(found, console)
 
 
 def link_inputs(opts: dict[str, Any]) -> tuple[LinkScenario, Targets]:

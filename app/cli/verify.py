@@ -18,8 +18,10 @@ from rich.console import Console
 from rich.table import Table
 
 from app.cli.simulate import ProgressBar
+from app.services.verify import run_search as search_now
 from app.services.verify import run_verification as check
 from models.recommend import LinkScenario, Recommendation, Targets
+from validation.size_search import SearchOutcome
 from validation.verify import Progress, Verification
 
 
@@ -52,6 +54,23 @@ def run_verification(
             bar[0].__exit__(None, None, None)
 
 
+def run_search(
+    link: LinkScenario,
+    rec: Recommendation,
+    targets: Targets,
+    replications: int,
+    seed: int,
+    max_replications: int | None = None,
+) -> SearchOutcome:
+    """Run the search by simulation with a progress bar on stderr."""
+    bar, progress = _with_bar("searching")
+    try:
+        return search_now(link, rec, targets, replications, seed, progress, max_replications)
+    finally:
+        if bar:
+            bar[0].__exit__(None, None, None)
+
+
 def run_kernel_verification(
     link: LinkScenario, rec: Recommendation, targets: Targets, opts: dict[str, Any]
 ) -> Verification | str:
@@ -59,7 +78,9 @@ def run_kernel_verification(
     from validation.testbed.verify import KernelRefusal, verify_kernel
     from validation.verify import plan
 
-    p = plan(link, rec, targets, replications=opts["kernel_runs"], seed=opts["seed"])
+    p = plan(
+        link, rec, targets, replications=opts["kernel_runs"], seed=opts["seed"]
+    ).fast_access_only()
     bar: list[ProgressBar] = []
 
     def progress(done: int, total: int) -> None:
@@ -121,7 +142,8 @@ def render_verification(
         table.add_column(column, justify="left" if column in ("Size", "Targets") else "right")
     both = f"predicted / {measured}"
     table.add_row("", "", "", both, both, "max / mean, p99", "", "")
-    for c in v.sizes:
+    rows = [*v.sizes, *([v.slow_access] if v.slow_access is not None else [])]
+    for c in rows:
         colour = _COLOURS[c.verdict]
         table.add_row(
             c.label,
@@ -136,9 +158,52 @@ def render_verification(
             c.prediction,
         )
     console.print(table)
-    for c in v.sizes:
+    for c in rows:
         console.print(f"  {c.label}: {c.reason}", markup=False, soft_wrap=True)
+    if v.access is not None:
+        console.print(f"Senders' access: {v.access.reason}.", markup=False, soft_wrap=True)
     console.print(f"Verdict: {v.verdict}: {v.reason}", markup=False, soft_wrap=True)
+
+
+def render_search(found: SearchOutcome, console: Console) -> None:
+    """The size found beside the rule's, then every size tried with its simulated figures."""
+    console.print()
+    if found.found_packets is None:
+        console.print(f"[bold]Search by simulation[/bold]: no size found: {found.reason}")
+    else:
+        console.print(
+            f"[bold]Search by simulation[/bold]: [green]{found.found_packets:,} packets[/green] "
+            f"meet every target (the {found.rule} rule gives {found.rule_buffer_packets:,}; "
+            f"ratio {found.found_packets / found.rule_buffer_packets:.2g})"
+        )
+    table = Table(title_justify="left")
+    columns = ("Packets (sim.)", "Runs", "Utilization", "Loss", "Delay ms p99", "Targets")
+    for column in (*columns, "Slow access"):
+        table.add_column(column, justify="left" if column == "Targets" else "right")
+    for t in found.tried:
+        c = t.check
+        colour = _COLOURS[c.verdict]
+        mark = ""
+        if t.buffer_packets == found.found_packets:
+            mark = " found"
+        elif t.buffer_packets == found.smaller_packets:
+            mark = " one step smaller"
+        table.add_row(
+            f"{t.buffer_packets:,} ({c.simulated_buffer_packets:,}){mark}",
+            str(c.replications),
+            _pct(c.utilization, c.utilization_ci99),
+            f"{c.loss_rate:.2g}"
+            + (f" ± {c.loss_rate_ci99:.2g}" if math.isfinite(c.loss_rate_ci99) else ""),
+            f"{c.queue_delay_p99_s * 1e3:.3g}",
+            f"[{colour}]{c.verdict}[/{colour}]",
+            t.slow_access.verdict if t.slow_access is not None else "",
+        )
+    console.print(table)
+    for t in found.tried:
+        console.print(f"  {t.buffer_packets:,}: {t.check.reason}", markup=False, soft_wrap=True)
+    if found.access is not None:
+        console.print(f"Senders' access: {found.access.reason}.", markup=False, soft_wrap=True)
+    console.print(f"Search: {found.reason}", markup=False, soft_wrap=True)
 
 
 def _verify_params() -> list[click.Parameter]:

@@ -12,6 +12,11 @@ runs are at ``GET /v1/simulations/{id}``); once every batch needed has succeeded
 200 with predicted and simulated utilization, loss and queueing delay side by side, each target
 met / missed / undecided at each size, and the prediction's fate. A link that cannot be scaled
 faithfully is answered at once with 200 and the reason.
+
+With ``search`` the same jobs serve validation/size_search.py's bisection (as ``bufsize recommend
+--search``): each size tried is such a check, and the answer, once every job it needs has
+succeeded, holds ``search`` (the smallest size found to meet every target, the size one step
+smaller, and each size tried with its figures) instead of ``verification``.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from app.jobs.tables import JobStatus
 from app.schemas.common import ResponseModel
 from app.schemas.recommend import RecommendRequest
 from app.services.simulate import JobPlan
-from app.services.verify import Pending, checked, job_runner, plan_verification
+from app.services.verify import Pending, checked, job_runner, plan_verification, searched
 
 router = APIRouter(prefix="/verifications", tags=["recommend"])
 
@@ -45,6 +50,12 @@ class VerificationRequest(RecommendRequest):
         "target (its 99 % bounds straddling it); default 3 x replications; >= replications.",
     )
     seed: int = Field(1, ge=0, le=2**63 - 1, description="Seed of the replications.")
+    search: bool = Field(
+        False,
+        description="Search by simulation for the smallest size meeting every target "
+        "(bisection on a log scale in the rules' bracket, each size checked as a verification "
+        "checks one) instead of checking the recommended size, half and double.",
+    )
 
 
 class VerificationOut(ResponseModel):
@@ -58,15 +69,22 @@ class VerificationOut(ResponseModel):
         description="Scaling, per-size predicted vs simulated figures, each target met, missed "
         "or undecided, and the verdict (validation.verify.Verification), once available."
     )
+    search: dict[str, Any] | None = Field(
+        None,
+        description="With search: the smallest size found to meet every target, the size one "
+        "step smaller, and each size tried with its simulated figures "
+        "(validation.size_search.SearchOutcome), once available.",
+    )
 
 
 @router.post(
     "",
     response_model=VerificationOut,
-    summary="Check a recommendation by simulation",
+    summary="Check a recommendation by simulation, or search the smallest size",
     description="Simulate the recommended buffer, half and double it on the link scaled to a "
     "simulable size (C and N scaled together; per-flow rate, RTTs and window kept), with extra "
-    "replications for a size whose target is undecided, up to max_replications. Answers 202 "
+    "replications for a size whose target is undecided, up to max_replications; or, with "
+    "search, bisect the rules' bracket for the smallest size meeting every target. Answers 202 "
     "with the running job's id and progress; send the same body again to poll; 200 when done "
     "with predicted vs simulated utilization, loss and queueing delay, each target met, missed "
     "or undecided from one-sided 99 % bounds, and how the prediction fared.",
@@ -85,7 +103,7 @@ def create_verification(
         link, targets, body.replications, body.seed, settings, body.max_replications
     )
     p = planned.plan
-    if p.scenario is None:
+    if p.scenario is None and not body.search:
         return VerificationOut(
             id=None, status="done", progress=1.0, verification=p.unfaithful().to_dict()
         )
@@ -110,8 +128,12 @@ def create_verification(
         return job
 
     seen: list[JobView] = []
+    run = job_runner(submit, pool.store.results, settings, seen)
     try:
-        outcome = checked(planned, job_runner(submit, pool.store.results, settings, seen))
+        if body.search:
+            found, outcome = searched(planned, run), None
+        else:
+            found, outcome = None, checked(planned, run)
     except Pending as waiting:
         job = waiting.job
         response.status_code = 202
@@ -128,12 +150,14 @@ def create_verification(
             else (f"{extra}{job.message or ''}" if extra else job.message),
             verification=None,
         )
+    result = {
+        "verification": outcome.to_dict() if outcome is not None else None,
+        "search": found.to_dict() if found is not None else None,
+    }
+    if not seen:  # nothing simulated: the search could not start (the reason is in it)
+        return VerificationOut(id=None, status="done", progress=1.0, **result)
     job = seen[-1]
     response.headers["Location"] = str(request.url_for("get_simulation", job_id=job.id))
     return VerificationOut(
-        id=job.id,
-        status=job.status.value,
-        progress=1.0,
-        message=job.message,
-        verification=outcome.to_dict(),
+        id=job.id, status=job.status.value, progress=1.0, message=job.message, **result
     )

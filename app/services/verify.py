@@ -1,4 +1,5 @@
-"""A recommendation checked by simulation: the recommended size, half and double it.
+"""A recommendation checked by simulation (the recommended size, half and double it), and the
+smallest size found by simulation.
 
 ``bufsize recommend --verify`` runs the check here and now (:func:`run_verification`);
 ``POST /v1/verifications`` plans it (:func:`plan_verification`) and runs its batches of
@@ -6,7 +7,9 @@ replications as ordinary simulation jobs through :func:`job_runner` (one job per
 scenario and batch, the same seeds as the command line's): each answer replays the batches
 from the stored results and stops at the first job not finished (:class:`Pending`). The logic
 (scaling rule, sizes, verdicts, extra batches for undecided targets) is
-:mod:`validation.verify`'s.
+:mod:`validation.verify`'s. ``bufsize recommend --search`` and ``search`` in the same request
+run :mod:`validation.size_search`'s bisection the same two ways (:func:`run_search`,
+:func:`searched`), each size tried being such a check.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from app.services.names import FieldError
 from app.services.recommend import recommend
 from app.services.simulate import JobPlan, Limits, check_replications, plan_job
 from models.recommend import LinkScenario, Recommendation, Targets
+from validation.size_search import SearchOutcome, search, search_with
 from validation.verify import (
     DEFAULT_BUDGET_FACTOR,
     BatchRunner,
@@ -130,6 +134,41 @@ def job_runner(
 def checked(planned: PlannedVerification, run: BatchRunner) -> Verification:
     """The check's outcome, its batches run by ``run`` (:func:`job_runner` for the service)."""
     return run_batches(planned.plan, run)
+
+
+def searched(planned: PlannedVerification, run: BatchRunner) -> SearchOutcome:
+    """The search's outcome, its batches run by ``run`` (:func:`job_runner` for the service)."""
+    p = planned.plan
+    return search_with(
+        p.link,
+        planned.recommendation,
+        p.targets,
+        run,
+        replications=p.replications,
+        seed=p.seed,
+        max_replications=p.max_replications,
+    )
+
+
+def run_search(
+    link: LinkScenario,
+    rec: Recommendation,
+    targets: Targets,
+    replications: int,
+    seed: int,
+    progress: Progress | None = None,
+    max_replications: int | None = None,
+) -> SearchOutcome:
+    """Search now (:func:`validation.size_search.search`), reporting ``progress``."""
+    return search(
+        link,
+        rec,
+        targets,
+        replications=replications,
+        seed=seed,
+        max_replications=max_replications,
+        progress=progress,
+    )
 
 
 def run_verification(

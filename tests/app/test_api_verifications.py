@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.settings import Settings, get_settings
 from models.recommend import LinkScenario, recommend
+from validation.size_search import search
 from validation.verify import verify
 
 DEADLINE_S = 300.0
@@ -69,9 +70,12 @@ def test_verification_is_queued_then_answered_with_the_cli_figures(client: TestC
     local = verify(
         link, recommend(link), replications=2, max_replications=4, seed=5, workers=1
     ).to_dict()
-    # One job per batch: a second one exactly when the first left a size undecided.
-    extra = any(s["replications"] > 2 for s in local["sizes"])
-    assert len(jobs) == (2 if extra else 1), jobs
+    # One job per batch and simulated scenario (the access rate is not given: the slow end is a
+    # scenario of its own); polling sees at least one of them. The service's runs per size are
+    # the library's, extra batches included (measured: 4 runs at half and at the recommended
+    # size, whose targets the first two left undecided).
+    assert jobs and all(jobs)
+    assert out["slow_access"]["replications"] == local["slow_access"]["replications"]
     for mine, theirs in zip(out["sizes"], local["sizes"], strict=True):
         assert mine["replications"] == theirs["replications"]
         assert mine["utilization"] == pytest.approx(theirs["utilization"], rel=1e-12)
@@ -114,3 +118,41 @@ def test_congestion_control_not_simulated_yet_is_answered_with_the_reason(
     assert data["verification"]["reason"] == (
         "not simulated: congestion control 'cubic' is not simulated yet (the simulator runs reno)"
     )
+
+
+@pytest.mark.slow
+def test_search_is_a_mode_of_the_same_request_with_the_cli_figures(client: TestClient) -> None:
+    # `search: true` runs validation/size_search.py's bisection through the job pool, one job per
+    # batch of each size tried; the same body polls, and the answer is the library's (same
+    # seeds). The 2 Mb/s link with 4 Reno flows on 100 Mb/s access links, 3 runs per size.
+    scenario = {**LINK, "access_bps": "100 Mbit/s"}
+    body = {"scenario": scenario, "replications": 3, "max_replications": 3, "search": True}
+    deadline = time.monotonic() + DEADLINE_S
+    while True:
+        answer = client.post("/v1/verifications", json=body)
+        if answer.status_code == 200:
+            break
+        assert answer.status_code == 202, answer.text
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    out = answer.json()
+    assert out["verification"] is None and out["search"] is not None
+    link = LinkScenario(
+        capacity_bps=2e6,
+        rtts_s=(0.1,),
+        flows=4,
+        packet_bytes=1000,
+        congestion_control="reno",
+        access_bps=100e6,
+    )
+    local = search(
+        link, recommend(link), replications=3, max_replications=3, seed=1, workers=1
+    ).to_dict()
+    found = out["search"]
+    assert found["found_packets"] == local["found_packets"]
+    assert found["smaller_packets"] == local["smaller_packets"]
+    assert [t["buffer_packets"] for t in found["tried"]] == [
+        t["buffer_packets"] for t in local["tried"]
+    ]
+    for mine, theirs in zip(found["tried"], local["tried"], strict=True):
+        assert mine["check"]["utilization"] == pytest.approx(theirs["check"]["utilization"])

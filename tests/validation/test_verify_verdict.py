@@ -29,7 +29,8 @@ from validation.verify import (
 )
 
 # 000 Fig. 3.1's link at a tenth of its scale: 10 Mb/s, 100 ms, 1000 B packets, 10 Reno flows,
-# N_b given (the engine then predicts a loss).
+# N_b given (the engine then predicts a loss); senders on 1 Gb/s access links (given, so the
+# slow end of the access rates is not simulated).
 LINK = LinkScenario(
     capacity_bps=10e6,
     rtts_s=(0.1,),
@@ -37,6 +38,7 @@ LINK = LinkScenario(
     packet_bytes=1000,
     bottlenecked_flows=10,
     congestion_control="reno",
+    access_bps=1e9,
 )
 
 
