@@ -175,6 +175,9 @@ def main() -> None:
             f"{smaller:>9} {len(found.tried):>5} {wall:>7.1f}"
         )
         print(f"    {what}: {found.reason}", flush=True)
+        if found.found_packets is None and found.tried:
+            top = found.tried[-1]
+            print(f"    at {top.buffer_packets:,} packets: {top.check.reason}", flush=True)
 
 
 if __name__ == "__main__":
