@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
 from fastapi_standalone_docs import StandaloneDocs
 
 from app import __doc__ as app_doc
 from app.api import api_router
+from app.deps import SettingsDep
 from app.errors import install_error_handlers
 from app.jobs.lifespan import jobs_lifespan
 from app.limits import install_body_limit
 from app.operation_ids import operation_id
 from app.security import SecurityMiddleware
+from app.storage import install_storage_errors, readiness
 from app.web.notebooks import router as notebooks_router
 from app.web.routes import router as web_router
 from models.provenance import bufsize_version
@@ -37,6 +40,7 @@ def create_app() -> FastAPI:
     # installed fastapi-standalone-docs package, not from a CDN: they work with no way out.
     StandaloneDocs(app=application)
     install_error_handlers(application)
+    install_storage_errors(application)
     install_body_limit(application)
     # Added last, so it runs first: a request for a foreign host is refused before anything else.
     application.add_middleware(SecurityMiddleware)
@@ -52,6 +56,40 @@ def create_app() -> FastAPI:
     )
     def healthz() -> dict[str, str]:
         return {"status": "ok"}
+
+    @application.get(
+        "/readyz",
+        tags=["health"],
+        summary="Readiness check",
+        description="200 when the job database takes a write, the temporary directory takes a "
+        "file and the simulation job pool runs; 503 naming what is not (with Retry-After). "
+        "/healthz only says the process answers.",
+        responses={
+            200: {
+                "content": {
+                    "application/json": {
+                        "example": {
+                            "status": "ready",
+                            "checks": {
+                                "database": "ok",
+                                "workers": "ok",
+                                "temporary_directory": "ok",
+                            },
+                        }
+                    }
+                }
+            },
+            503: {"description": "Not ready: `checks` names what failed."},
+        },
+    )
+    def readyz(request: Request, settings: SettingsDep) -> JSONResponse:
+        checks = readiness(request.app)
+        ready = all(value == "ok" for value in checks.values())
+        return JSONResponse(
+            {"status": "ready" if ready else "not ready", "checks": checks},
+            status_code=200 if ready else 503,
+            headers=None if ready else {"Retry-After": str(settings.retry_after_s)},
+        )
 
     return application
 

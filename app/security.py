@@ -23,14 +23,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.settings import Settings, get_settings
+from app.settings import Settings, settings_of
 
 #: Methods that change state: refused from a foreign Origin.
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -98,13 +97,6 @@ def host_allowed(host: str, allowed: tuple[str, ...]) -> bool:
     return False
 
 
-def _settings(scope: Scope) -> Settings:
-    application: Any = scope.get("app")
-    overrides = getattr(application, "dependency_overrides", {})
-    settings: Settings = overrides.get(get_settings, get_settings)()
-    return settings
-
-
 class SecurityMiddleware:
     """Allowed hosts, origin check, relative redirects, Retry-After, security headers."""
 
@@ -115,7 +107,7 @@ class SecurityMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        settings = _settings(scope)
+        settings = settings_of(scope.get("app"))
         headers = Headers(scope=scope)
         host_header = headers.get("host", "")
         host = split_host(host_header)

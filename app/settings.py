@@ -71,6 +71,15 @@ class Settings(BaseSettings):
             "replications x buffer sizes); a larger job gets 422."
         ),
     )
+    max_result_bytes: int = Field(
+        default=134_217_728,
+        ge=1_048_576,
+        le=68_719_476_736,
+        description=(
+            "Most bytes one simulation job's stored results may take (estimated at submission "
+            "from its runs, each run's long series cut to 1,000 points); a larger job gets 422."
+        ),
+    )
     max_replications: int = Field(
         default=100, ge=1, le=10_000, description="Most replications per buffer size in a job."
     )
@@ -191,3 +200,11 @@ def get_settings() -> Settings:
     ``get_settings.cache_clear()`` after changing the environment.
     """
     return Settings()
+
+
+def settings_of(application: Any) -> Settings:
+    """The settings ``application`` runs with: ``get_settings`` or its dependency override (for
+    code outside the routes: middleware, exception handlers)."""
+    overrides = getattr(application, "dependency_overrides", {})
+    settings: Settings = overrides.get(get_settings, get_settings)()
+    return settings

@@ -21,4 +21,11 @@ def serve(host: str, port: int, access_log: bool) -> None:
     """Start the bufsize service (OpenAPI at /docs)."""
     # The simulator is compiled in the background at start (unless BUFSIZE_WARM_SIMULATOR=0).
     os.environ.setdefault("BUFSIZE_WARM_SIMULATOR", "1")
+    from app.settings import get_settings
+    from app.storage import DatabaseUnusable, check_database
+
+    try:
+        check_database(get_settings().database_url)
+    except DatabaseUnusable as exc:
+        raise click.ClickException(str(exc)) from exc
     uvicorn.run("app.main:app", host=host, port=port, access_log=access_log)

@@ -67,6 +67,15 @@ class JobPool:
         self._thread.start()
         self._wake.set()
 
+    def alive(self) -> bool:
+        """Whether the pool dispatches jobs: its thread runs and it has an executor."""
+        return (
+            self._thread is not None
+            and self._thread.is_alive()
+            and self._executor is not None
+            and not self._stopping.is_set()
+        )
+
     def shutdown(self) -> None:
         """Stop dispatching, send running jobs back to the queue and wait for their workers.
 

@@ -22,13 +22,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, func, select, update
+from sqlalchemy import Engine, case, create_engine, event, func, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.jobs.compact import compact_result
 from app.jobs.spec import SimulationSpec
-from app.jobs.tables import ACTIVE, FINAL, Base, Job, JobStatus, RunResult, utcnow
+from app.jobs.tables import ACTIVE, FINAL, Base, Job, JobStatus, RunDetail, RunResult, utcnow
 
 
 class QueueFull(Exception):
@@ -217,11 +218,25 @@ class JobStore:
             return None if job is None else JobView.of(job)
 
     def results(self, spec: SimulationSpec) -> dict[int, dict[str, Any]]:
-        """The stored results of ``spec``'s buffer sizes, by buffer size (missing ones absent)."""
+        """The stored results of ``spec``'s buffer sizes, by buffer size (missing ones absent),
+        without their runs (:meth:`runs`)."""
         keys = {spec.run_key(b): b for b in spec.buffer_packets}
         with self.session() as session:
             rows = session.scalars(select(RunResult).where(RunResult.run_key.in_(list(keys))))
             return {keys[row.run_key]: row.result for row in rows}
+
+    def results_with_runs(self, spec: SimulationSpec) -> dict[int, dict[str, Any]]:
+        """:meth:`results` with each buffer size's ``runs`` (for a check's verdicts)."""
+        return {
+            packets: {**result, "runs": self.runs(spec, packets) or []}
+            for packets, result in self.results(spec).items()
+        }
+
+    def runs(self, spec: SimulationSpec, buffer_packets: int) -> list[dict[str, Any]] | None:
+        """The stored (compacted) runs of one buffer size of ``spec``; None if not stored."""
+        with self.session() as session:
+            row = session.get(RunDetail, spec.run_key(buffer_packets))
+            return None if row is None else list(row.runs)
 
     def cancel(self, job_id: str) -> JobView | None:
         """Cancel a queued job at once; ask a running one to stop at its next progress report.
@@ -361,7 +376,11 @@ class JobStore:
                     Job.cancel_requested.is_(False),
                 )
                 .values(
-                    progress=min(max(fraction, 0.0), 1.0),
+                    # Never backwards: a resumed attempt counts again from its kept results.
+                    progress=case(
+                        (Job.progress > min(max(fraction, 0.0), 1.0), Job.progress),
+                        else_=min(max(fraction, 0.0), 1.0),
+                    ),
                     worker=f"{socket.gethostname()}:{os.getpid()}",
                     updated_at=utcnow(),
                 )
@@ -380,13 +399,18 @@ class JobStore:
                 raise JobCancelled(job_id)
 
     def save_result(self, run_key: str, buffer_packets: int, result: dict[str, Any]) -> None:
-        """Store one buffer size's runs; if another job stored the same runs first, keep those."""
+        """Store one buffer size's result, its runs compacted (``app.jobs.compact``) and kept
+        apart; if another job stored the same runs first, keep those."""
+        summary = compact_result(result)
+        runs = summary.pop("runs", None)
         try:
             with self.session() as session:
                 if session.get(RunResult, run_key) is None:
                     session.add(
-                        RunResult(run_key=run_key, buffer_packets=buffer_packets, result=result)
+                        RunResult(run_key=run_key, buffer_packets=buffer_packets, result=summary)
                     )
+                    if isinstance(runs, list):
+                        session.add(RunDetail(run_key=run_key, runs=runs))
         except IntegrityError:
             pass  # the same run_key means the same runs: the stored copy is as good
 

@@ -60,7 +60,8 @@ class Job(Base):
 
 
 class RunResult(Base):
-    """The replicated runs of one scenario at one buffer size, keyed by :meth:`run_key`."""
+    """The replicated runs of one scenario at one buffer size, keyed by :meth:`run_key`: each
+    measure's mean and confidence interval (the runs themselves are in :class:`RunDetail`)."""
 
     __tablename__ = "simulation_results"
 
@@ -68,3 +69,13 @@ class RunResult(Base):
     buffer_packets: Mapped[int] = mapped_column(Integer)
     result: Mapped[dict[str, Any]]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class RunDetail(Base):
+    """Every replication of one :class:`RunResult`, compacted (``app.jobs.compact``): read only
+    when a client asks for the runs, so a job's status never loads them."""
+
+    __tablename__ = "simulation_runs"
+
+    run_key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    runs: Mapped[list[dict[str, Any]]] = mapped_column(JSON)

@@ -13,9 +13,11 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 
 from app.deps import JobPoolDep, SettingsDep
 from app.errors import invalid, parameters_of
+from app.jobs.compact import stored_bytes_bound
 from app.jobs.store import JobStore, JobView, QueueFull
 from app.jobs.tables import JobStatus
 from app.schemas.simulations import (
+    MAX_BUFFER_SIZES,
     BufferResult,
     SimulationAccepted,
     SimulationJob,
@@ -78,6 +80,16 @@ def create_simulation(
             "duration_s, lower capacity_bps, or ask for fewer replications or buffer sizes",
             value=fields["duration_s"],
         )
+    runs = spec.replications * len(spec.buffer_packets)
+    stored = runs * stored_bytes_bound(max(1, len(scenario.groups)))
+    if stored > settings.max_result_bytes:
+        raise invalid(
+            ("body", "replications"),
+            f"the job's results would take about {stored:,} bytes ({runs} runs of at most "
+            f"{stored // runs:,} bytes each); the limit is {settings.max_result_bytes:,} "
+            "(max_result_bytes): ask for fewer replications or buffer sizes",
+            value=body.replications,
+        )
     try:
         job, reused = pool.submit(spec)
     except QueueFull as exc:
@@ -100,18 +112,29 @@ def create_simulation(
     description="Status (queued, running, succeeded, failed, cancelled), progress from 0 to 1, "
     "what happened last, and the results of every buffer size finished so far: each measure's "
     "mean over the replications and the half-width of its 99% confidence interval. With "
-    "runs=true, every replication's measures too.",
+    "runs=true, every replication's measures too, one buffer size per page (runs_page, from 0, "
+    "in increasing buffer size; runs_pages says how many): each run's long series are cut to "
+    "1,000 points (queue_distribution binned, queue_distribution_bin_packets packets a bin; "
+    "other long lists summarized as <name>_summary).",
     responses={404: {"description": "No job with this id."}},
 )
 def get_simulation(
     job_id: JobId,
     pool: JobPoolDep,
     runs: Annotated[bool, Query(description="Include every replication's measures.")] = False,
+    runs_page: Annotated[
+        int,
+        Query(
+            ge=0,
+            le=MAX_BUFFER_SIZES - 1,
+            description="With runs=true: which buffer size's runs (0: the smallest).",
+        ),
+    ] = 0,
 ) -> SimulationJob:
     job = pool.store.get(job_id)
     if job is None:
         raise HTTPException(status_code=404, detail=f"no simulation job {job_id}")
-    return _job_out(pool.store, job, runs=runs)
+    return _job_out(pool.store, job, runs_page=runs_page if runs else None)
 
 
 @router.delete(
@@ -133,16 +156,22 @@ def cancel_simulation(job_id: JobId, pool: JobPoolDep) -> SimulationJob:
         raise HTTPException(
             status_code=409, detail=f"simulation job {job_id} already {job.status.value}"
         )
-    return _job_out(pool.store, job, runs=False)
+    return _job_out(pool.store, job, runs_page=None)
 
 
-def _job_out(store: JobStore, job: JobView, *, runs: bool) -> SimulationJob:
+def _job_out(store: JobStore, job: JobView, *, runs_page: int | None) -> SimulationJob:
     stored = store.results(job.spec)
+    paged = (
+        job.spec.buffer_packets[runs_page]
+        if runs_page is not None and runs_page < len(job.spec.buffer_packets)
+        else None
+    )
     results = []
     for buffer_packets in sorted(stored):
         result = dict(stored[buffer_packets])
-        if not runs:
-            result.pop("runs", None)
+        result.pop("runs", None)
+        if buffer_packets == paged:
+            result["runs"] = store.runs(job.spec, buffer_packets) or []
         result["buffer_packets"] = buffer_packets
         results.append(BufferResult.model_validate(result))
     return SimulationJob(
@@ -157,4 +186,6 @@ def _job_out(store: JobStore, job: JobView, *, runs: bool) -> SimulationJob:
         request=SimulationSpecOut(**job.spec.to_json()),
         warnings=build_scenario(job.spec.scenario).warnings(),
         results=results,
+        runs_page=runs_page,
+        runs_pages=len(job.spec.buffer_packets) if runs_page is not None else None,
     )

@@ -128,7 +128,7 @@ def create_verification(
         return job
 
     seen: list[JobView] = []
-    run = job_runner(submit, pool.store.results, settings, seen)
+    run = job_runner(submit, pool.store.results_with_runs, settings, seen)
     try:
         if body.search:
             found, outcome = searched(planned, run), None

@@ -409,3 +409,10 @@ class SimulationJob(ResponseModel):
     results: list[BufferResult] = Field(
         description="One entry per finished buffer size, in increasing buffer size."
     )
+    runs_page: int | None = Field(
+        default=None,
+        description="With runs=true: the page shown (the buffer size whose runs are included).",
+    )
+    runs_pages: int | None = Field(
+        default=None, description="With runs=true: pages of runs, one per buffer size."
+    )

@@ -47,10 +47,16 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
 
 
 def wait_until_finished(client: TestClient, job_id: str) -> dict[str, Any]:
+    """The finished job, with every buffer size's runs (runs=true gives one a page)."""
     deadline = time.monotonic() + DEADLINE_S
     while True:
-        job = client.get(f"/v1/simulations/{job_id}", params={"runs": "true"}).json()
+        job = client.get(f"/v1/simulations/{job_id}").json()
         if job["status"] in ("succeeded", "failed", "cancelled"):
+            for page, result in enumerate(job["results"]):
+                params = {"runs": "true", "runs_page": page}
+                paged = client.get(f"/v1/simulations/{job_id}", params=params).json()
+                assert paged["runs_page"] == page
+                result["runs"] = paged["results"][page]["runs"]
             return job
         assert time.monotonic() < deadline, f"job did not finish: {job}"
         time.sleep(0.1)

@@ -76,3 +76,27 @@ def crashing_runner(
     """Kills its own process, as the kernel's out-of-memory killer would."""
     progress(0.1)
     os._exit(9)
+
+
+#: The queue distribution of a run at buffer_packets = 1,000,000: every occupancy visited
+#: (the worst case for storage), the fractions summing to 1.
+WIDE_DISTRIBUTION = [1.0 / 1_000_001] * 1_000_001
+
+
+def wide_runner(
+    scenario: dict[str, Any],
+    buffer_packets: int,
+    replications: int,
+    seed: int,
+    progress: Callable[[float], None],
+) -> dict[str, Any]:
+    """A result the shape of the simulator's, with a million-entry queue distribution and
+    10,000 per-flow throughputs in every run (what a 148-byte request once stored as 100 MB)."""
+    progress(0.5)
+    run = {
+        "utilization": 0.9,
+        "queue_distribution": WIDE_DISTRIBUTION,
+        "per_flow_throughput_bps": [float(i) for i in range(10_000)],
+        "loss_burst_lengths": [1, 2, 3],
+    }
+    return {**_result(buffer_packets, replications, seed), "runs": [run] * replications}
