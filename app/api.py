@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 
+from app.deps import client_of
 from app.routers import (
     device_config,
     flow_level,
@@ -25,7 +26,8 @@ COMMON_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorMessage, "description": "The body could not be read as JSON."},
 }
 
-api_router = APIRouter(prefix="/v1", responses=COMMON_RESPONSES)
+# Every operation names the client (and, with BUFSIZE_API_KEYS, checks its key).
+api_router = APIRouter(prefix="/v1", responses=COMMON_RESPONSES, dependencies=[Depends(client_of)])
 api_router.include_router(rules.router)
 api_router.include_router(queues.router)
 api_router.include_router(flow_level.router)

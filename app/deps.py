@@ -6,9 +6,11 @@ Each alias is ``Annotated[T, Depends(provider)]``; a route names the alias and g
 
 from __future__ import annotations
 
+import hmac
 from typing import Annotated
 
-from fastapi import Depends
+from fastapi import Depends, HTTPException, Request, Security
+from fastapi.security import APIKeyHeader
 
 from app.jobs.lifespan import get_job_pool, get_warmup
 from app.jobs.pool import JobPool
@@ -21,3 +23,54 @@ JobPoolDep = Annotated[JobPool, Depends(get_job_pool)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 #: The start-up compile of the simulator (what a waiting check says meanwhile).
 WarmupDep = Annotated[SimulatorWarmup, Depends(get_warmup)]
+
+#: Methods that read: open by id even when API keys are set.
+READING = frozenset({"GET", "HEAD", "OPTIONS"})
+
+api_key_header = APIKeyHeader(
+    name="X-API-Key",
+    scheme_name="ApiKey",
+    description="Needed on every POST and DELETE under /v1 when the service is started with "
+    "BUFSIZE_API_KEYS; quotas (pending jobs, work) are counted per key.",
+    auto_error=False,
+)
+job_token_header = APIKeyHeader(
+    name="X-Job-Token",
+    scheme_name="JobToken",
+    description="The capability token returned (once) by the POST that created the job; "
+    "cancelling needs it. Reading a job needs only its id.",
+    auto_error=False,
+)
+
+
+def client_of(
+    request: Request,
+    settings: SettingsDep,
+    key: Annotated[str | None, Security(api_key_header)] = None,
+) -> str:
+    """Who sends the request, for quotas: ``key:<name>`` with API keys, else ``address:<ip>``.
+
+    With ``BUFSIZE_API_KEYS`` set, a POST or DELETE without a valid key gets 401.
+    """
+    if not settings.api_keys:
+        return f"address:{request.client.host if request.client else 'unknown'}"
+    name = None
+    for secret, key_name in settings.key_names.items():
+        if key is not None and hmac.compare_digest(key.encode(), secret.encode()):
+            name = key_name
+    if name is None:
+        if request.method in READING:
+            return "anonymous reader"
+        raise HTTPException(
+            status_code=401,
+            detail="this service needs an API key: send it in the X-API-Key header "
+            "(BUFSIZE_API_KEYS)",
+            headers={"WWW-Authenticate": 'ApiKey header="X-API-Key"'},
+        )
+    return f"key:{name}"
+
+
+#: The client a request counts against (see :func:`client_of`).
+ClientDep = Annotated[str, Depends(client_of)]
+#: The capability token of the job a request acts on, if sent.
+JobTokenDep = Annotated[str | None, Security(job_token_header)]

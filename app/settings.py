@@ -118,6 +118,34 @@ class Settings(BaseSettings):
         ),
     )
 
+    api_keys: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(),
+        description=(
+            "API keys, comma-separated, each 'name:secret' (or a bare secret, named by its "
+            "first 4 characters): when set, every POST and DELETE under /v1 needs one in the "
+            "X-API-Key header (401 without), and quotas are counted per key. Unset: open, and "
+            "quotas are counted per client address."
+        ),
+    )
+    max_pending_jobs_per_client: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000,
+        description=(
+            "Simulation jobs one client (API key, or address without keys) may have queued or "
+            "running; one more is refused with 429. Unset: half of max_pending_jobs (rounded "
+            "up), so one client never takes the whole queue."
+        ),
+    )
+    max_pending_packets_per_client: int | None = Field(
+        default=None,
+        ge=1_000,
+        description=(
+            "Bottleneck packets of one client's queued and running jobs together (the work "
+            "quota); a job that would pass it gets 429. Unset: no work quota beyond "
+            "max_packets_per_job per job."
+        ),
+    )
     allowed_hosts: Annotated[tuple[str, ...], NoDecode] = Field(
         default=("127.0.0.1", "localhost"),
         description=(
@@ -152,6 +180,36 @@ class Settings(BaseSettings):
             "jobs wait in the queue, saying so, until it is done."
         ),
     )
+
+    @field_validator("api_keys", mode="before")
+    @classmethod
+    def _key_list(cls, value: Any) -> tuple[str, ...]:
+        entries = value.split(",") if isinstance(value, str) else list(value)
+        keys = tuple(str(entry).strip() for entry in entries if str(entry).strip())
+        for entry in keys:
+            secret = entry.split(":", 1)[1] if ":" in entry else entry
+            if len(secret) < 16:
+                raise ValueError(
+                    "api_keys: each secret must be at least 16 characters (e.g. the output of "
+                    "'python -c \"import secrets; print(secrets.token_urlsafe())\"')"
+                )
+        return keys
+
+    @property
+    def key_names(self) -> dict[str, str]:
+        """``{secret: name}`` of :attr:`api_keys`."""
+        names = {}
+        for entry in self.api_keys:
+            name, secret = entry.split(":", 1) if ":" in entry else (entry[:4] + "…", entry)
+            names[secret] = name
+        return names
+
+    @property
+    def client_pending_jobs(self) -> int:
+        """:attr:`max_pending_jobs_per_client`, or its default (half the queue, rounded up)."""
+        if self.max_pending_jobs_per_client is not None:
+            return self.max_pending_jobs_per_client
+        return max(1, -(-self.max_pending_jobs // 2))
 
     @field_validator("database_url")
     @classmethod

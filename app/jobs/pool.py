@@ -26,7 +26,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from app.jobs.spec import SimulationSpec
-from app.jobs.store import JobStore, JobView
+from app.jobs.store import ClientQuota, JobStore, JobView
 from app.jobs.worker import Runner, die_with_service, execute_job
 from app.settings import Settings
 
@@ -123,15 +123,24 @@ class JobPool:
 
     # ----- the web process's calls -------------------------------------------------------------
 
-    def submit(self, spec: SimulationSpec) -> tuple[JobView, bool]:
-        """Queue ``spec`` (or reuse the identical job); raises ``QueueFull``."""
-        job, reused = self.store.submit(spec, self.settings.max_pending_jobs)
+    def submit(
+        self, spec: SimulationSpec, client: str = "", packets: int = 0
+    ) -> tuple[JobView, bool, str | None]:
+        """Queue ``spec`` for ``client`` (or reuse the identical job); raises ``QueueFull``
+        (``ClientQuotaFull`` past the client's share). Returns the job, whether it was reused
+        and the new job's capability token."""
+        quota = ClientQuota(
+            client=client,
+            max_jobs=self.settings.client_pending_jobs,
+            max_packets=self.settings.max_pending_packets_per_client,
+        )
+        job, reused, token = self.store.submit(spec, self.settings.max_pending_jobs, quota, packets)
         if not reused:
             self._wake.set()
-        return job, reused
+        return job, reused, token
 
-    def cancel(self, job_id: str) -> JobView | None:
-        job = self.store.cancel(job_id)
+    def cancel(self, job_id: str, token: str | None) -> JobView | None:
+        job = self.store.cancel(job_id, token)
         self._wake.set()
         return job
 

@@ -12,7 +12,10 @@ and the workers can write to it at once; PostgreSQL needs nothing special.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
+import secrets
 import socket
 import threading
 import uuid
@@ -22,9 +25,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine, case, create_engine, event, func, select, update
+from sqlalchemy import Engine, case, create_engine, event, func, inspect, select, update
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.jobs.compact import compact_result
@@ -42,6 +45,32 @@ class QueueFull(Exception):
         )
         self.pending = pending
         self.limit = limit
+
+
+class ClientQuotaFull(QueueFull):
+    """No room for one more pending job of this client (its share of the queue is used)."""
+
+    def __init__(self, client: str, what: str) -> None:
+        Exception.__init__(self, f"{client} already has {what}; retry when one finishes")
+        self.client = client
+
+
+class NotOwner(Exception):
+    """The capability token given does not open this job."""
+
+
+def token_key(token: str) -> str:
+    """What the store keeps of a job's capability token: its SHA-256."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ClientQuota:
+    """One client's share of the queue: its pending jobs and their packets at most."""
+
+    client: str
+    max_jobs: int
+    max_packets: int | None = None
 
 
 class JobStopped(Exception):
@@ -102,6 +131,26 @@ class JobView:
         )
 
 
+def _check_quota(session: Session, quota: ClientQuota, packets: int) -> None:
+    jobs, work = session.execute(
+        select(func.count(), func.coalesce(func.sum(Job.packets), 0)).where(
+            Job.status.in_(ACTIVE), Job.client == quota.client
+        )
+    ).one()
+    if jobs >= quota.max_jobs:
+        raise ClientQuotaFull(
+            quota.client,
+            f"{jobs} jobs queued or running, its share (max_pending_jobs_per_client="
+            f"{quota.max_jobs})",
+        )
+    if quota.max_packets is not None and work + packets > quota.max_packets:
+        raise ClientQuotaFull(
+            quota.client,
+            f"{work:,} packets of jobs queued or running and this job adds {packets:,}; its "
+            f"share is {quota.max_packets:,} (max_pending_packets_per_client)",
+        )
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _connection_record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
@@ -150,6 +199,27 @@ def make_engine(database_url: str) -> Engine:
     return create_engine(url, pool_pre_ping=True)
 
 
+def _add_missing_columns(engine: Engine) -> None:
+    """Columns added to the jobs table since a store was created (owner_key, client, packets)."""
+    table = Base.metadata.tables[Job.__tablename__]
+    present = {column["name"] for column in inspect(engine).get_columns(table.name)}
+    for column in table.columns:
+        if column.name in present:
+            continue
+        kind = column.type.compile(engine.dialect)
+        default = " DEFAULT 0" if column.name == "packets" else ""
+        try:
+            with engine.begin() as connection:
+                connection.exec_driver_sql(
+                    f"ALTER TABLE {table.name} ADD COLUMN {column.name} {kind}{default}"
+                )
+        except (OperationalError, ProgrammingError):
+            # Another process (a worker starting) added it first.
+            names = {c["name"] for c in inspect(engine).get_columns(table.name)}
+            if column.name not in names:
+                raise
+
+
 class JobStore:
     """Jobs and results in the database at ``database_url`` (tables created if missing)."""
 
@@ -157,6 +227,7 @@ class JobStore:
         self.database_url = database_url
         self.engine = make_engine(database_url)
         Base.metadata.create_all(self.engine)
+        _add_missing_columns(self.engine)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         # Serialises "count the pending jobs, then add one" within this process.
         self._admission = threading.Lock()
@@ -171,12 +242,20 @@ class JobStore:
 
     # ----- the web process -------------------------------------------------------------------
 
-    def submit(self, spec: SimulationSpec, max_pending: int) -> tuple[JobView, bool]:
+    def submit(
+        self,
+        spec: SimulationSpec,
+        max_pending: int,
+        quota: ClientQuota | None = None,
+        packets: int = 0,
+    ) -> tuple[JobView, bool, str | None]:
         """Reuse the job that asked for the same runs, or queue a new one.
 
-        Returns the job and whether it was reused. A job that failed or was cancelled is not
-        reused: the request runs again. Raises :class:`QueueFull` when a new job would exceed
-        ``max_pending`` queued or running jobs.
+        Returns the job, whether it was reused, and the new job's capability token (None for a
+        reused job: an identical request shares the results, not the right to cancel). A job
+        that failed or was cancelled is not reused: the request runs again. Raises
+        :class:`QueueFull` when a new job would exceed ``max_pending`` queued or running jobs,
+        :class:`ClientQuotaFull` when it would exceed the client's ``quota``.
         """
         request_hash = spec.request_hash
         with self._admission, self.session() as session:
@@ -190,12 +269,15 @@ class JobStore:
                 .limit(1)
             ).first()
             if existing is not None:
-                return JobView.of(existing), True
+                return JobView.of(existing), True, None
             pending = session.scalar(
                 select(func.count()).select_from(Job).where(Job.status.in_(ACTIVE))
             )
             if pending is not None and pending >= max_pending:
                 raise QueueFull(pending, max_pending)
+            if quota is not None:
+                _check_quota(session, quota, packets)
+            token = secrets.token_urlsafe(24)
             job = Job(
                 id=uuid.uuid4().hex,
                 request_hash=request_hash,
@@ -205,12 +287,15 @@ class JobStore:
                 attempt=0,
                 restarts=0,
                 cancel_requested=False,
+                owner_key=token_key(token),
+                client=None if quota is None else quota.client,
+                packets=packets,
                 created_at=utcnow(),
                 updated_at=utcnow(),
             )
             session.add(job)
             session.flush()
-            return JobView.of(job), False
+            return JobView.of(job), False, token
 
     def get(self, job_id: str) -> JobView | None:
         with self.session() as session:
@@ -238,15 +323,22 @@ class JobStore:
             row = session.get(RunDetail, spec.run_key(buffer_packets))
             return None if row is None else list(row.runs)
 
-    def cancel(self, job_id: str) -> JobView | None:
+    def cancel(self, job_id: str, token: str | None) -> JobView | None:
         """Cancel a queued job at once; ask a running one to stop at its next progress report.
 
-        A job already finished is left as it is.
+        ``token`` must be the job's capability token (:class:`NotOwner` otherwise). A job
+        already finished is left as it is.
         """
         with self.session() as session:
             job = session.get(Job, job_id, with_for_update=True)
             if job is None:
                 return None
+            if (
+                token is None
+                or job.owner_key is None
+                or not hmac.compare_digest(token_key(token), job.owner_key)
+            ):
+                raise NotOwner(job_id)
             if job.status == JobStatus.QUEUED:
                 job.status = JobStatus.CANCELLED
                 job.cancel_requested = True

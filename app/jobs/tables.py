@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, ClassVar
 
-from sqlalchemy import JSON, DateTime, Integer, String, Text
+from sqlalchemy import JSON, BigInteger, DateTime, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -51,6 +51,13 @@ class Job(Base):
     # Times the job was found running at start-up (the service stopped under it).
     restarts: Mapped[int] = mapped_column(Integer, default=0)
     cancel_requested: Mapped[bool] = mapped_column(default=False)
+    # SHA-256 of the capability token returned to the job's submitter: cancelling needs the
+    # token (None for a job made before tokens existed: nobody can cancel it through the API).
+    owner_key: Mapped[str | None] = mapped_column(String(64), default=None)
+    # Who submitted it (an API key's name, or the client's address), for per-client quotas.
+    client: Mapped[str | None] = mapped_column(String(255), default=None, index=True)
+    # Bottleneck packets the job simulates (the estimate at submission), for the work quota.
+    packets: Mapped[int] = mapped_column(BigInteger, default=0)
     message: Mapped[str | None] = mapped_column(Text, default=None)
     worker: Mapped[str | None] = mapped_column(String(255), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -11,10 +11,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 
-from app.deps import JobPoolDep, SettingsDep
+from app.deps import ClientDep, JobPoolDep, JobTokenDep, SettingsDep
 from app.errors import invalid, parameters_of
 from app.jobs.compact import stored_bytes_bound
-from app.jobs.store import JobStore, JobView, QueueFull
+from app.jobs.store import JobStore, JobView, NotOwner, QueueFull
 from app.jobs.tables import JobStatus
 from app.schemas.simulations import (
     MAX_BUFFER_SIZES,
@@ -47,10 +47,13 @@ JobId = Annotated[
     status_code=202,
     summary="Start a simulation job",
     description="Queue a packet-simulation job: the scenario at each buffer size, replicated. "
-    "Answers 202 with the job's id at once; poll GET /v1/simulations/{id}. An identical request "
-    "(same scenario in SI units, buffer sizes, replications and seed) reuses the earlier job and "
-    "its result. 413 if the body is too large; 422 naming the field if the job is invalid or over "
-    "the packet or replication limits; 429 with Retry-After if too many jobs are pending.",
+    "Answers 202 with the job's id and its token (keep it: DELETE needs it) at once; poll GET "
+    "/v1/simulations/{id}. An identical request (same scenario in SI units, buffer sizes, "
+    "replications and seed) reuses the earlier job and its result, without its token: it "
+    "shares the results, not the right to cancel. 429 also when this client (API key, or "
+    "address) already has its share of the queue. 413 if the body is too large; 422 naming "
+    "the field if the job is invalid or over the packet, replication or result-size limits; "
+    "429 with Retry-After if too many jobs are pending.",
     responses={
         413: {"description": "Request body over max_body_bytes."},
         429: {"description": "Too many jobs queued or running; retry after Retry-After seconds."},
@@ -62,6 +65,7 @@ def create_simulation(
     response: Response,
     pool: JobPoolDep,
     settings: SettingsDep,
+    client: ClientDep,
 ) -> SimulationAccepted:
     fields = body.scenario.model_dump()
     with parameters_of("scenario"):
@@ -91,7 +95,7 @@ def create_simulation(
             value=body.replications,
         )
     try:
-        job, reused = pool.submit(spec)
+        job, reused, token = pool.submit(spec, client, packets)
     except QueueFull as exc:
         raise HTTPException(
             status_code=429, detail=str(exc), headers={"Retry-After": str(settings.retry_after_s)}
@@ -101,6 +105,7 @@ def create_simulation(
         id=job.id,
         status=job.status.value,
         reused=reused,
+        token=token,
         estimated_packets=packets,
         warnings=scenario.warnings(),
     )
@@ -141,15 +146,32 @@ def get_simulation(
     "/{job_id}",
     summary="Cancel a simulation job",
     description="A queued job is cancelled at once; a running one stops at its next progress "
-    "report (within about a second) and then reads 'cancelled'. 409 if the job already "
-    "finished.",
+    "report (within about a second) and then reads 'cancelled'. Needs the job's token "
+    "(X-Job-Token, returned by the POST that created it): 401 without, 403 with another. 409 "
+    "if the job already finished.",
     responses={
+        401: {"description": "No X-Job-Token sent."},
+        403: {"description": "The token is not this job's."},
         404: {"description": "No job with this id."},
         409: {"description": "The job already succeeded or failed."},
     },
 )
-def cancel_simulation(job_id: JobId, pool: JobPoolDep) -> SimulationJob:
-    job = pool.cancel(job_id)
+def cancel_simulation(job_id: JobId, pool: JobPoolDep, token: JobTokenDep) -> SimulationJob:
+    try:
+        job = pool.cancel(job_id, token)
+    except NotOwner as exc:
+        if token is None:
+            raise HTTPException(
+                status_code=401,
+                detail="cancelling needs the job's token in X-Job-Token (returned by the POST "
+                "that created the job)",
+                headers={"WWW-Authenticate": 'ApiKey header="X-Job-Token"'},
+            ) from exc
+        raise HTTPException(
+            status_code=403,
+            detail=f"this token does not open simulation job {job_id}: only its submitter "
+            "may cancel it",
+        ) from exc
     if job is None:
         raise HTTPException(status_code=404, detail=f"no simulation job {job_id}")
     if job.status in (JobStatus.SUCCEEDED, JobStatus.FAILED):

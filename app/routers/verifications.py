@@ -26,7 +26,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import Field
 
-from app.deps import JobPoolDep, SettingsDep, WarmupDep
+from app.deps import ClientDep, JobPoolDep, SettingsDep, WarmupDep
 from app.errors import invalid
 from app.jobs.store import JobView, QueueFull
 from app.jobs.tables import JobStatus
@@ -97,6 +97,7 @@ def create_verification(
     pool: JobPoolDep,
     warmup: WarmupDep,
     settings: SettingsDep,
+    client: ClientDep,
 ) -> VerificationOut:
     link, targets = body.to_domain()
     planned = plan_verification(
@@ -118,7 +119,7 @@ def create_verification(
                 value=body.replications,
             )
         try:
-            job, _ = pool.submit(job_plan.spec)
+            job, _, _ = pool.submit(job_plan.spec, client, job_plan.packets)
         except QueueFull as exc:
             raise HTTPException(
                 status_code=429,

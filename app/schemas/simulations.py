@@ -332,6 +332,11 @@ class SimulationAccepted(ResponseModel):
     id: str = Field(description="Job id; poll GET /v1/simulations/{id}.")
     status: JobStatusName
     reused: bool = Field(description="True if an identical request's job (and result) is reused.")
+    token: str | None = Field(
+        default=None,
+        description="The job's capability token, given once: send it as X-Job-Token to cancel. "
+        "Null when an identical request's job is reused (its submitter keeps control).",
+    )
     estimated_packets: int = Field(
         ge=0, description="Bottleneck packets the job simulates (simulator's estimate)."
     )

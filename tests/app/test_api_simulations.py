@@ -42,6 +42,9 @@ def job_settings(database: Path, **limits: Any) -> Settings:
         "max_packets_per_job": 10**12,
         "stale_job_after_s": 0.0,
         "dask_scheduler": None,
+        # One TestClient is one client: its share is the whole queue here (tests of the
+        # per-client share set it).
+        "max_pending_jobs_per_client": 10_000,
     }
     values.update(limits)
     return Settings(**values)
@@ -104,12 +107,13 @@ def test_job_runs_in_the_background_and_reports_results(tmp_path: Path) -> None:
 def test_cancelled_job_stops_and_its_process_ends(tmp_path: Path) -> None:
     with service(job_settings(tmp_path / "jobs.db"), runners.stepped_runner) as client:
         # 100,000 steps of 20 ms: far longer than the test, so only cancelling ends it.
-        job_id = client.post("/v1/simulations", json=request_body(steps=100_000)).json()["id"]
+        created = client.post("/v1/simulations", json=request_body(steps=100_000)).json()
+        job_id, owner = created["id"], {"X-Job-Token": created["token"]}
         running = wait_for(client, job_id, lambda j: j["status"] == "running" and j["progress"] > 0)
         pid = _worker_pid(tmp_path / "jobs.db", job_id)
         assert psutil.pid_exists(pid)
 
-        answer = client.delete(f"/v1/simulations/{job_id}")
+        answer = client.delete(f"/v1/simulations/{job_id}", headers=owner)
         assert answer.status_code == 200
         assert answer.json()["cancel_requested"] is True
         job = wait_for(client, job_id, finished)
@@ -122,7 +126,8 @@ def test_cancelled_job_stops_and_its_process_ends(tmp_path: Path) -> None:
             assert time.monotonic() < deadline, f"worker {pid} still alive after cancelling"
             time.sleep(0.05)
         # Cancelling again is harmless; a finished job cannot be cancelled.
-        assert client.delete(f"/v1/simulations/{job_id}").json()["status"] == "cancelled"
+        again = client.delete(f"/v1/simulations/{job_id}", headers=owner)
+        assert again.json()["status"] == "cancelled"
 
 
 def test_queued_job_is_cancelled_at_once(tmp_path: Path) -> None:
@@ -132,18 +137,23 @@ def test_queued_job_is_cancelled_at_once(tmp_path: Path) -> None:
         second = client.post("/v1/simulations", json=request_body(steps=100_000, seed=2)).json()
         # One worker, busy with the first job: the second waits in the queue.
         assert client.get(f"/v1/simulations/{second['id']}").json()["status"] == "queued"
-        cancelled = client.delete(f"/v1/simulations/{second['id']}").json()
+        cancelled = client.delete(
+            f"/v1/simulations/{second['id']}", headers={"X-Job-Token": second["token"]}
+        ).json()
         assert cancelled["status"] == "cancelled"
         assert cancelled["started_at"] is None
-        client.delete(f"/v1/simulations/{first['id']}")
+        client.delete(f"/v1/simulations/{first['id']}", headers={"X-Job-Token": first["token"]})
         assert wait_for(client, first["id"], finished)["status"] == "cancelled"
 
 
 def test_finished_job_cannot_be_cancelled(tmp_path: Path) -> None:
     with service(job_settings(tmp_path / "jobs.db"), runners.quick_runner) as client:
-        job_id = client.post("/v1/simulations", json=request_body()).json()["id"]
+        created = client.post("/v1/simulations", json=request_body()).json()
+        job_id = created["id"]
         assert wait_for(client, job_id, finished)["status"] == "succeeded"
-        answer = client.delete(f"/v1/simulations/{job_id}")
+        answer = client.delete(
+            f"/v1/simulations/{job_id}", headers={"X-Job-Token": created["token"]}
+        )
         assert answer.status_code == 409
         assert "already succeeded" in answer.json()["detail"]
 
@@ -172,10 +182,12 @@ def test_job_whose_worker_process_keeps_dying_fails_with_the_reason(tmp_path: Pa
 def test_queue_full_gets_429_with_retry_after(tmp_path: Path) -> None:
     settings = job_settings(tmp_path / "jobs.db", workers=1, max_pending_jobs=2, retry_after_s=7)
     with service(settings, runners.stepped_runner) as client:
-        ids = [
-            client.post("/v1/simulations", json=request_body(steps=100_000, seed=seed)).json()["id"]
+        created = [
+            client.post("/v1/simulations", json=request_body(steps=100_000, seed=seed)).json()
             for seed in (1, 2)
         ]
+        ids = [job["id"] for job in created]
+        tokens = {job["id"]: {"X-Job-Token": job["token"]} for job in created}
         answer = client.post("/v1/simulations", json=request_body(steps=100_000, seed=3))
         assert answer.status_code == 429
         assert answer.headers["retry-after"] == "7"
@@ -187,14 +199,15 @@ def test_queue_full_gets_429_with_retry_after(tmp_path: Path) -> None:
             "id": ids[1],
             "status": again.json()["status"],
             "reused": True,
+            "token": None,  # the results are shared, not the right to cancel
             "estimated_packets": 0,
             "warnings": [],
         }
         # Room again once a job is cancelled.
-        client.delete(f"/v1/simulations/{ids[1]}")
+        client.delete(f"/v1/simulations/{ids[1]}", headers=tokens[ids[1]])
         assert client.post("/v1/simulations", json=request_body(seed=4)).status_code == 202
         for job_id in ids:
-            client.delete(f"/v1/simulations/{job_id}")
+            client.delete(f"/v1/simulations/{job_id}", headers=tokens[job_id])
             wait_for(client, job_id, finished)
 
 
@@ -310,7 +323,7 @@ def _job_left_running(settings: Settings) -> str:
     """A job in the state a crashed service leaves: running, no worker alive."""
     store = JobStore(settings.database_url)
     spec = SimulationSpec.create({"duration_s": 1.0, "warmup_s": 0.0}, [4], 1, 1)
-    job, _ = store.submit(spec, max_pending=10)
+    job, _, _ = store.submit(spec, max_pending=10)
     assert store.claim(1) == [(job.id, 1)]
     store.close()
     return job.id

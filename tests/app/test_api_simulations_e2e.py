@@ -97,12 +97,13 @@ def test_real_run_is_cancelled_through_its_progress_reports(client: TestClient) 
         "replications": 1,
         "seed": 1,
     }
-    job_id = client.post("/v1/simulations", json=body).json()["id"]
+    created = client.post("/v1/simulations", json=body).json()
+    job_id = created["id"]
     deadline = time.monotonic() + DEADLINE_S
     while client.get(f"/v1/simulations/{job_id}").json()["progress"] == 0.0:
         assert time.monotonic() < deadline, "the run never reported progress"
         time.sleep(0.05)
-    client.delete(f"/v1/simulations/{job_id}")
+    client.delete(f"/v1/simulations/{job_id}", headers={"X-Job-Token": created["token"]})
     job = wait_until_finished(client, job_id)
     assert job["status"] == "cancelled", job
     assert job["results"] == []
