@@ -15,13 +15,18 @@ RUN useradd --create-home --uid 10001 bufsize \
     && mkdir /data \
     && chown bufsize /data
 COPY --from=build /opt/bufsize /opt/bufsize
+# README, "Exposing bufsize": the container listens on all its interfaces, but answers only the
+# allowed hosts (publish it as -p 127.0.0.1:8000:8000, or set BUFSIZE_ALLOWED_HOSTS to the name a
+# reverse proxy serves, and BUFSIZE_API_KEYS to require keys).
 ENV PATH=/opt/bufsize/bin:$PATH \
     BUFSIZE_DATABASE_URL=sqlite:////data/bufsize.sqlite3 \
+    BUFSIZE_ALLOWED_HOSTS=127.0.0.1,localhost \
     NUMBA_CACHE_DIR=/tmp/numba-cache
 USER 10001
 WORKDIR /home/bufsize
 VOLUME ["/data"]
 EXPOSE 8000
+# Readiness: the database takes a write, /tmp takes a file, the job pool runs.
 HEALTHCHECK --interval=30s --timeout=3s \
-    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2)"]
+    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/readyz', timeout=2)"]
 CMD ["bufsize", "serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -45,8 +45,10 @@ class TracePending(Exception):
 class TraceJobs:
     """The trace jobs of this process and the thread that runs them."""
 
-    def __init__(self, max_pending: int) -> None:
+    def __init__(self, max_pending: int, workers: int | None = None) -> None:
         self.max_pending = max_pending
+        #: Worker processes of a check's simulator runs (the service's BUFSIZE_WORKERS).
+        self.workers = workers
         self.jobs: dict[str, TraceJob] = {}
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="trace")
@@ -68,7 +70,12 @@ class TraceJobs:
         return self.jobs.get(job_id)
 
     def shutdown(self) -> None:
+        """Drop the queued jobs and stop a running check's simulator processes (the service
+        is stopping: nothing it started may outlive it)."""
+        from validation.sweeps import stop_all
+
         self._executor.shutdown(wait=False, cancel_futures=True)
+        stop_all()
 
     def _run(self, job: TraceJob) -> None:
         from validation.traces import TraceFormatError
@@ -92,6 +99,7 @@ class TraceJobs:
                 progress=progress,
                 stage=reading_again,
                 verify_progress=verifying,
+                workers=self.workers,
             ).doc
             job.result = doc
             job.message = summary(doc)

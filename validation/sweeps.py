@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
+from validation.lifeline import die_with_service
 from validation.simulator import Scenario, simulate
 
 #: Measures of a run that a sweep returns (floats; see validation.simulator.RunResult).
@@ -91,8 +93,50 @@ def executor(scheduler: str | None = None, workers: int | None = None) -> Iterat
     context = multiprocessing.get_context("forkserver")
     # The fork server compiles (or loads) the simulator's core once; the workers inherit it.
     context.set_forkserver_preload(["validation.sweeps", "validation.warm_core"])
-    with ProcessPoolExecutor(max_workers=workers or default_workers(), mp_context=context) as pool:
+    # Each worker dies with this process (kill -9 included): no sweep computes for nobody.
+    pool = ProcessPoolExecutor(
+        max_workers=workers or default_workers(),
+        mp_context=context,
+        initializer=die_with_service,
+        initargs=(os.getpid(),),
+    )
+    with _LIVE_LOCK:
+        _LIVE.add(pool)
+    try:
         yield pool
+    except BaseException:
+        _stop(pool)
+        raise
+    else:
+        pool.shutdown(wait=True)
+    finally:
+        with _LIVE_LOCK:
+            _LIVE.discard(pool)
+
+
+#: The local sweep pools running in this process (for :func:`stop_all`).
+_LIVE: set[ProcessPoolExecutor] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Stop ``pool`` now: queued runs dropped, running ones killed (a run is not interruptible;
+    ``ProcessPoolExecutor`` has no public way to stop its workers before Python 3.14)."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in list(getattr(pool, "_processes", {}).values()):
+        process.kill()
+
+
+def stop_all() -> int:
+    """Stop every local sweep pool of this process (a service shutting down); returns how many.
+
+    The sweeps' callers see their runs fail (``BrokenProcessPool``) and return.
+    """
+    with _LIVE_LOCK:
+        pools = list(_LIVE)
+    for pool in pools:
+        _stop(pool)
+    return len(pools)
 
 
 def run_tasks(

@@ -47,6 +47,9 @@ async def jobs_lifespan(application: FastAPI) -> AsyncIterator[None]:
         yield
     finally:
         application.state.job_pool = None
+        traces = getattr(application.state, "trace_jobs", None)
+        if traces is not None:  # trace checks' simulator processes stop with the service
+            traces.shutdown()
         await run_in_threadpool(pool.shutdown)
 
 

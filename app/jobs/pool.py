@@ -27,8 +27,9 @@ from typing import Any
 
 from app.jobs.spec import SimulationSpec
 from app.jobs.store import ClientQuota, JobStore, JobView
-from app.jobs.worker import Runner, die_with_service, execute_job
+from app.jobs.worker import Runner, execute_job
 from app.settings import Settings
+from validation.lifeline import die_with_service
 
 logger = logging.getLogger(__name__)
 

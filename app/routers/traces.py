@@ -61,7 +61,7 @@ def trace_jobs(request: Request, settings: SettingsDep) -> TraceJobs:
     state = request.app.state
     jobs = getattr(state, "trace_jobs", None)
     if jobs is None:
-        jobs = TraceJobs(settings.max_pending_jobs)
+        jobs = TraceJobs(settings.max_pending_jobs, settings.workers)
         state.trace_jobs = jobs
     return jobs
 

@@ -134,12 +134,14 @@ def run_trace(
     progress: Callable[[float], None] | None = None,
     stage: Callable[[str, float], None] | None = None,
     verify_progress: Progress | None = None,
+    workers: int | None = None,
 ) -> TraceResult:
     """Estimates, the BSCL size and (with ``options.verify``) its simulation check.
 
     The check is :func:`validation.verify.verify` of the BSCL size (``size=("bscl", ⌈B⌉)``)
     on the link the estimates describe (:func:`validation.traces.sizing.link_from_estimates`),
-    the same check as ``bufsize recommend --verify``.
+    the same check as ``bufsize recommend --verify``, its simulator runs in ``workers``
+    processes (default: every CPU; the service gives its BUFSIZE_WORKERS).
     """
     from validation.traces import estimate_trace, open_trace
     from validation.traces.sizing import size_from_estimates
@@ -178,6 +180,7 @@ def run_trace(
         seed=options.seed,
         size=("bscl", math.ceil(sizing.buffer_packets)),
         progress=verify_progress,
+        workers=workers,
     )
     out["verification"] = checked.to_dict()
     return TraceResult(out, est, checked)

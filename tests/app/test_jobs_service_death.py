@@ -106,7 +106,7 @@ class Service:
         self.process = subprocess.Popen(
             [*argv, "--no-access-log"], env=env, stdout=self.log, stderr=subprocess.STDOUT
         )
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # a loaded machine starts it slowly
         while True:
             assert self.process.poll() is None, log.read_text()
             try:
