@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from fastapi_standalone_docs import StandaloneDocs
@@ -91,7 +93,32 @@ def create_app() -> FastAPI:
             headers=None if ready else {"Retry-After": str(settings.retry_after_s)},
         )
 
+    _optional_api_key(application)
     return application
+
+
+def _optional_api_key(application: FastAPI) -> None:
+    """The OpenAPI document's security: an operation's API key (``ApiKey``) is optional, as it
+    is unless the service is started with BUFSIZE_API_KEYS, and every other scheme it names (the
+    job token of DELETE) is required with or without it. FastAPI lists the schemes of an
+    operation as alternatives; this states the requirement as it is."""
+    generate = application.openapi
+
+    def openapi() -> dict[str, Any]:
+        if application.openapi_schema is not None:
+            return application.openapi_schema
+        schema = generate()
+        for operations in schema.get("paths", {}).values():
+            for operation in operations.values():
+                if not isinstance(operation, dict) or "security" not in operation:
+                    continue
+                names = {name for requirement in operation["security"] for name in requirement}
+                required: dict[str, list[str]] = {n: [] for n in sorted(names - {"ApiKey"})}
+                operation["security"] = [{"ApiKey": [], **required}, required]
+        application.openapi_schema = schema
+        return schema
+
+    application.openapi = openapi  # type: ignore[method-assign]
 
 
 app = create_app()

@@ -26,6 +26,7 @@ def settings(tmp_path: Path) -> Settings:
         database_url=f"sqlite:///{tmp_path / 'jobs.db'}",
         workers=1,
         max_pending_jobs=2,
+        max_pending_jobs_per_client=2,  # one TestClient is one client; the queue is its own
         max_body_bytes=2048,
         max_replications=10,
         max_packets_per_job=1_000_000,
