@@ -674,13 +674,27 @@ def _summarize(
     # link's queue; a timeout, where the handshake's ACK or the first flight was lost): the
     # handshake, taken as its first data packet left, and the first-round spacing the kernel
     # measures all the same (its sample columns). The shorter one holds less besides the RTT.
+    # A first-round spacing no longer than two of the flow's own mean packet spacings, and
+    # under a quarter of its handshake, is the spacing a slower link after this one put
+    # between its packets (a flight cut after its first packet), not a round trip: the
+    # handshake stays (a handshake is at most the RTT plus this link's queue or a timeout).
+    spacing = (fs[:, F["last_s"]] - fs[:, F["first_s"]]) / np.maximum(fi[:, I["packets"]] - 1, 1)
+    slower_link = 0
     for index, value in handshake.items():
         if index < n and source[index] == "handshake":
-            if raw[index] < value:
+            paced = raw[index] <= 2.0 * spacing[index] and raw[index] < value / 4.0
+            if raw[index] < value and not paced:
                 source[index] = "first_round"
                 rtt[index] = fs[index, F["first_round_rtt_s"]]
             else:
+                slower_link += int(raw[index] < value)
                 raw[index], at[index] = value, fs[index, F["first_s"]]
+    if slower_link:
+        notes.append(
+            f"{slower_link} flows' first-round spacing was no longer than two of their own "
+            "packet spacings and under a quarter of their handshake: the spacing of a slower "
+            "link after this one, not a round trip; their handshake RTT is used"
+        )
     restart = fs[:, F["restart_raw_s"]]
     restarted = (
         (fi[:, I["first_flight_drops"]] > 0) & np.isfinite(restart) & (source != "handshake")
