@@ -159,6 +159,8 @@
   // ----- check by simulation -------------------------------------------------------------------
   const plan = data.simulation;
   const startButton = document.getElementById("simulate");
+  const searchButton = document.getElementById("search");
+  let searching = false; // the running request asks for the search (validation/size_search.py)
   const cancelButton = document.getElementById("cancel");
   const bar = document.getElementById("sim-progress");
   const status = document.getElementById("sim-status");
@@ -177,6 +179,7 @@
     jobId = null;
     running = false;
     startButton.disabled = false;
+    searchButton.disabled = false;
     cancelButton.hidden = true;
   }
 
@@ -247,12 +250,36 @@
         result.verdict !== "met");
   }
 
+  // The search's answer: every size tried in the table, the size found (or why none) above it.
+  function showSearch(found) {
+    const table = document.getElementById("sim-verdicts");
+    const body = table.querySelector("tbody");
+    body.replaceChildren(...found.tried.map((t) => {
+      const row = document.createElement("tr");
+      const head = document.createElement("th");
+      head.scope = "row";
+      head.textContent = t.buffer_packets === found.found_packets ? "found"
+        : (t.buffer_packets === found.smaller_packets ? "one step smaller" : "tried");
+      row.appendChild(head);
+      cell(row, t.buffer_packets.toLocaleString(), true);
+      cell(row, withCi(t.check, "utilization"), true);
+      cell(row, withCi(t.check, "loss_rate"), true);
+      cell(row, withCi(t.check, "queue_delay_p99_s", 1000), true);
+      cell(row, "targets " + t.check.verdict + " (" + t.check.replications + " runs): " +
+        t.check.reason);
+      return row;
+    }));
+    table.hidden = found.tried.length === 0;
+    say("Search done: " + found.reason, found.found_packets === null);
+  }
+
   // The one call to the verification API: starts the check, and polls by sending it again.
   async function verify() {
     let answer, body;
     try {
       answer = await fetch("/v1/verifications", {
-        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(plan.request),
+        method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(searching ? { ...plan.request, search: true } : plan.request),
       });
       body = await answer.json();
     } catch (err) {
@@ -268,7 +295,8 @@
     jobId = body.id;
     bar.value = body.progress;
     if (answer.status === 200) {
-      show(body.verification);
+      if (searching) showSearch(body.search);
+      else show(body.verification);
       finish();
     } else if (body.status === "failed" || body.status === "cancelled") {
       say("The simulation " + body.status + ": " + (body.message || "no reason given"), true);
@@ -283,7 +311,18 @@
   }
 
   function startSimulation() {
+    searching = false;
+    start();
+  }
+
+  function startSearch() {
+    searching = true;
+    start();
+  }
+
+  function start() {
     startButton.disabled = true;
+    searchButton.disabled = true;
     bar.hidden = false;
     bar.value = 0;
     running = true;
@@ -319,6 +358,8 @@
   }
 
   startButton.addEventListener("click", startSimulation);
+  searchButton.addEventListener("click", startSearch);
   cancelButton.addEventListener("click", cancelSimulation);
   startButton.disabled = false; // enabled once this script can run it
+  searchButton.disabled = false;
 })();

@@ -489,3 +489,30 @@ def test_a_link_that_cannot_be_scaled_faithfully_says_why_at_once(
     for chart in charts_drawn(page):
         assert not [t for t in chart["traces"] if t["name"].startswith("simulated")], chart
     page_log.assert_clean()
+
+
+def test_search_finds_the_smallest_size_and_shows_every_size_tried(
+    page: Page, live_server: LiveServer, page_log: PageLog
+) -> None:
+    # The check offers the search by simulation (POST /v1/verifications with search: true,
+    # validation/size_search.py): a small link so that it ends in seconds, 2 Mb/s, 100 ms,
+    # 4 flows behind 100 Mb/s access links. The table lists each size tried, the size found
+    # (or why none) is the status line.
+    query = "capacity=2+Mbit/s&rtt=100+ms&packet=1000+B&flows=4&access=100+Mbit/s"
+    page.goto(f"{live_server.url}/?{query}")
+    expect(page.locator("#recommendation")).to_be_visible()
+    wait_for_charts(page)
+    page.locator("#search").click()
+    status = page.locator("#sim-status")
+    expect(status).to_contain_text("Search done", timeout=SIMULATION_TIMEOUT_MS)
+    rows = page.locator("#sim-verdicts tbody tr")
+    assert rows.count() >= 2
+    heads = page.locator("#sim-verdicts tbody th").all_inner_texts()
+    text = status.inner_text()
+    if "is the smallest size found to meet every target" in text:
+        assert "found" in heads and "one step smaller" in heads, heads
+    else:
+        assert "no size" in text or "does not meet the delay target" in text, text
+    expect(page.locator("#simulate")).to_be_enabled()
+    expect(page.locator("#search")).to_be_enabled()
+    page_log.assert_clean()
