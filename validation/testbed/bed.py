@@ -16,7 +16,8 @@ Measures after a warm-up (:class:`Measurement`), counted by the port between two
 utilization = IP bytes sent / (rate · time); loss = drops / arrivals; each sent packet's
 wait before its transmission (mean and 99th percentile, as the simulator measures its
 queueing delay); each flow's throughput (bytes sent from its source port); each flow's
-congestion control as the kernel reports it and its smallest RTT sample (``ss -ti``).
+congestion control as the kernel reports it and its smallest RTT sample (``ss -ti``); the
+senders' retransmission timeouts, loss probes and recoveries (``TCP_COUNTERS``).
 
 Removal: the namespaces' processes are killed and the namespaces deleted (with them every
 veth and TUN device) when the :class:`Testbed` context ends, whatever ends it: a return, an
@@ -54,6 +55,15 @@ PORTS_PER_RUN = 1000
 TUN_QUEUE_PACKETS = 100_000
 TOOLS = ("ip", "tc", "ss", "ethtool")
 _REPO = Path(__file__).resolve().parents[2]
+#: The senders' TcpExt counters a measurement reports (their change over the measured time).
+TCP_COUNTERS = (
+    "TCPTimeouts",
+    "TCPLossProbes",
+    "TCPLostRetransmit",
+    "TCPSackRecovery",
+    "TCPFastRetrans",
+    "TCPSpuriousRTOs",
+)
 
 
 class TestbedUnavailable(RuntimeError):
@@ -101,6 +111,7 @@ class Measurement:
     probe_rtt_s: list[float]
     wall_s: float
     kernel: str = field(default_factory=lambda: os.uname().release)
+    tcp_counters: dict[str, int] = field(default_factory=dict)
 
     def group_share(self, group: str) -> float:
         """Share of the flows' total throughput that ``group``'s flows got (a ratio)."""
@@ -307,6 +318,16 @@ class Testbed:
                         total[f"{link['ifname']} {way}"] = int(stats[way]["dropped"])
         return total
 
+    def _tcp_counters(self) -> dict[str, int]:
+        """The senders' namespace's TcpExt counters (``/proc/net/netstat``): timeouts, loss
+        probes, lost retransmissions, recoveries."""
+        lines = self._ns("snd", "cat", "/proc/net/netstat").splitlines()
+        for names, values in zip(lines[0::2], lines[1::2], strict=False):
+            if names.startswith("TcpExt:"):
+                pairs = zip(names.split()[1:], values.split()[1:], strict=True)
+                return {k: int(v) for k, v in pairs if k in TCP_COUNTERS}
+        return {}
+
     def _flows_seen(self, ports: dict[int, int]) -> dict[int, dict[str, Any]]:
         """``ss -ti`` in the sender's namespace: per source port, cc and minrtt."""
         shown = self._ns("snd", "ss", "-tinH", "state", "established")
@@ -360,10 +381,11 @@ class Testbed:
             )  # fmt: skip
             time.sleep(warmup_s)
             self._check_running(sender)
-            before_other = self._other_drops()
+            before_other, before_tcp = self._other_drops(), self._tcp_counters()
             forwarder.send_signal(signal.SIGUSR1)
             time.sleep(measure_s)
             forwarder.send_signal(signal.SIGUSR2)
+            after_tcp = self._tcp_counters()
             seen = self._flows_seen(ports)
             after_other = self._other_drops()
             try:
@@ -388,9 +410,11 @@ class Testbed:
             for k, n in after_other.items()
             if n != before_other.get(k, 0)
         }
-        return self._measurement(
+        measurement = self._measurement(
             flows, ports, counted, seen, other_drops, probe_rtt_s, time.monotonic() - started
         )
+        measurement.tcp_counters = {k: n - before_tcp.get(k, 0) for k, n in after_tcp.items()}
+        return measurement
 
     @staticmethod
     def _check_running(sender: subprocess.Popen[str]) -> None:
