@@ -59,6 +59,9 @@ def test_the_testbed_passes_its_checks_measures_a_point_and_is_removed() -> None
                 break
         assert run_problems(point) == []
         assert point.flow_cc == ["cubic"] * 4
+        # The senders' TcpExt counters were read at both ends of the measured time.
+        assert set(point.tcp_counters) >= {"TCPTimeouts", "TCPLostRetransmit"}
+        assert min(point.tcp_counters.values()) >= 0
         # No flow saw a round trip shorter than its path's (the delay line holds every ACK);
         # 1 ms of slack: some of the kernel's samples come from the timestamp option, whose
         # clock ticks in milliseconds (a 21.33 ms path has shown minrtt 21).
