@@ -233,7 +233,11 @@ class Testbed:
             _run(["ip", "netns", "del", name])
         self._made.clear()
         if self._sink is not None:
-            self._sink.wait()
+            self._sink.kill()  # gone with its namespace already, as a rule
+            try:
+                self._sink.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
             self._sink = None
         shutil.rmtree(self._workdir, ignore_errors=True)
         try:
