@@ -81,13 +81,7 @@ def run_kernel_verification(
     p = plan(
         link, rec, targets, replications=opts["kernel_runs"], seed=opts["seed"]
     ).fast_access_only()
-    bar: list[ProgressBar] = []
-
-    def progress(done: int, total: int) -> None:
-        if not bar:
-            bar.append(ProgressBar(steps=total, started_s=0.0))
-        bar[0].report(done, 0.0, f"kernel testbed: {done}/{total} runs")
-
+    bar, progress = _with_bar("kernel testbed")
     try:
         return verify_kernel(p, opts["kernel_runs"], progress=progress)
     except KernelRefusal as refused:
