@@ -5,7 +5,7 @@ Each line is reviewed: the name is read by a framework or a library, not by our 
 
 from app.cli.lazy import LazyGroup
 from app.jobs.tables import Base
-from app.web.fields import Field
+from app.web.fields import FormField
 from app.web.form import Submission
 from app.web.view import ResultView
 from models import device
@@ -19,7 +19,7 @@ LazyGroup.format_commands  # click calls it to write the command list of --help
 Base.type_annotation_map  # SQLAlchemy's declarative base reads it
 DerivedInputs.bottlenecked_flows_used  # serialized by to_dict (dataclasses.asdict)
 WhatIf.assumption  # serialized by to_dict (dataclasses.asdict)
-Field.help  # app/templates/index.html shows it under each input
+FormField.help  # app/templates/index.html shows it under each input
 ResultView.sentence_packets  # the fields below are read by app/templates/index.html
 ResultView.sentence_bytes
 ResultView.sentence_ms

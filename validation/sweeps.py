@@ -84,11 +84,11 @@ def executor(scheduler: str | None = None, workers: int | None = None) -> Iterat
     if address:
         from distributed import Client
 
-        client = Client(address, set_as_default=False)  # type: ignore[no-untyped-call]
+        client = Client(address, set_as_default=False)
         try:
-            yield client.get_executor()  # type: ignore[no-untyped-call]
+            yield client.get_executor()
         finally:
-            client.close()  # type: ignore[no-untyped-call]
+            client.close()
         return
     context = multiprocessing.get_context("forkserver")
     # The fork server compiles (or loads) the simulator's core once; the workers inherit it.

@@ -102,7 +102,7 @@ class JobPool:
         if self.settings.dask_scheduler:
             from distributed import Client
 
-            self._client = Client(  # type: ignore[no-untyped-call]
+            self._client = Client(
                 self.settings.dask_scheduler, set_as_default=False
             )
             executor: Executor = self._client.get_executor(pure=False)

@@ -245,7 +245,7 @@ def _agreed(
 
 
 @njit(cache=True)
-def _seed(ring_t, ring_prev, tail, head, lag, t, i):  # type: ignore[no-untyped-def]
+def _seed(ring_t, ring_prev, tail, head, lag, t, i):
     """The lags from a drop of flow i at t to the flow's departures in the ring, sorted."""
     n = 0
     k = tail[i]
@@ -264,7 +264,7 @@ def _seed(ring_t, ring_prev, tail, head, lag, t, i):  # type: ignore[no-untyped-
 
 
 @njit(cache=True)
-def _reseed(  # type: ignore[no-untyped-def]
+def _reseed(
     ring_t,
     ring_prev,
     tail,
@@ -292,7 +292,7 @@ def _reseed(  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _advance(  # type: ignore[no-untyped-def]
+def _advance(
     ring_t,
     ring_prev,
     tail,

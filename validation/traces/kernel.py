@@ -255,7 +255,7 @@ def busy_start(
 
 
 @njit(cache=True)
-def less_queue(raw_s, queue_s):  # type: ignore[no-untyped-def]
+def less_queue(raw_s, queue_s):
     """RTT sample(s) ``raw_s`` less the queueing delay ``queue_s`` in them, kept at no less
     than ``MIN_RTT_SHARE`` of the sample (scalars or arrays)."""
     return np.maximum(raw_s - queue_s, MIN_RTT_SHARE * raw_s)

@@ -70,12 +70,12 @@ def supported_list() -> str:
 
 
 @njit(cache=True)
-def _u16(buf, at):  # type: ignore[no-untyped-def]
+def _u16(buf, at):
     return (np.int64(buf[at]) << 8) | buf[at + 1]
 
 
 @njit(cache=True)
-def _version_at(buf, pos, end):  # type: ignore[no-untyped-def]
+def _version_at(buf, pos, end):
     """(pos, 4 or 6) when an IP header starts at ``pos``; (pos, 0) otherwise."""
     if pos >= end:
         return pos, 0
@@ -86,7 +86,7 @@ def _version_at(buf, pos, end):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _ppp(buf, pos, end):  # type: ignore[no-untyped-def]
+def _ppp(buf, pos, end):
     """The IP header after a PPP protocol field at ``pos`` (RFC 1661 §2: 0x0021 IPv4, 0x0057
     IPv6; one byte when compressed, RFC 1661 §6.5)."""
     if pos >= end:
@@ -107,7 +107,7 @@ def _ppp(buf, pos, end):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def ethertype_ip(buf, pos, end, ether):  # type: ignore[no-untyped-def]
+def ethertype_ip(buf, pos, end, ether):
     """The IP header of a payload of type ``ether`` at ``pos``: through VLAN tags, MPLS labels
     and a PPPoE session header; (pos, 0) when it is not IP."""
     for _ in range(_MAX_LAYERS):
@@ -139,7 +139,7 @@ def ethertype_ip(buf, pos, end, ether):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def ip_header(buf, d, end, link):  # type: ignore[no-untyped-def]
+def ip_header(buf, d, end, link):
     """Where the IP header of the packet at ``buf[d:end]`` starts and its version (4 or 6);
     version 0 when the packet is not IP (or its link header is cut short)."""
     if link == 1:  # Ethernet

@@ -82,7 +82,7 @@ _INTS = 8
 
 
 @njit(cache=True)
-def _clip(px, py, nv, a, b, c, ox, oy):  # type: ignore[no-untyped-def]
+def _clip(px, py, nv, a, b, c, ox, oy):
     """Clip the convex polygon (px, py)[:nv] to a·x + b·y <= c; the vertices into (ox, oy).
     Returns their number (-1: more than the arrays hold)."""
     out = 0
@@ -107,7 +107,7 @@ def _clip(px, py, nv, a, b, c, ox, oy):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _solve(px, py, nv):  # type: ignore[no-untyped-def]
+def _solve(px, py, nv):
     """(a0, P): P the middle of the polygon's P range, a0 the middle of its a0 range there."""
     p_low, p_high = py[0], py[0]
     for i in range(1, nv):
@@ -128,7 +128,7 @@ def _solve(px, py, nv):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _close(r, rf, ri, px, py, q_time, rec, waits, full_s):  # type: ignore[no-untyped-def]
+def _close(r, rf, ri, px, py, q_time, rec, waits, full_s):
     """End flow ``r``'s stretch: the waits at the sample times recorded in it."""
     stretch = ri[r, _STRETCH]
     ok = ri[r, _N] >= MIN_STRETCH and ri[r, _DEAD] == 0 and ri[r, _NV] >= 1
@@ -149,7 +149,7 @@ def _close(r, rf, ri, px, py, q_time, rec, waits, full_s):  # type: ignore[no-un
 
 
 @njit(cache=True)
-def _point(r, y, lo, hi, t_dep, rf, ri, px, py, tx, ty, spacings, q_time, rec, waits, full_s):  # type: ignore[no-untyped-def]
+def _point(r, y, lo, hi, t_dep, rf, ri, px, py, tx, ty, spacings, q_time, rec, waits, full_s):
     """One packet (its arrival bounds lo <= a <= hi, and y the latest it can be) of flow ``r``,
     ``t_dep`` its departure (NaN: a drop)."""
     if ri[r, _N] > 0:
@@ -206,7 +206,7 @@ def _point(r, y, lo, hi, t_dep, rf, ri, px, py, tx, ty, spacings, q_time, rec, w
 
 
 @njit(cache=True)
-def _flush(r, until, rf, ri, px, py, tx, ty, spacings, pending, q_time, rec, waits, full_s):  # type: ignore[no-untyped-def]
+def _flush(r, until, rf, ri, px, py, tx, ty, spacings, pending, q_time, rec, waits, full_s):
     """Place flow ``r``'s own drops whose time plus Q is no later than ``until``."""
     n = ri[r, _NPEND]
     used = 0
@@ -220,7 +220,7 @@ def _flush(r, until, rf, ri, px, py, tx, ty, spacings, pending, q_time, rec, wai
 
 
 @njit(cache=True)
-def advance(  # type: ignore[no-untyped-def]
+def advance(
     time_s,
     flow,
     size_bytes,
@@ -286,7 +286,7 @@ def advance(  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def finish(rf, ri, px, py, tx, ty, spacings, pending, q_time, rec, waits, full_s):  # type: ignore[no-untyped-def]
+def finish(rf, ri, px, py, tx, ty, spacings, pending, q_time, rec, waits, full_s):
     """Place the drops still waiting and end every flow's stretch."""
     for r in range(ri.shape[0]):
         _flush(r, np.inf, rf, ri, px, py, tx, ty, spacings, pending, q_time, rec, waits, full_s)

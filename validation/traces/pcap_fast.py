@@ -39,7 +39,7 @@ def flow_key(src: bytes, dst: bytes, ports: bytes, proto: int) -> bytes:
 
 
 @njit(cache=True)
-def record_offsets(buf, start, little, out):  # type: ignore[no-untyped-def]
+def record_offsets(buf, start, little, out):
     """Offsets of the whole records in ``buf`` from ``start``; (count, end of the last)."""
     n = 0
     pos = start
@@ -109,12 +109,12 @@ def decode(buf: np.ndarray, data: np.ndarray, caplen: np.ndarray, link: int) -> 
 
 
 @njit(cache=True)
-def _u16(buf, at):  # type: ignore[no-untyped-def]
+def _u16(buf, at):
     return (np.int64(buf[at]) << 8) | buf[at + 1]
 
 
 @njit(cache=True)
-def _decode(  # type: ignore[no-untyped-def]
+def _decode(
     buf, data, caplen, link, is_ip, key, length, tcp, seq, flags, payload
 ):
     """The IP and TCP fields of each packet (see the module docstring); a packet cut by the
@@ -199,7 +199,7 @@ class TcpState:
 
 
 @njit(cache=True)
-def track_tcp(  # type: ignore[no-untyped-def]
+def track_tcp(
     flow,
     tcp,
     seq,

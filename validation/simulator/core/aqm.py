@@ -19,7 +19,7 @@ from validation.simulator.layout import FlowCount, GlobalFloat, GlobalInt
 
 
 @jit
-def aqm_signal(sp, t, flow, size, may_mark):  # type: ignore[no-untyped-def]
+def aqm_signal(sp, t, flow, size, may_mark):
     """Signal congestion on a packet of ``flow`` at t: CE_FLAG when it is marked (the caller
     keeps it), -1 when it is dropped (counted as a drop and, apart, as an AQM drop).
 

@@ -125,7 +125,7 @@ MAX_QUANTUM_PACKETS = 127.0
 
 
 @jit
-def bbr_start(sp, t, f):  # type: ignore[no-untyped-def]
+def bbr_start(sp, t, f):
     """A new transfer: Startup, RTprop = the handshake's RTT, no bandwidth sample [bbr_init]."""
     s = sp[0]
     ff, fi = s.ff, s.fi
@@ -153,7 +153,7 @@ def bbr_start(sp, t, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def bbr_on_send(sp, t, f, seg, outstanding):  # type: ignore[no-untyped-def]
+def bbr_on_send(sp, t, f, seg, outstanding):
     """Packet ``seg`` is (re)sent; ``outstanding`` packets were out before [tcp_rate_skb_sent]."""
     s = sp[0]
     ff, fi = s.ff, s.fi
@@ -172,7 +172,7 @@ def bbr_on_send(sp, t, f, seg, outstanding):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _set_pacing_rate(sp, f, rate):  # type: ignore[no-untyped-def]
+def _set_pacing_rate(sp, f, rate):
     """Set the pacing rate and its gap (the rate changes on few ACKs; a packet is sent on
     most, and the gap it needs would be a division on the way to the next send time)."""
     s = sp[0]
@@ -186,13 +186,13 @@ def _set_pacing_rate(sp, f, rate):  # type: ignore[no-untyped-def]
 
 
 @jit
-def bbr_pacing_gap(sp, f):  # type: ignore[no-untyped-def]
+def bbr_pacing_gap(sp, f):
     """Seconds from one paced packet to the next: 1 / pacing rate."""
     return sp[0].ff[f * FLOW_FLOATS + FlowFloat.BBR_PACING_GAP_S]
 
 
 @jit
-def _delivered_one(sp, f, seq, chosen):  # type: ignore[no-untyped-def]
+def _delivered_one(sp, f, seq, chosen):
     """Packet ``seq`` is newly delivered: it is the sample's packet if it is the first of the
     ACK or was sent no earlier than the last one taken [tcp_rate_skb_delivered]."""
     s = sp[0]
@@ -207,7 +207,7 @@ def _delivered_one(sp, f, seq, chosen):  # type: ignore[no-untyped-def]
 
 
 @jit
-def bbr_ack_sample(sp, t, f, cum, sack_seq, in_flight):  # type: ignore[no-untyped-def]
+def bbr_ack_sample(sp, t, f, cum, sack_seq, in_flight):
     """Before the sender processes an ACK (cumulative ``cum``, SACK of ``sack_seq`` if >= cum):
     count the newly delivered packets and form the rate and RTT samples [tcp_rate_gen]."""
     s = sp[0]
@@ -254,7 +254,7 @@ def bbr_ack_sample(sp, t, f, cum, sack_seq, in_flight):  # type: ignore[no-untyp
 
 
 @jit
-def bbr_lost(sp, f, lo, hi):  # type: ignore[no-untyped-def]
+def bbr_lost(sp, f, lo, hi):
     """Packets in [lo, hi) not SACKed are newly deemed lost: they count in this ACK's losses."""
     s = sp[0]
     wmask = s.gi[GlobalInt.WINDOW_MASK]
@@ -267,7 +267,7 @@ def bbr_lost(sp, f, lo, hi):  # type: ignore[no-untyped-def]
 
 
 @jit
-def bbr_save_cwnd(sp, f):  # type: ignore[no-untyped-def]
+def bbr_save_cwnd(sp, f):
     """Remember cwnd before recovery, a timeout or ProbeRTT [bbr_save_cwnd]."""
     s = sp[0]
     ff, fi = s.ff, s.fi
@@ -285,7 +285,7 @@ def bbr_save_cwnd(sp, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def bbr_on_timeout(sp, f):  # type: ignore[no-untyped-def]
+def bbr_on_timeout(sp, f):
     """A retransmission timeout: save cwnd, restart the full-pipe count [bbr_set_state]."""
     s = sp[0]
     bbr_save_cwnd(sp, f)
@@ -294,7 +294,7 @@ def bbr_on_timeout(sp, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _inflight(sp, f, bw, gain):  # type: ignore[no-untyped-def]
+def _inflight(sp, f, bw, gain):
     """ceil(gain · bw · RTprop) plus the quantization allowance [bbr_inflight]."""
     s = sp[0]
     ff, fi = s.ff, s.fi
@@ -312,7 +312,7 @@ def _inflight(sp, f, bw, gain):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _advance_cycle(sp, f):  # type: ignore[no-untyped-def]
+def _advance_cycle(sp, f):
     s = sp[0]
     b = f * FLOW_INTS
     s.fi[b + FlowInt.BBR_CYCLE_INDEX] = (s.fi[b + FlowInt.BBR_CYCLE_INDEX] + 1) % CYCLE_LENGTH
@@ -321,7 +321,7 @@ def _advance_cycle(sp, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _reset_mode(sp, f):  # type: ignore[no-untyped-def]
+def _reset_mode(sp, f):
     """Startup if the pipe was never full, else ProbeBW at a random phase [bbr_reset_mode]."""
     s = sp[0]
     b = f * FLOW_INTS
@@ -334,7 +334,7 @@ def _reset_mode(sp, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def bbr_on_ack(sp, t, f, in_flight):  # type: ignore[no-untyped-def]
+def bbr_on_ack(sp, t, f, in_flight):
     """After the sender processed an ACK (``in_flight`` now): update the model and the state,
     then the pacing rate and cwnd [bbr_main]."""
     s = sp[0]

@@ -74,7 +74,7 @@ REUSE_INTERVALS = 16.0
 
 
 @jit
-def codel_ok_to_signal(sp, t, sojourn_s, backlog_bytes):  # type: ignore[no-untyped-def]
+def codel_ok_to_signal(sp, t, sojourn_s, backlog_bytes):
     """RFC 8289 ``dodequeue``'s test: has the sojourn time been above TARGET for INTERVAL?
 
     ``backlog_bytes`` are the bytes left in the queue once the packet is taken out.
@@ -90,7 +90,7 @@ def codel_ok_to_signal(sp, t, sojourn_s, backlog_bytes):  # type: ignore[no-unty
 
 
 @jit
-def _dodequeue(sp, t):  # type: ignore[no-untyped-def]
+def _dodequeue(sp, t):
     """Take the oldest waiting packet: (its ring offset or -1 when empty, OK to drop)."""
     s = sp[0]
     g, gi, qf = s.g, s.gi, s.qf
@@ -105,7 +105,7 @@ def _dodequeue(sp, t):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _signal(sp, t, q):  # type: ignore[no-untyped-def]
+def _signal(sp, t, q):
     """Signal the dequeued packet at ring offset q; True when it was dropped (it leaves),
     False when it was marked CE (its tag carries the mark to the receiver)."""
     s = sp[0]
@@ -121,7 +121,7 @@ def _signal(sp, t, q):  # type: ignore[no-untyped-def]
 
 
 @jit
-def codel_dequeue(sp, t):  # type: ignore[no-untyped-def]
+def codel_dequeue(sp, t):
     """RFC 8289 ``dequeue`` at t (the link is free): the ring offset of the packet to send
     (-1: none), after the drops the control law calls for."""
     s = sp[0]
@@ -157,7 +157,7 @@ def codel_dequeue(sp, t):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _start(sp, t):  # type: ignore[no-untyped-def]
+def _start(sp, t):
     """The link is free at t: dequeue (CoDel) and start sending; the departure is an event."""
     s = sp[0]
     q = codel_dequeue(sp, t)
@@ -178,7 +178,7 @@ def _start(sp, t):  # type: ignore[no-untyped-def]
 
 
 @jit
-def codel_arrive(sp, t, f, epoch, seq, size, flags):  # type: ignore[no-untyped-def]
+def codel_arrive(sp, t, f, epoch, seq, size, flags):
     """Queue the packet (or drop it at the full buffer); start sending if the link is free.
 
     As on the drop-tail FIFO, an accepted ECN-capable packet may also be marked CE by the
@@ -211,7 +211,7 @@ def codel_arrive(sp, t, f, epoch, seq, size, flags):  # type: ignore[no-untyped-
 
 
 @jit
-def codel_depart(sp, t):  # type: ignore[no-untyped-def]
+def codel_depart(sp, t):
     """The packet in transmission leaves: count it, schedule its delivery, send the next."""
     end_service(sp, t)
     _start(sp, t)

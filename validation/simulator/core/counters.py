@@ -24,7 +24,7 @@ COUNTS = len(FlowCount)
 
 
 @jit
-def account_occupancy(sp, t):  # type: ignore[no-untyped-def]
+def account_occupancy(sp, t):
     """Add the time since the last change to the bin of the current queue length."""
     s = sp[0]
     g, gi = s.g, s.gi
@@ -37,7 +37,7 @@ def account_occupancy(sp, t):  # type: ignore[no-untyped-def]
 
 
 @jit
-def account_departure(sp, t, tx, size, t_arr, flow):  # type: ignore[no-untyped-def]
+def account_departure(sp, t, tx, size, t_arr, flow):
     """Count a departure at t of ``size`` bytes of ``flow`` sent in ``tx`` s, arrived at t_arr."""
     s = sp[0]
     g, gi = s.g, s.gi
@@ -60,7 +60,7 @@ def account_departure(sp, t, tx, size, t_arr, flow):  # type: ignore[no-untyped-
 
 
 @jit
-def record(sp, t, flow, size, dropped):  # type: ignore[no-untyped-def]
+def record(sp, t, flow, size, dropped):
     """Append a row to the packet trace."""
     s = sp[0]
     k = s.gi[GlobalInt.TRACE_ROWS]
@@ -74,7 +74,7 @@ def record(sp, t, flow, size, dropped):  # type: ignore[no-untyped-def]
 
 
 @jit
-def accepted(sp, t):  # type: ignore[no-untyped-def]
+def accepted(sp, t):
     """A packet was accepted: close the run of drops before it."""
     s = sp[0]
     gi = s.gi
@@ -86,7 +86,7 @@ def accepted(sp, t):  # type: ignore[no-untyped-def]
 
 
 @jit
-def drop(sp, t, flow, size):  # type: ignore[no-untyped-def]
+def drop(sp, t, flow, size):
     """Count a packet of ``flow`` dropped at t."""
     s = sp[0]
     gi = s.gi
@@ -101,7 +101,7 @@ def drop(sp, t, flow, size):  # type: ignore[no-untyped-def]
 
 
 @jit
-def end_service(sp, t):  # type: ignore[no-untyped-def]
+def end_service(sp, t):
     """The packet in transmission leaves a port whose departures are events (fair queueing,
     CoDel): count it, schedule its delivery half an RTT later; the caller starts the next."""
     s = sp[0]

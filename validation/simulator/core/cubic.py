@@ -59,7 +59,7 @@ ALPHA_CUBIC = 3.0 * (1.0 - BETA_CUBIC) / (1.0 + BETA_CUBIC)
 
 
 @jit
-def cubic_start(sp, f):  # type: ignore[no-untyped-def]
+def cubic_start(sp, f):
     """A new transfer: no W_max, no epoch."""
     s = sp[0]
     a = f * FLOW_FLOATS
@@ -70,7 +70,7 @@ def cubic_start(sp, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def cubic_reduce(sp, f):  # type: ignore[no-untyped-def]
+def cubic_reduce(sp, f):
     """A congestion event (§4.6-4.7): update W_max, end the epoch; return the new ssthresh."""
     s = sp[0]
     ff = s.ff
@@ -85,7 +85,7 @@ def cubic_reduce(sp, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def cubic_increase(sp, t, f, acked):  # type: ignore[no-untyped-def]
+def cubic_increase(sp, t, f, acked):
     """Congestion avoidance on an ACK of ``acked`` new segments (§4.2-4.5)."""
     s = sp[0]
     ff = s.ff

@@ -54,7 +54,7 @@ DCTCP_ALPHA_INIT = 1.0
 
 
 @jit
-def dctcp_start(sp, f):  # type: ignore[no-untyped-def]
+def dctcp_start(sp, f):
     """A new transfer: α at its initial value, an empty observation window."""
     s = sp[0]
     a = f * FLOW_FLOATS
@@ -65,7 +65,7 @@ def dctcp_start(sp, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def dctcp_update_alpha(sp, f, cum, newly, ece):  # type: ignore[no-untyped-def]
+def dctcp_update_alpha(sp, f, cum, newly, ece):
     """RFC 8257 §3.3 steps 1-8 on an ACK of everything below ``cum`` (``newly`` new packets)."""
     s = sp[0]
     ff = s.ff
@@ -86,7 +86,7 @@ def dctcp_update_alpha(sp, f, cum, newly, ece):  # type: ignore[no-untyped-def]
 
 
 @jit
-def dctcp_reduce(sp, f):  # type: ignore[no-untyped-def]
+def dctcp_reduce(sp, f):
     """RFC 8257 §3.3 step 9: the new ssthresh (and cwnd) on ECE, cwnd·(1 − α/2), >= 2."""
     s = sp[0]
     a = f * FLOW_FLOATS

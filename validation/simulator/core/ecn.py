@@ -75,7 +75,7 @@ from validation.simulator.layout import (
 
 
 @jit
-def ecn_start(sp, f):  # type: ignore[no-untyped-def]
+def ecn_start(sp, f):
     """A new transfer: no ECE reduction yet, receiver state 0, no CWR to send, DCTCP's α."""
     s = sp[0]
     b = f * FLOW_INTS
@@ -86,14 +86,14 @@ def ecn_start(sp, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def ecn_capable(sp, f):  # type: ignore[no-untyped-def]
+def ecn_capable(sp, f):
     """Whether packets of flow ``f`` (``FLOWS``: background, open loop) are ECN-capable."""
     s = sp[0]
     return f < s.gi[GlobalInt.FLOWS] and s.fi[f * FLOW_INTS + FlowInt.ECN_MODE] != EcnMode.OFF
 
 
 @jit
-def count_mark(sp, t, f):  # type: ignore[no-untyped-def]
+def count_mark(sp, t, f):
     """Count a CE mark of a packet of flow ``f`` at time t."""
     s = sp[0]
     if t >= s.g[GlobalFloat.WARMUP_S]:
@@ -102,7 +102,7 @@ def count_mark(sp, t, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def mark_on_arrival(sp, t, f, count, queued_bytes):  # type: ignore[no-untyped-def]
+def mark_on_arrival(sp, t, f, count, queued_bytes):
     """CE_FLAG if the port marks an accepted arrival of flow ``f`` that found ``count`` packets
     (``queued_bytes`` bytes) at the port, else 0."""
     s = sp[0]
@@ -119,7 +119,7 @@ def mark_on_arrival(sp, t, f, count, queued_bytes):  # type: ignore[no-untyped-d
 
 
 @jit
-def mark_or_drop(sp, t, f, size):  # type: ignore[no-untyped-def]
+def mark_or_drop(sp, t, f, size):
     """An AQM's congestion signal: CE_FLAG for an ECN-capable packet (counted as a mark), or
     -1 after dropping any other (counted as a drop); the caller keeps a marked packet."""
     if ecn_capable(sp, f):
@@ -130,7 +130,7 @@ def mark_or_drop(sp, t, f, size):  # type: ignore[no-untyped-def]
 
 
 @jit
-def receiver_ce(sp, t, f, flags):  # type: ignore[no-untyped-def]
+def receiver_ce(sp, t, f, flags):
     """Update the receiver's ECE state for an arriving packet with ``flags``; return True if
     in-order packets waiting for a delayed ACK must first be acknowledged with the old state
     (DCTCP's state change, RFC 8257 §3.2)."""
@@ -152,7 +152,7 @@ def receiver_ce(sp, t, f, flags):  # type: ignore[no-untyped-def]
 
 
 @jit
-def dctcp_flip(sp, f):  # type: ignore[no-untyped-def]
+def dctcp_flip(sp, f):
     """DCTCP's receiver after the flush: DCTCP.CE takes the new packet's CE."""
     s = sp[0]
     b = f * FLOW_INTS
@@ -160,7 +160,7 @@ def dctcp_flip(sp, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def ecn_on_ack(sp, t, f, cum, newly, ece):  # type: ignore[no-untyped-def]
+def ecn_on_ack(sp, t, f, cum, newly, ece):
     """The sender's reaction to an ACK of everything below ``cum`` (``newly`` new packets)
     carrying ECE or not (see the module docstring)."""
     s = sp[0]

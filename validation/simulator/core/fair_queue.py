@@ -33,7 +33,7 @@ FQF = len(FqFloat)
 
 
 @jit
-def _fq_next(sp):  # type: ignore[no-untyped-def]
+def _fq_next(sp):
     """DRR: choose the next packet; returns its flow or -1 (its fields go to the SERVICE_*)."""
     s = sp[0]
     g, gi, fqq, fqi, fqf, fqa = s.g, s.gi, s.fqq, s.fqi, s.fqf, s.fqa
@@ -80,7 +80,7 @@ def _fq_next(sp):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _fq_start(sp, t):  # type: ignore[no-untyped-def]
+def _fq_start(sp, t):
     """Start transmitting the next packet, if any (its departure is a heap event)."""
     s = sp[0]
     f = _fq_next(sp)
@@ -94,7 +94,7 @@ def _fq_start(sp, t):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _fq_remove_active(sp, victim):  # type: ignore[no-untyped-def]
+def _fq_remove_active(sp, victim):
     s = sp[0]
     gi, fqa = s.gi, s.fqa
     m = gi[GlobalInt.FLOWS] + 1
@@ -111,7 +111,7 @@ def _fq_remove_active(sp, victim):  # type: ignore[no-untyped-def]
 
 
 @jit
-def fq_arrive(sp, t, f, epoch, seq, size):  # type: ignore[no-untyped-def]
+def fq_arrive(sp, t, f, epoch, seq, size):
     """Queue the packet; if the buffer overflows, drop the last packet of the longest queue."""
     s = sp[0]
     g, gi, fqq, fqi, fqf, fqa = s.g, s.gi, s.fqq, s.fqi, s.fqf, s.fqa
@@ -160,7 +160,7 @@ def fq_arrive(sp, t, f, epoch, seq, size):  # type: ignore[no-untyped-def]
 
 
 @jit
-def fq_depart(sp, t):  # type: ignore[no-untyped-def]
+def fq_depart(sp, t):
     """The packet in transmission leaves: count it, schedule its delivery, send the next."""
     end_service(sp, t)
     _fq_start(sp, t)

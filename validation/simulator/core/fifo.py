@@ -34,7 +34,7 @@ QUEUE = len(QueueField)
 
 
 @jit
-def fifo_advance(sp, t):  # type: ignore[no-untyped-def]
+def fifo_advance(sp, t):
     """Take from the FIFO every packet whose departure time is <= t."""
     s = sp[0]
     g, gi, qf = s.g, s.gi, s.qf
@@ -58,7 +58,7 @@ def fifo_advance(sp, t):  # type: ignore[no-untyped-def]
 
 
 @jit
-def fifo_arrive(sp, t, f, epoch, seq, size, flags):  # type: ignore[no-untyped-def]
+def fifo_arrive(sp, t, f, epoch, seq, size, flags):
     """Accept the packet (and schedule its delivery) or drop it at the full buffer.
 
     An accepted ECN-capable packet may be marked CE (``ecn.mark_on_arrival``); ``flags`` travel

@@ -47,7 +47,7 @@ assert FlowInt.ARRIVAL_LIST == FlowInt.DELIVER_LIST + LIST * (Event.ARRIVAL - Ev
 
 
 @jit
-def _sift(ht, hk, hp, n, t, key, payload):  # type: ignore[no-untyped-def]
+def _sift(ht, hk, hp, n, t, key, payload):
     """Put (t, key, payload) at the root of the heap (ht, hk, hp) of n entries and sift it
     down."""
     i = 0
@@ -79,7 +79,7 @@ def _sift(ht, hk, hp, n, t, key, payload):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _sift_up(ht, hk, hp, n, t, key, payload):  # type: ignore[no-untyped-def]
+def _sift_up(ht, hk, hp, n, t, key, payload):
     """Insert (t, key, payload) into the heap (ht, hk, hp) of n entries."""
     i = n
     while i > 0:
@@ -96,14 +96,14 @@ def _sift_up(ht, hk, hp, n, t, key, payload):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _sift_down(sp, n, t, key, payload):  # type: ignore[no-untyped-def]
+def _sift_down(sp, n, t, key, payload):
     """Put (t, key, payload) at the root of the event heap of n entries and sift it down."""
     s = sp[0]
     _sift(s.ht, s.hk, s.hp, n, t, key, payload)
 
 
 @jit
-def _heap_insert(sp, t, key, payload):  # type: ignore[no-untyped-def]
+def _heap_insert(sp, t, key, payload):
     s = sp[0]
     if s.gi[GlobalInt.ROOT_TAKEN] != 0:  # the new event takes the place of the one being run
         s.gi[GlobalInt.ROOT_TAKEN] = 0
@@ -115,7 +115,7 @@ def _heap_insert(sp, t, key, payload):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _key(sp, kind):  # type: ignore[no-untyped-def]
+def _key(sp, kind):
     s = sp[0]
     key = (np.int64(kind) << KEY_SHIFT) | s.gi[GlobalInt.SEQUENCE]
     s.gi[GlobalInt.SEQUENCE] += 1
@@ -123,7 +123,7 @@ def _key(sp, kind):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _payload(flow, epoch, arg):  # type: ignore[no-untyped-def]
+def _payload(flow, epoch, arg):
     return (
         ((np.int64(flow) + 1) << FLOW_SHIFT)
         | (np.int64(epoch) << EPOCH_SHIFT)
@@ -132,13 +132,13 @@ def _payload(flow, epoch, arg):  # type: ignore[no-untyped-def]
 
 
 @jit
-def heap_push(sp, t, kind, flow, epoch, arg):  # type: ignore[no-untyped-def]
+def heap_push(sp, t, kind, flow, epoch, arg):
     """Schedule an event that is not a packet arrival or delivery."""
     _heap_insert(sp, t, _key(sp, kind), _payload(flow, epoch, arg))
 
 
 @jit
-def push_rto(sp, t, flow):  # type: ignore[no-untyped-def]
+def push_rto(sp, t, flow):
     """Schedule an RTO event of ``flow`` at t, in the timers' heap (``rt``/``rk``/``rp``) with
     the key it would have had in the event heap; ``next_in_timers`` says which heap's root
     runs first."""
@@ -150,7 +150,7 @@ def push_rto(sp, t, flow):  # type: ignore[no-untyped-def]
 
 
 @jit
-def next_in_timers(sp):  # type: ignore[no-untyped-def]
+def next_in_timers(sp):
     """Whether the next event is the timers' heap's root (else the event heap's; one of the
     two holds an entry)."""
     s = sp[0]
@@ -162,7 +162,7 @@ def next_in_timers(sp):  # type: ignore[no-untyped-def]
 
 
 @jit
-def take_timer(sp):  # type: ignore[no-untyped-def]
+def take_timer(sp):
     """Remove the timers' heap's root (the caller has read it) to run it."""
     s = sp[0]
     n = s.gi[GlobalInt.RTO_ENTRIES] - 1
@@ -172,7 +172,7 @@ def take_timer(sp):  # type: ignore[no-untyped-def]
 
 
 @jit
-def push_delack(sp, t, flow, gen):  # type: ignore[no-untyped-def]
+def push_delack(sp, t, flow, gen):
     """Start the delayed-ACK timer of ``flow`` (generation ``gen``) to expire at t.
 
     The reference schedules a DELACK event for every timer started; most are stale when they
@@ -194,7 +194,7 @@ def push_delack(sp, t, flow, gen):  # type: ignore[no-untyped-def]
 
 
 @jit
-def delack_fired(sp, flow, gen):  # type: ignore[no-untyped-def]
+def delack_fired(sp, flow, gen):
     """The flow's DELACK event of generation ``gen`` (the payload's argument) was popped:
     True if it is the current timer; if it is stale and a timer of the current generation
     was started since (``DELACK_COUNT`` > 0), that timer enters the heap (``push_delack``)."""
@@ -212,13 +212,13 @@ def delack_fired(sp, flow, gen):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _list_base(flow, kind):  # type: ignore[no-untyped-def]
+def _list_base(flow, kind):
     """Index in fi of the flow's list of ``kind`` (Event.DELIVER or Event.ARRIVAL)."""
     return flow * FLOW_INTS + FlowInt.DELIVER_LIST + LIST * (kind - Event.DELIVER)
 
 
 @jit
-def push_packet(sp, t, kind, flow, epoch, arg):  # type: ignore[no-untyped-def]
+def push_packet(sp, t, kind, flow, epoch, arg):
     """Schedule a packet arrival (Event.ARRIVAL) or delivery (Event.DELIVER) of a TCP flow.
 
     The event enters the heap if the flow has no event of this kind scheduled; otherwise it
@@ -250,7 +250,7 @@ def push_packet(sp, t, kind, flow, epoch, arg):  # type: ignore[no-untyped-def]
 
 
 @jit
-def heap_take(sp):  # type: ignore[no-untyped-def]
+def heap_take(sp):
     """Take the root (the caller has read it) to run it: its flow's next packet event
     replaces it; else it stays, marked ROOT_TAKEN, until the first event the run schedules
     replaces it (one sift from the root instead of a pop's and an insertion's) or
@@ -284,7 +284,7 @@ def heap_take(sp):  # type: ignore[no-untyped-def]
 
 
 @jit
-def heap_settle(sp):  # type: ignore[no-untyped-def]
+def heap_settle(sp):
     """After an event has run: remove its root if no event it scheduled has replaced it."""
     s = sp[0]
     gi = s.gi
@@ -298,7 +298,7 @@ def heap_settle(sp):  # type: ignore[no-untyped-def]
 
 
 @jit
-def uniform(sp):  # type: ignore[no-untyped-def]
+def uniform(sp):
     """The next uniform in [0, 1) of the run's stream."""
     s = sp[0]
     u = s.rand[s.gi[GlobalInt.RANDOM_POSITION]]
@@ -307,6 +307,6 @@ def uniform(sp):  # type: ignore[no-untyped-def]
 
 
 @jit
-def exponential(sp, mean):  # type: ignore[no-untyped-def]
+def exponential(sp, mean):
     """An exponential variate of the given mean (inversion of the next uniform)."""
     return -np.log(1.0 - uniform(sp)) * mean

@@ -44,17 +44,17 @@ def _pointers_of(typingctx: Any, arrays: Any) -> Any:
     for array in members:
         if not isinstance(array, types.Array) or array.layout != "C":
             raise TypingError("pointers() needs C-contiguous arrays")
-    pointer_types = [types.CPointer(a.dtype) for a in members]  # type: ignore[no-untyped-call]
-    result: Any = types.NamedTuple(pointer_types, Pointers)  # type: ignore[no-untyped-call]
+    pointer_types = [types.CPointer(a.dtype) for a in members]
+    result: Any = types.NamedTuple(pointer_types, Pointers)
     sig = result(arrays)
 
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+    def codegen(context, builder, signature, args):
         (tup,) = args
         ptrs = []
         for i, array_type in enumerate(signature.args[0].types):
             array = builder.extract_value(tup, i)
             ptrs.append(context.make_array(array_type)(context, builder, array).data)
-        return cgutils.pack_struct(builder, ptrs)  # type: ignore[no-untyped-call]
+        return cgutils.pack_struct(builder, ptrs)
 
     return sig, codegen
 
@@ -64,10 +64,10 @@ pointers: Any = intrinsic(_pointers_of)
 
 def _address_of(typingctx: Any, value: Any) -> Any:
     """A pointer to a copy of ``value`` on the caller's stack (valid until it returns)."""
-    sig = types.CPointer(value)(value)  # type: ignore[no-untyped-call]
+    sig = types.CPointer(value)(value)
 
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        return cgutils.alloca_once_value(builder, args[0])  # type: ignore[no-untyped-call]
+    def codegen(context, builder, signature, args):
+        return cgutils.alloca_once_value(builder, args[0])
 
     return sig, codegen
 
@@ -81,17 +81,17 @@ address: Any = intrinsic(_address_of)
 # numba indexes a raw pointer with an integer only; these let a field of a 1-D layout (an
 # IntEnum member such as ``GlobalInt.FLOWS``) index one directly, at no cost once inlined.
 @overload(operator.getitem)
-def _getitem_field(ptr, field):  # type: ignore[no-untyped-def]
+def _getitem_field(ptr, field):
     if isinstance(ptr, types.CPointer) and isinstance(field, types.IntEnumMember):
         return lambda ptr, field: ptr[field.value]
     return None
 
 
 @overload(operator.setitem)
-def _setitem_field(ptr, field, value):  # type: ignore[no-untyped-def]
+def _setitem_field(ptr, field, value):
     if isinstance(ptr, types.CPointer) and isinstance(field, types.IntEnumMember):
 
-        def impl(ptr, field, value):  # type: ignore[no-untyped-def]
+        def impl(ptr, field, value):
             ptr[field.value] = value
 
         return impl

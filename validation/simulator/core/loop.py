@@ -58,7 +58,7 @@ INF = float("inf")
 
 
 @jit
-def init_events(arrays, start_s):  # type: ignore[no-untyped-def]
+def init_events(arrays, start_s):
     """Schedule the first events: flow starts, open-loop packets, samples."""
     sp = address(pointers(arrays))
     s = sp[0]
@@ -84,7 +84,7 @@ def init_events(arrays, start_s):  # type: ignore[no-untyped-def]
 
 
 @jit
-def run_chunk(t_stop, arrays):  # type: ignore[no-untyped-def]
+def run_chunk(t_stop, arrays):
     """Process events with time <= min(t_stop, end); return a :class:`Status`.
 
     The arrays must stay alive during the call (the driver owns them).
@@ -100,7 +100,7 @@ def run_chunk(t_stop, arrays):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _run_chunk(t_stop, heap_cap, rand_len, trace_cap, sample_cap, sp):  # type: ignore[no-untyped-def]
+def _run_chunk(t_stop, heap_cap, rand_len, trace_cap, sample_cap, sp):
     s = sp[0]
     g, gi = s.g, s.gi
     end = g[GlobalFloat.END_S]
@@ -205,7 +205,7 @@ def _run_chunk(t_stop, heap_cap, rand_len, trace_cap, sample_cap, sp):  # type: 
 
 
 @jit
-def finish(arrays):  # type: ignore[no-untyped-def]
+def finish(arrays):
     """Close the books at the end time: flush departures, count packets in flight."""
     sp = address(pointers(arrays))
     s = sp[0]

@@ -63,7 +63,7 @@ PIE_MARK_ECN_MAX_PROB = 0.1
 
 
 @jit
-def autotune(p, prob):  # type: ignore[no-untyped-def]
+def autotune(p, prob):
     """RFC 8033 §4.2: scale the increment p down while the drop probability is small."""
     if prob < 0.000001:
         return p / 2048.0
@@ -81,7 +81,7 @@ def autotune(p, prob):  # type: ignore[no-untyped-def]
 
 
 @jit
-def pie_update(sp, t):  # type: ignore[no-untyped-def]
+def pie_update(sp, t):
     """Run every drop-probability update due at or before t (RFC 8033 §4.2-4.4)."""
     g = sp[0].g
     while g[GlobalFloat.PIE_NEXT_UPDATE_S] <= t:
@@ -104,7 +104,7 @@ def pie_update(sp, t):  # type: ignore[no-untyped-def]
 
 
 @jit
-def pie_ok_to_signal(sp, t):  # type: ignore[no-untyped-def]
+def pie_ok_to_signal(sp, t):
     """RFC 8033 §4.1 ``drop_early`` for a packet the buffer has room for, arriving at t."""
     s = sp[0]
     g = s.g

@@ -13,7 +13,7 @@ from validation.simulator.layout import Aqm, FlowCount, GlobalFloat, GlobalInt
 
 
 @jit
-def arrive(sp, t, f, epoch, seq, flags):  # type: ignore[no-untyped-def]
+def arrive(sp, t, f, epoch, seq, flags):
     """A packet of flow ``f`` (``FLOWS``: background or open loop) arrives at time t.
 
     ``flags`` are the packet's CE_FLAG and CWR_FLAG bits (``layout.py``).

@@ -30,7 +30,7 @@ DUE = len(FlowDue)
 
 
 @jit
-def send_ack(sp, t, f, sack_seq):  # type: ignore[no-untyped-def]
+def send_ack(sp, t, f, sack_seq):
     """Acknowledge everything received in order (SACKing ``sack_seq`` if >= 0), with ECE set
     to the receiver's ECN state."""
     s = sp[0]
@@ -42,7 +42,7 @@ def send_ack(sp, t, f, sack_seq):  # type: ignore[no-untyped-def]
 
 
 @jit
-def deliver(sp, t, f, epoch, seq, flags):  # type: ignore[no-untyped-def]
+def deliver(sp, t, f, epoch, seq, flags):
     """Packet ``seq`` of transfer ``epoch`` of flow f, with ``flags``, reaches its receiver."""
     s = sp[0]
     fi, gi = s.fi, s.gi

@@ -69,7 +69,7 @@ WHOLE_SEGMENT_SLACK = 1e-9
 
 
 @jit
-def _admits(in_flight, window):  # type: ignore[no-untyped-def]
+def _admits(in_flight, window):
     """Whether one more whole segment fits: ``in_flight + 1 <= window`` (see above)."""
     return in_flight + 1.0 <= window + WHOLE_SEGMENT_SLACK
 
@@ -79,7 +79,7 @@ DUE = len(FlowDue)
 
 
 @jit
-def _arm_rto(sp, t, f):  # type: ignore[no-untyped-def]
+def _arm_rto(sp, t, f):
     s = sp[0]
     a = f * FLOW_FLOATS
     ff = s.ff
@@ -91,7 +91,7 @@ def _arm_rto(sp, t, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _transmit(sp, t, f, seg):  # type: ignore[no-untyped-def]
+def _transmit(sp, t, f, seg):
     s = sp[0]
     ff, fi, gi = s.ff, s.fi, s.gi
     a = f * FLOW_FLOATS
@@ -136,7 +136,7 @@ def _transmit(sp, t, f, seg):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _pipe(sp, f):  # type: ignore[no-untyped-def]
+def _pipe(sp, f):
     """RFC 6675 pipe: packets outstanding, not SACKed, not deemed lost (plus retransmissions).
 
     The reference counts it in one pass over [SND_UNA, HIGH_TX): a packet not SACKed counts
@@ -164,7 +164,7 @@ def _pipe(sp, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _raise_lost_limit(sp, f, limit):  # type: ignore[no-untyped-def]
+def _raise_lost_limit(sp, f, limit):
     """Deem lost the packets below ``limit`` not SACKed: HIGH_TX (a timeout) or HIGH_SACKED
     (fast recovery), the only values LOST_LIMIT takes. Nothing at or above either is SACKed,
     so the SACKed packets at or above max(SND_UNA, LOST_LIMIT) are then none (``_pipe``)."""
@@ -174,7 +174,7 @@ def _raise_lost_limit(sp, f, limit):  # type: ignore[no-untyped-def]
 
 
 @jit
-def in_flight(sp, f):  # type: ignore[no-untyped-def]
+def in_flight(sp, f):
     """Packets in flight as Linux counts them (for BBR): the pipe while SACKed or lost
     packets may be outstanding, else everything sent and not acknowledged."""
     s = sp[0]
@@ -186,7 +186,7 @@ def in_flight(sp, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _next_hole(sp, f):  # type: ignore[no-untyped-def]
+def _next_hole(sp, f):
     """The first lost packet not yet retransmitted (-1: none)."""
     s = sp[0]
     fi = s.fi
@@ -202,13 +202,13 @@ def _next_hole(sp, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def try_send(sp, t, f):  # type: ignore[no-untyped-def]
+def try_send(sp, t, f):
     """Send what the window (or, in SACK recovery, the pipe) allows; pace if asked."""
     try_send_from(sp, t, t, f)
 
 
 @jit
-def try_send_from(sp, t, now, f):  # type: ignore[no-untyped-def]
+def try_send_from(sp, t, now, f):
     """``try_send`` at t, run at ``now`` <= t (a PACE event's work done ahead of its time,
     ``deferred_pace``): the checks of what may come first start from now."""
     s = sp[0]
@@ -251,7 +251,7 @@ def try_send_from(sp, t, now, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _delivery_first(sp, f, due):  # type: ignore[no-untyped-def]
+def _delivery_first(sp, f, due):
     """Whether a delivery of flow f is scheduled no later than a PACE event at ``due`` would
     run; then that event is kept off the heap (the reference's ``delivery_first`` says why
     the sample path is the same)."""
@@ -266,7 +266,7 @@ def _delivery_first(sp, f, due):  # type: ignore[no-untyped-def]
 
 
 @jit
-def deferred_pace(sp, t, f):  # type: ignore[no-untyped-def]
+def deferred_pace(sp, t, f):
     """After a delivery of flow f at t, its PACE event kept off the heap: stays off while
     another delivery comes no later; else what it would do is done now if nothing of the
     flow can run before it, or it goes on the heap (the reference's ``deferred_pace``)."""
@@ -284,7 +284,7 @@ def deferred_pace(sp, t, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _quiet_until(sp, now, f, due):  # type: ignore[no-untyped-def]
+def _quiet_until(sp, now, f, due):
     """Whether, at time ``now``, nothing can change flow f's sender before a PACE event at
     ``due``: then that event's ``try_send`` would find the state of now, and the packet it
     would send can be sent at once with the send time ``due`` (the reference's
@@ -316,7 +316,7 @@ def _quiet_until(sp, now, f, due):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _draw_size(sp, group):  # type: ignore[no-untyped-def]
+def _draw_size(sp, group):
     """Packets of a new transfer of ``group`` (-1: unlimited)."""
     s = sp[0]
     gf = group * GROUP_FLOATS
@@ -336,7 +336,7 @@ def _draw_size(sp, group):  # type: ignore[no-untyped-def]
 
 
 @jit
-def start_flow(sp, t, f):  # type: ignore[no-untyped-def]
+def start_flow(sp, t, f):
     """Start a transfer in slot f: fresh TCP state, a new epoch; send the initial window."""
     s = sp[0]
     ff, fi = s.ff, s.fi
@@ -377,7 +377,7 @@ def start_flow(sp, t, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def rto_fire(sp, t, f):  # type: ignore[no-untyped-def]
+def rto_fire(sp, t, f):
     """The RTO event: re-arm if the timer moved, else time out (RFC 6298 §5, RFC 5681 (7))."""
     s = sp[0]
     ff, fi, gi = s.ff, s.fi, s.gi
@@ -435,7 +435,7 @@ def rto_fire(sp, t, f):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _rtt_sample(sp, f, r):  # type: ignore[no-untyped-def]
+def _rtt_sample(sp, f, r):
     """RFC 6298 §2: SRTT, RTTVAR and RTO from a new measurement r."""
     s = sp[0]
     ff = s.ff
@@ -454,7 +454,7 @@ def _rtt_sample(sp, f, r):  # type: ignore[no-untyped-def]
 
 
 @jit
-def on_ack(sp, t, f, cum, sack_seq, ece):  # type: ignore[no-untyped-def]
+def on_ack(sp, t, f, cum, sack_seq, ece):
     """An ACK of everything below ``cum`` (SACKing ``sack_seq`` if >= cum), with ECN-Echo
     ``ece``, reaches flow f."""
     s = sp[0]
@@ -599,7 +599,7 @@ def on_ack(sp, t, f, cum, sack_seq, ece):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _complete(sp, t, f):  # type: ignore[no-untyped-def]
+def _complete(sp, t, f):
     """The transfer in slot f is acknowledged in full; a closed-loop user starts the next."""
     s = sp[0]
     if t >= s.g[GlobalFloat.WARMUP_S]:
