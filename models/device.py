@@ -55,12 +55,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from models import checks
+from models.choices import AQMS, TC_QDISCS, VENDORS
 from models.errors import ParameterError
 from models.shared_buffer import SONIC_DYNAMIC_TH_RANGE, ThresholdChoice, choose_alpha
-
-VENDORS = ("tc", "sonic", "junos", "iosxr", "eos")
-TC_QDISCS = ("pfifo", "bfifo", "fq_codel", "codel", "pie")
-AQMS = ("none", "codel", "pie", "dualq")
 
 #: Memory cell per vendor family, bytes, and where the number comes from.
 DEFAULT_CELL_BYTES: dict[str, int] = {"tc": 1, "sonic": 256, "junos": 1, "iosxr": 1, "eos": 1}

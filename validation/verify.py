@@ -73,6 +73,7 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
+from models.choices import SIMULATED_AQMS, CongestionControl
 from models.recommend import LinkScenario, Prediction, Recommendation, Targets, predict
 from models.recommend import traffic_model as engine_traffic_model
 from models.recommend.context import resolve_targets
@@ -81,7 +82,7 @@ from models.recommend.rules import DCTCP_K_DIVISOR
 from models.rule_of_thumb import bdp_packets, harmonic_mean_rtt_s
 from validation.simulator import Scenario, confidence_interval, replication_seeds
 from validation.simulator.results import Estimate
-from validation.simulator.scenario import CC_KINDS, CongestionControl
+from validation.simulator.scenario import CC_KINDS
 from validation.sweeps import Task, run_tasks
 
 #: Largest bottleneck packet rate a verification simulates, packets/s.
@@ -273,10 +274,6 @@ def simulated_congestion_control(link: LinkScenario) -> tuple[str | None, str]:
             f"{', '.join(CC_KINDS)})"
         )
     return cc, ""
-
-
-#: The port's AQMs the simulator runs (validation/simulator/core/codel.py, pie.py).
-SIMULATED_AQMS = ("none", "codel", "pie")
 
 
 def simulated_port(link: LinkScenario) -> tuple[str | None, str]:

@@ -28,7 +28,8 @@ from app.services.device import (
 from app.services.names import in_option_words
 from app.services.recommend import recommend
 from app.units import UnitError, parse_quantity
-from models.device import TC_QDISCS, VENDORS, DeviceConfig
+from models.choices import TC_QDISCS, VENDORS
+from models.device import DeviceConfig
 
 #: Model parameters named in this command's messages by their options (app.services.names).
 NAMED = (

@@ -17,6 +17,7 @@ from app.formatting import human_bytes
 from app.rule_words import RULE_WORDS
 from app.services.recommend import recommend as recommend_link
 from app.units import UnitError, parse_fraction, parse_packets, parse_quantity
+from models.choices import AQMS, CONGESTION_CONTROLS, PRIORITIES
 from models.recommend import LinkScenario, Prediction, Recommendation, Targets
 
 _MARK = {"holds": "[green]✓[/green]", "fails": "[red]✗[/red]", "unknown": "[yellow]?[/yellow]"}
@@ -165,7 +166,7 @@ def render(rec: Recommendation, console: Console) -> None:
 )
 @click.option(
     "--cc",
-    type=click.Choice(["reno", "cubic", "bbr", "dctcp"]),
+    type=click.Choice(CONGESTION_CONTROLS),
     default="cubic",
     show_default=True,
     help="Congestion control of the senders.",
@@ -174,7 +175,7 @@ def render(rec: Recommendation, console: Console) -> None:
 @click.option("--optical", is_flag=True, help="All-optical buffer (a few dozen packets at most).")
 @click.option(
     "--aqm",
-    type=click.Choice(["none", "codel", "pie", "dualq"]),
+    type=click.Choice(AQMS),
     default="none",
     show_default=True,
     help="Active queue management on the port (the buffer is its hard limit).",
@@ -199,7 +200,7 @@ def render(rec: Recommendation, console: Console) -> None:
 @click.option("--max-delay", help="Largest queueing delay, e.g. 5ms; default one RTT.")
 @click.option(
     "--priority",
-    type=click.Choice(["throughput", "delay"]),
+    type=click.Choice(PRIORITIES),
     default="throughput",
     show_default=True,
     help="Which side wins when the delay bound conflicts with utilization and loss.",

@@ -64,10 +64,17 @@ from app.formatting import human_bytes
 from app.services.names import in_option_words
 from app.services.simulate import run_buffer
 from app.units import parse_packets, parse_quantity
+from models.choices import (
+    CONGESTION_CONTROL_NAMES,
+    CONGESTION_CONTROLS,
+    RECOVERIES,
+    SIMULATED_AQMS,
+)
 from models.provenance import software_versions
 from validation.simulator import ReplicatedResult, RunResult, Scenario
 from validation.simulator.results import GROUP_MEASURES
 from validation.simulator.scenario import (
+    CA_INCREASE_KINDS,
     DEFAULT_MAX_WINDOW_PACKETS,
     DEFAULT_RTT_JITTER_FRACTION,
     SCENARIO_DEFAULTS,
@@ -540,7 +547,7 @@ def describe(scenario: Scenario) -> str:
 
 def cc_name(cc: str, ecn: bool) -> str:
     """A congestion control as people write it: Reno, CUBIC, DCTCP; "with ECN" for RFC 3168."""
-    name = {"reno": "Reno", "cubic": "CUBIC", "dctcp": "DCTCP", "bbr": "BBR v1"}.get(cc, cc)
+    name = CONGESTION_CONTROL_NAMES.get(cc, cc)
     return f"{name} with ECN" if ecn and cc != "dctcp" else name
 
 
@@ -767,14 +774,14 @@ def render(req: Request, results: list[Result], console: Console) -> None:
 )
 @click.option(
     "--recovery",
-    type=click.Choice(["sack", "newreno"]),
+    type=click.Choice(RECOVERIES),
     default=DEFAULTS["recovery"],
     show_default=True,
     help="Loss recovery: SACK (RFC 6675) or NewReno without SACK (RFC 6582).",
 )
 @click.option(
     "--cc",
-    type=click.Choice(["reno", "cubic", "dctcp", "bbr"]),
+    type=click.Choice(CONGESTION_CONTROLS),
     default=DEFAULTS["congestion_control"],
     show_default=True,
     help="Congestion control: Reno (RFC 5681), CUBIC (RFC 9438), DCTCP (RFC 8257; give "
@@ -798,7 +805,7 @@ def render(req: Request, results: list[Result], console: Console) -> None:
 )
 @click.option(
     "--aqm",
-    type=click.Choice(["none", "codel", "pie"]),
+    type=click.Choice(SIMULATED_AQMS),
     default=DEFAULTS["aqm"],
     show_default=True,
     help="Active queue management below the buffer's hard limit: CoDel (RFC 8289, drops at "
@@ -818,7 +825,7 @@ def render(req: Request, results: list[Result], console: Console) -> None:
 )
 @click.option(
     "--ca-increase",
-    type=click.Choice(["bytes_acked", "per_ack"]),
+    type=click.Choice(CA_INCREASE_KINDS),
     default=DEFAULTS["ca_increase"],
     show_default=True,
     metavar="KIND",

@@ -102,9 +102,7 @@ class JobPool:
         if self.settings.dask_scheduler:
             from distributed import Client
 
-            self._client = Client(
-                self.settings.dask_scheduler, set_as_default=False
-            )
+            self._client = Client(self.settings.dask_scheduler, set_as_default=False)
             executor: Executor = self._client.get_executor(pure=False)
             return executor
         # Worker processes are forked from a single-threaded server process that has already

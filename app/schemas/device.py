@@ -7,19 +7,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import Field
 
 from app.schemas.common import RequestModel, ResponseModel, Unit
 from app.services.device import DeviceRequest
+from models.choices import TcQdisc, Vendor
 
 #: The largest buffer or chip memory accepted, bytes (10 TB: beyond any device).
 MAX_DEVICE_BYTES = 1e13
 MAX_CELL_BYTES = 65_536
 MAX_CONGESTED_QUEUES = 65_536
 
-Vendor = Literal["tc", "sonic", "junos", "iosxr", "eos"]
 
 #: A memory is at least one byte (a positive float like 5e-324 B overflowed the Junos percentage).
 DeviceBytes = Annotated[float, Field(ge=1.0, le=MAX_DEVICE_BYTES), Unit("size")]
@@ -55,7 +55,7 @@ class DeviceIn(RequestModel):
         description="Port name; by default a placeholder in the vendor's naming.",
     )
     queue: int = Field(default=0, ge=0, le=15, description="Egress queue index, 0 to 15.")
-    qdisc: Literal["pfifo", "bfifo", "fq_codel", "codel", "pie"] | None = Field(
+    qdisc: TcQdisc | None = Field(
         default=None,
         description="tc only: the qdisc of the active command; by default the one that deploys "
         "the analysis (fq_codel marking CE at K for DCTCP, fq_codel for CoDel, pie for PIE, "

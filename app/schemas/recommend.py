@@ -27,6 +27,7 @@ from app.schemas.device import DeviceConfigOut, DeviceIn
 from app.schemas.optical import OpticalDesignOut
 from app.services.device import config_answer
 from app.services.recommend import RecommendationForDevice
+from models.choices import Aqm, CongestionControl, Medium, Priority
 from models.recommend import LinkScenario, Recommendation, Targets
 
 Status = Literal["holds", "fails", "unknown"]
@@ -108,7 +109,7 @@ class ScenarioIn(RequestModel):
         description="Largest congestion window a flow may use, in packets.",
     )
     paced: bool = Field(default=False, description="Whether senders pace over the RTT.")
-    congestion_control: Literal["reno", "cubic", "bbr", "dctcp"] = Field(
+    congestion_control: CongestionControl = Field(
         default="cubic",
         description="Senders' congestion control; sets the multiplicative decrease β and the "
         "rules that apply (DCTCP's marking threshold, BBR's probing queue).",
@@ -119,11 +120,11 @@ class ScenarioIn(RequestModel):
         le=100.0,
         description="Offered load ρ, dimensionless fraction of the capacity (flow level, 003).",
     )
-    medium: Literal["electronic", "optical"] = Field(
+    medium: Medium = Field(
         default="electronic",
         description="Buffer technology; an all-optical buffer holds a few dozen packets.",
     )
-    aqm: Literal["none", "codel", "pie", "dualq"] = Field(
+    aqm: Aqm = Field(
         default="none",
         description="Active queue management on the port: CoDel (RFC 8289), PIE (RFC 8033) or "
         "the L4S DualQ Coupled AQM (RFC 9332). The AQM sets the standing queue; the buffer is "
@@ -203,7 +204,7 @@ class TargetsIn(RequestModel):
         ]
         | None
     ) = None
-    priority: Literal["throughput", "delay"] = Field(
+    priority: Priority = Field(
         default="throughput",
         description="What to keep when the delay bound conflicts with utilization and loss.",
     )

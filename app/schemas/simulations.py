@@ -14,12 +14,20 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, ConfigDict, Field
 
 from app.schemas.common import BufferPacketsIn, RequestModel, ResponseModel, Unit
+from models.choices import CongestionControl, Recovery, SimulatedAqm
 from validation.simulator.scenario import (
     DEFAULT_RTT_JITTER_FRACTION,
     MAX_ECN_THRESHOLD_BYTES,
     MAX_FLOWS,
     MAX_WINDOW_LIMIT_PACKETS,
     SCENARIO_DEFAULTS,
+    CaIncrease,
+    Discipline,
+    GroupTraffic,
+    OpenLoopArrivals,
+    OpenLoopSizes,
+    SizeDistribution,
+    Traffic,
 )
 
 MAX_BUFFER_SIZES = 64
@@ -85,11 +93,11 @@ class _FlowFields(RequestModel):
     pacing: bool = Field(
         default=DEFAULTS["pacing"], description="Space each flow's packets srtt/cwnd apart."
     )
-    recovery: Literal["sack", "newreno"] = Field(
+    recovery: Recovery = Field(
         default=DEFAULTS["recovery"],
         description="Loss recovery: SACK (RFC 6675) or NewReno (RFC 6582).",
     )
-    congestion_control: Literal["reno", "cubic", "dctcp", "bbr"] = Field(
+    congestion_control: CongestionControl = Field(
         default=DEFAULTS["congestion_control"],
         description="Congestion control: Reno (RFC 5681), CUBIC (RFC 9438), DCTCP (RFC 8257, "
         "ECN-capable; give the port an ecn_threshold_packets or ecn_threshold_bytes) or BBR v1 "
@@ -100,7 +108,7 @@ class _FlowFields(RequestModel):
         description="Classic ECN (RFC 3168) for reno and cubic senders: a CE mark is echoed "
         "until CWR and treated as a loss, without retransmission. dctcp always uses ECN.",
     )
-    ca_increase: Literal["bytes_acked", "per_ack"] = Field(
+    ca_increase: CaIncrease = Field(
         default=DEFAULTS["ca_increase"],
         description="Congestion-avoidance growth per ACK: 'bytes_acked' counts the segments "
         "it newly acknowledges (RFC 3465, as Linux: one segment per RTT); 'per_ack' counts one "
@@ -135,7 +143,7 @@ class _FlowFields(RequestModel):
         default=DEFAULTS["start_spread_s"],
         description="Flows start at times uniform in [0, start_spread_s), in s.",
     )
-    flow_size_distribution: Literal["fixed", "uniform", "pareto"] = Field(
+    flow_size_distribution: SizeDistribution = Field(
         default=DEFAULTS["flow_size_distribution"], description="Distribution of finite flow sizes."
     )
     flow_size_packets: float = Field(
@@ -166,7 +174,7 @@ class FlowGroupIn(_FlowFields):
     """
 
     name: str = Field(default="", max_length=100, description="Label of the group in results.")
-    traffic: Literal["persistent", "closed_loop", "poisson_flows"] = Field(
+    traffic: GroupTraffic = Field(
         default=DEFAULTS["traffic"],
         description="Persistent flows, closed-loop users, or Poisson flow arrivals.",
     )
@@ -193,7 +201,7 @@ class SimulationScenarioIn(_FlowFields):
         lt=1.0,
         description="Load of Poisson background packets, dimensionless (fraction of capacity).",
     )
-    traffic: Literal["persistent", "closed_loop", "poisson_flows", "open_loop"] = Field(
+    traffic: Traffic = Field(
         default=DEFAULTS["traffic"],
         description="Persistent flows, closed-loop users, Poisson flow arrivals, or open-loop "
         "packets (no TCP).",
@@ -204,14 +212,14 @@ class SimulationScenarioIn(_FlowFields):
         le=10.0,
         description="Offered load of open-loop packets, dimensionless (fraction of capacity).",
     )
-    open_loop_arrivals: Literal["poisson", "periodic"] = Field(
+    open_loop_arrivals: OpenLoopArrivals = Field(
         default=DEFAULTS["open_loop_arrivals"], description="Open-loop packet arrivals."
     )
-    open_loop_sizes: Literal["fixed", "exponential"] = Field(
+    open_loop_sizes: OpenLoopSizes = Field(
         default=DEFAULTS["open_loop_sizes"],
         description="Open-loop packet sizes (mean packet_bytes + header_bytes).",
     )
-    discipline: Literal["droptail", "fq"] = Field(
+    discipline: Discipline = Field(
         default=DEFAULTS["discipline"],
         description="Drop-tail FIFO, or per-flow fair queueing dropping from the longest queue.",
     )
@@ -232,7 +240,7 @@ class SimulationScenarioIn(_FlowFields):
         default=DEFAULTS["ecn_threshold_bytes"],
         description="The same marking threshold in bytes on the wire (or e.g. '90 kB').",
     )
-    aqm: Literal["none", "codel", "pie"] = Field(
+    aqm: SimulatedAqm = Field(
         default=DEFAULTS["aqm"],
         description="Active queue management of the drop-tail FIFO, the buffer staying the hard "
         "limit: CoDel (RFC 8289, drops at dequeue) or PIE (RFC 8033, random drops at enqueue, "

@@ -12,6 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from models.choices import (
+    AQM_NAMES,
+    CONGESTION_CONTROL_NAMES,
+    CONGESTION_CONTROLS,
+    MEDIA,
+    VENDOR_NAMES,
+)
+
 Kind = Literal["quantity", "rtts", "int", "float", "bool", "choice", "text"]
 
 
@@ -144,7 +152,9 @@ FIELDS: tuple[FormField, ...] = (
         "a threshold (DCTCP, datacenters) or a probing rate model (BBR).",
         "cubic",
         kind="choice",
-        choices=(("cubic", "CUBIC"), ("reno", "Reno"), ("dctcp", "DCTCP"), ("bbr", "BBR")),
+        choices=tuple(
+            (cc, CONGESTION_CONTROL_NAMES[cc].removesuffix(" v1")) for cc in CONGESTION_CONTROLS
+        ),
         group="traffic",
     ),
     FormField(
@@ -178,12 +188,7 @@ FIELDS: tuple[FormField, ...] = (
         "The targets are the RFCs' defaults: the engine takes no other.",
         "none",
         kind="choice",
-        choices=(
-            ("none", "None (drop-tail)"),
-            ("codel", "CoDel / FQ-CoDel"),
-            ("pie", "PIE"),
-            ("dualq", "L4S DualQ"),
-        ),
+        choices=tuple(AQM_NAMES.items()),
         advanced=True,
     ),
     FormField(
@@ -194,7 +199,7 @@ FIELDS: tuple[FormField, ...] = (
         "Electronic memory, or an all-optical buffer of fibre delay lines.",
         "electronic",
         kind="choice",
-        choices=(("electronic", "Electronic"), ("optical", "Optical")),
+        choices=tuple((medium, medium.capitalize()) for medium in MEDIA),
     ),
     FormField(
         "utilization",
@@ -233,13 +238,7 @@ FIELDS: tuple[FormField, ...] = (
         "The recommended size is also shown as this device's configuration, to copy.",
         "tc",
         kind="choice",
-        choices=(
-            ("tc", "Linux tc"),
-            ("sonic", "SONiC (CONFIG_DB)"),
-            ("junos", "Juniper Junos"),
-            ("iosxr", "Cisco IOS XR"),
-            ("eos", "Arista EOS"),
-        ),
+        choices=tuple(VENDOR_NAMES.items()),
         group="device",
     ),
     FormField(

@@ -6,12 +6,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from models import checks
+from models.choices import AQMS, MEDIA, PRIORITIES, Aqm, CongestionControl, Medium, Priority
 from models.errors import ParameterError
 
-CongestionControl = Literal["reno", "cubic", "bbr", "dctcp"]
-Aqm = Literal["none", "codel", "pie", "dualq"]
-Medium = Literal["electronic", "optical"]
-Priority = Literal["throughput", "delay"]
 TargetSource = Literal["default", "user"]
 
 #: Multiplicative-decrease factor β of each congestion control on a packet loss: the window
@@ -65,14 +62,14 @@ class LinkScenario:
         Largest congestion window a flow may use, packets (>= 1).
     paced : bool
         Whether senders pace packets over the RTT (000 §3.4).
-    congestion_control : {"reno", "cubic", "bbr", "dctcp"}
+    congestion_control : one of :data:`models.choices.CONGESTION_CONTROLS`
         Congestion control of the senders; sets the multiplicative decrease ``md_beta`` and
         the rules that apply (DCTCP's marking threshold, BBR's probing queue).
     load : float, optional
         Offered load ρ (dimensionless, fraction of capacity) in the flow-level sense of 003.
-    medium : {"electronic", "optical"}
+    medium : one of :data:`models.choices.MEDIA`
         Buffer technology; an all-optical buffer holds only a few dozen packets (000 §3.1).
-    aqm : {"none", "codel", "pie", "dualq"}
+    aqm : one of :data:`models.choices.AQMS`
         Active queue management on the port: CoDel (RFC 8289), PIE (RFC 8033) or the L4S
         DualQ Coupled AQM (RFC 9332). The AQM sets the standing queue; the buffer is the hard
         limit above it.
@@ -147,10 +144,10 @@ class LinkScenario:
                 f"congestion_control must be one of {sorted(MD_BETA)}, "
                 f"got {self.congestion_control!r}",
             )
-        if self.medium not in ("electronic", "optical"):
-            raise ParameterError.got("medium", "'electronic' or 'optical'", self.medium)
-        if self.aqm not in ("none", "codel", "pie", "dualq"):
-            raise ParameterError.got("aqm", "one of none, codel, pie, dualq", self.aqm)
+        if self.medium not in MEDIA:
+            raise ParameterError.got("medium", " or ".join(f"{m!r}" for m in MEDIA), self.medium)
+        if self.aqm not in AQMS:
+            raise ParameterError.got("aqm", f"one of {', '.join(AQMS)}", self.aqm)
         if self.incast_senders is not None:
             checks.integer_at_least("incast_senders", self.incast_senders, 1)
         checks.at_least("initial_window_packets", self.initial_window_packets, 1.0)
@@ -181,7 +178,7 @@ class Targets:
         Largest queueing delay B/C the port may add, seconds (004 eq. 24). Default: one
         effective RTT, so that targets the user did not give never push the buffer past the
         bandwidth-delay product.
-    priority : {"throughput", "delay"}
+    priority : one of :data:`models.choices.PRIORITIES`
         Which side to favour when a delay bound the user gave conflicts with utilization and
         loss targets the user gave. ``"throughput"`` follows 004 §V ("we assume that the
         utilization and loss rate requirements are more important than the maximum delay
@@ -210,5 +207,6 @@ class Targets:
             checks.probability("max_loss", self.max_loss)
         if self.max_queueing_delay_s is not None:
             checks.positive("max_queueing_delay_s", self.max_queueing_delay_s)
-        if self.priority not in ("throughput", "delay"):
-            raise ParameterError.got("priority", "'throughput' or 'delay'", self.priority)
+        if self.priority not in PRIORITIES:
+            bound = " or ".join(f"{p!r}" for p in PRIORITIES)
+            raise ParameterError.got("priority", bound, self.priority)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.services.device import DeviceRequest, config_answer, configure_recommended
-from models.device import VENDORS
+from models.choices import VENDORS
 from models.recommend import LinkScenario, Targets, recommend
 
 # 000 §3.2's example, and the same link with 10 flows and no window limit.

@@ -19,6 +19,8 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from models.choices import CONGESTION_CONTROLS, SIMULATED_AQMS
+
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
@@ -62,13 +64,8 @@ class CongestionControl(IntEnum):
     BBR = 3  # BBR v1 (core/bbr.py)
 
 
-#: Scenario congestion-control name -> code.
-CC_CODES = {
-    "reno": CongestionControl.RENO,
-    "cubic": CongestionControl.CUBIC,
-    "dctcp": CongestionControl.DCTCP,
-    "bbr": CongestionControl.BBR,
-}
+#: Scenario congestion-control name -> code (each name's member, by the name in capitals).
+CC_CODES = {name: CongestionControl[name.upper()] for name in CONGESTION_CONTROLS}
 
 
 class EcnMode(IntEnum):
@@ -114,7 +111,7 @@ class Aqm(IntEnum):
 
 
 #: Scenario AQM name -> code.
-AQM_CODES = {"none": Aqm.NONE, "codel": Aqm.CODEL, "pie": Aqm.PIE}
+AQM_CODES = {name: Aqm[name.upper()] for name in SIMULATED_AQMS}
 
 
 class CaIncrease(IntEnum):

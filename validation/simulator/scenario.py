@@ -9,27 +9,39 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from models import checks
+from models.choices import (
+    CONGESTION_CONTROLS,
+    RECOVERIES,
+    SIMULATED_AQMS,
+    CongestionControl,
+    Recovery,
+    SimulatedAqm,
+)
 from models.errors import ParameterError
 
-Traffic = Literal["persistent", "closed_loop", "poisson_flows", "open_loop"]
-Recovery = Literal["sack", "newreno"]
-CongestionControl = Literal["reno", "cubic", "dctcp", "bbr"]
-CC_KINDS = ("reno", "cubic", "dctcp", "bbr")
+# The choices of the simulator's own fields, each a Literal and the tuple of its values; those
+# the engine and the service share are in models/choices.py.
+#: A flow group's traffic; the scenario's may also be open-loop (packets with no TCP senders).
+GroupTraffic = Literal["persistent", "closed_loop", "poisson_flows"]
+GROUP_TRAFFIC_KINDS: tuple[GroupTraffic, ...] = get_args(GroupTraffic)
+Traffic = Literal[GroupTraffic, "open_loop"]
+TRAFFIC_KINDS: tuple[Traffic, ...] = get_args(Traffic)
+CC_KINDS = CONGESTION_CONTROLS
 CaIncrease = Literal["bytes_acked", "per_ack"]
-CA_INCREASE_KINDS = ("bytes_acked", "per_ack")
+CA_INCREASE_KINDS: tuple[CaIncrease, ...] = get_args(CaIncrease)
 Discipline = Literal["droptail", "fq"]
-AqmKind = Literal["none", "codel", "pie"]
-AQM_KINDS = ("none", "codel", "pie")
+DISCIPLINES: tuple[Discipline, ...] = get_args(Discipline)
+AqmKind = SimulatedAqm
+AQM_KINDS = SIMULATED_AQMS
 SizeDistribution = Literal["fixed", "uniform", "pareto"]
+SIZE_KINDS: tuple[SizeDistribution, ...] = get_args(SizeDistribution)
 OpenLoopArrivals = Literal["poisson", "periodic"]
+OPEN_LOOP_ARRIVALS: tuple[OpenLoopArrivals, ...] = get_args(OpenLoopArrivals)
 OpenLoopSizes = Literal["fixed", "exponential"]
-
-TRAFFIC_KINDS = ("persistent", "closed_loop", "poisson_flows", "open_loop")
-GROUP_TRAFFIC_KINDS = ("persistent", "closed_loop", "poisson_flows")
-SIZE_KINDS = ("fixed", "uniform", "pareto")
+OPEN_LOOP_SIZES: tuple[OpenLoopSizes, ...] = get_args(OpenLoopSizes)
 
 #: Largest maximum window the simulator keeps a SACK scoreboard for, in packets.
 MAX_WINDOW_LIMIT_PACKETS = 65_536
@@ -60,8 +72,6 @@ NO_MARKING_WARNING = (
 )
 #: Largest ECN marking threshold in bytes.
 MAX_ECN_THRESHOLD_BYTES = 10**12
-
-GroupTraffic = Literal["persistent", "closed_loop", "poisson_flows"]
 
 
 @dataclass(frozen=True)
@@ -190,7 +200,7 @@ class FlowGroup:
             )
         checks.positive(p + "access_bps", self.access_bps)
         _int_in(p + "max_window_packets", self.max_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS)
-        _choice(p + "recovery", self.recovery, ("sack", "newreno"))
+        _choice(p + "recovery", self.recovery, RECOVERIES)
         _choice(p + "congestion_control", self.congestion_control, CC_KINDS)
         _bool(p + "ecn", self.ecn)
         _choice(p + "ca_increase", self.ca_increase, CA_INCREASE_KINDS)
@@ -449,7 +459,7 @@ class Scenario:
         _int_in("max_window_packets", self.max_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS)
         _int_in("packet_bytes", self.packet_bytes, 1, 1_000_000)
         _int_in("header_bytes", self.header_bytes, 0, 1_000_000)
-        _choice("recovery", self.recovery, ("sack", "newreno"))
+        _choice("recovery", self.recovery, RECOVERIES)
         _choice("congestion_control", self.congestion_control, CC_KINDS)
         _bool("ecn", self.ecn)
         _check_marking(self)
@@ -466,9 +476,9 @@ class Scenario:
         checks.at_least("flow_size_packets", self.flow_size_packets, 1.0)
         checks.in_range("pareto_shape", self.pareto_shape, 1.0, 100.0, low_inclusive=False)
         checks.non_negative("flow_arrival_rate_per_s", self.flow_arrival_rate_per_s)
-        _choice("open_loop_arrivals", self.open_loop_arrivals, ("poisson", "periodic"))
-        _choice("open_loop_sizes", self.open_loop_sizes, ("fixed", "exponential"))
-        _choice("discipline", self.discipline, ("droptail", "fq"))
+        _choice("open_loop_arrivals", self.open_loop_arrivals, OPEN_LOOP_ARRIVALS)
+        _choice("open_loop_sizes", self.open_loop_sizes, OPEN_LOOP_SIZES)
+        _choice("discipline", self.discipline, DISCIPLINES)
         _choice("aqm", self.aqm, AQM_KINDS)
         if self.aqm != "none" and self.discipline != "droptail":
             raise ParameterError(

@@ -114,9 +114,7 @@ def _u16(buf, at):
 
 
 @njit(cache=True)
-def _decode(
-    buf, data, caplen, link, is_ip, key, length, tcp, seq, flags, payload
-):
+def _decode(buf, data, caplen, link, is_ip, key, length, tcp, seq, flags, payload):
     """The IP and TCP fields of each packet (see the module docstring); a packet cut by the
     snap length gives what its headers hold (the IP length is the packet's, not the cut's)."""
     for k in range(data.size):
