@@ -11,6 +11,7 @@ from app.web.view import ResultView
 from models import device
 from models.recommend import rules
 from models.recommend.result import DerivedInputs, WhatIf
+from validation.simulator.layout import CongestionControl
 from validation.traces.estimate import FlowEstimate, TraceEstimates
 from validation.traces.synthetic import SimulatedTrace
 from validation.verify import SizeCheck
@@ -37,6 +38,7 @@ TraceEstimates.rtt_sources
 SimulatedTrace.lbp_flows  # the recorded truth of a synthetic trace, for whoever inspects it
 SizeCheck.loss_rate_ci99  # serialized by to_dict (dataclasses.asdict)
 SizeCheck.prediction_fates  # serialized by to_dict (dataclasses.asdict); the form reads it
+CongestionControl.RENO  # read by name: layout.CC_CODES maps each congestion control's name
 _.off  # noqa: F821  # dpkt's TCP header reads its data offset (validation/traces/synthetic.py)
 pytestmark  # noqa: F821  # pytest reads a module's marks (tests/notebooks)
 _.typingctx  # noqa: F821  # numba passes it to every @intrinsic (validation/simulator/core.py)
