@@ -49,7 +49,7 @@ bench: $(STAMP)
 validate: $(STAMP)
 	$(BIN)/bufsize validate full --out validation-report
 
-# ns-3 beside bufsize (benchmarks/ns3_compare.py): the PyPI package ns3 and cppyy, installed
+# ns-3 beside bufsize (studies/ns3_compare.py): the PyPI package ns3 and cppyy, installed
 # only by this target (never by install or test). ns-3 runs at the lowest priority.
 NS3_STAMP := $(VENV)/.ns3-installed
 $(NS3_STAMP): $(STAMP)
@@ -59,7 +59,7 @@ $(NS3_STAMP): $(STAMP)
 ns3: $(NS3_STAMP)
 
 ns3-compare: $(NS3_STAMP)
-	nice -n 19 $(BIN)/python benchmarks/ns3_compare.py
+	nice -n 19 $(BIN)/python studies/ns3_compare.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

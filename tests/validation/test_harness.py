@@ -163,7 +163,7 @@ def test_bscl_loss_rows_carry_the_non_lbp_share() -> None:
 def test_bscl_mix_access_rate_leaves_the_rbp_links_alone() -> None:
     from validation.harness.bscl import mix_scenario
 
-    # The sensitivity study (benchmarks/bscl_access_sensitivity.py) changes the access rate of
+    # The sensitivity study (studies/bscl_access_sensitivity.py) changes the access rate of
     # the flows whose load 004 §VII does not control by it; the RBP flows' 100 kb/s links
     # ("controlled by the access link capacity") stay.
     groups = {g.name: g for g in mix_scenario(300, 0.9, full=False, access_bps=1e8).groups}

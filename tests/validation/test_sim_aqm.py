@@ -136,7 +136,7 @@ def test_codel_reuses_the_last_count_when_it_reenters_the_dropping_state_soon() 
     # 16 intervals back, else at 1; the next drop is INTERVAL/sqrt(count) later (§5.6's
     # control_law). Driven on the reference
     # implementation's dequeue (the core equals it event for event, test_sim_core_vs_reference).
-    from tests.validation.reference.simulator import ReferenceSimulator
+    from validation.simulator.reference.simulator import ReferenceSimulator
 
     sc = Scenario(capacity_bps=10e6, flows=1, aqm="codel", duration_s=2.0, warmup_s=1.0)
     for since_s, expected_count in ((0.5, 6), (1.7, 1)):

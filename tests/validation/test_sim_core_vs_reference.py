@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from tests.validation.hosts import classic_scenario
-from tests.validation.reference.simulator import simulate_reference
 from validation.simulator import FlowGroup, RunResult, Scenario, engine, simulate
+from validation.simulator.reference.simulator import simulate_reference
 
 BASE = classic_scenario(
     capacity_bps=20e6,

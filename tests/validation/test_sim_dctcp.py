@@ -34,9 +34,9 @@ import numpy as np
 import pytest
 
 from models.errors import ParameterError
-from tests.validation.reference.simulator import ReferenceSimulator
 from validation.simulator import FlowGroup, Scenario, simulate
 from validation.simulator.layout import CE_FLAG, CWR_FLAG
+from validation.simulator.reference.simulator import ReferenceSimulator
 
 # The datacenter link: 10 Gb/s, 100 µs, 1500-byte packets on the wire.
 CAPACITY_BPS = 10e9

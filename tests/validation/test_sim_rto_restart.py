@@ -26,9 +26,9 @@ from __future__ import annotations
 import math
 
 from tests.validation.hosts import classic_scenario
-from tests.validation.reference.simulator import ReferenceSimulator
 from validation.simulator import Scenario, simulate
 from validation.simulator.layout import RecoveryState
+from validation.simulator.reference.simulator import ReferenceSimulator
 
 ONE_FLOW = classic_scenario(flows=1, recovery="sack", initial_window_packets=10)
 

@@ -215,7 +215,7 @@ def test_interval_holds_t_e_when_a_first_round_sample_is_off_on_004_mix(
     bootstrap over two flows only spans their two values; the ranges widen it). The
     paced-queue correction (``validation.traces.paced_queue``) now takes the sample's wait
     off: T_e 215.8 ms (+1.2 %, interval 185.0-257.2 ms) and 123.1 ms (−0.1 %, 98.6-163.9 ms),
-    and the interval still holds the truth (benchmarks/results/trace_estimates_seeds_14_17.md
+    and the interval still holds the truth (studies/results/trace_estimates_seeds_14_17.md
     and _18_25.md). Seed 16, 80 %: flow 0 (RTT 243.4 ms) samples 397.1 ms, the link
     busy for 7.48 s then, so its range is [397.1 - Q, 397.1] = [180.3, 397.1]; flow 1 (189.7
     ms) 190.2 ms, range [189.97, 190.22] (the link busy 0.25 ms). T_e 257.2 ms (+20.6 %);

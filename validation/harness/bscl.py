@@ -54,9 +54,9 @@ RBP_FLOWS, WINDOW_LIMITED_FLOWS = 20, 10
 #: delayed-ACK pair waits one packet time behind its twin (120 µs at 100 Mb/s, 12 µs at
 #: 1 Gb/s) against RTTs of 20 ms and more, and nothing in 004 chooses. Measured at 300 LBP
 #: flows, Table I's BSCL size, seeds 1-6: 1.33% loss at 1 Gb/s and 1.25-1.37% at every rate
-#: from 51 Mb/s to 1 Gb/s (benchmarks/results/bscl_access_sensitivity.md). ns-2.35 on the same
+#: from 51 Mb/s to 1 Gb/s (studies/results/bscl_access_sensitivity.md). ns-2.35 on the same
 #: flows, without the short flows, gives 1.30% at 1 Gb/s and 1.25% at 100 Mb/s, this simulator
-#: 1.24% and 1.18% (benchmarks/results/ns2_bscl_mix.md).
+#: 1.24% and 1.18% (studies/results/ns2_bscl_mix.md).
 LBP_ACCESS_BPS = 1e9
 
 
@@ -141,7 +141,7 @@ MIX_NOTE = (
     "delayed ACKs with ns-2's 100 ms timer; the LBP, window-limited and short flows behind 1 "
     "Gb/s access links (004 does not give the rate). Full suite: loss 1.34% (BSCL), 4.05% (C·T),"
     " 9.37% (Stanford), in the paper's order and inside its three readings. ns-2.35 given the "
-    "same flows (benchmarks/ns2_bscl_mix.py, seeds 1-3) loses 1.35 ± 0.15%, 4.09 ± 0.89% and "
+    "same flows (studies/ns2_bscl_mix.py, seeds 1-3) loses 1.35 ± 0.15%, 4.09 ± 0.89% and "
     "10.52 ± 3.08% at these sizes, this simulator 1.35 ± 0.24%, 4.09 ± 0.77% and 9.23 ± 2.52% "
     "(without the short flows, seeds 1-6: ns-2 1.30%, 3.87%, 10.03%; here 1.24%, 3.69%, "
     "8.56%): the LBP flows see ns-2's loss-event rate at 2459 packets (0.72% against 0.73%) "
@@ -150,14 +150,14 @@ MIX_NOTE = (
     " whole segments of cwnd (RFC 5681 §2; ns-2's window() is (int)cwnd_), the flight reached "
     "ceil(cwnd) with ns-2's fractional cwnd, the LBP flows saw 1.26x ns-2's loss events, and "
     "these rows lost 1.72%, 6.00% and 12.58%: BSCL and C·T disagreed "
-    "(benchmarks/bscl_send_rule.py). The access rate, which 004 leaves open, moves BSCL's loss "
+    "(studies/bscl_send_rule.py). The access rate, which 004 leaves open, moves BSCL's loss "
     "between 1.25% and 1.37% at every rate above C (51 Mb/s to 1 Gb/s; lower rates would "
     "bottleneck an LBP flow at N_b = 2, which carries up to about C_e). The RTTs: Table I's "
     "sizes are for the paper's RTTs (C·T_avg 672 packets is T_avg 161 ms); LBP RTTs log-spaced "
     "over 20-534 ms, which give Table I's T_avg (157 ms) and T_e (69 ms), lose more here "
     "(1.47%, 5.27%, 12.54%), and the BSCL size of this mix's own parameters, 2139 packets (T_e "
     "128 ms), loses 1.53%. The window-limited flows carry about 1.2% of C, not 4%. Figures: "
-    "benchmarks/results/ns2_bscl_mix.md and bscl_access_sensitivity.md."
+    "studies/results/ns2_bscl_mix.md and bscl_access_sensitivity.md."
 )
 
 

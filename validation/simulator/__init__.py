@@ -15,7 +15,7 @@ The public entry points:
 
 The event loop is compiled with numba (the package ``core``; every array layout and code it
 shares with the driver is declared once in ``layout.py``). The tests hold a short pure-Python
-implementation of the same model (``tests/validation/reference/simulator.py``) that the
+implementation of the same model (``validation/simulator/reference/simulator.py``) that the
 compiled core is checked against, event for event.
 """
 

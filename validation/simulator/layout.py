@@ -7,7 +7,7 @@ here; numba reads the members of a global ``IntEnum`` as compile-time constants,
 hand-numbered offset. The number of columns of a row is ``len(...)`` of its enum. Units are in
 the member names where the field has one.
 
-The reference implementation (``tests/validation/reference/simulator.py``) uses the codes
+The reference implementation (``validation/simulator/reference/simulator.py``) uses the codes
 (event kinds, traffic kinds, size distributions, recovery states) but not the array layouts.
 """
 

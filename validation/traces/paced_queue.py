@@ -38,10 +38,10 @@ waits interpolated between its departures around it (within one stretch); the es
 takes the median over the RBP flows (:func:`sample_waits`), so that a flow classed RBP that
 no slower link paces is outvoted.
 
-On 004 §VII's mix (``benchmarks/trace_queue_estimated.py``, 198 simulated traces) the P of
+On 004 §VII's mix (``studies/trace_queue_estimated.py``, 198 simulated traces) the P of
 1680 of 1682 RBP flows came within 0.1 % of the access link's, and the spacing samples less
 these waits were within [21]'s max(10 %, 5 ms) of the true RTT for 110 of the 111 LBP flows
-timed by a spacing (benchmarks/results/trace_queue_estimated.md).
+timed by a spacing (studies/results/trace_queue_estimated.md).
 """
 
 from __future__ import annotations

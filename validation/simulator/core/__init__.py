@@ -1,5 +1,5 @@
 """Compiled event loop of the simulator (numba): the model of the reference
-(``tests/validation/reference/simulator.py``) on flat arrays.
+(``validation/simulator/reference/simulator.py``) on flat arrays.
 
 The state lives in the arrays of :class:`validation.simulator.layout.Arrays`, which the Python
 driver (``engine.py``) allocates; their layouts and every code are declared once in

@@ -30,7 +30,7 @@ The receivers (``receiver_ce``, before the packet is acknowledged):
   received packet", which is what Linux's ``net/ipv4/tcp_dctcp.h``, ``dctcp_ece_ack_update``,
   does). So every ACK's ECE is the CE of all the packets it acknowledges. (ns-3's ``TcpDctcp``,
   ``src/internet/model/tcp-dctcp.cc``, ``CeState0to1``/``CeState1to0``, sends only the first
-  of the two; benchmarks/results/ns3_compare.md measures what that changes.)
+  of the two; studies/results/ns3_compare.md measures what that changes.)
 - RFC 3168 §6.1.3 (read): once a CE packet arrives, every ACK carries ECE until a data packet
   with CWR arrives.
 

@@ -1,7 +1,7 @@
 """The TCP sender: Reno congestion control, SACK (RFC 6675) or NewReno (RFC 6582) recovery,
 the retransmission timer (RFC 6298), pacing, and the start and end of transfers.
 
-The model is the reference's (``tests/validation/reference/simulator.py``, its docstring); this
+The model is the reference's (``validation/simulator/reference/simulator.py``, its docstring); this
 is the same on arrays.
 A flow's SACK scoreboard is one byte of :class:`SlotFlag` bits per window slot in ``rg``.
 """

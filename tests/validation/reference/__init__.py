@@ -1,7 +1,0 @@
-"""The simulator's test oracle: a short pure-Python twin of the compiled core.
-
-``simulator.py`` (with ``bbr.py`` for BBR v1) runs the same scenarios event for event as
-``validation/simulator/core``; the tests compare the two (``test_sim_core_vs_reference.py``) and
-use the twin's readable state to check mechanisms (RTO restart, DCTCP's echo, CoDel's count).
-It lives with the tests because nothing in the service uses it.
-"""
