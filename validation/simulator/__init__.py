@@ -14,9 +14,9 @@ The public entry points:
   ``DEFAULT_PACKET_BUDGET``, the budget a scenario has unless it says otherwise.
 
 The event loop is compiled with numba (the package ``core``; every array layout and code it
-shares with the driver is declared once in ``layout.py``). The tests hold a short pure-Python
-implementation of the same model (``validation/simulator/reference/simulator.py``) that the
-compiled core is checked against, event for event.
+shares with the driver is declared once in ``layout.py``). A short pure-Python
+implementation of the same model (``reference/simulator.py``, used by the tests and the
+studies, never by the service) is what the compiled core is checked against, event for event.
 """
 
 from validation.simulator.engine import replicate, replication_seeds, simulate
