@@ -542,7 +542,7 @@ def _sonic(
             f"{k_bytes} B (min = max = K, probability 100 %: DCTCP's step marking), and QUEUE "
             f"applies it to {interface} queue {queue} (sonic-wred-profile.yang, sonic-queue.yang)"
         )
-    if discipline is not None and discipline.aqm in ("codel", "pie", "dualq"):
+    if discipline is not None and discipline.aqm != "none":
         notes.append(
             f"SONiC's CONFIG_DB has no {discipline.aqm} table: the AQM cannot be set here, only "
             "the hard limit"
@@ -598,7 +598,7 @@ def junos_config(
             f"protocol any drop-profile {profile}",
             f"set class-of-service schedulers {scheduler} explicit-congestion-notification",
         ]
-    if discipline is not None and discipline.aqm in ("codel", "pie", "dualq"):
+    if discipline is not None and discipline.aqm != "none":
         lines.append(
             f"# {discipline.aqm}: Junos has no such AQM in the cited documents; only the hard "
             "limit is set"
@@ -676,7 +676,7 @@ def _iosxr_marking(discipline: QueueDiscipline | None) -> list[str]:
             f"  random-detect {k} bytes {k} bytes",
             "  random-detect ecn",
         ]
-    if discipline.aqm in ("codel", "pie", "dualq"):
+    if discipline.aqm != "none":
         lines.append(
             f"  ! {discipline.aqm}: IOS XR has no such AQM in the cited reference; only the "
             "hard limit is set"
@@ -715,7 +715,7 @@ def eos_config(
             "that queue (Arista's TOI on queue-length based ECN names the threshold, not the "
             "command)"
         )
-    if discipline is not None and discipline.aqm in ("codel", "pie", "dualq"):
+    if discipline is not None and discipline.aqm != "none":
         lines.append(f"!   {discipline.aqm}: no such AQM in the cited documents")
     return "\n".join(lines) + "\n"
 
