@@ -152,8 +152,10 @@ FIELDS: tuple[FormField, ...] = (
         "a threshold (DCTCP, datacenters) or a probing rate model (BBR).",
         "cubic",
         kind="choice",
+        # The default (today's hosts) first, then the others in their declared order.
         choices=tuple(
-            (cc, CONGESTION_CONTROL_NAMES[cc].removesuffix(" v1")) for cc in CONGESTION_CONTROLS
+            (cc, CONGESTION_CONTROL_NAMES[cc].removesuffix(" v1"))
+            for cc in sorted(CONGESTION_CONTROLS, key=lambda cc: cc != "cubic")
         ),
         group="traffic",
     ),
