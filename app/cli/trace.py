@@ -117,7 +117,7 @@ def trace(**opts: Any) -> None:
     except ValueError as exc:
         click.echo(f"Error: {exc}", err=True)
         raise SystemExit(2) from exc
-    from app.cli.simulate import ProgressBar
+    from app.cli.progress import ProgressBar
     from validation.traces import TraceFormatError
 
     if not path.is_file():

@@ -8,7 +8,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from app.cli.simulate import ProgressBar
+from app.cli.progress import ProgressBar
 
 
 @click.command()

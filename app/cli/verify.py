@@ -17,7 +17,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from app.cli.simulate import ProgressBar
+from app.cli.progress import ProgressBar
 from app.services.verify import run_search as search_now
 from app.services.verify import run_verification as check
 from models.recommend import LinkScenario, Recommendation, Targets

@@ -20,8 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from app.cli import main
-from app.cli.simulate import build_request, option_message
+from app.cli import main, progress
+from app.cli.progress import ProgressBar
+from app.cli.simulate_options import build_request, option_message
 
 # The module itself: the attribute ``app.cli.simulate`` is the click command registered on main.
 cli = importlib.import_module("app.cli.simulate")
@@ -367,13 +368,13 @@ def test_messages_use_option_names() -> None:
 def test_progress_bar_writes_to_its_console_only() -> None:
     sink = io.StringIO()
     console = Console(file=sink, force_terminal=True, width=80)
-    with cli.ProgressBar(steps=2, console=console, started_s=-1e9) as bar:
+    with ProgressBar(steps=2, console=console, started_s=-1e9) as bar:
         bar.report(0, 0.5, "B = 10")
         bar.report(1, 1.0, "B = 20")
     assert "B = 20" in sink.getvalue()
     # Not a terminal (a pipe, a file): no bar at all.
     quiet = io.StringIO()
-    with cli.ProgressBar(steps=1, console=Console(file=quiet), started_s=-1e9) as bar:
+    with ProgressBar(steps=1, console=Console(file=quiet), started_s=-1e9) as bar:
         bar.report(0, 0.5)
     assert quiet.getvalue() == ""
 
@@ -381,7 +382,7 @@ def test_progress_bar_writes_to_its_console_only() -> None:
 def test_json_stdout_stays_clean_with_the_bar_on(monkeypatch: pytest.MonkeyPatch) -> None:
     # Pretend stderr is a terminal and show the bar at once.
     monkeypatch.setenv("FORCE_COLOR", "1")
-    monkeypatch.setattr(cli, "PROGRESS_AFTER_S", 0.0)
+    monkeypatch.setattr(progress, "PROGRESS_AFTER_S", 0.0)
     result = _invoke("--buffer", "5,10", "--json")
     assert result.exit_code == 0, result.output
     assert "B = " in result.stderr

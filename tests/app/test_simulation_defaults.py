@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from app.cli import main
+from app.cli.simulate_options import build_request
 from app.jobs.lifespan import simulation_runner
 from app.main import create_app
 from app.settings import Settings, get_settings
@@ -46,7 +47,7 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
 
 def cli_scenario(*args: str) -> Scenario:
     ctx = cli.simulate.make_context("simulate", [*REQUIRED, *args])
-    scenario: Scenario = cli.build_request(dict(ctx.params)).scenario
+    scenario: Scenario = build_request(dict(ctx.params)).scenario
     return scenario
 
 
