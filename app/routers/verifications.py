@@ -65,6 +65,12 @@ class VerificationOut(ResponseModel):
     status: str = Field(description="queued, running, succeeded, failed, cancelled, or done.")
     progress: float = Field(ge=0.0, le=1.0)
     message: str | None = None
+    token: str | None = Field(
+        None,
+        description="The running job's capability token, given once, by the POST that created "
+        "the job: send it as X-Job-Token to DELETE /v1/simulations/{id}. Null when the job "
+        "already existed (an identical body shares the result, not the control).",
+    )
     verification: dict[str, Any] | None = Field(
         description="Scaling, per-size predicted vs simulated figures, each target met, missed "
         "or undecided, and the verdict (validation.verify.Verification), once available."
@@ -119,15 +125,18 @@ def create_verification(
                 value=body.replications,
             )
         try:
-            job, _, _ = pool.submit(job_plan.spec, client, job_plan.packets)
+            job, _, token = pool.submit(job_plan.spec, client, job_plan.packets)
         except QueueFull as exc:
             raise HTTPException(
                 status_code=429,
                 detail=str(exc),
                 headers={"Retry-After": str(settings.retry_after_s)},
             ) from exc
+        if token is not None:
+            tokens[job.id] = token
         return job
 
+    tokens: dict[str, str] = {}
     seen: list[JobView] = []
     run = job_runner(submit, pool.store.results_with_runs, settings, seen)
     try:
@@ -149,6 +158,7 @@ def create_verification(
             message=preparing[0]
             if preparing is not None
             else (f"{extra}{job.message or ''}" if extra else job.message),
+            token=tokens.get(job.id),
             verification=None,
         )
     result = {

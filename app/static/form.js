@@ -165,6 +165,7 @@
   const bar = document.getElementById("sim-progress");
   const status = document.getElementById("sim-status");
   let jobId = null;
+  const jobTokens = {}; // job id -> its capability token (X-Job-Token), needed to cancel
   let timer = null;
   let running = false;
 
@@ -293,6 +294,7 @@
     }
     if (!running) return; // cancelled meanwhile
     jobId = body.id;
+    if (body.token) jobTokens[body.id] = body.token; // given once, by the POST that made the job
     bar.value = body.progress;
     if (answer.status === 200) {
       if (searching) showSearch(body.search);
@@ -338,7 +340,8 @@
     cancelButton.disabled = true;
     say("Cancelling…");
     try {
-      let answer = await fetch("/v1/simulations/" + id, { method: "DELETE" });
+      const headers = jobTokens[id] ? { "X-Job-Token": jobTokens[id] } : {};
+      let answer = await fetch("/v1/simulations/" + id, { method: "DELETE", headers });
       let job = await answer.json();
       // A running job stops at its next progress report (about a second): wait to see it stop.
       while (answer.ok && (job.status === "queued" || job.status === "running")) {

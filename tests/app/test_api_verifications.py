@@ -156,3 +156,24 @@ def test_search_is_a_mode_of_the_same_request_with_the_cli_figures(client: TestC
     ]
     for mine, theirs in zip(found["tried"], local["tried"], strict=True):
         assert mine["check"]["utilization"] == pytest.approx(theirs["check"]["utilization"])
+
+
+def test_the_post_that_makes_the_job_returns_its_token_and_only_it_can_cancel(
+    client: TestClient,
+) -> None:
+    # The form cancels a check through DELETE /v1/simulations/{id}, which needs the job's token:
+    # the verification must hand it over, once, to the POST that created the job.
+    body = {"scenario": LINK, "replications": 2, "seed": 11}
+    first = client.post("/v1/verifications", json=body)
+    assert first.status_code == 202, first.text
+    job_id, token = first.json()["id"], first.json()["token"]
+    assert isinstance(token, str) and token
+    again = client.post("/v1/verifications", json=body)  # a poll: same job, no token
+    assert again.json()["id"] == job_id and again.json()["token"] is None
+    assert client.delete(f"/v1/simulations/{job_id}").status_code == 401
+    assert (
+        client.delete(f"/v1/simulations/{job_id}", headers={"X-Job-Token": "x"}).status_code == 403
+    )
+    cancelled = client.delete(f"/v1/simulations/{job_id}", headers={"X-Job-Token": token})
+    assert cancelled.status_code == 200, cancelled.text
+    assert cancelled.json()["cancel_requested"] or cancelled.json()["status"] == "cancelled"
