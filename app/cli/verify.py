@@ -11,6 +11,8 @@ The logic (scaling rule, sizes, verdicts) is :func:`validation.verify.verify`.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -25,7 +27,10 @@ from validation.size_search import SearchOutcome
 from validation.verify import Progress, Verification
 
 
-def _with_bar(label: str) -> tuple[list[ProgressBar], Progress]:
+@contextmanager
+def _progress_bar(label: str) -> Iterator[Progress]:
+    """A progress callback drawing a bar on stderr from its first report; the bar is closed
+    when the block ends, however it ends."""
     bar: list[ProgressBar] = []
 
     def progress(done: int, total: int) -> None:
@@ -34,7 +39,11 @@ def _with_bar(label: str) -> tuple[list[ProgressBar], Progress]:
         # A fraction of one step: an extra batch (or a further size) adds runs to the total.
         bar[0].report(0, done / total, f"{label}: {done}/{total} runs")
 
-    return bar, progress
+    try:
+        yield progress
+    finally:
+        if bar:
+            bar[0].__exit__(None, None, None)
 
 
 def run_verification(
@@ -46,12 +55,8 @@ def run_verification(
     max_replications: int | None = None,
 ) -> Verification:
     """Run the verification with a progress bar on stderr."""
-    bar, progress = _with_bar("verifying")
-    try:
+    with _progress_bar("verifying") as progress:
         return check(link, rec, targets, replications, seed, progress, max_replications)
-    finally:
-        if bar:
-            bar[0].__exit__(None, None, None)
 
 
 def run_search(
@@ -63,12 +68,8 @@ def run_search(
     max_replications: int | None = None,
 ) -> SearchOutcome:
     """Run the search by simulation with a progress bar on stderr."""
-    bar, progress = _with_bar("searching")
-    try:
+    with _progress_bar("searching") as progress:
         return search_now(link, rec, targets, replications, seed, progress, max_replications)
-    finally:
-        if bar:
-            bar[0].__exit__(None, None, None)
 
 
 def run_kernel_verification(
@@ -81,14 +82,11 @@ def run_kernel_verification(
     p = plan(
         link, rec, targets, replications=opts["kernel_runs"], seed=opts["seed"]
     ).fast_access_only()
-    bar, progress = _with_bar("kernel testbed")
-    try:
-        return verify_kernel(p, opts["kernel_runs"], progress=progress)
-    except KernelRefusal as refused:
-        return f"not run through the kernel: {refused}"
-    finally:
-        if bar:
-            bar[0].__exit__(None, None, None)
+    with _progress_bar("kernel testbed") as progress:
+        try:
+            return verify_kernel(p, opts["kernel_runs"], progress=progress)
+        except KernelRefusal as refused:
+            return f"not run through the kernel: {refused}"
 
 
 def _pct(value: float, ci: float) -> str:
