@@ -4,7 +4,8 @@
 dataclasses; ``to_dict()`` for JSON). See docs/architecture.md, "The recommendation engine".
 """
 
-from models.recommend.engine import predict, recommend, traffic_model
+from models.recommend.engine import recommend, traffic_model
+from models.recommend.predictions import predict
 from models.recommend.result import (
     Assumption,
     Curves,

@@ -436,7 +436,7 @@ def test_batched_search_walks_the_same_steps(
 
 def _one_size_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """Swap the engine's batched searches and predictions for the plain ones."""
-    import models.recommend.engine as engine
+    import models.recommend.predictions as predictions
     import models.recommend.rules as rules
 
     def sequential(decide, upper, settle=None, depth=0, doublings=0):  # type: ignore[no-untyped-def]
@@ -468,9 +468,9 @@ def _one_size_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
             meets_delay=delay <= d_max * (1.0 + 1e-9),
         )
 
-    monkeypatch.setattr(engine, "smallest_integer_batched", sequential)
+    monkeypatch.setattr(predictions, "smallest_integer_batched", sequential)
     monkeypatch.setattr(rules, "smallest_integer_batched", sequential)
-    monkeypatch.setattr(engine, "_predict_many", one_by_one)
+    monkeypatch.setattr(predictions, "predict_many", one_by_one)
 
     # The paced rule's cheap verdicts are swapped for the full bound at every step.
     def full_bound_only(ctx, w, access, theta):  # type: ignore[no-untyped-def]

@@ -1,0 +1,84 @@
+"""The warnings a recommendation carries: AQM limit, overload, low BDP per flow, BBR, pacing."""
+
+from __future__ import annotations
+
+from models.recommend.context import Context
+from models.recommend.result import RegimeInfo, RuleResult
+from models.recommend.rules import AQM_TARGET_S, BBR_CWND_GAIN, TINY
+
+#: Fewest packets of bandwidth-delay product per long-lived flow for the loss models to hold:
+#: below it a flow's window is a packet or two, a loss cannot raise the three duplicate ACKs of
+#: fast retransmit (RFC 5681 §3.2), and flows recover by retransmission timeouts.
+MIN_BDP_PER_FLOW_PACKETS = 2.0
+
+
+def low_bdp_per_flow(ctx: Context, regime: RegimeInfo) -> float | None:
+    """The BDP per long-lived flow, packets, when below :data:`MIN_BDP_PER_FLOW_PACKETS`."""
+    per_flow = ctx.bdp_packets / max(ctx.bottlenecked_flows, 1)
+    if regime.traffic_model == "congested_tcp" and per_flow < MIN_BDP_PER_FLOW_PACKETS:
+        return per_flow
+    return None
+
+
+def warnings_for(
+    ctx: Context, regime: RegimeInfo, governing: RuleResult, buffer_packets: int
+) -> tuple[str, ...]:
+    """The warnings of a recommendation, in the order the result lists them."""
+    out: list[str] = []
+    aqm = ctx.scenario.aqm
+    if aqm != "none":
+        target = AQM_TARGET_S[aqm] / ctx.packet_time_s
+        if buffer_packets <= target:
+            out.append(
+                f"The {aqm} target queue ({AQM_TARGET_S[aqm] * 1e3:g} ms = {target:.3g} packets) "
+                f"is not below the buffer ({buffer_packets:,} packets): the hard limit drops "
+                "before the AQM acts, so the tail drop, not the AQM, controls the queue. Raise "
+                "the limit above the AQM target or lower the target."
+            )
+    if regime.warning:
+        out.append(regime.warning)
+    if regime.regime == "overload":
+        out.append(
+            "Overload: the offered load exceeds the capacity; flows accumulate and no buffer "
+            "restores their throughput (003 §6)."
+        )
+    sc = ctx.scenario
+    if sc.input_queued and sc.ports is None:
+        out.append(
+            "Input-queued switch: give ports (and speedup) for the VOQ buffers of the CIOQ "
+            "advice (000 §5.1)."
+        )
+    per_flow = low_bdp_per_flow(ctx, regime)
+    if per_flow is not None:
+        out.append(
+            f"Low BDP per flow: {ctx.label} = {ctx.bottlenecked_flows:,} long-lived flows share "
+            f"a bandwidth-delay product of {ctx.bdp_packets:,.0f} packets, {per_flow:.2g} each "
+            f"(< {MIN_BDP_PER_FLOW_PACKETS:g}). Their windows are a packet or two: a loss cannot "
+            "raise the three duplicate ACKs of fast retransmit (RFC 5681 §3.2), so flows "
+            "recover by timeouts, not fast retransmit. The loss models (004 eqs. 18-22, the "
+            "Mathis law) assume fast-retransmit dynamics: here they are outside their range and "
+            "their loss prediction is not backed; check the size by simulation (--verify)."
+        )
+    n = ctx.bottlenecked_flows
+    if sc.congestion_control == "bbr" and n >= 2:
+        below = (
+            f"the {buffer_packets:,} packets recommended are below it, so expect sustained loss"
+            if buffer_packets < ctx.bdp_packets
+            else "a buffer of a BDP or more has not removed the loss in simulation either"
+        )
+        out.append(
+            f"BBR senders (v1, as simulated) are paced and not governed by loss: each keeps up "
+            f"to cwnd_gain = {BBR_CWND_GAIN:g} times its estimated BDP in flight (Cardwell et al. "
+            f"2016), so {ctx.label} = {n:,} flows together can hold about one BDP "
+            f"({ctx.bdp_packets:,.0f} packets) in the queue, and they do not slow down for the "
+            f"drops; {below} (this simulator, 100 BBR flows at 400 Mbit/s and 60 ms: 4.9 % loss "
+            "even at 8,000 packets, 4 BDP; benchmarks/results/search_vs_rules.md). The loss-based "
+            "predictions here (utilization and loss for Reno or CUBIC) do not describe these "
+            "senders; check the size by simulation (--verify, --search)."
+        )
+    if governing.rule == TINY and not sc.paced and sc.access_bps is None:
+        out.append(
+            "Tiny buffers assume paced senders or slow access links; give the access rate or "
+            "pacing to check it (000 §3.4-3.5)."
+        )
+    return tuple(out)
