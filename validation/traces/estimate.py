@@ -560,6 +560,33 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.4g} s"
 
 
+@dataclass
+class _Classes:
+    """Each flow's class (004 §VI) and the tests behind it, one entry per flow."""
+
+    classes: np.ndarray  # class names (object array)
+    lbp: BoolArray  # bottlenecked here
+    rbp: BoolArray  # bottlenecked elsewhere
+    sure_lbp: BoolArray  # LBP flows at N_b's interval's low end
+    unsure_other: BoolArray  # RBP flows at N_b's interval's high end
+    p_lbp: FloatArray  # 1 - the binomial test's p-value
+    bottlenecked_flows: Interval  # N_b with its classification interval
+
+
+@dataclass
+class _Rtts:
+    """Each flow's RTT after the queue corrections, where it came from, and its range."""
+
+    rtt: FloatArray  # seconds (NaN: no sample)
+    source: np.ndarray  # 'handshake', 'drops', 'first_round', 'restart' or 'none'
+    raw: FloatArray  # the sample as measured, queueing included
+    at: FloatArray  # when it was taken
+    restarted: BoolArray  # the sample is the restart's after a timeout
+    low: FloatArray  # range of the RTT, seconds
+    high: FloatArray
+    sampled: BoolArray  # has an RTT
+
+
 def _summarize(
     reader: TraceReader,
     acc: _Accumulator,
@@ -568,18 +595,88 @@ def _summarize(
     stage: StageCallback | None,
     next_reading: str,
 ) -> TraceEstimates:
-    fs, fi = acc.fs, acc.fi
-    F, I = kernel.F, kernel.I  # noqa: E741
+    I = kernel.I  # noqa: E741
     n = len(reader.flows)
-    fs, fi = fs[:n], fi[:n]
+    fs, fi = acc.fs[:n], acc.fi[:n]
     measured_s = acc.end_s - warm_abs
     notes: list[str] = list(reader.notes)
-    handshake = reader.flows.handshake_rtt_s
-    rtt = np.where(np.isfinite(fs[:, F["round_rtt_s"]]), fs[:, F["round_rtt_s"]], np.nan)
-    source = np.where(np.isfinite(rtt), "first_round", "none").astype(object)
-    for index in handshake:
-        if np.isfinite(rtt[index]):
-            source[index] = "handshake"
+    cls = _classify(reader, fs, fi, acc, measured_s)
+    rtts = _rtts(reader, fs, fi, acc, capacity_bps, cls, notes, stage, next_reading)
+    te = _effective_rtt(fs, cls.lbp, rtts, notes)
+    # Rates after the warm-up, and batch means over time.
+    rate_all = _per_second(acc, acc.packets, reader.path)
+    given = capacity_bps is not None
+    if capacity_bps is None:
+        capacity_bps, window = _carried_rate(acc, rate_all)
+        notes.append(
+            f"capacity estimated as the rate of the busiest {window} (the highest rate the "
+            "trace carried over a window it measures); give it when known"
+        )
+    link_rate, lbp_rate = _rates(fs, acc, rate_all, warm_abs, measured_s, cls)
+    fraction = Interval(
+        lbp_rate.value / capacity_bps,
+        lbp_rate.low / capacity_bps,
+        lbp_rate.high / capacity_bps,
+        lbp_rate.method,
+    )
+    drops = fi[:, I["drops_measured"]]
+    loss_times = (
+        np.sort(np.concatenate(acc.loss_times)) if acc.loss_times else np.zeros(0, dtype=float)
+    )
+    arrivals = int(fi[:, I["packets_measured"]].sum() + (drops.sum() if reader.has_drops else 0))
+    loss_rate = _loss_rate(loss_times, arrivals, warm_abs, acc.end_s)
+    bursts = _bursts(loss_times, te.value)
+    mean_burst, median_burst = _burst_intervals(bursts)
+    n_b, n_b_interval = int(cls.lbp.sum()), cls.bottlenecked_flows
+    alpha = Interval(
+        mean_burst.value / n_b if n_b else math.nan,
+        mean_burst.low / n_b_interval.high if n_b_interval.high else math.nan,
+        mean_burst.high / n_b_interval.low if n_b_interval.low else math.nan,
+        "mean burst over N_b; bounds from the burst and N_b intervals",
+    )
+    if not reader.has_drops:
+        notes.append(
+            "no drop events in a capture: losses are inferred from sequence holes filled by "
+            "retransmissions; losses before this link count as losses here"
+        )
+    return TraceEstimates(
+        kind=reader.kind,
+        has_drops=reader.has_drops,
+        packets=acc.packets,
+        flows=n,
+        start_s=acc.start_s,
+        end_s=acc.end_s,
+        warmup_s=acc.warmup_s,
+        capacity_bps=float(capacity_bps),
+        capacity_source="given" if given else "estimated",
+        class_counts={name: int((cls.classes == name).sum()) for name in CLASSES},
+        bottlenecked_flows=n_b_interval,
+        effective_rtt_s=te,
+        bottlenecked_capacity_bps=lbp_rate,
+        bottlenecked_share=fraction,
+        link_rate_bps=link_rate,
+        loss_rate=loss_rate,
+        loss_bursts=int(bursts.size),
+        loss_burst_mean_packets=mean_burst,
+        loss_burst_median_packets=median_burst,
+        sync_factor=alpha,
+        packet_bytes=float(np.median(fi[cls.lbp, I["max_size_bytes"]])) if n_b else math.nan,
+        rtt_sources={
+            name: int((rtts.source[cls.lbp] == name).sum())
+            for name in ("handshake", "drops", "first_round", "restart", "none")
+        },
+        notes=notes,
+        reordered_packets=reader.reordered_packets,
+        flow_table=_flow_table(reader, fs, fi, measured_s, cls, rtts),
+    )
+
+
+def _classify(
+    reader: TraceReader, fs: FloatArray, fi: IntArray, acc: _Accumulator, measured_s: float
+) -> _Classes:
+    """Each flow's class: LBP, RBP, window-limited, size-limited, unresponsive, no data."""
+    F, I = kernel.F, kernel.I  # noqa: E741
+    n = fs.shape[0]
     expl = fi[:, I["explained"]]
     unexpl = fi[:, I["unexplained"]]
     # Chance share of explained reductions if reductions ignored the losses here: the share
@@ -587,12 +684,10 @@ def _summarize(
     tested = fi[:, I["tested"]]
     chance = np.where(tested > 0, fi[:, I["covered"]] / np.maximum(tested, 1), 1.0)
     p_value = stats.binom.sf(expl - 1, expl + unexpl, np.clip(chance, 1e-12, 1.0))
-    p_lbp = 1.0 - p_value
     rounds = fi[:, I["rounds"]]
     packets = fi[:, I["packets"]]
     classes = np.full(n, "window_limited", dtype=object)
     short = (rounds < MIN_ROUNDS) | (packets < MIN_PACKETS)
-    reductions = expl + unexpl
     # Any loss here counts, the warm-up's too: a few LBP flows on a large buffer may lose only
     # when their slow start overflows it (004 §VII's N_b = 2 at B = C·T_avg).
     lossy = fi[:, I["drops_measured"]] > 0
@@ -621,9 +716,52 @@ def _summarize(
     still = _window_still(fs, fi, acc, paced)
     lbp = ~short & lossy & ~uncorrelated & ~paced & ~window_held & ~still
     rbp = ~short & ~lbp & ((unexpl >= MIN_REDUCTIONS) | paced)
+    unresponsive = _unresponsive(reader, fs, fi, acc, measured_s, short)
+    lbp &= ~unresponsive
+    rbp &= ~unresponsive
+    classes[short] = "size_limited"
+    classes[unresponsive] = "unresponsive"
+    classes[lbp] = "lbp"
+    classes[rbp] = "rbp"
+    for index in reader.flows.no_payload:
+        classes[index] = "no_data"
+        lbp[index] = rbp[index] = False
+    sure_lbp = lbp & (
+        fi[:, I["drops_measured"]] + (p_value < LBP_P_VALUE) * SURE_DROPS >= SURE_DROPS
+    )
+    unsure_other = rbp & (p_value < UNSURE_P_VALUE)
+    n_b = int(lbp.sum())
+    return _Classes(
+        classes=classes,
+        lbp=lbp,
+        rbp=rbp,
+        sure_lbp=sure_lbp,
+        unsure_other=unsure_other,
+        p_lbp=1.0 - p_value,
+        bottlenecked_flows=Interval(
+            float(n_b),
+            float(sure_lbp.sum()),
+            float(n_b + unsure_other.sum()),
+            f"classification interval: LBP flows with {SURE_DROPS}+ drops here or reductions "
+            f"correlated with them (p < {LBP_P_VALUE}) .. LBP flows plus RBP flows whose "
+            f"reductions still follow losses here more than chance (p < {UNSURE_P_VALUE})",
+        ),
+    )
+
+
+def _unresponsive(
+    reader: TraceReader,
+    fs: FloatArray,
+    fi: IntArray,
+    acc: _Accumulator,
+    measured_s: float,
+    short: BoolArray,
+) -> BoolArray:
+    """Flows that are not TCP (a capture says) or keep less than a packet in flight."""
+    F, I = kernel.F, kernel.I  # noqa: E741
     # A capture shows which flows are TCP; the CSV format does not (its flows are all taken
     # for TCP: a Poisson or constant-rate stream there may be counted as LBP or RBP).
-    unresponsive = np.zeros(n, dtype=np.bool_)
+    unresponsive = np.zeros(fs.shape[0], dtype=np.bool_)
     for index in reader.flows.not_tcp:
         unresponsive[index] = True
     # A window-based flow keeps at least one packet in flight: rate x RTT >= 1 packet (the RTT
@@ -644,29 +782,83 @@ def _summarize(
         raw_rtt_s = raw_rtt_s + acc.queue_full_s + kernel.ACK_DELAY_MAX_S
     with np.errstate(invalid="ignore"):
         unresponsive |= ~short & (rate_pps * raw_rtt_s < MIN_WINDOW_PACKETS)
-    lbp &= ~unresponsive
-    rbp &= ~unresponsive
-    classes[short] = "size_limited"
-    classes[unresponsive] = "unresponsive"
-    classes[lbp] = "lbp"
-    classes[rbp] = "rbp"
-    for index in reader.flows.no_payload:
-        classes[index] = "no_data"
-        lbp[index] = rbp[index] = False
-    del reductions
-    sure_lbp = lbp & (
-        fi[:, I["drops_measured"]] + (p_value < LBP_P_VALUE) * SURE_DROPS >= SURE_DROPS
+    return unresponsive
+
+
+def _rtts(
+    reader: TraceReader,
+    fs: FloatArray,
+    fi: IntArray,
+    acc: _Accumulator,
+    capacity_bps: float | None,
+    cls: _Classes,
+    notes: list[str],
+    stage: StageCallback | None,
+    next_reading: str,
+) -> _Rtts:
+    """Each flow's RTT: its sample, the queue taken out, and its range (see the module)."""
+    I = kernel.I  # noqa: E741
+    n = fs.shape[0]
+    lbp, rbp = cls.lbp, cls.rbp
+    rtt, source, raw, at, restarted = _samples(reader, fs, fi, lbp, notes)
+    rtt, queue_note = _queue_corrected_rtts(raw, at, rtt, lbp, acc)
+    notes.append(queue_note)
+    if not reader.has_drops:
+        rtt = _capture_queue_midpoint(raw, at, rtt, lbp, acc, raw - rtt, notes)
+    rtt = _paced_queue_corrected(
+        reader, acc, capacity_bps, raw, at, rtt, lbp, rbp, notes, stage, next_reading
     )
-    unsure_other = rbp & (p_value < UNSURE_P_VALUE)
-    n_b = int(lbp.sum())
-    n_b_interval = Interval(
-        float(n_b),
-        float(sure_lbp.sum()),
-        float(n_b + unsure_other.sum()),
-        f"classification interval: LBP flows with {SURE_DROPS}+ drops here or reductions "
-        f"correlated with them (p < {LBP_P_VALUE}) .. LBP flows plus RBP flows whose "
-        f"reductions still follow losses here more than chance (p < {UNSURE_P_VALUE})",
-    )
+    # A drop in the first flight: the second flight follows a retransmission (a timeout, or
+    # the delayed acknowledgement of a lone packet), not the first flight's acknowledgements,
+    # so its spacing is no RTT sample (H. Jiang, C. Dovrolis, CCR 2002, take the first two
+    # flights of an intact slow start).
+    broken = (fi[:, I["first_flight_drops"]] > 0) & (source == "first_round")
+    with_drop_rtt = np.isfinite(acc.drop_rtt_s) if acc.drop_rtt_s.size else np.zeros(n, bool)
+    kept = lbp & ~broken & (np.isfinite(rtt) | with_drop_rtt)
+    if (broken & lbp).any() and kept.any():
+        rtt = np.where(broken, np.nan, rtt)
+        source[broken] = "none"
+        notes.append(
+            f"{int((broken & lbp).sum())} LBP flows lost packets of their first flight: their "
+            "first-round spacing is no RTT sample"
+        )
+    elif (broken & lbp).any():
+        notes.append(
+            "every LBP flow's RTT is a first-round spacing after a loss in its first flight "
+            "(no RTT sample proper): T_e is taken from them all the same and may be too long"
+        )
+    if acc.drop_rtt_s.size:
+        from_drops = np.isfinite(acc.drop_rtt_s)
+        rtt = np.where(from_drops, acc.drop_rtt_s, rtt)
+        source[from_drops] = "drops"
+        notes.append(
+            f"{int((from_drops & lbp).sum())} of {int(lbp.sum())} LBP flows have their RTT "
+            "from the lag on which their drops agree (no queueing at this link in it)"
+        )
+    sampled = np.isfinite(rtt) & (rtt > 0)
+    low_rtt, high_rtt = _measured_ranges(reader, fs, fi, acc, rtt, raw, source)
+    # A correction never takes out more queue than the sample's packet can have waited (the
+    # busy-period bound in a trace with drop events): the RTT is at least the range's low end.
+    rtt = np.fmax(rtt, np.where(sampled, low_rtt, np.nan))
+    return _Rtts(rtt, source, raw, at, restarted, low_rtt, high_rtt, sampled)
+
+
+def _samples(
+    reader: TraceReader, fs: FloatArray, fi: IntArray, lbp: BoolArray, notes: list[str]
+) -> tuple[FloatArray, np.ndarray, FloatArray, FloatArray, BoolArray]:
+    """Each flow's RTT sample: the handshake, the first round or the restart's (and source).
+
+    Returns the sample less the kernel's queue correction, its source, the sample as
+    measured, when it was taken, and which flows have the restart's.
+    """
+    F, I = kernel.F, kernel.I  # noqa: E741
+    n = fs.shape[0]
+    handshake = reader.flows.handshake_rtt_s
+    rtt = np.where(np.isfinite(fs[:, F["round_rtt_s"]]), fs[:, F["round_rtt_s"]], np.nan)
+    source = np.where(np.isfinite(rtt), "first_round", "none").astype(object)
+    for index in handshake:
+        if np.isfinite(rtt[index]):
+            source[index] = "handshake"
     # A drop in the first flight: the restart after the retransmission timeout gives the
     # sample instead, where it had a clean pair of flights (kernel ``restart_*``).
     raw, at = fs[:, F["raw_rtt_s"]].copy(), fs[:, F["rtt_sample_at_s"]].copy()
@@ -711,49 +903,16 @@ def _summarize(
                 "their RTT sample is the first clean pair of flights of the slow start that "
                 "restarted them after the timeout"
             )
-    rtt, queue_note = _queue_corrected_rtts(raw, at, rtt, lbp, acc)
-    notes.append(queue_note)
-    if not reader.has_drops:
-        rtt = _capture_queue_midpoint(raw, at, rtt, lbp, acc, raw - rtt, notes)
-    rtt = _paced_queue_corrected(
-        reader, acc, capacity_bps, raw, at, rtt, lbp, rbp, notes, stage, next_reading
-    )
-    # A drop in the first flight: the second flight follows a retransmission (a timeout, or
-    # the delayed acknowledgement of a lone packet), not the first flight's acknowledgements,
-    # so its spacing is no RTT sample (H. Jiang, C. Dovrolis, CCR 2002, take the first two
-    # flights of an intact slow start).
-    broken = (fi[:, I["first_flight_drops"]] > 0) & (source == "first_round")
-    with_drop_rtt = np.isfinite(acc.drop_rtt_s) if acc.drop_rtt_s.size else np.zeros(n, bool)
-    kept = lbp & ~broken & (np.isfinite(rtt) | with_drop_rtt)
-    if (broken & lbp).any() and kept.any():
-        rtt = np.where(broken, np.nan, rtt)
-        source[broken] = "none"
-        notes.append(
-            f"{int((broken & lbp).sum())} LBP flows lost packets of their first flight: their "
-            "first-round spacing is no RTT sample"
-        )
-    elif (broken & lbp).any():
-        notes.append(
-            "every LBP flow's RTT is a first-round spacing after a loss in its first flight "
-            "(no RTT sample proper): T_e is taken from them all the same and may be too long"
-        )
-    if acc.drop_rtt_s.size:
-        from_drops = np.isfinite(acc.drop_rtt_s)
-        rtt = np.where(from_drops, acc.drop_rtt_s, rtt)
-        source[from_drops] = "drops"
-        notes.append(
-            f"{int((from_drops & lbp).sum())} of {int(lbp.sum())} LBP flows have their RTT "
-            "from the lag on which their drops agree (no queueing at this link in it)"
-        )
-    sampled = np.isfinite(rtt) & (rtt > 0)
-    low_rtt, high_rtt = _measured_ranges(reader, fs, fi, acc, rtt, raw, source)
-    # A correction never takes out more queue than the sample's packet can have waited (the
-    # busy-period bound in a trace with drop events): the RTT is at least the range's low end.
-    rtt = np.fmax(rtt, np.where(sampled, low_rtt, np.nan))
-    lbp_rtts = rtt[lbp & sampled]
+    return rtt, source, raw, at, restarted
+
+
+def _effective_rtt(fs: FloatArray, lbp: BoolArray, rtts: _Rtts, notes: list[str]) -> Interval:
+    """T_e over the LBP flows (004 eq. 12), its interval widened by the unsampled flows."""
+    sampled = rtts.sampled
+    lbp_rtts = rtts.rtt[lbp & sampled]
     # An LBP flow without an RTT sample still has its spacing as measured (a first round with
     # a loss in it), which is no shorter than its RTT (see estimate_trace); none: no bound.
-    measured = fs[:, F["raw_rtt_s"]]
+    measured = fs[:, kernel.F["raw_rtt_s"]]
     unsampled = lbp & ~sampled
     upper = np.where(np.isfinite(measured) & (measured > 0), measured, np.inf)[unsampled]
     if unsampled.any():
@@ -761,115 +920,70 @@ def _summarize(
             f"{int(unsampled.sum())} LBP flows have no RTT sample; T_e uses the others, and "
             "its interval runs from 0 to T_e with them at their longest RTT"
         )
-    te = _harmonic_interval(lbp_rtts, upper, low_rtt[lbp & sampled], high_rtt[lbp & sampled])
-    # Rates after the warm-up, and batch means over time.
-    rate_all = _per_second(acc, acc.packets, reader.path)
-    first_full = math.ceil(warm_abs - acc.start_s)
-    given = capacity_bps is not None
-    if capacity_bps is None:
-        capacity_bps, window = _carried_rate(acc, rate_all)
-        notes.append(
-            f"capacity estimated as the rate of the busiest {window} (the highest rate the "
-            "trace carried over a window it measures); give it when known"
-        )
-    flow_bytes = fs[:, F["bytes_measured"]]
+    return _harmonic_interval(lbp_rtts, upper, rtts.low[lbp & sampled], rtts.high[lbp & sampled])
+
+
+def _rates(
+    fs: FloatArray,
+    acc: _Accumulator,
+    rate_all: FloatArray,
+    warm_abs: float,
+    measured_s: float,
+    cls: _Classes,
+) -> tuple[Interval, Interval]:
+    """The link's rate and the LBP flows' rate C_e, bits/s, with batch-means intervals."""
+    flow_bytes = fs[:, kernel.F["bytes_measured"]]
     all_bytes = float(flow_bytes.sum())
 
     def share_of(flows: BoolArray) -> float:
         return float(flow_bytes[flows].sum()) / all_bytes if all_bytes > 0 else 0.0
 
+    first_full = math.ceil(warm_abs - acc.start_s)
     link_rate = _batch_means(
         rate_all[first_full : int(acc.end_s - acc.start_s)] * 8.0, 8.0 * all_bytes / measured_s
     )
     # The ends take the flows of N_b's interval: the sure LBP flows' bytes at the link rate's
     # low end, the LBP flows' and the unsure RBP flows' at its high end.
-    lbp_share = share_of(lbp)
     lbp_rate = Interval(
-        lbp_share * link_rate.value,
-        share_of(sure_lbp) * link_rate.low,
-        share_of(lbp | unsure_other) * link_rate.high,
+        share_of(cls.lbp) * link_rate.value,
+        share_of(cls.sure_lbp) * link_rate.low,
+        share_of(cls.lbp | cls.unsure_other) * link_rate.high,
         "LBP share of the bytes times the link rate's batch-means interval; the ends take "
         "the flows of N_b's interval (sure LBP flows .. LBP plus unsure RBP flows)",
     )
-    fraction = Interval(
-        lbp_rate.value / capacity_bps,
-        lbp_rate.low / capacity_bps,
-        lbp_rate.high / capacity_bps,
-        lbp_rate.method,
-    )
-    drops = fi[:, I["drops_measured"]]
-    departures = fi[:, I["packets_measured"]]
-    loss_times = (
-        np.sort(np.concatenate(acc.loss_times)) if acc.loss_times else np.zeros(0, dtype=float)
-    )
-    arrivals = int(departures.sum() + (drops.sum() if reader.has_drops else 0))
-    loss_rate = _loss_rate(loss_times, arrivals, warm_abs, acc.end_s)
-    bursts = _bursts(loss_times, te.value)
-    mean_burst, median_burst = _burst_intervals(bursts)
-    alpha = Interval(
-        mean_burst.value / n_b if n_b else math.nan,
-        mean_burst.low / n_b_interval.high if n_b_interval.high else math.nan,
-        mean_burst.high / n_b_interval.low if n_b_interval.low else math.nan,
-        "mean burst over N_b; bounds from the burst and N_b intervals",
-    )
-    if not reader.has_drops:
-        notes.append(
-            "no drop events in a capture: losses are inferred from sequence holes filled by "
-            "retransmissions; losses before this link count as losses here"
-        )
-    mss = float(np.median(fi[lbp, I["max_size_bytes"]])) if n_b else math.nan
+    return link_rate, lbp_rate
+
+
+def _flow_table(
+    reader: TraceReader,
+    fs: FloatArray,
+    fi: IntArray,
+    measured_s: float,
+    cls: _Classes,
+    rtts: _Rtts,
+) -> list[FlowEstimate]:
+    """One row per flow: its class, RTT and source, counts and rate."""
+    F, I = kernel.F, kernel.I  # noqa: E741
     # A first round that lost packets holds a retransmission, not one RTT: no sample (the
     # restart's stands in where there was one).
-    clean_sample = (fi[:, I["first_flight_drops"]] == 0) | restarted
-    table = [
+    clean_sample = (fi[:, I["first_flight_drops"]] == 0) | rtts.restarted
+    return [
         FlowEstimate(
             key=reader.flows.keys[i],
-            flow_class=str(classes[i]),
-            rtt_s=float(rtt[i]),
-            rtt_source=str(source[i]),
-            packets=int(packets[i]),
-            drops=int(drops[i]),
+            flow_class=str(cls.classes[i]),
+            rtt_s=float(rtts.rtt[i]),
+            rtt_source=str(rtts.source[i]),
+            packets=int(fi[i, I["packets"]]),
+            drops=int(fi[i, I["drops_measured"]]),
             rate_bps=8.0 * float(fs[i, F["bytes_measured"]]) / measured_s,
-            explained_reductions=int(expl[i]),
-            unexplained_reductions=int(unexpl[i]),
-            lbp_probability=float(p_lbp[i]),
-            rtt_sample_s=float(raw[i]) if clean_sample[i] else math.nan,
-            rtt_sample_at_s=float(at[i]) if clean_sample[i] else math.nan,
+            explained_reductions=int(fi[i, I["explained"]]),
+            unexplained_reductions=int(fi[i, I["unexplained"]]),
+            lbp_probability=float(cls.p_lbp[i]),
+            rtt_sample_s=float(rtts.raw[i]) if clean_sample[i] else math.nan,
+            rtt_sample_at_s=float(rtts.at[i]) if clean_sample[i] else math.nan,
         )
-        for i in range(n)
+        for i in range(fs.shape[0])
     ]
-    counts = {name: int((classes == name).sum()) for name in CLASSES}
-    sources = {
-        name: int((source[lbp] == name).sum())
-        for name in ("handshake", "drops", "first_round", "restart", "none")
-    }
-    return TraceEstimates(
-        kind=reader.kind,
-        has_drops=reader.has_drops,
-        packets=acc.packets,
-        flows=n,
-        start_s=acc.start_s,
-        end_s=acc.end_s,
-        warmup_s=acc.warmup_s,
-        capacity_bps=float(capacity_bps),
-        capacity_source="given" if given else "estimated",
-        class_counts=counts,
-        bottlenecked_flows=n_b_interval,
-        effective_rtt_s=te,
-        bottlenecked_capacity_bps=lbp_rate,
-        bottlenecked_share=fraction,
-        link_rate_bps=link_rate,
-        loss_rate=loss_rate,
-        loss_bursts=int(bursts.size),
-        loss_burst_mean_packets=mean_burst,
-        loss_burst_median_packets=median_burst,
-        sync_factor=alpha,
-        packet_bytes=mss,
-        rtt_sources=sources,
-        notes=notes,
-        reordered_packets=reader.reordered_packets,
-        flow_table=table,
-    )
 
 
 def _window_still(
@@ -1111,7 +1225,7 @@ def _measured_ranges(
     """
     F, I = kernel.F, kernel.I  # noqa: E741
     n = rtt.size
-    measured = raw  # the handshake's for its flows (:func:`_summarize` puts it there)
+    measured = raw  # the handshake's for its flows (:func:`_samples` puts it there)
     queue = np.full(n, acc.queue_full_s if acc.queue_full_s > 0 else math.inf)
     if reader.has_drops:
         # The sample's packet waited no longer than the link had been busy when it left
