@@ -21,6 +21,7 @@ Base.type_annotation_map  # SQLAlchemy's declarative base reads it
 DerivedInputs.bottlenecked_flows_used  # serialized by to_dict (dataclasses.asdict)
 WhatIf.assumption  # serialized by to_dict (dataclasses.asdict)
 FormField.help  # app/templates/index.html shows it under each input
+FormField.under  # app/templates/index.html indents the input under the choice it refines
 ResultView.sentence_packets  # the fields below are read by app/templates/index.html
 ResultView.sentence_bytes
 ResultView.sentence_ms

@@ -99,6 +99,9 @@ IOSXR_PACKET_UNIT_BYTES = 256
 #: CoDel's interval when no RTT is known (tc-codel(8) default, 100 ms) and target's share of it.
 CODEL_DEFAULT_INTERVAL_S = 0.1
 CODEL_TARGET_FRACTION = 0.05
+#: PIE's QDELAY_REF and T_UPDATE (RFC 8033 §4.2: "QDELAY_REF = 15 ms", "T_UPDATE = 15 ms").
+PIE_DEFAULT_TARGET_S = 0.015
+PIE_DEFAULT_TUPDATE_S = 0.015
 
 
 def default_interface(vendor: str, capacity_bps: float) -> str:
@@ -293,7 +296,7 @@ def _header(mark: str, limit: QueueLimit, release: str, references: tuple[str, .
 TC_REFERENCES = (
     "tc-pfifo(8)/tc-bfifo(8): 'limit' is packets for pfifo, bytes for bfifo",
     "tc-fq_codel(8): limit PACKETS, target TIME, interval TIME, ce_threshold TIME, ecn",
-    "tc-pie(8): limit PACKETS, target TIME",
+    "tc-pie(8): limit PACKETS, target TIME, tupdate TIME",
     "Linux 'codel: add ce_threshold attribute' (2015): the CE threshold for DCTCP ports",
     "RFC 8289 §4.2-4.5 (interval ~ the RTT of most flows; target 5 % of it: 5 ms for 100 ms)",
 )
@@ -326,13 +329,26 @@ def _ceil_us(seconds: float) -> int:
 def _aqm_times_us(
     rtt_s: float | None, limit: QueueLimit, discipline: QueueDiscipline | None
 ) -> tuple[int, int]:
-    """CoDel's (target, interval), µs: the analysis's when it gave them, else from the RTT."""
+    """CoDel's (target, interval), µs: the analysis's for a CoDel port that gave them, else from
+    the RTT (another AQM's target and interval are not CoDel's)."""
     target_us, interval_us = codel_times_us(rtt_s, limit)
-    if discipline is not None and discipline.target_s is not None:
+    if discipline is None or discipline.aqm != "codel":
+        return target_us, interval_us
+    if discipline.target_s is not None:
         target_us = _ceil_us(discipline.target_s)
-    if discipline is not None and discipline.interval_s is not None:
+    if discipline.interval_s is not None:
         interval_us = _ceil_us(discipline.interval_s)
     return target_us, interval_us
+
+
+def _pie_times_us(discipline: QueueDiscipline | None) -> tuple[int, int]:
+    """PIE's (target, tupdate), µs: the analysis's for a PIE port, else RFC 8033 §4.2's
+    QDELAY_REF 15 ms and T_UPDATE 15 ms (tc-pie(8)'s defaults too)."""
+    target_s, tupdate_s = PIE_DEFAULT_TARGET_S, PIE_DEFAULT_TUPDATE_S
+    if discipline is not None and discipline.aqm == "pie":
+        target_s = discipline.target_s if discipline.target_s is not None else target_s
+        tupdate_s = discipline.interval_s if discipline.interval_s is not None else tupdate_s
+    return _ceil_us(target_s), _ceil_us(tupdate_s)
 
 
 def ecn_threshold_us(limit: QueueLimit, discipline: QueueDiscipline) -> int | None:
@@ -354,11 +370,7 @@ def tc_commands(
     ``ce_threshold``, the form Linux added for DCTCP)."""
     target_us, interval_us = _aqm_times_us(rtt_s, limit, discipline)
     root = f"tc qdisc replace dev {interface} root"
-    pie_target_us = (
-        _ceil_us(discipline.target_s)
-        if discipline is not None and discipline.aqm == "pie" and discipline.target_s
-        else _ceil_us(0.015)
-    )
+    pie_target_us, pie_tupdate_us = _pie_times_us(discipline)
     commands = {
         "pfifo": f"{root} pfifo limit {limit.limit_packets}",
         "bfifo": f"{root} bfifo limit {limit.limit_bytes}",
@@ -366,7 +378,8 @@ def tc_commands(
         f"target {target_us}us interval {interval_us}us",
         "codel": f"{root} codel limit {limit.limit_packets} "
         f"target {target_us}us interval {interval_us}us",
-        "pie": f"{root} pie limit {limit.limit_packets} target {pie_target_us}us",
+        "pie": f"{root} pie limit {limit.limit_packets} target {pie_target_us}us "
+        f"tupdate {pie_tupdate_us}us",
     }
     k_us = None if discipline is None else ecn_threshold_us(limit, discipline)
     if k_us is not None:
@@ -401,9 +414,9 @@ def tc_config(
     commands = tc_commands(limit, interface, rtt_s, discipline)
     active = _active_qdisc(qdisc, discipline)
     target_us, interval_us = _aqm_times_us(rtt_s, limit, discipline)
-    given = discipline is not None and discipline.target_s is not None
+    given = discipline is not None and discipline.aqm == "codel"
     why = (
-        "the analysis's AQM target and interval"
+        "the AQM's target and interval as analysed (or given)"
         if given
         else "interval ~ RTT (RFC 8289 §4.2), target 5 % of it (RFC 8289 §4.5)"
     )
@@ -414,7 +427,8 @@ def tc_config(
         f"{interval_us} us: {why}",
         "codel": f"CoDel on one FIFO (tc-codel(8)), hard limit in packets; target {target_us} "
         f"us, interval {interval_us} us",
-        "pie": "PIE (tc-pie(8), RFC 8033), hard limit in packets; target = QDELAY_REF",
+        "pie": "PIE (tc-pie(8), RFC 8033), hard limit in packets; target = QDELAY_REF, "
+        "tupdate = T_UPDATE",
         "fq_codel_ecn": "FQ-CoDel marking CE on ECN-capable packets whose sojourn exceeds K "
         "(ce_threshold, added to Linux for DCTCP), hard limit in packets",
     }

@@ -81,6 +81,7 @@ from models.recommend.performance import TrafficModel
 from models.recommend.rules import DCTCP_K_DIVISOR
 from models.rule_of_thumb import bdp_packets, harmonic_mean_rtt_s
 from validation.simulator import Scenario, confidence_interval, replication_seeds
+from validation.simulator.core.pie import QDELAY_REF_S, T_UPDATE_S
 from validation.simulator.results import Estimate
 from validation.simulator.scenario import CC_KINDS
 from validation.sweeps import Task, run_tasks
@@ -280,6 +281,14 @@ def simulated_port(link: LinkScenario) -> tuple[str | None, str]:
     """The simulator's ``aqm`` for the link's, or None and why not: the recommendation is
     checked on the port the user described (CoDel or PIE below the buffer), never silently on
     a drop-tail one."""
+    times = (link.aqm_target, link.aqm_interval)
+    if link.aqm == "pie" and times != (QDELAY_REF_S, T_UPDATE_S):
+        return None, (
+            "PIE is simulated with RFC 8033's QDELAY_REF and T_UPDATE (15 ms each) only, not "
+            "the target and interval given ("
+            + " and ".join(f"{t * 1e3:g} ms" for t in times if t is not None)
+            + ")"
+        )
     if link.aqm in SIMULATED_AQMS:
         return link.aqm, ""
     return None, (
@@ -402,6 +411,9 @@ def simulated_scenario(
     if aqm is None:
         raise ValueError(f"cannot simulate this link: {why_not}")
     marking: dict[str, Any] = {"aqm": aqm}
+    if aqm == "codel":
+        marking["codel_target_s"] = link.aqm_target
+        marking["codel_interval_s"] = link.aqm_interval
     if cc == "dctcp":
         marking["ecn_threshold_packets"] = dctcp_marking_threshold_packets(link, scaling.factor)
     return Scenario(

@@ -16,7 +16,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from app.cli.recommend import link_inputs, parse_rtts
+from app.cli.recommend import AQM_INPUTS, link_inputs, optional_quantity, parse_rtts
 from app.cli.recommend import recommend as recommend_command
 from app.services.device import (
     DeviceRequest,
@@ -24,6 +24,7 @@ from app.services.device import (
     config_answer,
     configure,
     configure_recommended,
+    given_discipline,
 )
 from app.services.names import in_option_words
 from app.services.recommend import recommend
@@ -41,12 +42,14 @@ NAMED = (
     "cell_bytes",
     "interface",
     "rtt_s",
+    *AQM_INPUTS,
 )
 #: Options of ``bufsize recommend`` needed to recommend a size (``--buffer`` replaces them).
 _RECOMMEND_REQUIRED = ("capacity", "rtt", "flows")
 #: Options of ``bufsize recommend`` that also serve a given ``--buffer``: the line rate, the
-#: packet size (for packets), the RTT (CoDel's interval) and ``--json``.
-_WITH_BUFFER = ("capacity", "packet", "rtt", "as_json")
+#: packet size (for packets), the RTT (CoDel's interval when no AQM is given), the AQM with its
+#: target and interval, and ``--json``.
+_WITH_BUFFER = ("capacity", "packet", "rtt", "aqm", "aqm_target", "aqm_interval", "as_json")
 
 
 def _option_message(message: str) -> str:
@@ -126,7 +129,13 @@ def _make(opts: dict[str, Any]) -> tuple[DeviceConfig, dict[str, Any] | None]:
             rtt = len(rtts) / sum(1.0 / r for r in rtts)  # harmonic mean, as the engine's T_e
         capacity = parse_quantity("--capacity", opts["capacity"], "rate")
         size, converted = _size_bytes(opts["buffer"], packet, capacity)
-        result = configure(replace(device, rtt_s=rtt), size, capacity, packet)
+        discipline = given_discipline(
+            opts["aqm"],
+            optional_quantity("--aqm-target", opts["aqm_target"], "time"),
+            optional_quantity("--aqm-interval", opts["aqm_interval"], "time"),
+        )
+        device = replace(device, rtt_s=rtt, discipline=discipline)
+        result = configure(device, size, capacity, packet)
         if converted is not None:
             result = replace(result, notes=(converted, *result.notes))
         return result, None

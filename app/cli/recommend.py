@@ -15,6 +15,7 @@ from rich.table import Table
 
 from app.formatting import human_bytes
 from app.rule_words import RULE_WORDS
+from app.services.names import in_option_words
 from app.services.recommend import recommend as recommend_link
 from app.units import UnitError, parse_fraction, parse_packets, parse_quantity
 from models.choices import AQMS, CONGESTION_CONTROLS, PRIORITIES
@@ -34,7 +35,12 @@ def _window_packets(text: str | None, packet_bytes: float) -> float | None:
     return None if text is None else parse_packets("--max-window", text, packet_bytes)
 
 
-def _optional(field: str, text: str | None, kind: str) -> float | None:
+#: The AQM and its times, named by their options in the engine's messages (app.services.names).
+AQM_INPUTS = ("aqm", "aqm_target_s", "aqm_interval_s")
+
+
+def optional_quantity(field: str, text: str | None, kind: str) -> float | None:
+    """An optional option's quantity in SI units (None when not given)."""
     return None if text is None else parse_quantity(field, text, kind)
 
 
@@ -180,6 +186,16 @@ def render(rec: Recommendation, console: Console) -> None:
     show_default=True,
     help="Active queue management on the port (the buffer is its hard limit).",
 )
+@click.option(
+    "--aqm-target",
+    help="The AQM's target delay, e.g. 5ms (CoDel TARGET, PIE QDELAY_REF); default the RFC's: "
+    "5ms CoDel, 15ms PIE and DualQ.",
+)
+@click.option(
+    "--aqm-interval",
+    help="The AQM's interval, e.g. 100ms (CoDel INTERVAL, PIE T_UPDATE, DualQ Tupdate); "
+    "default the RFC's: 100ms CoDel, 15ms PIE, 16ms DualQ.",
+)
 @click.option("--incast-senders", type=int, help="Senders answering one request at once.")
 @click.option(
     "--initial-window", type=float, default=10.0, show_default=True, help="Initial window."
@@ -259,7 +275,7 @@ def recommend(**opts: Any) -> None:
         scenario, targets = link_inputs(opts)
         rec = recommend_link(scenario, targets)
     except ValueError as exc:  # UnitError is a ValueError too
-        click.echo(f"Error: {exc}", err=True)
+        click.echo(f"Error: {in_option_words(str(exc), AQM_INPUTS)}", err=True)
         raise SystemExit(2) from exc
     verification = kernel = found = None
     budget = opts["max_replications"]
@@ -321,14 +337,16 @@ def link_inputs(opts: dict[str, Any]) -> tuple[LinkScenario, Targets]:
         packet_bytes=packet,
         bottlenecked_flows=opts["bottlenecked_flows"],
         bottlenecked_share=opts["bottlenecked_share"],
-        access_bps=_optional("--access-rate", opts["access"], "rate"),
-        peak_rate_bps=_optional("--peak-rate", opts["peak_rate"], "rate"),
+        access_bps=optional_quantity("--access-rate", opts["access"], "rate"),
+        peak_rate_bps=optional_quantity("--peak-rate", opts["peak_rate"], "rate"),
         max_window_packets=_window_packets(opts["max_window"], packet),
         paced=opts["paced"],
         congestion_control=opts["cc"],
         load=opts["load"],
         medium="optical" if opts["optical"] else "electronic",
         aqm=opts["aqm"],
+        aqm_target_s=optional_quantity("--aqm-target", opts["aqm_target"], "time"),
+        aqm_interval_s=optional_quantity("--aqm-interval", opts["aqm_interval"], "time"),
         incast_senders=opts["incast_senders"],
         initial_window_packets=opts["initial_window"],
         input_queued=opts["input_queued"],
@@ -338,7 +356,7 @@ def link_inputs(opts: dict[str, Any]) -> tuple[LinkScenario, Targets]:
     targets = Targets(
         min_utilization=opts["min_utilization"],
         max_loss=opts["max_loss"],
-        max_queueing_delay_s=_optional("--max-delay", opts["max_delay"], "time"),
+        max_queueing_delay_s=optional_quantity("--max-delay", opts["max_delay"], "time"),
         priority=opts["priority"],
     )
     return scenario, targets

@@ -41,6 +41,8 @@ OptionalRate = Annotated[
     Field(ge=MIN_CAPACITY_BPS, le=MAX_CAPACITY_BPS),
     Unit("rate"),
 ]
+#: An AQM's time parameter: positive, at most a minute, in seconds or with a unit.
+AqmTimeS = Annotated[float, Field(gt=0.0, le=MAX_RTT_S), Unit("time")]
 
 
 _THESIS_EXAMPLE: dict[str, Any] = {
@@ -129,6 +131,18 @@ class ScenarioIn(RequestModel):
         description="Active queue management on the port: CoDel (RFC 8289), PIE (RFC 8033) or "
         "the L4S DualQ Coupled AQM (RFC 9332). The AQM sets the standing queue; the buffer is "
         "the hard limit above it.",
+    )
+    aqm_target_s: AqmTimeS | None = Field(
+        default=None,
+        description="The AQM's target queueing delay, in seconds (or e.g. '5 ms'): CoDel's "
+        "TARGET, PIE's QDELAY_REF, DualQ's Classic target. Only with an aqm; by default the "
+        "RFC's: 5 ms (CoDel, RFC 8289), 15 ms (PIE, RFC 8033; DualQ, RFC 9332).",
+    )
+    aqm_interval_s: AqmTimeS | None = Field(
+        default=None,
+        description="The AQM's control interval, in seconds (or e.g. '100 ms'): CoDel's "
+        "INTERVAL (above the target), PIE's T_UPDATE, DualQ's Tupdate. Only with an aqm; by "
+        "default the RFC's: 100 ms (CoDel), 15 ms (PIE), 16 ms (DualQ).",
     )
     incast_senders: int | None = Field(
         default=None,

@@ -12,10 +12,8 @@ from typing import Any
 
 from models.device import DeviceConfig, QueueDiscipline, device_config
 from models.recommend import LinkScenario, Recommendation
-from models.recommend.rules import AQM_TARGET_S, DCTCP_K_DIVISOR
-
-#: CoDel's INTERVAL the engine assumes (RFC 8289 §4.2: "INTERVAL SHOULD have a value of 100 ms").
-CODEL_INTERVAL_S = 0.1
+from models.recommend.rules import DCTCP_K_DIVISOR
+from models.recommend.scenario import aqm_times
 
 
 @dataclass(frozen=True)
@@ -65,20 +63,29 @@ class RecommendedSize:
 
 
 def analysed_discipline(recommendation: Recommendation, scenario: LinkScenario) -> QueueDiscipline:
-    """The queue behaviour the recommendation was made for: the scenario's AQM with the
-    engine's target (and CoDel's interval), and for DCTCP senders the marking threshold
+    """The queue behaviour the recommendation was made for: the scenario's AQM with the target
+    and interval the engine used (the scenario's, else the RFC's), and for DCTCP senders the
+    marking threshold
     K = C·RTT/7 (Alizadeh et al. SIGCOMM 2010 §3.4 eq. 13; the engine's DCTCP rule)."""
     k_bytes = None
     if scenario.congestion_control == "dctcp":
         k_packets = recommendation.inputs.bdp_packets / DCTCP_K_DIVISOR
         k_bytes = max(1.0, k_packets) * scenario.packet_bytes
-    aqm = scenario.aqm
     return QueueDiscipline(
-        aqm=aqm,
-        target_s=AQM_TARGET_S.get(aqm),
-        interval_s=CODEL_INTERVAL_S if aqm == "codel" else None,
+        aqm=scenario.aqm,
+        target_s=scenario.aqm_target,
+        interval_s=scenario.aqm_interval,
         ecn_threshold_bytes=k_bytes,
     )
+
+
+def given_discipline(
+    aqm: str, target_s: float | None = None, interval_s: float | None = None
+) -> QueueDiscipline:
+    """The AQM of a size given without a scenario, with its target and interval (the RFC's
+    when not given; ``ParameterError`` as the engine refuses them)."""
+    target, interval = aqm_times(aqm, target_s, interval_s)
+    return QueueDiscipline(aqm=aqm, target_s=target, interval_s=interval)
 
 
 def configure(

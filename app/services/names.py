@@ -30,6 +30,8 @@ OPTION_OF = {
     "aqm": "--aqm",
     "codel_target_s": "--codel-target",
     "codel_interval_s": "--codel-interval",
+    "aqm_target_s": "--aqm-target",
+    "aqm_interval_s": "--aqm-interval",
     "ca_increase": "--ca-increase",
     "delayed_ack": "--delayed-ack",
     "initial_window_packets": "--initial-window",

@@ -42,6 +42,8 @@ class FormField:
     dimension: str = ""
     #: folded under "More inputs" unless it holds a value or an error
     advanced: bool = False
+    #: the choice this input refines (shown indented under it; used only when it is set)
+    under: str = ""
 
 
 # The defaults describe the thesis's core link (000 §1.3): 10 Gb/s, 100 ms round trips,
@@ -186,12 +188,34 @@ FIELDS: tuple[FormField, ...] = (
         "Active queue management",
         "",
         "An AQM keeps the standing queue near its target (CoDel 5 ms with a 100 ms interval, "
-        "RFC 8289; PIE 15 ms, RFC 8033; L4S DualQ, RFC 9332); the buffer is its hard limit. "
-        "The targets are the RFCs' defaults: the engine takes no other.",
+        "RFC 8289; PIE 15 ms, RFC 8033; L4S DualQ, RFC 9332); the buffer is its hard limit.",
         "none",
         kind="choice",
         choices=tuple(AQM_NAMES.items()),
         advanced=True,
+    ),
+    FormField(
+        "aqm_target",
+        ("scenario", "aqm_target_s"),
+        "AQM target delay",
+        "s, optional; e.g. 5 ms",
+        "The queueing delay the AQM aims for (CoDel's target, PIE's reference delay). Empty: "
+        "the RFC's, 5 ms for CoDel, 15 ms for PIE and DualQ.",
+        dimension="time",
+        advanced=True,
+        under="aqm",
+    ),
+    FormField(
+        "aqm_interval",
+        ("scenario", "aqm_interval_s"),
+        "AQM interval",
+        "s, optional; e.g. 100 ms",
+        "CoDel: how long the delay may stay above target before it drops (about the "
+        "worst-case round-trip time); PIE and DualQ: how often the drop probability is "
+        "updated. Empty: the RFC's, 100 ms for CoDel, 15 ms for PIE, 16 ms for DualQ.",
+        dimension="time",
+        advanced=True,
+        under="aqm",
     ),
     FormField(
         "medium",

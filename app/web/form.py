@@ -137,6 +137,11 @@ _API_NAME_RE = re.compile(
 )
 
 
+def in_a_sentence(label: str) -> str:
+    """A label inside a sentence: lower case, but an acronym it starts with kept ("AQM")."""
+    return label if label[:2].isupper() else label[:1].lower() + label[1:]
+
+
 #: Pydantic's bound errors, in the form's words.
 _BOUND_WORDS = {
     "greater_than_equal": ("ge", "must be at least"),
@@ -181,7 +186,7 @@ def _message(error: Mapping[str, Any], target: FormField | None) -> str:
     if target is not None:
         for path in (target.path, *target.also):
             msg = msg.removeprefix(f"{path[-1]}: ")
-    msg = _API_NAME_RE.sub(lambda m: _LABELS[m.group(0)].lower(), msg)
+    msg = _API_NAME_RE.sub(lambda m: in_a_sentence(_LABELS[m.group(0)]), msg)
     return msg[:1].upper() + msg[1:]
 
 

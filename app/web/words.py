@@ -12,6 +12,7 @@ from typing import Any
 from app.rule_words import REGIME_WORDS, RULE_WORDS
 from app.schemas.recommend import RecommendRequest
 from app.web.fields import BY_NAME, FIELDS
+from models.recommend.scenario import AQM_INTERVAL_S, AQM_TARGET_S
 
 # API names as they may appear in the engine's sentences, each replaced by the form's label.
 _API_LABELS = {path[-1]: f.label.lower() for f in FIELDS for path in (f.path, *f.also)}
@@ -105,6 +106,13 @@ def echo(request: RecommendRequest, answer: dict[str, Any]) -> list[tuple[str, s
         )
     aqms = dict(BY_NAME["aqm"].choices)
     rows.append((BY_NAME["aqm"].label, aqms.get(sc.aqm, sc.aqm)))
+    if sc.aqm != "none":
+        for name, given, default in (
+            ("aqm_target", sc.aqm_target_s, AQM_TARGET_S[sc.aqm]),
+            ("aqm_interval", sc.aqm_interval_s, AQM_INTERVAL_S[sc.aqm]),
+        ):
+            reading = f"{_ms(default)} (the RFC's default)" if given is None else _ms(given)
+            rows.append((BY_NAME[name].label, reading))
     words = {
         "min_utilization": ("Utilization target", lambda v: f"at least {v:.0%}"),
         "max_loss": ("Loss target", lambda v: f"at most {v:.3g}"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from models.recommend.context import Context
 from models.recommend.result import RegimeInfo, RuleResult
-from models.recommend.rules import AQM_TARGET_S, BBR_CWND_GAIN, TINY
+from models.recommend.rules import BBR_CWND_GAIN, TINY
 
 #: Fewest packets of bandwidth-delay product per long-lived flow for the loss models to hold:
 #: below it a flow's window is a packet or two, a loss cannot raise the three duplicate ACKs of
@@ -25,12 +25,12 @@ def warnings_for(
 ) -> tuple[str, ...]:
     """The warnings of a recommendation, in the order the result lists them."""
     out: list[str] = []
-    aqm = ctx.scenario.aqm
-    if aqm != "none":
-        target = AQM_TARGET_S[aqm] / ctx.packet_time_s
+    aqm, target_s = ctx.scenario.aqm, ctx.scenario.aqm_target
+    if target_s is not None:
+        target = target_s / ctx.packet_time_s
         if buffer_packets <= target:
             out.append(
-                f"The {aqm} target queue ({AQM_TARGET_S[aqm] * 1e3:g} ms = {target:.3g} packets) "
+                f"The {aqm} target queue ({target_s * 1e3:g} ms = {target:.3g} packets) "
                 f"is not below the buffer ({buffer_packets:,} packets): the hard limit drops "
                 "before the AQM acts, so the tail drop, not the AQM, controls the queue. Raise "
                 "the limit above the AQM target or lower the target."

@@ -66,16 +66,12 @@ DCTCP_K_DIVISOR = 7.0
 BBR_PROBE_GAIN = 1.25
 BBR_CWND_GAIN = 2.0
 
-#: AQM target delays (the standing queue they aim for): CoDel TARGET 5 ms with INTERVAL
-#: 100 ms (RFC 8289 §4.3, "TARGET SHOULD be set to 5 ms for normal Internet traffic"; §4.2,
-#: "INTERVAL SHOULD have a value of 100 ms"); PIE QDELAY_REF 15 ms (RFC 8033 §4.2, "The target
-#: latency value, QDELAY_REF, SHOULD be set to 15 milliseconds"); DualQ Coupled
-#: AQM: the Classic queue's PI2 target 15 ms and the L4S marking ramp from minTh = 800 µs over
-#: range = 400 µs (RFC 9332 Appendix A.1, Fig. 2, the example PI2 pseudocode's parameters:
-#: "target = 15 ms" as an ns-3 test pins it to Fig. 2 line 8; the ramp as descriptions of the
-#: RFC quote it), with a buffer limit sized apart from both. RFC 8289 and RFC 8033 are read in
+#: AQM targets: the scenario's (``LinkScenario.aqm_target``), by default the RFCs' (CoDel 5 ms,
+#: PIE 15 ms, DualQ's Classic queue 15 ms; see models/recommend/scenario.py, AQM_TARGET_S). The
+#: DualQ Coupled AQM's L4S marking ramp runs from minTh = 800 µs over range = 400 µs (RFC 9332
+#: Appendix A.1, Fig. 2, the example PI2 pseudocode's parameters, as descriptions of the RFC
+#: quote them), with a buffer limit sized apart from both. RFC 8289 and RFC 8033 are read in
 #: their text; RFC 9332's values are confirmed through such quotations only.
-AQM_TARGET_S = {"codel": 0.005, "pie": 0.015, "dualq": 0.015}
 AQM_REFERENCE = {
     "codel": "RFC 8289 §4.2-4.3 (TARGET 5 ms, INTERVAL 100 ms)",
     "pie": "RFC 8033 §4.2 (QDELAY_REF 15 ms)",
@@ -806,12 +802,13 @@ def aqm_rule(ctx: Context) -> RuleResult | None:
     queue, and above it the buffer absorbs the bursts the AQM lets through.
     """
     sc = ctx.scenario
-    if sc.aqm == "none":
+    target, interval = sc.aqm_target, sc.aqm_interval
+    if target is None or interval is None:
         return None
-    target = AQM_TARGET_S[sc.aqm]
+    given = "given" if sc.aqm_target_s is not None else "the RFC's default"
     note = (
-        f"standing queue {target * 1e3:g} ms = {target / ctx.packet_time_s:.4g} packets; the "
-        "buffer (hard limit) is sized separately and must stay above it"
+        f"standing queue {target * 1e3:g} ms ({given}) = {target / ctx.packet_time_s:.4g} "
+        "packets; the buffer (hard limit) is sized separately and must stay above it"
     )
     if sc.aqm == "dualq":
         note += (
@@ -820,7 +817,10 @@ def aqm_rule(ctx: Context) -> RuleResult | None:
             f"{(DUALQ_L4S_MIN_THRESHOLD_S + DUALQ_L4S_RANGE_S) * 1e3:g} ms"
         )
     if sc.aqm == "codel":
-        note += "; INTERVAL 100 ms should be about the worst-case RTT of the flows"
+        note += (
+            f"; INTERVAL {interval * 1e3:g} ms should be about the worst-case RTT of the flows "
+            f"(effective RTT here {ctx.effective_rtt_s * 1e3:.3g} ms)"
+        )
     return _rule(
         ctx,
         AQM,

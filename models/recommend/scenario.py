@@ -22,6 +22,18 @@ TargetSource = Literal["default", "user"]
 #: same way as conventional TCP"), its gentler α/2 cut applies to ECN marks only (§3.3).
 MD_BETA: dict[str, float] = {"reno": 0.5, "cubic": 0.7, "bbr": 0.7, "dctcp": 0.5}
 
+#: Each AQM's default target delay (the standing queue it aims for) and its control interval,
+#: seconds, used when the scenario gives none. CoDel: TARGET 5 ms, INTERVAL 100 ms (RFC 8289
+#: §4.3, "TARGET SHOULD be set to 5 ms for normal Internet traffic"; §4.2, "INTERVAL SHOULD have
+#: a value of 100 ms"). PIE: QDELAY_REF 15 ms and T_UPDATE 15 ms (RFC 8033 §4.2, "The target
+#: latency value, QDELAY_REF, SHOULD be set to 15 milliseconds", and T_UPDATE = 15 ms, the
+#: period of the drop-probability update). DualQ Coupled AQM: the Classic queue's PI2 target
+#: 15 ms and its update period Tupdate 16 ms (RFC 9332 Appendix A.1, Fig. 2, the example PI2
+#: pseudocode's parameters; confirmed through quotations of the figure, as for the L4S ramp in
+#: models/recommend/rules.py).
+AQM_TARGET_S: dict[str, float] = {"codel": 0.005, "pie": 0.015, "dualq": 0.015}
+AQM_INTERVAL_S: dict[str, float] = {"codel": 0.1, "pie": 0.015, "dualq": 0.016}
+
 #: Initial window of today's hosts, packets (RFC 6928).
 INITIAL_WINDOW_PACKETS = 10.0
 
@@ -32,6 +44,38 @@ INITIAL_WINDOW_PACKETS = 10.0
 #: another bound.
 DEFAULT_MIN_UTILIZATION = 0.9
 DEFAULT_MAX_LOSS = 0.01
+
+
+def aqm_times(
+    aqm: str, aqm_target_s: float | None, aqm_interval_s: float | None
+) -> tuple[float | None, float | None]:
+    """The AQM's (target, interval), seconds: those given, else the RFC's (:data:`AQM_TARGET_S`,
+    :data:`AQM_INTERVAL_S`); (None, None) without an AQM. ``ParameterError`` for a time that is
+    not positive, a time given without an AQM, or a CoDel target not below its interval."""
+    for name, value in (("aqm_target_s", aqm_target_s), ("aqm_interval_s", aqm_interval_s)):
+        if value is None:
+            continue
+        checks.positive(name, value)
+        if aqm == "none":
+            raise ParameterError(
+                name,
+                "only with an AQM",
+                "only an AQM has a target and an interval: set aqm to one of "
+                f"{', '.join(a for a in AQMS if a != 'none')}, or leave {name} out",
+            )
+    if aqm == "none":
+        return None, None
+    target = aqm_target_s if aqm_target_s is not None else AQM_TARGET_S[aqm]
+    interval = aqm_interval_s if aqm_interval_s is not None else AQM_INTERVAL_S[aqm]
+    if aqm == "codel" and target >= interval:
+        raise ParameterError(
+            "aqm_target_s",
+            f"< aqm_interval_s ({interval:g} s)",
+            f"aqm_target_s must be below CoDel's interval aqm_interval_s ({interval:g} s), got "
+            f"{target:g} s: CoDel drops once the queue has stayed above the target for one "
+            "interval (RFC 8289 §4.4 puts the target at 5-10 % of it)",
+        )
+    return target, interval
 
 
 @dataclass(frozen=True)
@@ -73,6 +117,14 @@ class LinkScenario:
         Active queue management on the port: CoDel (RFC 8289), PIE (RFC 8033) or the L4S
         DualQ Coupled AQM (RFC 9332). The AQM sets the standing queue; the buffer is the hard
         limit above it.
+    aqm_target_s : float, optional
+        The AQM's target queueing delay, seconds: CoDel's TARGET, PIE's QDELAY_REF, DualQ's
+        Classic target. Only with an AQM; by default the RFC's (:data:`AQM_TARGET_S`).
+    aqm_interval_s : float, optional
+        The AQM's control interval, seconds: CoDel's INTERVAL (above the target for this long
+        before it drops; longer than the target), PIE's T_UPDATE and DualQ's Tupdate (how often
+        the drop probability is updated). Only with an AQM; by default the RFC's
+        (:data:`AQM_INTERVAL_S`).
     incast_senders : int, optional
         Senders that answer one request at the same moment (datacenter partition/aggregate
         fan-in): their initial windows arrive as one burst.
@@ -101,6 +153,8 @@ class LinkScenario:
     load: float | None = None
     medium: Medium = "electronic"
     aqm: Aqm = "none"
+    aqm_target_s: float | None = None
+    aqm_interval_s: float | None = None
     incast_senders: int | None = None
     initial_window_packets: float = INITIAL_WINDOW_PACKETS
     input_queued: bool = False
@@ -148,6 +202,7 @@ class LinkScenario:
             raise ParameterError.got("medium", " or ".join(f"{m!r}" for m in MEDIA), self.medium)
         if self.aqm not in AQMS:
             raise ParameterError.got("aqm", f"one of {', '.join(AQMS)}", self.aqm)
+        aqm_times(self.aqm, self.aqm_target_s, self.aqm_interval_s)
         if self.incast_senders is not None:
             checks.integer_at_least("incast_senders", self.incast_senders, 1)
         checks.at_least("initial_window_packets", self.initial_window_packets, 1.0)
@@ -155,6 +210,17 @@ class LinkScenario:
             checks.at_least("speedup", self.speedup, 1.0)
         if self.ports is not None:
             checks.integer_at_least("ports", self.ports, 2)
+
+    @property
+    def aqm_target(self) -> float | None:
+        """The AQM's target delay, seconds: the one given, else the RFC's; None without AQM."""
+        return aqm_times(self.aqm, self.aqm_target_s, self.aqm_interval_s)[0]
+
+    @property
+    def aqm_interval(self) -> float | None:
+        """The AQM's control interval, seconds: the one given, else the RFC's; None without
+        AQM."""
+        return aqm_times(self.aqm, self.aqm_target_s, self.aqm_interval_s)[1]
 
     @property
     def md_beta(self) -> float:

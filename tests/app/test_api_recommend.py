@@ -147,3 +147,19 @@ def test_large_paced_window_limited_link_is_answered(client: TestClient) -> None
     assert best["rule"] == "paced"
     assert response.json()["inputs"]["slowdown"] == pytest.approx(4e4, rel=1e-9)
     assert 1 <= best["buffer_packets"] < 4e7 / 1000
+
+
+def test_aqm_target_and_interval_are_taken_with_units(client: TestClient) -> None:
+    # 1 Gbit/s of 1500-byte packets: a 2 ms target is 2e-3·1e9/12,000 = 166.7 packets.
+    scenario = {"capacity_bps": "1 Gbit/s", "rtt_s": "50 ms", "flows": 100, "aqm": "codel"}
+    answer = recommend(client, {**scenario, "aqm_target_s": "2 ms", "aqm_interval_s": "40 ms"})
+    assert rule(answer, "aqm")["buffer_packets"] == 167
+    assert "INTERVAL 40 ms" in rule(answer, "aqm")["note"]
+    refused = client.post(
+        "/v1/recommend",
+        json={"scenario": {**scenario, "aqm": "none", "aqm_interval_s": "40 ms"}},
+    )
+    assert refused.status_code == 422, refused.text
+    detail = refused.json()["detail"]
+    assert [d["loc"] for d in detail] == [["body", "scenario", "aqm_interval_s"]]
+    assert "only an AQM has a target" in detail[0]["msg"]

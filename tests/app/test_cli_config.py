@@ -197,3 +197,39 @@ def test_codel_port_gets_the_engines_target_and_interval() -> None:
     # RFC 8289: TARGET 5 ms, INTERVAL 100 ms, whatever the RTT (the engine's CoDel rule).
     assert active[0].endswith(" target 5000us interval 100000us")
     assert " fq_codel limit " in active[0]
+
+
+def test_the_operators_aqm_times_reach_the_snippet() -> None:
+    # --aqm-target and --aqm-interval replace the RFC's CoDel times in the active command.
+    code, out, err = run(
+        "--vendor", "tc", "--capacity", "100 Mbit/s", "--rtt", "20ms", "--flows", "40",
+        "--aqm", "codel", "--aqm-target", "2ms", "--aqm-interval", "30ms",
+    )  # fmt: skip
+    assert code == 0, err
+    active = [line for line in out.splitlines() if line and not line.startswith("#")]
+    assert active[0].endswith(" target 2000us interval 30000us")
+    # A given size takes them too: PIE with its own QDELAY_REF and T_UPDATE (tc-pie(8)).
+    code, out, err = run(
+        "--vendor", "tc", "--buffer", "5ms", "--capacity", "10 Gbit/s",
+        "--aqm", "pie", "--aqm-target", "20ms", "--aqm-interval", "30ms",
+    )  # fmt: skip
+    assert code == 0, err
+    active = [line for line in out.splitlines() if line and not line.startswith("#")]
+    # 5 ms at 10 Gbit/s = 6,250,000 B = 4,166.7 packets of 1500 B, rounded up.
+    assert active == [
+        "tc qdisc replace dev eth0 root pie limit 4167 target 20000us tupdate 30000us"
+    ]
+
+
+def test_aqm_times_without_an_aqm_are_refused_in_option_words() -> None:
+    code, _, err = run("--vendor", "tc", "--buffer", "5ms", "--capacity", "10 Gbit/s",
+                       "--aqm-target", "2ms")  # fmt: skip
+    assert code == 2
+    assert "Error: only an AQM has a target and an interval: set --aqm to one of codel" in err
+    assert "or leave --aqm-target out" in err
+    code, _, err = run(
+        "--vendor", "tc", "--capacity", "100 Mbit/s", "--rtt", "20ms", "--flows", "40",
+        "--aqm", "codel", "--aqm-target", "200ms",
+    )  # fmt: skip
+    assert code == 2
+    assert "--aqm-target must be below CoDel's interval --aqm-interval (0.1 s)" in err

@@ -261,3 +261,78 @@ def test_two_assumptions_side_by_side_each_a_url_of_its_own(
     page.go_back()
     screenshot(page, "compare-cubic-bbr", full_page=False)
     page_log.assert_clean()
+
+
+def test_aqm_target_and_interval_by_keyboard_on_a_phone(
+    browser: Browser, live_server: LiveServer, screenshot: Screenshot
+) -> None:
+    # Keyboard only, 390 px wide: the AQM's own target and interval, folded with the AQM
+    # choice, reach the answer (the API's for the same inputs), the URL, the echo and the tc
+    # command that deploys them.
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        phone = context.new_page()
+        log = PageLog(allowed_netlocs={live_server.netloc})
+        _record(phone, log)
+        phone.goto(f"{live_server.url}/")
+        for _ in range(60):
+            phone.keyboard.press("Tab")
+            focused = phone.evaluate(
+                "() => { const e = document.activeElement;"
+                " return e.tagName === 'SUMMARY' ? 'summary' : e.id; }"
+            )
+            if focused == "summary":
+                phone.keyboard.press("Enter")  # open the fold of more inputs
+            if focused == "f-aqm":
+                break
+        assert focused == "f-aqm"
+        phone.keyboard.type("c")  # the choice's type-ahead: "CoDel / FQ-CoDel"
+        expect(phone.locator("#f-aqm")).to_have_value("codel")
+        phone.keyboard.press("Tab")
+        expect(phone.locator("#f-aqm_target")).to_be_focused()
+        phone.keyboard.type("2 ms")
+        phone.keyboard.press("Tab")
+        expect(phone.locator("#f-aqm_interval")).to_be_focused()
+        phone.keyboard.type("40 ms")
+        screenshot(phone, "aqm-times-typed-390", full_page=False)
+        phone.keyboard.press("Enter")
+        expect(phone.locator("#recommendation")).to_be_visible()
+        wait_for_charts(phone)
+        assert "aqm_target=2+ms" in phone.url and "aqm_interval=40+ms" in phone.url
+        scenario = {
+            "capacity_bps": "10 Gbit/s",
+            "rtt_s": "100 ms",
+            "packet_bytes": "1000 B",
+            "flows": 1000,
+            "aqm": "codel",
+            "aqm_target_s": "2 ms",
+            "aqm_interval_s": "40 ms",
+        }
+        answer = api_answer(live_server, {"scenario": scenario, "targets": {}})
+        on_page = packets_on_page(phone.locator("#recommendation").inner_text())
+        assert on_page == answer["recommended"]["buffer_packets"]
+        phone.locator("#echo summary").click()
+        expect(phone.locator("#echo")).to_contain_text("AQM target delay")
+        expect(phone.locator("#echo")).to_contain_text("40 ms")
+        # The active tc command: fq_codel with the target and interval given, in µs.
+        expect(phone.locator("#device-snippet")).to_contain_text("root fq_codel limit")
+        expect(phone.locator("#device-snippet")).to_contain_text("target 2000us interval 40000us")
+        width = phone.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= 390, width
+        screenshot(phone, "aqm-times-answer-390")
+        log.assert_clean()
+    finally:
+        context.close()
+
+
+def test_aqm_times_without_an_aqm_are_refused_beside_the_input(
+    page: Page, live_server: LiveServer, page_log: PageLog
+) -> None:
+    page.goto(f"{live_server.url}/?capacity=1+Gbit/s&rtt=50+ms&flows=100&aqm=none&aqm_target=2+ms")
+    expect(page.locator("#field-aqm_target .error")).to_have_text(
+        "Only an AQM has a target and an interval: set active queue management to one of codel, "
+        "pie, dualq, or leave AQM target delay out"
+    )
+    expect(page.locator("details#more-link")).to_have_attribute("open", "")
+    page_log.error_responses.clear()
+    page_log.assert_clean()

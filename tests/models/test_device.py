@@ -75,8 +75,9 @@ def test_tc_commands() -> None:
         "fq_codel": "tc qdisc replace dev eth1 root fq_codel limit 834 target 2500us "
         "interval 50000us",
         "codel": "tc qdisc replace dev eth1 root codel limit 834 target 2500us interval 50000us",
-        # tc-pie(8): "target TIME ... Default value is 15ms" (RFC 8033 §4.2 QDELAY_REF)
-        "pie": "tc qdisc replace dev eth1 root pie limit 834 target 15000us",
+        # tc-pie(8): "target TIME ... Default value is 15ms" (RFC 8033 §4.2 QDELAY_REF),
+        # tupdate: RFC 8033 §4.2's T_UPDATE of 15 ms (sch_pie's default since Linux 5.1)
+        "pie": "tc qdisc replace dev eth1 root pie limit 834 target 15000us tupdate 15000us",
     }
     text = device_config("tc", 1_250_000, 10e9, interface="eth1", rtt_s=0.05, qdisc="bfifo").text
     active = [line for line in text.splitlines() if not line.startswith("#")]

@@ -167,6 +167,32 @@ AQM_CASES = [
         {"target": 15_000},
     ),
     (
+        # The operator's own CoDel times (2 ms below a 50 ms interval) replace the RFC's.
+        LinkScenario(
+            capacity_bps=100e6,
+            rtts_s=(0.1,),
+            flows=40,
+            aqm="codel",
+            aqm_target_s=0.002,
+            aqm_interval_s=0.05,
+        ),
+        "fq_codel",
+        {"target": 2_000, "interval": 50_000},
+    ),
+    (
+        # PIE's own QDELAY_REF and T_UPDATE (tc-pie(8) target and tupdate).
+        LinkScenario(
+            capacity_bps=100e6,
+            rtts_s=(0.1,),
+            flows=40,
+            aqm="pie",
+            aqm_target_s=0.02,
+            aqm_interval_s=0.03,
+        ),
+        "pie",
+        {"target": 20_000, "tupdate": 30_000},
+    ),
+    (
         # 10 Gb/s, 100 µs, 1500 B: BDP 83.3 packets, K = 11.9 packets = 17,857 B = 14.3 µs,
         # ce_threshold rounded up to 15 µs.
         LinkScenario(

@@ -7,6 +7,7 @@ rests on computed by hand in the comment.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 
@@ -204,6 +205,72 @@ def test_aqm_target_is_sized_apart_from_the_hard_limit() -> None:
         )
     )
     assert any("the tail drop, not the AQM, controls the queue" in w for w in tiny.warnings)
+
+
+def test_the_operators_aqm_target_and_interval_replace_the_rfcs() -> None:
+    # The same core link under CoDel with a 1 ms target: 1 ms at 10 Gb/s of 1000-byte packets
+    # is 0.001·1e10/8000 = 1,250 packets of standing queue, below the hard limit, so the
+    # warning the RFC's 5 ms (6,250 packets) raised above is gone; the interval given (50 ms)
+    # is the one the rule names.
+    core: dict[str, Any] = {
+        "capacity_bps": 10e9,
+        "rtts_s": (0.1,),
+        "flows": 1000,
+        "max_window_packets": 64,
+        "packet_bytes": 1000,
+        "aqm": "codel",
+    }
+    rec = recommend(LinkScenario(**core, aqm_target_s=0.001, aqm_interval_s=0.05))
+    aqm = next(r for r in rec.rules if r.rule == "aqm")
+    assert aqm.buffer_packets == 1250
+    assert "standing queue 1 ms (given)" in (aqm.note or "")
+    assert "INTERVAL 50 ms" in (aqm.note or "")
+    assert not any("tail drop, not the AQM" in w for w in rec.warnings)
+    assert rec.recommended.buffer_packets > 1250
+    # Not given: the RFCs' defaults, CoDel 5 ms / 100 ms (RFC 8289 §4.2-4.3), PIE 15 ms /
+    # T_UPDATE 15 ms (RFC 8033 §4.2), DualQ 15 ms / Tupdate 16 ms (RFC 9332 Appendix A.1).
+    defaults = {
+        aqm: (
+            LinkScenario(**{**core, "aqm": aqm}).aqm_target,
+            LinkScenario(**{**core, "aqm": aqm}).aqm_interval,
+        )
+        for aqm in ("none", "codel", "pie", "dualq")
+    }
+    assert defaults == {
+        "none": (None, None),
+        "codel": (0.005, 0.1),
+        "pie": (0.015, 0.015),
+        "dualq": (0.015, 0.016),
+    }
+    default_rule = next(r for r in recommend(LinkScenario(**core)).rules if r.rule == "aqm")
+    assert "standing queue 5 ms (the RFC's default) = 6250 packets" in (default_rule.note or "")
+
+
+@pytest.mark.parametrize(
+    ("change", "name", "words"),
+    [
+        ({"aqm": "none", "aqm_target_s": 0.005}, "aqm_target_s", "only an AQM has a target"),
+        ({"aqm": "none", "aqm_interval_s": 0.1}, "aqm_interval_s", "only an AQM has a target"),
+        ({"aqm_target_s": 0.1}, "aqm_target_s", "below CoDel's interval"),
+        ({"aqm_target_s": 0.01, "aqm_interval_s": 0.005}, "aqm_target_s", "below CoDel's"),
+        ({"aqm_target_s": 0.0}, "aqm_target_s", "> 0"),
+        ({"aqm": "pie", "aqm_interval_s": -1.0}, "aqm_interval_s", "> 0"),
+    ],
+)
+def test_aqm_times_that_cannot_be_are_refused_by_name(
+    change: dict[str, Any], name: str, words: str
+) -> None:
+    values: dict[str, Any] = {
+        "capacity_bps": 1e9,
+        "rtts_s": (0.05,),
+        "flows": 10,
+        "aqm": "codel",
+        **change,
+    }
+    with pytest.raises(ParameterError) as refused:
+        LinkScenario(**values)
+    assert refused.value.name == name
+    assert words in str(refused.value)
 
 
 def test_paced_curve_bound_is_an_upper_bound_on_the_full_evaluation() -> None:

@@ -154,6 +154,21 @@ def test_the_links_aqm_is_simulated_or_refused(aqm: str) -> None:
         assert p.not_simulated == ""
 
 
+def test_the_links_aqm_times_are_simulated_or_refused() -> None:
+    # The simulated CoDel takes the link's own target and interval; the simulated PIE has
+    # RFC 8033's QDELAY_REF and T_UPDATE only, so another PIE target is refused by name.
+    base = {"capacity_bps": 100e6, "rtts_s": (0.1,), "flows": 40, "packet_bytes": 1000}
+    codel = LinkScenario(**base, aqm="codel", aqm_target_s=0.002, aqm_interval_s=0.05)
+    p = plan(codel, recommend(codel), replications=2, seed=1)
+    assert p.scenario is not None
+    assert (p.scenario.codel_target_s, p.scenario.codel_interval_s) == (0.002, 0.05)
+    pie = LinkScenario(**base, aqm="pie", aqm_target_s=0.02)
+    p = plan(pie, recommend(pie), replications=2, seed=1)
+    assert p.scenario is None
+    assert "PIE is simulated with RFC 8033's QDELAY_REF and T_UPDATE" in p.not_simulated
+    assert "(20 ms and 15 ms)" in p.not_simulated
+
+
 def test_a_codel_port_is_checked_with_codel_dropping() -> None:
     # The verification of a CoDel port really runs CoDel: 000 Fig. 3.1's 100 Mb/s link with
     # 40 flows and a one-BDP buffer (1,250 packets of 1000 B at 100 ms). Measured with seed 1:
