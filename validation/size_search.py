@@ -40,6 +40,8 @@ from validation.verify import (
     local_runner,
     plan_sizes,
     run_batches,
+    senders_text,
+    sized_senders,
     worst,
 )
 
@@ -84,6 +86,8 @@ class SearchOutcome:
     smaller_packets: int | None = None
     tried: list[Tried] = field(default_factory=list)
     reason: str = ""
+    #: The congestion control simulated, and why that one (:func:`~validation.verify.senders_text`).
+    senders: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able dict (NaN -> None)."""
@@ -145,6 +149,8 @@ def search_with(
 ) -> SearchOutcome:
     """:func:`search` with the batches run by ``run`` (the service passes its job runner)."""
     rule = rec.recommended.rule
+    given = link.congestion_control is not None
+    link = sized_senders(link, rec)
     low, high = bracket(rec)
     first = size_plan(
         link,
@@ -164,6 +170,7 @@ def search_with(
         replications=replications,
         seed=seed,
         max_replications=first.max_replications,
+        senders=senders_text(link, given),
     )
     if first.scenario is None:
         out.reason = first.unfaithful().reason
@@ -240,7 +247,8 @@ def search_with(
     out.reason = (
         f"{out.found_packets:,} packets is the smallest size found to meet every target in "
         f"simulation ({ratio:.2g}x the {rule} rule's {out.rule_buffer_packets:,}){step}; "
-        f"{len(out.tried)} sizes tried in the rules' bracket {low:,}-{high:,} packets"
+        f"{len(out.tried)} sizes tried in the rules' bracket {low:,}-{high:,} packets; "
+        f"senders: {out.senders}"
     )
     return out
 

@@ -261,6 +261,20 @@ def recommended_size(
     return rec.recommended.rule, int(rec.recommended.buffer_packets)
 
 
+def sized_senders(link: LinkScenario, rec: Recommendation | None) -> LinkScenario:
+    """The link with the congestion control its size was found for.
+
+    One the user gave is kept. One not given is an unknown the engine sizes for Reno and for
+    CUBIC (:func:`models.recommend.recommend`); the check simulates the candidate the
+    recommendation's size is for (``rec.inputs.congestion_control``; Reno, the rules' own
+    senders, when a size is checked without a recommendation) and says so.
+    """
+    if link.congestion_control is not None:
+        return link
+    used = rec.inputs.congestion_control if rec is not None else "reno"
+    return link.with_congestion_control(cast(CongestionControl, used))
+
+
 def simulated_congestion_control(link: LinkScenario) -> tuple[str | None, str]:
     """The simulator's congestion control for the link's, or None and why not.
 
@@ -589,6 +603,9 @@ class Plan:
     #: The scenario of the sizes in ``slow_labels`` (the slow end of the access rates).
     slow_scenario: Scenario | None = None
     slow_labels: frozenset[str] = frozenset()
+    #: False when the user did not give the congestion control (``link`` then names the
+    #: candidate the size was found for, :func:`sized_senders`).
+    congestion_control_given: bool = True
 
     def scenario_of(self, label: str) -> Scenario:
         """The scenario a size is simulated in."""
@@ -664,13 +681,14 @@ def plan(
     batches are needed to decide a target.
     """
     rule, size_packets = recommended_size(rec, size)
+    given = link.congestion_control is not None
     sizes = {
         "half": max(size_packets // 2, 1),
         "recommended": size_packets,
         "double": 2 * size_packets,
     }
-    return plan_sizes(
-        link,
+    p = plan_sizes(
+        sized_senders(link, rec),
         targets,
         rule,
         sizes,
@@ -679,6 +697,8 @@ def plan(
         seed=seed,
         max_replications=max_replications,
     )
+    p.congestion_control_given = given
+    return p
 
 
 def plan_sizes(
@@ -851,9 +871,21 @@ def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
         f"at the recommended {main.buffer_packets} packets, {headline} in simulation "
         f"({main.replications} runs): {main.reason}.{slow} The prediction was "
         f"{main.prediction} there. Scaling: {p.scaling.reason}. Senders: "
-        f"{p.scenario.congestion_control}, the recommendation's congestion control.{access}"
+        f"{senders_text(p.link, p.congestion_control_given)}.{access}"
     )
     return outcome
+
+
+def senders_text(link: LinkScenario, given: bool) -> str:
+    """Which congestion control a check simulated on ``link`` (:func:`sized_senders`'s), and
+    why that one; ``given``: whether the user gave it."""
+    cc = link.congestion_control
+    if given:
+        return f"{cc}, the recommendation's congestion control"
+    return (
+        f"{cc}, the candidate the recommended size is for (the congestion control was not "
+        "given: the engine sized for Reno and for CUBIC; the other was not simulated)"
+    )
 
 
 #: Runs one batch: the plan, the labels of the sizes to run and the batch's number; returns the

@@ -173,9 +173,9 @@ def render(rec: Recommendation, console: Console) -> None:
 @click.option(
     "--cc",
     type=click.Choice(CONGESTION_CONTROLS),
-    default="cubic",
-    show_default=True,
-    help="Congestion control of the senders.",
+    default=None,
+    help="Congestion control of the senders; when not given it is unknown: sized for Reno "
+    "and for CUBIC, the larger recommended.",
 )
 @click.option("--load", type=float, help="Offered load (fraction of capacity).")
 @click.option("--optical", is_flag=True, help="All-optical buffer (a few dozen packets at most).")

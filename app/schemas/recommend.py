@@ -111,10 +111,11 @@ class ScenarioIn(RequestModel):
         description="Largest congestion window a flow may use, in packets.",
     )
     paced: bool = Field(default=False, description="Whether senders pace over the RTT.")
-    congestion_control: CongestionControl = Field(
-        default="cubic",
+    congestion_control: CongestionControl | None = Field(
+        default=None,
         description="Senders' congestion control; sets the multiplicative decrease β and the "
-        "rules that apply (DCTCP's marking threshold, BBR's probing queue).",
+        "rules that apply (DCTCP's marking threshold, BBR's probing queue). Absent or null: "
+        "unknown, sized for Reno and for CUBIC and the larger size recommended.",
     )
     load: float | None = Field(
         default=None,
@@ -407,6 +408,11 @@ class DerivedInputsOut(ResponseModel):
         description="S: fewest slots between two packets of a flow, C/access or M/W_max when "
         "paced (000 App. B), dimensionless.",
     )
+    congestion_control: str = Field(
+        description="The congestion control the answer is sized for: the one given, or the "
+        "candidate (Reno or CUBIC) whose size is recommended when none was given."
+    )
+    congestion_control_given: bool
 
 
 class WhatIfOut(ResponseModel):

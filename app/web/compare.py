@@ -64,7 +64,7 @@ def _with(query: str, **changes: str) -> str:
 def variants(sub: Submission, query: str) -> list[tuple[str, str]]:
     """(title, /compare URL) of the comparisons worth a look for these inputs."""
     out = []
-    cc = sub.values.get(BY_NAME["cc"].name, "cubic")
+    cc = sub.values.get(BY_NAME["cc"].name, "")
     labels = dict(BY_NAME["cc"].choices)
     other = "bbr" if cc != "bbr" else "cubic"
     out.append(

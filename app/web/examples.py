@@ -43,6 +43,7 @@ PANEL: tuple[tuple[str, dict[str, str]], ...] = (
             "rtt": "40 ms",
             "packet": "1500 B",
             "flows": "4",
+            "cc": "cubic",
             "aqm": "codel",
         },
     ),
@@ -83,7 +84,7 @@ PANEL: tuple[tuple[str, dict[str, str]], ...] = (
     ),
     (
         "Satellite, GEO (50 Mb/s, 600 ms, 8 CUBIC flows)",
-        {"capacity": "50 Mbit/s", "rtt": "600 ms", "packet": "1500 B", "flows": "8"},
+        {"capacity": "50 Mbit/s", "rtt": "600 ms", "packet": "1500 B", "flows": "8", "cc": "cubic"},
     ),
     (
         "Shared-buffer switch port (100 Gb/s, 20 µs, DCTCP, 100-way incast)",

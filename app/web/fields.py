@@ -151,13 +151,18 @@ FIELDS: tuple[FormField, ...] = (
         "Congestion control",
         "",
         "The senders' TCP: how far a window falls after a loss (CUBIC, Reno), ECN marking at "
-        "a threshold (DCTCP, datacenters) or a probing rate model (BBR).",
-        "cubic",
+        "a threshold (DCTCP, datacenters) or a probing rate model (BBR). Not given: unknown, "
+        "sized for Reno and for CUBIC and the larger size recommended.",
+        "",
         kind="choice",
-        # The default (today's hosts) first, then the others in their declared order.
-        choices=tuple(
-            (cc, CONGESTION_CONTROL_NAMES[cc].removesuffix(" v1"))
-            for cc in sorted(CONGESTION_CONTROLS, key=lambda cc: cc != "cubic")
+        # The default (not given) first, then today's hosts' CUBIC, then the others in their
+        # declared order.
+        choices=(
+            ("", "Not given (Reno or CUBIC)"),
+            *(
+                (cc, CONGESTION_CONTROL_NAMES[cc].removesuffix(" v1"))
+                for cc in sorted(CONGESTION_CONTROLS, key=lambda cc: cc != "cubic")
+            ),
         ),
         group="traffic",
     ),

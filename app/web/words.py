@@ -96,7 +96,7 @@ def echo(request: RecommendRequest, answer: dict[str, Any]) -> list[tuple[str, s
         rows.append((BY_NAME["window"].label, f"{sc.max_window_packets:,.4g} packets"))
     rows.append((BY_NAME["paced"].label, "yes" if sc.paced else "no (not confirmed)"))
     ccs = dict(BY_NAME["cc"].choices)
-    rows.append((BY_NAME["cc"].label, ccs.get(sc.congestion_control, sc.congestion_control)))
+    rows.append((BY_NAME["cc"].label, ccs[sc.congestion_control or ""]))
     if sc.incast_senders is not None:
         rows.append(
             (

@@ -114,6 +114,9 @@ class Context:
     loss_sync_q: float
     peak_rate_fraction: float | None
     slowdown: float | None
+    #: False when the user did not give the congestion control: ``scenario`` then holds one
+    #: of the candidates it is sized for, and the rules mark it unknown, not holding.
+    congestion_control_given: bool = True
 
     @property
     def slow_access_needed(self) -> float | None:
@@ -150,8 +153,16 @@ def slowdown(scenario: LinkScenario, bdp_packets: float) -> float | None:
     return max(candidates) if candidates else None
 
 
-def derive(scenario: LinkScenario, targets: Targets) -> Context:
-    """Compute the effective RTT, BDP, window-limited load, N_b, q, rate ratios and targets."""
+def derive(
+    scenario: LinkScenario, targets: Targets, *, congestion_control_given: bool = True
+) -> Context:
+    """Compute the effective RTT, BDP, window-limited load, N_b, q, rate ratios and targets.
+
+    ``scenario`` names its congestion control (a candidate for one not given, with
+    ``congestion_control_given`` False).
+    """
+    if scenario.congestion_control is None:
+        raise ValueError("derive needs a congestion control: size each candidate for one not given")
     t_e = harmonic_mean_rtt_s(list(scenario.rtts_s))
     bdp = float(bdp_packets(scenario.capacity_bps, t_e, scenario.packet_bytes))
     packet_time = 8.0 * scenario.packet_bytes / scenario.capacity_bps
@@ -187,4 +198,5 @@ def derive(scenario: LinkScenario, targets: Targets) -> Context:
         loss_sync_q=q,
         peak_rate_fraction=peak_fraction,
         slowdown=slowdown(scenario, bdp),
+        congestion_control_given=congestion_control_given,
     )

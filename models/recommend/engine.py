@@ -11,7 +11,9 @@ the warnings (:mod:`~models.recommend.caveats`) and the curves (:mod:`~models.re
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import cast
 
+from models.choices import CONGESTION_CONTROL_NAMES, CongestionControl
 from models.cioq import cioq_advice
 from models.optical import optical_fifo_design
 from models.provenance import software_versions
@@ -22,11 +24,12 @@ from models.recommend.governing import choose, governing_rule
 from models.recommend.performance import TrafficModel
 from models.recommend.predictions import with_predictions
 from models.recommend.regime import regime_of
-from models.recommend.result import DerivedInputs, Recommendation, Target
+from models.recommend.result import DerivedInputs, Recommendation, Target, WhatIf
 from models.recommend.rules import all_rules
-from models.recommend.scenario import LinkScenario, Targets
+from models.recommend.scenario import UNKNOWN_CC_CANDIDATES, LinkScenario, Targets
 from models.recommend.sizing import recommended_size
 from models.recommend.what_if import what_ifs
+from models.recommend.wording import ms
 
 
 def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recommendation:
@@ -108,7 +111,17 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
        single-flow rule is B = C·T·(1−β)/β is our reading, not checked against the paper.
     """
     targets = targets if targets is not None else Targets()
-    ctx = derive(scenario, targets)
+    if scenario.congestion_control is None:
+        return _unknown_senders(scenario, targets)
+    return _recommend(scenario, targets, congestion_control_given=True)
+
+
+def _recommend(
+    scenario: LinkScenario, targets: Targets, *, congestion_control_given: bool
+) -> Recommendation:
+    """:func:`recommend` for a scenario that names its congestion control (a candidate when
+    ``congestion_control_given`` is False)."""
+    ctx = derive(scenario, targets, congestion_control_given=congestion_control_given)
     regime = regime_of(ctx)
     model, governing_id, why = choose(ctx, regime)
     regime = replace(regime, traffic_model=model.kind)
@@ -152,6 +165,8 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
             loss_sync_q=ctx.loss_sync_q,
             peak_rate_fraction=ctx.peak_rate_fraction,
             slowdown=ctx.slowdown,
+            congestion_control=str(scenario.congestion_control),
+            congestion_control_given=congestion_control_given,
         ),
         rules=rules,
         regime=regime,
@@ -171,7 +186,75 @@ def recommend(scenario: LinkScenario, targets: Targets | None = None) -> Recomme
     )
 
 
+def _unknown_senders(scenario: LinkScenario, targets: Targets) -> Recommendation:
+    """The answer when the congestion control is not given: sized for each candidate.
+
+    Each of :data:`UNKNOWN_CC_CANDIDATES` (Reno, CUBIC) gets the whole engine; the larger
+    recommended size is the answer (Reno's on a tie), since it meets the targets whichever of
+    them the senders run: a buffer sized for CUBIC's gentler decrease (β = 0.7, RFC 9438 §4.6)
+    leaves the port idle after Reno's halving (β = 0.5, 000 §2.1), while Reno's size only adds
+    queueing delay for CUBIC. When the two differ, the other candidate's size is given in
+    ``what_if`` and both in a warning; the senders' assumptions are marked unknown.
+    """
+    answers = [
+        _recommend(scenario.with_congestion_control(cc), targets, congestion_control_given=False)
+        for cc in UNKNOWN_CC_CANDIDATES
+    ]
+    chosen = max(answers, key=lambda r: r.recommended.buffer_packets)  # first (Reno) on a tie
+    other = next(r for r in answers if r is not chosen)
+    sizes = {r.inputs.congestion_control: r.recommended.buffer_packets for r in answers}
+    names = {cc: CONGESTION_CONTROL_NAMES[cc] for cc in sizes}
+    ask = "Give the senders' congestion control (--cc, congestion_control) to size for them."
+    differ = len(set(sizes.values())) > 1
+    if not differ:  # the senders' β does not change the answer
+        note = (
+            "Congestion control not given: sized for Reno and for CUBIC, which get the same "
+            f"size here ({chosen.recommended.buffer_packets:,} packets). {ask}"
+        )
+    else:
+        listed = "; ".join(f"{names[cc]} {b:,} packets" for cc, b in sizes.items())
+        note = (
+            f"Congestion control not given, so it is unknown: {listed}. The recommended size "
+            f"is {names[chosen.inputs.congestion_control]}'s, the larger, because it meets the "
+            "targets whichever of the two the senders run: a buffer sized for CUBIC's gentler "
+            "decrease (β = 0.7, RFC 9438 §4.6) leaves the port idle after a Reno sender halves "
+            f"its window (β = 0.5, 000 §2.1), while the larger size only adds queueing delay "
+            f"for CUBIC. {ask}"
+        )
+    alt = other.recommended
+    name = names[other.inputs.congestion_control]
+    what_if = WhatIf(
+        input="congestion_control",
+        assumption=f"the senders run {name}",
+        rule=alt.rule,
+        buffer_packets=alt.buffer_packets,
+        buffer_s=alt.buffer_s,
+        explanation=(
+            f"If the senders run {name}, the answer is {alt.buffer_packets:,} packets "
+            f"({ms(alt.buffer_s)} of queueing; {alt.rule}); set congestion_control to size "
+            "for them."
+        ),
+    )
+    known = {r.rule for r in chosen.rules}
+    return replace(
+        chosen,
+        rules=chosen.rules + tuple(r for r in other.rules if r.rule not in known),
+        recommended=replace(chosen.recommended, reason=chosen.recommended.reason + " " + note),
+        warnings=(note, *chosen.warnings) if differ else chosen.warnings,
+        what_if=(what_if, *chosen.what_if) if differ else chosen.what_if,
+    )
+
+
 def traffic_model(scenario: LinkScenario, targets: Targets | None = None) -> TrafficModel:
-    """The traffic model the engine predicts this scenario's utilization, loss and delay with."""
-    ctx = derive(scenario, targets if targets is not None else Targets())
+    """The traffic model the engine predicts this scenario's utilization, loss and delay with.
+
+    A scenario whose congestion control is not given is modelled with the candidate its
+    recommendation is sized for (:func:`recommend`).
+    """
+    targets = targets if targets is not None else Targets()
+    given = scenario.congestion_control is not None
+    if not given:
+        used = recommend(scenario, targets).inputs.congestion_control
+        scenario = scenario.with_congestion_control(cast(CongestionControl, used))
+    ctx = derive(scenario, targets, congestion_control_given=given)
     return choose(ctx, regime_of(ctx))[0]

@@ -184,6 +184,10 @@ class DerivedInputs(_Serialisable):
     loss_sync_q: float
     peak_rate_fraction: float | None
     slowdown: float | None
+    #: The congestion control the answer is sized for: the one given, or, when none was
+    #: given, the candidate whose size is recommended (``congestion_control_given`` False).
+    congestion_control: str = "reno"
+    congestion_control_given: bool = True
 
 
 @dataclass(frozen=True)

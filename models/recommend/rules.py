@@ -49,6 +49,9 @@ INCAST = "incast"
 BBR = "bbr"
 AQM = "aqm"
 
+#: Why an assumption on the senders is unknown when their congestion control is not given.
+_NOT_GIVEN = "congestion control not given (sized for Reno and for CUBIC)"
+
 #: DCTCP's marking threshold must exceed C·RTT/7 for full throughput (Alizadeh et al.,
 #: "Data Center TCP (DCTCP)", SIGCOMM 2010, §3.4 "Guidelines for choosing parameters",
 #: "Marking Threshold", eq. (13): K > (C × RTT)/7, "C is in packets/second, RTT is in seconds,
@@ -191,6 +194,8 @@ def _few_or_synchronized(ctx: Context) -> Assumption:
 def _reno(ctx: Context) -> Assumption:
     text = "senders halve their window on a loss (Reno, β = 0.5)"
     cc = ctx.scenario.congestion_control
+    if not ctx.congestion_control_given:
+        return Assumption(text, UNKNOWN, _NOT_GIVEN)
     if cc == "reno":
         return Assumption(text, HOLDS, "congestion control is Reno")
     return Assumption(
@@ -303,8 +308,10 @@ def md_beta_rule(ctx: Context) -> RuleResult:
     )
     cc = Assumption(
         f"senders keep β = {sc.md_beta:g} of their window on a loss ({sc.congestion_control})",
-        HOLDS,
-        f"congestion control is {sc.congestion_control}",
+        HOLDS if ctx.congestion_control_given else UNKNOWN,
+        f"congestion control is {sc.congestion_control}"
+        if ctx.congestion_control_given
+        else _NOT_GIVEN,
     )
     return _rule(
         ctx,
@@ -525,11 +532,14 @@ def bscl_rule(ctx: Context) -> RuleResult:
             HOLDS if share >= LBP_SHARE_MIN else FAILS,
             f"share = {share:.0%}",
         )
+    reno = sc.congestion_control == "reno" and ctx.congestion_control_given
     mathis = Assumption(
         "TCP Reno response (Mathis equation) with losses recovered by fast retransmit",
-        HOLDS if sc.congestion_control == "reno" else UNKNOWN,
+        HOLDS if reno else UNKNOWN,
         "Reno"
-        if sc.congestion_control == "reno"
+        if reno
+        else _NOT_GIVEN
+        if not ctx.congestion_control_given
         else f"{sc.congestion_control} loses less at the same window; B_p is conservative",
     )
     alpha = Assumption(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from models import checks
@@ -33,6 +33,12 @@ MD_BETA: dict[str, float] = {"reno": 0.5, "cubic": 0.7, "bbr": 0.7, "dctcp": 0.5
 #: models/recommend/rules.py).
 AQM_TARGET_S: dict[str, float] = {"codel": 0.005, "pie": 0.015, "dualq": 0.015}
 AQM_INTERVAL_S: dict[str, float] = {"codel": 0.1, "pie": 0.015, "dualq": 0.016}
+
+#: The congestion controls an unknown one is sized for: the loss-based senders of today's
+#: hosts, Linux's default CUBIC (RFC 9438) and the Reno (RFC 5681) the classic rules were
+#: derived for (000 §2.1). BBR and DCTCP are never assumed: they need a sender or a switch
+#: configured for them.
+UNKNOWN_CC_CANDIDATES: tuple[CongestionControl, ...] = ("reno", "cubic")
 
 #: Initial window of today's hosts, packets (RFC 6928).
 INITIAL_WINDOW_PACKETS = 10.0
@@ -106,9 +112,12 @@ class LinkScenario:
         Largest congestion window a flow may use, packets (>= 1).
     paced : bool
         Whether senders pace packets over the RTT (000 §3.4).
-    congestion_control : one of :data:`models.choices.CONGESTION_CONTROLS`
+    congestion_control : one of :data:`models.choices.CONGESTION_CONTROLS`, optional
         Congestion control of the senders; sets the multiplicative decrease ``md_beta`` and
-        the rules that apply (DCTCP's marking threshold, BBR's probing queue).
+        the rules that apply (DCTCP's marking threshold, BBR's probing queue). None (the
+        default) means not given: an unknown, never silently CUBIC; the engine sizes for each
+        of :data:`UNKNOWN_CC_CANDIDATES` and recommends the larger size (see
+        :func:`models.recommend.recommend`).
     load : float, optional
         Offered load ρ (dimensionless, fraction of capacity) in the flow-level sense of 003.
     medium : one of :data:`models.choices.MEDIA`
@@ -149,7 +158,7 @@ class LinkScenario:
     peak_rate_bps: float | None = None
     max_window_packets: float | None = None
     paced: bool = False
-    congestion_control: CongestionControl = "cubic"
+    congestion_control: CongestionControl | None = None
     load: float | None = None
     medium: Medium = "electronic"
     aqm: Aqm = "none"
@@ -191,7 +200,7 @@ class LinkScenario:
             checks.at_least("max_window_packets", self.max_window_packets, 1.0)
         if self.load is not None:
             checks.positive("load", self.load)
-        if self.congestion_control not in MD_BETA:
+        if self.congestion_control is not None and self.congestion_control not in MD_BETA:
             raise ParameterError(
                 "congestion_control",
                 f"one of {sorted(MD_BETA)}",
@@ -224,8 +233,18 @@ class LinkScenario:
 
     @property
     def md_beta(self) -> float:
-        """Multiplicative-decrease factor β of the congestion control (dimensionless)."""
+        """Multiplicative-decrease factor β of the congestion control (dimensionless).
+
+        Raises ``ValueError`` when the congestion control is not given: β is then unknown
+        (the engine sizes for each of :data:`UNKNOWN_CC_CANDIDATES` instead).
+        """
+        if self.congestion_control is None:
+            raise ValueError("congestion_control is not given: β is unknown")
         return MD_BETA[self.congestion_control]
+
+    def with_congestion_control(self, cc: CongestionControl) -> LinkScenario:
+        """This scenario with the senders' congestion control set to ``cc``."""
+        return replace(self, congestion_control=cc)
 
 
 @dataclass(frozen=True)

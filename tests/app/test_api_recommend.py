@@ -163,3 +163,23 @@ def test_aqm_target_and_interval_are_taken_with_units(client: TestClient) -> Non
     detail = refused.json()["detail"]
     assert [d["loc"] for d in detail] == [["body", "scenario", "aqm_interval_s"]]
     assert "only an AQM has a target" in detail[0]["msg"]
+
+
+@pytest.mark.parametrize("absent", [True, False])
+def test_congestion_control_not_given_is_an_unknown(client: TestClient, absent: bool) -> None:
+    # A GEO link, 50 Mb/s, 600 ms, 8 flows: Reno needs C·T = 2,500 packets (000 §2.1), CUBIC
+    # 2,500·0.3/0.7 = 1,072 (RFC 9438 §4.6). Absent or null, the congestion control is not
+    # assumed: the larger size is recommended and both are stated.
+    scenario: dict[str, Any] = {"capacity_bps": "50 Mbit/s", "rtt_s": "600 ms", "flows": 8}
+    if not absent:
+        scenario["congestion_control"] = None
+    out = recommend(client, scenario)
+    assert out["inputs"]["congestion_control_given"] is False
+    assert out["inputs"]["congestion_control"] == "reno"
+    assert out["recommended"]["buffer_packets"] == 2500
+    assert "Reno 2,500 packets; CUBIC 1,072 packets" in out["warnings"][0]
+    cubic = next(w for w in out["what_if"] if w["input"] == "congestion_control")
+    assert cubic["buffer_packets"] == 1072
+    given = recommend(client, {**scenario, "congestion_control": "cubic"})
+    assert given["inputs"]["congestion_control_given"] is True
+    assert given["recommended"]["buffer_packets"] == 1072

@@ -184,3 +184,17 @@ def test_the_answer_comes_first_and_brief_prints_only_it() -> None:
     brief = CliRunner().invoke(main, [*args, "--brief"])
     assert brief.exit_code == 0
     assert brief.stdout.splitlines() == lines[:2]
+
+
+def test_congestion_control_not_given_states_both_sizes() -> None:
+    # 50 Mb/s, 600 ms, 8 flows: Reno C·T = 2,500 packets, CUBIC 1,072 (RFC 9438 §4.6).
+    base = ["recommend", "--capacity", "50 Mbit/s", "--rtt", "600 ms", "--flows", "8"]
+    result = CliRunner().invoke(main, [*base, "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["recommended"]["buffer_packets"] == 2500
+    assert out["inputs"]["congestion_control_given"] is False
+    text = CliRunner().invoke(main, base).stdout
+    assert "Congestion control not given" in text and "CUBIC 1,072 packets" in text
+    cubic = CliRunner().invoke(main, [*base, "--cc", "cubic", "--json"])
+    assert json.loads(cubic.stdout)["recommended"]["buffer_packets"] == 1072

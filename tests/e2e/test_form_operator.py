@@ -38,6 +38,7 @@ ENGINE_INPUTS = {
             "rtt_s": "40 ms",
             "packet_bytes": "1500 B",
             "flows": 4,
+            "congestion_control": "cubic",
             "aqm": "codel",
         },
         29,

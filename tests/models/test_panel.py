@@ -67,7 +67,9 @@ PANEL = [
     # the hard limit above it.
     Link(
         "home uplink with CoDel",
-        LinkScenario(capacity_bps=20e6, rtts_s=(0.04,), flows=4, aqm="codel"),
+        LinkScenario(
+            capacity_bps=20e6, rtts_s=(0.04,), flows=4, congestion_control="cubic", aqm="codel"
+        ),
         Targets(),
         "md_beta",
         29,
@@ -132,11 +134,24 @@ PANEL = [
     # 1,072 packets = 257 ms, less than one RTT (RFC 9438 §4.6).
     Link(
         "satellite (GEO)",
-        LinkScenario(capacity_bps=50e6, rtts_s=(0.6,), flows=8),
+        LinkScenario(capacity_bps=50e6, rtts_s=(0.6,), flows=8, congestion_control="cubic"),
         Targets(),
         "md_beta",
         1072,
         ("N_b not given", "single-flow rule"),
+    ),
+    # 7b. The same link with the congestion control not given: an unknown, never CUBIC by
+    # default. Reno needs the whole BDP, C·T = 2,500 packets (000 §2.1), CUBIC 1,072: the
+    # answer is Reno's, the larger, which keeps the port busy whichever of the two the hosts
+    # run (a CUBIC-sized buffer leaves it idle after Reno halves its window), and both sizes
+    # are stated. 2,500 packets is one RTT of queueing, within the default delay target.
+    Link(
+        "satellite (GEO), congestion control not given",
+        LinkScenario(capacity_bps=50e6, rtts_s=(0.6,), flows=8),
+        Targets(),
+        "rule_of_thumb",
+        2500,
+        ("Congestion control not given", "Reno 2,500 packets; CUBIC 1,072 packets"),
     ),
     # 8. Shared-buffer switch port: 100 Gb/s, 20 µs, DCTCP, 100-way fan-in: K = 166.7/7 =
     # 23.8 packets + 100 × 10 = 1,000: 1,023.8 -> 1,024 packets (1.5 MB) that the port's

@@ -110,7 +110,7 @@ def test_few_flows_pick_the_rule_of_thumb() -> None:
 def test_few_cubic_flows_use_the_beta_rule() -> None:
     # RFC 9438: B = C·RTT·(1−β)/β with β = 0.7 -> 0.4286 of the BDP (check value, CUBIC:
     # 0.43×); 4166.7 × 3/7 = 1785.7 packets.
-    scenario = LinkScenario(capacity_bps=1e9, rtts_s=(0.05,), flows=1)
+    scenario = LinkScenario(capacity_bps=1e9, rtts_s=(0.05,), flows=1, congestion_control="cubic")
     rec = recommend(scenario)
     assert rec.recommended.rule == "md_beta"
     assert rec.recommended.buffer_packets == 1786
@@ -578,3 +578,38 @@ def test_invalid_scenario_names_the_parameter(kwargs: dict[str, object], name: s
 def test_invalid_targets_name_the_parameter(kwargs: dict[str, object], name: str) -> None:
     with pytest.raises(ValueError, match=name):
         Targets(**kwargs)  # type: ignore[arg-type]
+
+
+def test_congestion_control_not_given_is_unknown_and_sized_for_reno_and_cubic() -> None:
+    # 3 flows at 1 Gb/s, 50 ms: the single-flow rule. Reno: C·T = 1e9·0.05/12,000 = 4,166.7
+    # -> 4,167 packets (000 §2.1); CUBIC: 4,166.7·0.3/0.7 = 1,785.7 -> 1,786 (RFC 9438 §4.6).
+    rec = recommend(LinkScenario(capacity_bps=1e9, rtts_s=(0.05,), flows=3))
+    assert rec.inputs.congestion_control_given is False
+    assert rec.inputs.congestion_control == "reno"
+    assert rec.recommended.buffer_packets == 4167
+    # Never a verified assumption: the senders' assumptions are unknown, not holding.
+    reno = _rule(rec, "rule_of_thumb")
+    senders = next(a for a in reno.assumptions if "Reno" in a.text)
+    assert senders.status == "unknown" and "not given" in senders.reason
+    assert "senders halve their window" in rec.recommended.reason
+    # Both sizes are stated, CUBIC's row is listed, and what_if gives CUBIC's answer.
+    assert "Reno 4,167 packets; CUBIC 1,786 packets" in rec.warnings[0]
+    assert _rule(rec, "md_beta").buffer_packets == 1786
+    cubic = next(w for w in rec.what_if if w.input == "congestion_control")
+    assert cubic.buffer_packets == 1786
+    # Given, it is a verified input again.
+    given = recommend(
+        LinkScenario(capacity_bps=1e9, rtts_s=(0.05,), flows=3, congestion_control="reno")
+    )
+    assert given.inputs.congestion_control_given is True
+    assert given.recommended.buffer_packets == 4167
+    assert not any("not given" in w for w in given.warnings)
+
+
+def test_congestion_control_not_given_where_it_does_not_matter() -> None:
+    # sqrt(N) on the thesis link (000 §2.2.2) does not depend on β: 1,250 packets under a 1 ms
+    # delay bound either way; no what-if for the senders, the reason says so.
+    rec = recommend(THESIS, Targets(max_queueing_delay_s=0.001))
+    assert rec.recommended.buffer_packets == 1250
+    assert "which get the same size here (1,250 packets)" in rec.recommended.reason
+    assert all(w.input != "congestion_control" for w in rec.what_if)

@@ -14,6 +14,7 @@ from validation.verify import (
     SLOW_ACCESS,
     plan,
     scale_link,
+    senders_text,
     verify,
 )
 
@@ -127,16 +128,32 @@ def test_the_recommendations_congestion_control_is_simulated_or_refused(cc: str)
 
 
 def test_cubic_is_simulated_as_cubic_not_reno() -> None:
-    # The default congestion control of the engine is CUBIC (RFC 9438): so is the simulation's.
-    link = LinkScenario(capacity_bps=100e6, rtts_s=(0.1,), flows=40, packet_bytes=1000)
-    assert link.congestion_control == "cubic"
+    link = LinkScenario(
+        capacity_bps=100e6, rtts_s=(0.1,), flows=40, packet_bytes=1000, congestion_control="cubic"
+    )
     p = plan(link, recommend(link), replications=2, seed=1)
     assert p.scenario is not None and p.scenario.congestion_control == "cubic"
+    assert p.congestion_control_given
     reno = LinkScenario(
         capacity_bps=100e6, rtts_s=(0.1,), flows=40, packet_bytes=1000, congestion_control="reno"
     )
     p_reno = plan(reno, recommend(reno), replications=2, seed=1)
     assert p_reno.scenario is not None and p_reno.scenario.congestion_control == "reno"
+
+
+def test_a_congestion_control_not_given_is_simulated_as_the_candidate_sized_for() -> None:
+    # Not given, it is an unknown: a GEO link's 8 flows get Reno's 2,500 packets (CUBIC's
+    # 1,072 is the what-if), and the check simulates Reno senders and says why.
+    link = LinkScenario(capacity_bps=50e6, rtts_s=(0.6,), flows=8)
+    assert link.congestion_control is None
+    rec = recommend(link)
+    assert rec.inputs.congestion_control == "reno" and rec.recommended.buffer_packets == 2500
+    p = plan(link, rec, replications=2, seed=1)
+    assert p.scenario is not None and p.scenario.congestion_control == "reno"
+    assert not p.congestion_control_given
+    text = senders_text(p.link, p.congestion_control_given)
+    assert text.startswith("reno, the candidate the recommended size is for")
+    assert "not given" in text
 
 
 @pytest.mark.parametrize("aqm", ["none", "codel", "pie", "dualq"])
@@ -219,7 +236,8 @@ def test_a_one_flow_uplink_is_simulated_behind_a_stated_access_rate_and_queues()
     # and double it all showed 100 %. The access rate is now an assumption the check states:
     # 10 x the port for every size, and for the recommended size also the slow end, twice the
     # port for one flow (at the port's rate it would never queue).
-    link = LinkScenario(capacity_bps=35e6, rtts_s=(0.04,), flows=1)
+    # CUBIC senders, as measured (not given, the engine would size for Reno's whole BDP).
+    link = LinkScenario(capacity_bps=35e6, rtts_s=(0.04,), flows=1, congestion_control="cubic")
     rec = recommend(link)
     p = plan(link, rec, replications=3, seed=1)
     assert p.access is not None and not p.access.given
@@ -237,7 +255,9 @@ def test_a_one_flow_uplink_is_simulated_behind_a_stated_access_rate_and_queues()
     assert "Senders' access: access rate not given" in checked.reason
     # The old assumption, the port's own rate, as an explicit access rate: nothing ever queues
     # (mean queue below a microsecond) and every size shows 100 %: the check could not tell.
-    at_port_rate = LinkScenario(capacity_bps=35e6, rtts_s=(0.04,), flows=1, access_bps=35e6)
+    at_port_rate = LinkScenario(
+        capacity_bps=35e6, rtts_s=(0.04,), flows=1, access_bps=35e6, congestion_control="cubic"
+    )
     flat = verify(at_port_rate, rec, replications=2, max_replications=2, seed=1, workers=2)
     assert all(c.queue_delay_mean_s < 1e-6 and c.utilization > 0.999 for c in flat.sizes)
     assert flat.slow_access is None and flat.access is not None and flat.access.given
