@@ -26,22 +26,38 @@ from validation.sweeps import Task, run_task
 LINKS: dict[str, tuple[str, LinkScenario, Targets]] = {
     "home_uplink": (
         "home uplink, 35 Mb/s, one CUBIC upload, 40 ms, LAN 1 Gb/s",
-        LinkScenario(capacity_bps=35e6, rtts_s=(0.04,), flows=1, access_bps=1e9),
+        LinkScenario(
+            capacity_bps=35e6, rtts_s=(0.04,), flows=1, access_bps=1e9, congestion_control="cubic"
+        ),
         Targets(),
     ),
     "home_downlink": (
         "home downlink, 500 Mb/s, 4 CUBIC flows, 25 ms, servers on 10 Gb/s",
-        LinkScenario(capacity_bps=500e6, rtts_s=(0.025,), flows=4, access_bps=10e9),
+        LinkScenario(
+            capacity_bps=500e6,
+            rtts_s=(0.025,),
+            flows=4,
+            access_bps=10e9,
+            congestion_control="cubic",
+        ),
         Targets(),
     ),
     "cell_5g": (
         "5G cell, 300 Mb/s, 20 CUBIC flows, 30-80 ms",
-        LinkScenario(capacity_bps=300e6, rtts_s=(0.03, 0.05, 0.08), flows=20, access_bps=10e9),
+        LinkScenario(
+            capacity_bps=300e6,
+            rtts_s=(0.03, 0.05, 0.08),
+            flows=20,
+            access_bps=10e9,
+            congestion_control="cubic",
+        ),
         Targets(),
     ),
     "geo": (
         "GEO satellite, 50 Mb/s, 10 CUBIC flows, 600 ms",
-        LinkScenario(capacity_bps=50e6, rtts_s=(0.6,), flows=10, access_bps=1e9),
+        LinkScenario(
+            capacity_bps=50e6, rtts_s=(0.6,), flows=10, access_bps=1e9, congestion_control="cubic"
+        ),
         Targets(),
     ),
     "enterprise_edge": (
@@ -59,7 +75,13 @@ LINKS: dict[str, tuple[str, LinkScenario, Targets]] = {
     ),
     "backbone_100g": (
         "100G backbone, 50,000 CUBIC flows, 80 ms",
-        LinkScenario(capacity_bps=100e9, rtts_s=(0.08,), flows=50_000, access_bps=1e9),
+        LinkScenario(
+            capacity_bps=100e9,
+            rtts_s=(0.08,),
+            flows=50_000,
+            access_bps=1e9,
+            congestion_control="cubic",
+        ),
         Targets(),
     ),
     "backbone_400g": (
@@ -97,7 +119,14 @@ LINKS: dict[str, tuple[str, LinkScenario, Targets]] = {
     ),
     "codel_shaper": (
         "subscriber shaper with CoDel, 100 Mb/s, 8 CUBIC flows, 30 ms",
-        LinkScenario(capacity_bps=100e6, rtts_s=(0.03,), flows=8, aqm="codel", access_bps=1e9),
+        LinkScenario(
+            capacity_bps=100e6,
+            rtts_s=(0.03,),
+            flows=8,
+            aqm="codel",
+            access_bps=1e9,
+            congestion_control="cubic",
+        ),
         Targets(),
     ),
     "transoceanic": (
@@ -115,12 +144,20 @@ LINKS: dict[str, tuple[str, LinkScenario, Targets]] = {
     ),
     "regional_isp": (
         "regional ISP aggregation, 2.5 Gb/s, 2,000 CUBIC flows, 50 ms",
-        LinkScenario(capacity_bps=2.5e9, rtts_s=(0.05,), flows=2000, access_bps=1e9),
+        LinkScenario(
+            capacity_bps=2.5e9,
+            rtts_s=(0.05,),
+            flows=2000,
+            access_bps=1e9,
+            congestion_control="cubic",
+        ),
         Targets(),
     ),
     "campus": (
         "campus uplink, 1 Gb/s, 100 CUBIC flows, 10 ms, delay 2 ms",
-        LinkScenario(capacity_bps=1e9, rtts_s=(0.01,), flows=100, access_bps=10e9),
+        LinkScenario(
+            capacity_bps=1e9, rtts_s=(0.01,), flows=100, access_bps=10e9, congestion_control="cubic"
+        ),
         Targets(max_queueing_delay_s=0.002),
     ),
 }
