@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.services.names import FieldError
 from models.errors import ParameterError
@@ -123,8 +126,51 @@ async def internal_error_handler(request: Request, exc: Exception) -> JSONRespon
     return JSONResponse(status_code=500, content=INTERNAL_ERROR)
 
 
+def allowed_methods(application: Any, path: str) -> list[str]:
+    """Every method the OpenAPI schema of ``application`` documents at ``path``.
+
+    FastAPI declares one route per method, and Starlette's 405 names only the methods of the
+    first route whose path matched (``GET`` of ``/v1/simulations/{job_id}``, without its
+    ``DELETE``).
+    """
+    for template, methods in _documented_paths(application):
+        if template.fullmatch(path):
+            return methods
+    return []
+
+
+_HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+
+
+def _documented_paths(application: Any) -> list[tuple[re.Pattern[str], list[str]]]:
+    paths = getattr(application.state, "documented_paths", None)
+    if paths is None:
+        paths = [
+            (
+                re.compile(re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template))),
+                sorted(method.upper() for method in operations if method in _HTTP_METHODS),
+            )
+            for template, operations in application.openapi().get("paths", {}).items()
+        ]
+        application.state.documented_paths = paths
+    return paths
+
+
+async def http_error_handler(request: Request, exc: Exception) -> Any:
+    """Starlette's own answer, with a 405's ``Allow`` listing every method of the path."""
+    assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 405:
+        methods = allowed_methods(request.app, request.url.path)
+        if methods:
+            exc = StarletteHTTPException(
+                405, exc.detail, headers={**(exc.headers or {}), "Allow": ", ".join(methods)}
+            )
+    return await http_exception_handler(request, exc)
+
+
 def install_error_handlers(application: FastAPI) -> None:
     """Register the handlers above on ``application``."""
+    application.add_exception_handler(StarletteHTTPException, http_error_handler)
     application.add_exception_handler(RequestValidationError, request_validation_error_handler)
     application.add_exception_handler(ParameterError, parameter_error_handler)
     application.add_exception_handler(FieldError, field_error_handler)

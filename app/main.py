@@ -16,6 +16,7 @@ from app.jobs.lifespan import jobs_lifespan
 from app.limits import install_body_limit
 from app.operation_ids import operation_id
 from app.security import SecurityMiddleware
+from app.settings import Settings, settings_of
 from app.storage import install_storage_errors, readiness
 from app.web.notebooks import router as notebooks_router
 from app.web.routes import router as web_router
@@ -101,7 +102,8 @@ def _optional_api_key(application: FastAPI) -> None:
     """The OpenAPI document's security: an operation's API key (``ApiKey``) is optional, as it
     is unless the service is started with BUFSIZE_API_KEYS, and every other scheme it names (the
     job token of DELETE) is required with or without it. FastAPI lists the schemes of an
-    operation as alternatives; this states the requirement as it is."""
+    operation as alternatives; this states the requirement as it is. The limits that settings
+    lower (replications) are the service's (:func:`_service_limits`)."""
     generate = application.openapi
 
     def openapi() -> dict[str, Any]:
@@ -115,10 +117,36 @@ def _optional_api_key(application: FastAPI) -> None:
                 names = {name for requirement in operation["security"] for name in requirement}
                 required: dict[str, list[str]] = {n: [] for n in sorted(names - {"ApiKey"})}
                 operation["security"] = [{"ApiKey": [], **required}, required]
+        _service_limits(schema, settings_of(application))
         application.openapi_schema = schema
         return schema
 
     application.openapi = openapi  # type: ignore[method-assign]
+
+
+#: Request fields bounded by a setting of the service as well as by their schema.
+_SETTING_BOUNDS = {
+    ("SimulationRequest", "replications"): "max_replications",
+    ("VerificationRequest", "replications"): "max_replications",
+    ("VerificationRequest", "max_replications"): "max_replications",
+}
+
+
+def _service_limits(schema: dict[str, Any], settings: Settings) -> None:
+    """Lower each field's ``maximum`` in ``schema`` to the setting that bounds it, so that the
+    document states the limit this service applies (BUFSIZE_MAX_REPLICATIONS, say)."""
+    models = schema.get("components", {}).get("schemas", {})
+    for (model, field), setting in _SETTING_BOUNDS.items():
+        node = models.get(model, {}).get("properties", {}).get(field)
+        if node is None:
+            continue
+        limit = getattr(settings, setting)
+        for branch in [node, *node.get("anyOf", [])]:
+            if "maximum" in branch:
+                branch["maximum"] = min(branch["maximum"], limit)
+        node["description"] = (
+            node.get("description", "") + f" At most {limit} here (BUFSIZE_{setting.upper()})."
+        ).strip()
 
 
 app = create_app()

@@ -89,7 +89,9 @@ def _alternation(spellings: set[str] | dict[str, float]) -> str:
     )
 
 
-_NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?"
+# Exponents of at most two digits: with at most MAX_QUANTITY_CHARS characters and the largest
+# prefix, every number the pattern admits is finite once converted (1e145 at most).
+_NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,2})?"
 _SIZE = _alternation(SIZE_UNITS)
 _TIME = _alternation(TIME_UNITS)
 _RATE = f"(?:{_SIZE}(?: */ *| +per +){_TIME}|{_alternation(_SIZE_SYMBOL_SPELLINGS)}ps)"
@@ -100,6 +102,9 @@ PATTERNS = {
     kind: f"^ *{_NUMBER} *(?:{unit})? *$"
     for kind, unit in (("rate", _RATE), ("time", _TIME), ("size", _SIZE))
 }
+
+#: A fraction typed as a number or a percentage (what :func:`parse_fraction` reads).
+FRACTION_PATTERN = f"^ *{_NUMBER} *%? *$"
 
 _QUANTITY = re.compile(r" *(?P<number>" + _NUMBER + r") *(?P<unit>[^ ].*?)? *")
 _PER = re.compile(r" */ *| +per +")

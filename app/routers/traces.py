@@ -16,6 +16,7 @@ file that cannot be read makes the job fail with a message that says what is wro
 from __future__ import annotations
 
 import math
+import re
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -33,20 +34,13 @@ from app.schemas.common import MAX_CAPACITY_BPS, MIN_CAPACITY_BPS
 from app.schemas.traces import TraceCreatedOut, TraceJobOut
 from app.services.names import FieldError, api_word
 from app.services.trace import TraceOptions, trace_options
+from app.trace_form import TRACE_FORM_FIELDS
 from app.trace_jobs import TraceJob, TraceJobs, TracePending
 
 router = APIRouter(prefix="/traces", tags=["traces"])
 
 #: Form fields besides ``file``.
-TEXT_FIELDS = (
-    "capacity_bps",
-    "buffer_packets",
-    "warmup_s",
-    "max_loss",
-    "verify",
-    "replications",
-    "seed",
-)
+TEXT_FIELDS = tuple(TRACE_FORM_FIELDS)
 #: Bytes a form part may hold in memory before it is written to disk.
 IN_MEMORY_BYTES = 1 << 20
 
@@ -73,8 +67,22 @@ def _invalid(name: str, message: str, value: Any) -> RequestValidationError:
     return invalid(("body", name), message, value=value)
 
 
-def _options(fields: dict[str, str], filename: str) -> TraceOptions:
-    """The trace's options from the form's text fields (422 naming the field)."""
+def _options(form: dict[str, str], filename: str) -> TraceOptions:
+    """The trace's options from the form's text fields (422 naming the field); a blank field
+    is one not given, and a field must match its pattern in the OpenAPI schema."""
+    for name, text in form.items():
+        if len(text) > TRACE_FORM_FIELDS[name]["maxLength"]:
+            raise _invalid(
+                name, f"{name}: longer than {TRACE_FORM_FIELDS[name]['maxLength']} characters", None
+            )
+    fields = {name: text for name, text in form.items() if text.strip()}
+    for name, text in fields.items():
+        if re.fullmatch(TRACE_FORM_FIELDS[name]["pattern"], text) is None:
+            raise _invalid(
+                name,
+                f"{name}: cannot read {text!r}; {TRACE_FORM_FIELDS[name]['description']}",
+                text,
+            )
     try:
         options = trace_options(
             fields,
@@ -84,9 +92,7 @@ def _options(fields: dict[str, str], filename: str) -> TraceOptions:
         )
     except FieldError as exc:
         raise invalid(("body", *exc.field), str(exc), value=exc.value) from exc
-    verify = fields.get("verify", "false").strip().lower()
-    if verify not in ("true", "false", "1", "0"):
-        raise _invalid("verify", "verify must be true or false", fields.get("verify"))
+    verify = fields.get("verify", "false").strip()
     try:
         replications = int(fields.get("replications", "5"))
         if not 2 <= replications <= 20:
@@ -141,34 +147,7 @@ def _options(fields: dict[str, str], filename: str) -> TraceOptions:
                                 "description": "The trace: pcap, pcapng, or the CSV "
                                 "time_s,flow,size_bytes,dropped.",
                             },
-                            "capacity_bps": {
-                                "type": "string",
-                                "description": "Link rate, e.g. 50 Mbit/s.",
-                            },
-                            "buffer_packets": {
-                                "type": "string",
-                                "description": "Buffer during the capture: packets or a size.",
-                            },
-                            "warmup_s": {
-                                "type": "string",
-                                "description": "Left out at the start, e.g. 10s.",
-                            },
-                            "max_loss": {
-                                "type": "string",
-                                "description": "BSCL's loss target, e.g. 1%.",
-                            },
-                            "verify": {
-                                "type": "string",
-                                "description": "true: simulate the BSCL size.",
-                            },
-                            "replications": {
-                                "type": "string",
-                                "description": "Simulator runs per size of the check (2-20).",
-                            },
-                            "seed": {
-                                "type": "string",
-                                "description": "Seed of the check (integer >= 0).",
-                            },
+                            **TRACE_FORM_FIELDS,
                         },
                     }
                 }

@@ -30,7 +30,7 @@ from app.deps import ClientDep, JobPoolDep, SettingsDep, WarmupDep
 from app.errors import invalid
 from app.jobs.store import JobView, QueueFull
 from app.jobs.tables import JobStatus
-from app.schemas.common import ResponseModel
+from app.schemas.common import MAX_SEED, ResponseModel
 from app.schemas.recommend import RecommendRequest
 from app.services.simulate import JobPlan
 from app.services.verify import Pending, checked, job_runner, plan_verification, searched
@@ -49,7 +49,7 @@ class VerificationRequest(RecommendRequest):
         description="Most runs per buffer size when extra batches are needed to decide a "
         "target (its 99 % bounds straddling it); default 3 x replications; >= replications.",
     )
-    seed: int = Field(1, ge=0, le=2**63 - 1, description="Seed of the replications.")
+    seed: int = Field(1, ge=0, le=MAX_SEED, description="Seed of the replications.")
     search: bool = Field(
         False,
         description="Search by simulation for the smallest size meeting every target "

@@ -8,8 +8,9 @@ The OpenAPI schema of such a field is ``anyOf`` the bounded number and a quantit
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Annotated, Any
+from functools import cache, lru_cache
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -18,6 +19,7 @@ from pydantic import (
     GetCoreSchemaHandler,
     GetJsonSchemaHandler,
     ValidationInfo,
+    model_validator,
 )
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
@@ -41,6 +43,10 @@ MAX_PACKET_BYTES = 65536.0  # 64 KiB, the largest IP datagram
 MAX_FLOWS = 1_000_000_000
 MAX_WINDOW_PACKETS = 1e9
 MAX_RTT_LIST = 10_000
+#: The largest seed: the largest integer every JSON reader holds exactly (a double's 53 bits).
+#: Above it a schema bound is compared in rounded arithmetic (2**63 - 1 and 2**63 + 192 read
+#: as the same number), so a client's check of a seed could pass where the server's fails.
+MAX_SEED = 2**53 - 1
 
 
 class Unit:
@@ -67,12 +73,19 @@ class Unit:
         number = handler(schema)
         if handler.mode == "serialization":
             return number
-        text = {
+        text: dict[str, Any] = {
             "type": "string",
             "pattern": PATTERNS[self.kind],
             "maxLength": MAX_QUANTITY_CHARS,
             "description": f"a quantity with its unit, e.g. {example(self.kind)!r}",
+            "x-quantity": self.kind,
         }
+        # JSON Schema bounds no string by its value: the number's bounds, which apply to the
+        # string once converted to the field's unit, are stated as x-minimum, x-maximum, ...
+        bounds = {key: number[key] for key in BOUND_KEYWORDS if key in number}
+        if bounds:
+            text.update({f"x-{key}": value for key, value in bounds.items()})
+            text["description"] += f", {bound_words(bounds, TARGET_UNITS[self.kind])}"
         return {"anyOf": [number, text]}
 
     def parse(self, value: Any, info: ValidationInfo) -> Any:
@@ -81,6 +94,17 @@ class Unit:
             return value
         name = info.field_name or self.kind
         return _parse_cached(name, value, self.kind)
+
+
+#: The JSON Schema keywords that bound a number.
+BOUND_KEYWORDS = ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum")
+
+
+def bound_words(bounds: dict[str, float], unit: str) -> str:
+    """``"converted to bit/s: >= 1000, <= 1e+15"``: the bounds of a quantity in words."""
+    signs = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}
+    parts = ", ".join(f"{signs[key]} {value:g}" for key, value in bounds.items())
+    return f"converted to {unit}: {parts}"
 
 
 @lru_cache(maxsize=4096)
@@ -149,9 +173,52 @@ MaxWindowPackets = Annotated[
 
 class RequestModel(BaseModel):
     """Base of the request bodies: unknown fields, non-finite numbers and type coercions
-    (``true`` for 1, ``2.0`` for an integer count) are refused."""
+    (``true`` for 1, ``"2"`` for an integer count) are refused.
+
+    A whole number written with a fraction (``267.0``) is an integer, as JSON Schema's
+    ``"type": "integer"`` says: JSON has one number type, and some writers put ``.0`` on every
+    number.
+    """
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _whole_numbers_as_integers(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        fields = _integer_fields(cls)
+        if not any(isinstance(data.get(name), float | list) for name in fields):
+            return data
+        return {name: _integral(value) if name in fields else value for name, value in data.items()}
+
+
+def _integral(value: Any) -> Any:
+    """``value`` as an int if it is a float holding a whole number (each item of a list)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_integral(item) for item in value]
+    return value
+
+
+@cache
+def _integer_fields(model: type[BaseModel]) -> frozenset[str]:
+    """Fields of ``model`` declared ``int``, ``int | None``, ``list[int]`` and the like."""
+    return frozenset(
+        name for name, field in model.model_fields.items() if _holds_integers(field.annotation)
+    )
+
+
+def _holds_integers(annotation: Any) -> bool:
+    """``int``, or a union, ``Annotated`` or list with ``int`` in it."""
+    if annotation is int:
+        return True
+    origin = get_origin(annotation)
+    if origin in (Union, UnionType, list, Annotated):
+        arguments = get_args(annotation)[:1] if origin is Annotated else get_args(annotation)
+        return any(_holds_integers(argument) for argument in arguments)
+    return False
 
 
 class ResponseModel(BaseModel):

@@ -46,6 +46,9 @@ class OpticalFifoRequest(RequestModel):
         le=MAX_OPTICAL_BUFFER_PACKETS,
         description="Trade-off K = 2^k of Thm 6, a power of two with K ≤ N/2, a count: larger K "
         "uses more delay lines and less fibre.",
+        json_schema_extra={
+            "enum": [2**k for k in range(MAX_OPTICAL_BUFFER_PACKETS.bit_length())],
+        },
     )
     packet_bytes: PacketBytes = 1500.0
     capacity_bps: Annotated[

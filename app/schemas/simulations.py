@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, ConfigDict, Field
 
-from app.schemas.common import BufferPacketsIn, RequestModel, ResponseModel, Unit
+from app.schemas.common import MAX_SEED, BufferPacketsIn, RequestModel, ResponseModel, Unit
 from models.choices import CongestionControl, Recovery, SimulatedAqm
 from validation.simulator.scenario import (
     DEFAULT_RTT_JITTER_FRACTION,
@@ -326,7 +326,7 @@ class SimulationRequest(RequestModel):
     seed: int = Field(
         default=1,
         ge=0,
-        le=2**63 - 1,
+        le=MAX_SEED,
         description="Seed of the replications (numpy SeedSequence(seed).spawn(replications)).",
     )
 

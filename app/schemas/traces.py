@@ -11,7 +11,9 @@ from typing import Any
 
 from pydantic import Field
 
-from app.schemas.common import ResponseModel
+from app.schemas.common import (
+    ResponseModel,
+)
 from app.trace_jobs import TraceStatus
 
 

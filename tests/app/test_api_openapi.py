@@ -99,3 +99,47 @@ def test_quantity_fields_accept_unit_strings() -> None:
 def test_health_example() -> None:
     op = SPEC["paths"]["/healthz"]["get"]
     assert op["responses"]["200"]["content"]["application/json"]["example"] == {"status": "ok"}
+
+
+def test_a_405_lists_every_method_of_the_path() -> None:
+    # FastAPI declares GET and DELETE of a job as two routes; Starlette's 405 named only GET.
+    response = client.put("/v1/simulations/" + "0" * 32)
+    assert response.status_code == 405
+    assert response.headers["allow"] == "DELETE, GET"
+    assert client.get("/v1/rules/bdp").headers["allow"] == "POST"
+
+
+def test_a_whole_number_with_a_fraction_is_an_integer() -> None:
+    # JSON Schema's "integer" holds 267.0; true and "267" stay refused.
+    accepted = client.post("/v1/queues/md1b", json={"load": 0.5, "buffer_packets": 267.0})
+    assert accepted.status_code == 200, accepted.text
+    assert accepted.json() == client.post(
+        "/v1/queues/md1b", json={"load": 0.5, "buffer_packets": 267}
+    ).json()
+    for value in (267.5, True, "267"):
+        refused = client.post("/v1/queues/md1b", json={"load": 0.5, "buffer_packets": value})
+        assert refused.status_code == 422, value
+
+
+def test_seeds_stop_where_json_numbers_are_exact() -> None:
+    # 2**63 - 1 as a bound is read as 2**63 by a double: 2**63 + 192 passed a client's check.
+    for name in ("SimulationRequest", "VerificationRequest"):
+        assert SCHEMAS[name]["properties"]["seed"]["maximum"] == 2**53 - 1
+
+
+def test_the_replication_limit_is_the_service_s() -> None:
+    # BUFSIZE_MAX_REPLICATIONS (default 100) bounds the fields in the document, not only in
+    # the server.
+    limited = SCHEMAS["SimulationRequest"]["properties"]["replications"]
+    assert limited["maximum"] == 100
+    assert "BUFSIZE_MAX_REPLICATIONS" in limited["description"]
+    most = SCHEMAS["VerificationRequest"]["properties"]["max_replications"]["anyOf"][0]
+    assert most["maximum"] == 100
+
+
+def test_quantity_strings_state_the_bounds_of_their_value() -> None:
+    capacity = request_schema("/v1/rules/bdp")["properties"]["capacity_bps"]["anyOf"]
+    number, text = capacity
+    assert text["x-quantity"] == "rate"
+    assert (text["x-minimum"], text["x-maximum"]) == (number["minimum"], number["maximum"])
+    assert "converted to bit / second: >= 1000" in text["description"]

@@ -293,3 +293,26 @@ def test_verify_checks_the_bscl_size_with_the_recommendation_check(tmp_path: Pat
         f"{result['estimates']['packets']:,} packets of {result['estimates']['flows']:,} "
         "flows read; the BSCL size checked in 6 simulator runs"
     )
+
+
+def test_blank_fields_are_not_given_and_others_must_match_their_pattern(
+    client: TestClient,
+) -> None:
+    # A browser sends an empty input as an empty field: it is the default, not an error.
+    files = {"file": ("t.csv", _csv(10), "text/csv")}
+    blank = dict.fromkeys(("capacity_bps", "buffer_packets", "warmup_s", "max_loss"), "")
+    blank.update(verify="", replications=" ", seed="")
+    assert client.post("/v1/traces", files=files, data=blank).status_code == 202
+    # What the OpenAPI pattern refuses the service refuses, naming the field: int() would
+    # have read "+5", "1_0" and " 07 ", and the old check lower-cased "TRUE".
+    for name, text in [
+        ("seed", "+5"),
+        ("seed", "1_0"),
+        ("replications", "07"),
+        ("verify", "TRUE"),
+        ("max_loss", "1 %%"),
+        ("capacity_bps", " " * 49),
+    ]:
+        response = client.post("/v1/traces", files=files, data={name: text})
+        assert response.status_code == 422, (name, text, response.text)
+        assert response.json()["detail"][0]["loc"] == ["body", name]

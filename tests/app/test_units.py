@@ -114,6 +114,7 @@ def test_rates_read_as_pint_reads_them(text: str, pint_text: str, ureg) -> None:
         "10**10**7 bit/s",
         "2**64 B",
         "1e1000 s",
+        "1e300 s",
         "10 Gbit/s**2",
         "10 Gbit*s/s",
         "(10) s",
@@ -127,12 +128,13 @@ def test_rates_read_as_pint_reads_them(text: str, pint_text: str, ureg) -> None:
     ],
 )
 def test_the_grammar_refuses_expressions_and_unknown_units(text: str) -> None:
-    # Nothing outside number-and-unit is evaluated: powers, products, exponents over three
-    # digits, unknown names, non-finite numbers. Refused at once, naming the field.
+    # Nothing outside number-and-unit is evaluated: powers, products, exponents over two
+    # digits, unknown names, non-finite numbers. Refused at once, naming the field, and none
+    # matches the OpenAPI pattern.
     kind = "rate" if "bit" in text else "time"
     with pytest.raises(UnitError, match=r"^capacity_bps[: ]"):
         parse_quantity("capacity_bps", text, kind)
-    assert not re.fullmatch(PATTERNS[kind], text) or text in ("1e1000 s", "1e999")
+    assert not re.fullmatch(PATTERNS[kind], text)
 
 
 def test_the_service_never_imports_pint() -> None:
