@@ -701,36 +701,75 @@ def _iosxr_marking(discipline: QueueDiscipline | None) -> list[str]:
 # --- Arista EOS -------------------------------------------------------------------------------
 
 EOS_REFERENCES = (
-    "TOI 'Temporal Tail Drop Thresholds': 'configuration of interface TX queue tail drops",
-    "thresholds in units of time'",
-    "TOI 'Configurable Voq Tail Drop Thresholds'",
+    "Arista AVD eos_cli_config_gen (aristanetworks/avd, commit 3cac535, Apache-2.0), the EOS",
+    "CLI it writes: qos-profiles.j2 ('qos profile NAME', 'tx-queue N'),",
+    "ethernet-interface-tx-queues.j2 ('random-detect drop minimum-threshold MIN UNITS",
+    "maximum-threshold MAX UNITS drop-probability P weight W', 'random-detect ecn",
+    "minimum-threshold MIN UNITS maximum-threshold MAX UNITS max-mark-probability P weight W'),",
+    "ethernet-interfaces.j2 ('service-profile NAME'); qos_profiles.schema.yml: units segments,",
+    "bytes, kbytes, mbytes (microseconds, milliseconds), drop-probability 1-100, weight 0-15",
+    "TOI 'Temporal Tail Drop Thresholds' and 'Configurable Voq Tail Drop Thresholds': a true",
+    "per-queue tail-drop threshold, whose command syntax those pages do not give",
 )
-EOS_RELEASE = "Arista EOS Transfer of Information pages (release not stated there)"
+EOS_RELEASE = "Arista EOS CLI as Arista's AVD writes it (release not stated there)"
+#: The QoS profile bufsize's EOS snippet defines and applies.
+EOS_PROFILE = "bufsize"
+#: Largest threshold in one unit AVD's schema admits for ECN ('max: 256000000').
+EOS_MAX_THRESHOLD = 256_000_000
+#: What the operator should know about the EOS snippet.
+EOS_NOTE = (
+    "EOS: the limit is a WRED drop step (minimum = maximum, probability 100, weight 0), not the "
+    "tail-drop threshold of the TOIs, whose syntax was not found; WRED and ECN on transmit "
+    "queues depend on the platform family (check 'random-detect' in its QoS chapter), and a "
+    "platform that refuses equal thresholds needs the maximum one segment above the minimum"
+)
+
+
+def _eos_threshold(size_bytes: float) -> str:
+    """A threshold as EOS takes it: whole bytes, or kbytes (rounded up) beyond the range."""
+    whole = _ceil_div(size_bytes, 1.0)
+    if whole <= EOS_MAX_THRESHOLD:
+        return f"{whole} bytes"
+    return f"{_ceil_div(size_bytes, 1000.0)} kbytes"
 
 
 def eos_config(
     limit: QueueLimit, interface: str, queue: str, discipline: QueueDiscipline | None = None
 ) -> str:
-    """What Arista's documentation supports: the numbers to enter, no invented command.
+    """A QoS profile whose transmit queue drops above the limit, applied to the port.
 
-    The Arista pages found describe per-transmit-queue tail-drop thresholds (in time, and for
-    VOQs) without giving their command syntax, so this emits comments only.
+    The drop is WRED with minimum = maximum = the limit, drop probability 100 % and weight 0
+    (the instantaneous queue, not an average): every packet that finds the queue above the
+    limit is dropped, a tail drop at the limit. A DCTCP port also marks ECN-capable packets
+    from K with the same step (minimum = maximum = K, max-mark-probability 100, weight 0).
     """
+    drop = _eos_threshold(limit.limit_bytes)
     lines = [
         *_header("!", limit, EOS_RELEASE, EOS_REFERENCES),
-        "! Those pages describe a per-queue tail-drop limit but do not give its command syntax,",
-        "! so bufsize emits no command. Enter these values with your EOS release's syntax:",
-        f"!   interface {interface}, tx-queue {queue}: tail-drop threshold {limit.limit_bytes} "
-        f"bytes = {limit.limit_us} us at {_rate_text(limit.capacity_bps)}",
+        f"! tail drop at {limit.limit_bytes} B: WRED with minimum = maximum = the limit, drop "
+        "probability 100, weight 0 (instantaneous queue)",
+    ]
+    queue_lines = [
+        f"      random-detect drop minimum-threshold {drop} maximum-threshold {drop} "
+        "drop-probability 100 weight 0"
     ]
     if discipline is not None and discipline.ecn_threshold_bytes is not None:
+        k = _eos_threshold(discipline.ecn_threshold_bytes)
         lines.append(
-            f"!   and ECN marking (DCTCP) from K = {discipline.ecn_threshold_bytes:.0f} bytes on "
-            "that queue (Arista's TOI on queue-length based ECN names the threshold, not the "
-            "command)"
+            f"! DCTCP: mark CE from K = {discipline.ecn_threshold_bytes:.0f} B, a step (minimum "
+            "= maximum = K, max-mark-probability 100, weight 0)"
+        )
+        queue_lines.append(
+            f"      random-detect ecn minimum-threshold {k} maximum-threshold {k} "
+            "max-mark-probability 100 weight 0"
         )
     if discipline is not None and discipline.aqm != "none":
-        lines.append(f"!   {discipline.aqm}: no such AQM in the cited documents")
+        lines.append(
+            f"! {discipline.aqm}: EOS has no such AQM in the cited documents; only the hard "
+            "limit is set here"
+        )
+    lines += [f"qos profile {EOS_PROFILE}", f"   tx-queue {queue}", *queue_lines]
+    lines += ["!", f"interface {interface}", f"   service-profile {EOS_PROFILE}"]
     return "\n".join(lines) + "\n"
 
 
@@ -827,7 +866,7 @@ def device_config(
         else:
             text = eos_config(limit, port, queue, discipline)
             references, release = EOS_REFERENCES, EOS_RELEASE
-            notes.append("no EOS command emitted: the documentation found gives no syntax")
+            notes.append(EOS_NOTE)
     return DeviceConfig(
         vendor=vendor,
         text=text,

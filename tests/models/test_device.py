@@ -6,10 +6,13 @@ the page and the sentence each line rests on are quoted beside it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from models.device import (
     DEFAULT_CELL_BYTES,
+    QueueDiscipline,
     codel_times_us,
     device_config,
     queue_limit,
@@ -228,20 +231,24 @@ IOSXR_GOLDEN = [
 # "Configurable Voq Tail Drop Thresholds provides flexibility to change default voq tail drop
 # based on speed of the ..." The pages found give no command syntax, so the snippet is comments
 # with the numbers only, and says so.
-EOS_HEADER = """\
-! follows Arista EOS Transfer of Information pages (release not stated there):
-!   TOI 'Temporal Tail Drop Thresholds': 'configuration of interface TX queue tail drops
-!   thresholds in units of time'
-!   TOI 'Configurable Voq Tail Drop Thresholds'
-! Those pages describe a per-queue tail-drop limit but do not give its command syntax,
-! so bufsize emits no command. Enter these values with your EOS release's syntax:
-"""
+# Arista AVD's eos_cli_config_gen (aristanetworks/avd, commit 3cac535) writes a QoS profile as
+# "qos profile NAME" / "   tx-queue N" / "      random-detect drop minimum-threshold MIN UNITS
+# maximum-threshold MAX UNITS drop-probability P weight W" (qos-profiles.j2,
+# ethernet-interface-tx-queues.j2) and applies it with "   service-profile NAME" under the
+# interface (ethernet-interfaces.j2). The commands below are written out by hand from those.
 EOS_GOLDEN = [
     (
         {"buffer_bytes": 15_000, "capacity_bps": 10e9, "packet_bytes": 1000.0},
         "! bufsize: queue limit 15000 B = 15 packets of 1000 B = 12 us at 10 Gbit/s "
-        "(asked 15000 B, cell 1 B)\n" + EOS_HEADER + "!   interface Ethernet1, tx-queue 0: "
-        "tail-drop threshold 15000 bytes = 12 us at 10 Gbit/s\n",
+        "(asked 15000 B, cell 1 B)",
+        [
+            "qos profile bufsize",
+            "   tx-queue 0",
+            "      random-detect drop minimum-threshold 15000 bytes maximum-threshold 15000 bytes "
+            "drop-probability 100 weight 0",
+            "interface Ethernet1",
+            "   service-profile bufsize",
+        ],
     ),
     (
         {
@@ -251,25 +258,78 @@ EOS_GOLDEN = [
             "interface": "Ethernet7/1",
         },
         "! bufsize: queue limit 1250000 B = 834 packets of 1500 B = 1000 us at 10 Gbit/s "
-        "(asked 1250000 B, cell 1 B)\n" + EOS_HEADER + "!   interface Ethernet7/1, tx-queue 3: "
-        "tail-drop threshold 1250000 bytes = 1000 us at 10 Gbit/s\n",
+        "(asked 1250000 B, cell 1 B)",
+        [
+            "qos profile bufsize",
+            "   tx-queue 3",
+            "      random-detect drop minimum-threshold 1250000 bytes maximum-threshold 1250000 "
+            "bytes drop-probability 100 weight 0",
+            "interface Ethernet7/1",
+            "   service-profile bufsize",
+        ],
     ),
     (
         # 208 B cells: 35,227,500/208 = 169362.98 -> 169363 cells = 35,227,504 B; 23485.003 ->
         # 23486 packets; 704.55 us -> 705 us.
         {"buffer_bytes": 35_227_500, "capacity_bps": 400e9, "cell_bytes": 208},
         "! bufsize: queue limit 35227504 B = 23486 packets of 1500 B = 705 us at 400 Gbit/s "
-        "(asked 35227500 B, cell 208 B)\n" + EOS_HEADER + "!   interface Ethernet1, tx-queue 0: "
-        "tail-drop threshold 35227504 bytes = 705 us at 400 Gbit/s\n",
+        "(asked 35227500 B, cell 208 B)",
+        [
+            "qos profile bufsize",
+            "   tx-queue 0",
+            "      random-detect drop minimum-threshold 35227504 bytes maximum-threshold 35227504 "
+            "bytes drop-probability 100 weight 0",
+            "interface Ethernet1",
+            "   service-profile bufsize",
+        ],
+    ),
+    (
+        # 300 MB is above the 256,000,000 a threshold takes in one unit: 300,000 kbytes.
+        {"buffer_bytes": 300e6, "capacity_bps": 400e9},
+        "! bufsize: queue limit 300000000 B = 200000 packets of 1500 B = 6000 us at 400 Gbit/s "
+        "(asked 300000000 B, cell 1 B)",
+        [
+            "qos profile bufsize",
+            "   tx-queue 0",
+            "      random-detect drop minimum-threshold 300000 kbytes maximum-threshold 300000 "
+            "kbytes drop-probability 100 weight 0",
+            "interface Ethernet1",
+            "   service-profile bufsize",
+        ],
     ),
 ]
 
 
+@pytest.mark.parametrize(("arguments", "first", "commands"), EOS_GOLDEN)
+def test_eos_golden_commands(arguments: dict[str, Any], first: str, commands: list[str]) -> None:
+    args = dict(arguments)
+    size, rate = args.pop("buffer_bytes"), args.pop("capacity_bps")
+    config = device_config("eos", size, rate, **args)
+    lines = config.text.splitlines()
+    assert lines[0] == first
+    assert [line for line in lines if not line.startswith("!")] == commands
+    assert any("WRED drop step" in note for note in config.notes)
+
+
+def test_eos_dctcp_port_marks_at_k_and_an_aqm_is_said_to_be_missing() -> None:
+    # K = 20,000 B: "random-detect ecn minimum-threshold MIN UNITS maximum-threshold MAX UNITS
+    # max-mark-probability P weight W" (ethernet-interface-tx-queues.j2), a step at K.
+    dctcp = device_config(
+        "eos", 1e6, 10e9, discipline=QueueDiscipline(ecn_threshold_bytes=20_000.0)
+    )
+    assert (
+        "      random-detect ecn minimum-threshold 20000 bytes maximum-threshold 20000 bytes "
+        "max-mark-probability 100 weight 0"
+    ) in dctcp.text.splitlines()
+    codel = device_config("eos", 1e6, 10e9, discipline=QueueDiscipline(aqm="codel"))
+    assert "! codel: EOS has no such AQM in the cited documents" in codel.text
+    commands = [line for line in codel.text.splitlines() if not line.startswith("!")]
+    assert not any("random-detect ecn" in line for line in commands)
+
+
 @pytest.mark.parametrize(
     ("vendor", "arguments", "expected"),
-    [("junos", a, e) for a, e in JUNOS_GOLDEN]
-    + [("iosxr", a, e) for a, e in IOSXR_GOLDEN]
-    + [("eos", a, e) for a, e in EOS_GOLDEN],
+    [("junos", a, e) for a, e in JUNOS_GOLDEN] + [("iosxr", a, e) for a, e in IOSXR_GOLDEN],
 )
 def test_golden_snippets(vendor: str, arguments: dict[str, object], expected: str) -> None:
     args = dict(arguments)
@@ -277,13 +337,6 @@ def test_golden_snippets(vendor: str, arguments: dict[str, object], expected: st
     config = device_config(vendor, size, rate, **args)  # type: ignore[arg-type]
     assert config.text.splitlines() == expected.splitlines()
     assert config.text == expected
-
-
-def test_eos_says_no_command_was_emitted() -> None:
-    config = device_config("eos", 1e6, 10e9)
-    commands = [line for line in config.text.splitlines() if not line.startswith("!")]
-    assert commands == []
-    assert any("no EOS command emitted" in note for note in config.notes)
 
 
 def test_iosxr_refuses_a_limit_beyond_its_range() -> None:
