@@ -128,3 +128,62 @@ def test_sonic_shows_the_size_without_a_chip_buffer_and_copies_valid_json(
     finally:
         context.close()
     page_log.assert_clean()
+
+
+def test_eos_commands_by_keyboard_on_a_phone(
+    browser: Browser, live_server: LiveServer, screenshot: Screenshot
+) -> None:
+    # A DCTCP leaf on Arista EOS, chosen from the keyboard on a 390-px screen: the QoS profile
+    # drops at the recommended size and marks ECN at K, as /v1/recommend answers, and the page
+    # stays within the screen.
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
+    log = PageLog(allowed_netlocs={live_server.netloc})
+    try:
+        page = context.new_page()
+        _record(page, log)
+        page.goto(
+            f"{live_server.url}/?capacity=10+Gbit/s&rtt=100+us&packet=1500+B&flows=20"
+            "&cc=dctcp&vendor=tc&interface=Ethernet3/1"
+        )
+        expect(page.locator("#recommendation")).to_be_visible()
+        page.get_by_label("Device", exact=True).focus()
+        page.keyboard.type("a")  # the choice's type-ahead: "Arista EOS"
+        expect(page.get_by_label("Device", exact=True)).to_have_value("eos")
+        page.get_by_label("Interface").focus()
+        page.keyboard.press("Enter")  # Enter in a text input sends the form
+        expect(page.locator("#device-title")).to_have_text("Device configuration: Arista EOS")
+        wait_for_charts(page)
+        assert parse_qs(urlsplit(page.url).query)["vendor"] == ["eos"]
+        body = {
+            "scenario": {
+                "capacity_bps": "10 Gbit/s",
+                "rtt_s": "100 us",
+                "packet_bytes": "1500 B",
+                "flows": 20,
+                "congestion_control": "dctcp",
+            },
+            "targets": DEFAULT_BODY["targets"],
+            "device": {"vendor": "eos", "interface": "Ethernet3/1"},
+        }
+        answer = api_answer(live_server, body)
+        packets = packets_on_page(page.locator("#recommendation").inner_text())
+        assert answer["recommended"]["buffer_packets"] == packets
+        snippet = page.locator("#device-snippet")
+        assert snippet.inner_text() == answer["device_config"]["text"]
+        limit = answer["device_config"]["limit"]["limit_bytes"]
+        assert limit == packets * 1500  # EOS counts bytes, no cell
+        commands = [line for line in snippet.inner_text().splitlines() if line[:1] != "!"]
+        assert commands[:3] == ["qos profile bufsize", "   tx-queue 0", (
+            f"      random-detect drop minimum-threshold {limit} bytes maximum-threshold {limit} "
+            "bytes drop-probability 100 weight 0"
+        )]  # fmt: skip
+        assert commands[3].startswith("      random-detect ecn minimum-threshold ")
+        assert commands[-2:] == ["interface Ethernet3/1", "   service-profile bufsize"]
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= 390, width
+        page.locator("#device").scroll_into_view_if_needed()
+        screenshot(page, "device-config-eos-dctcp-390", full_page=False)
+        log.assert_clean()
+    finally:
+        context.close()
