@@ -38,6 +38,7 @@ from schemathesis.specs.openapi.checks import (
 
 from app.jobs.lifespan import simulation_runner
 from app.main import create_app
+from app.schemas.recommend import ScenarioIn, TargetsIn
 from app.schemas.simulations import SimulationScenarioIn
 from app.services.simulate import build_scenario
 from app.services.trace import TRACE_PACKET_BYTES
@@ -89,8 +90,26 @@ def _exactly_one(*names: str) -> Callable[[dict[str, Any]], bool]:
     return lambda body: sum(_given(body, name) for name in names) != 1
 
 
-def _in_scenario(rule: Callable[[dict[str, Any]], bool]) -> Callable[[dict[str, Any]], bool]:
-    return lambda body: isinstance(body.get("scenario"), dict) and rule(body["scenario"])
+def _link_rules(body: dict[str, Any]) -> bool:
+    # A link's rules between fields: one of rtt_s and rtts_s, and those of the engine's
+    # LinkScenario and Targets (an AQM's target only with an AQM, CoDel's target below its
+    # interval, ...), stated in the fields' descriptions.
+    scenario = body.get("scenario")
+    if not isinstance(scenario, dict):
+        return False
+    if _exactly_one("rtt_s", "rtts_s")(scenario):
+        return True
+    try:
+        link = ScenarioIn.model_validate(scenario)
+        goals = TargetsIn.model_validate(body.get("targets", {}))
+    except ValueError:
+        return False  # refused by the schema's own bounds: not excused
+    try:
+        link.to_domain()
+        goals.to_domain()
+    except ParameterError:
+        return True
+    return False
 
 
 def _config_rules(body: dict[str, Any]) -> bool:
@@ -100,7 +119,7 @@ def _config_rules(body: dict[str, Any]) -> bool:
         sizes != 1
         or (without_scenario and not _given(body, "capacity_bps"))
         or (without_scenario and _given(body, "targets"))
-        or _in_scenario(_exactly_one("rtt_s", "rtts_s"))(body)
+        or _link_rules(body)
     )
 
 
@@ -113,7 +132,7 @@ def _ps_rules(body: dict[str, Any]) -> bool:
 
 def _verification_rules(body: dict[str, Any]) -> bool:
     wanted, most = body.get("replications", 5), body.get("max_replications")
-    return _in_scenario(_exactly_one("rtt_s", "rtts_s"))(body) or (
+    return _link_rules(body) or (
         isinstance(most, int) and isinstance(wanted, int) and most < wanted
     )
 
@@ -175,7 +194,7 @@ def _trace_rules(body: dict[str, Any]) -> bool:
 FIELD_RULES: dict[str, Callable[[dict[str, Any]], bool]] = {
     "POST /v1/rules/bdp": _exactly_one("rtt_s", "rtts_s"),
     "POST /v1/rules/bscl": _exactly_one("effective_rtt_s", "rtts_s"),
-    "POST /v1/recommend": _in_scenario(_exactly_one("rtt_s", "rtts_s")),
+    "POST /v1/recommend": _link_rules,
     "POST /v1/verifications": _verification_rules,
     "POST /v1/config": _config_rules,
     "POST /v1/flow-level/ps": _ps_rules,
