@@ -32,6 +32,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -244,6 +245,24 @@ def page(browser: Browser, page_log: PageLog) -> Iterator[Page]:
     except PlaywrightError:
         pass
     page_log.assert_clean()
+
+
+@contextmanager
+def sized_page(
+    browser: Browser, live_server: LiveServer, width: int, height: int, *, clipboard: bool = False
+) -> Iterator[tuple[Page, PageLog]]:
+    """A page of its own viewport (a phone's, 390 px wide), recording as ``page`` does; with
+    ``clipboard``, allowed to write and read the clipboard (Chromium asks for both)."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    if clipboard:
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
+    log = PageLog(allowed_netlocs={live_server.netloc})
+    try:
+        new_page = context.new_page()
+        _record(new_page, log)
+        yield new_page, log
+    finally:
+        context.close()
 
 
 # ----- artifacts ---------------------------------------------------------------------------------

@@ -11,20 +11,15 @@ from urllib.parse import parse_qs, urlsplit
 
 from playwright.sync_api import Browser, expect
 
-from tests.e2e.conftest import LiveServer, PageLog, Screenshot, _record
+from tests.e2e.conftest import LiveServer, PageLog, Screenshot, sized_page
 from tests.e2e.test_form import DEFAULT_BODY, api_answer, packets_on_page, wait_for_charts
 
 
 def test_snippet_for_the_recommended_size_switches_vendor_and_copies(
     browser: Browser, live_server: LiveServer, page_log: PageLog, screenshot: Screenshot
 ) -> None:
-    context = browser.new_context(viewport={"width": 1366, "height": 768})
-    # The clipboard is read back below; Chromium asks for these permissions.
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
-    log = PageLog(allowed_netlocs={live_server.netloc})
-    try:
-        page = context.new_page()
-        _record(page, log)
+    # The clipboard is read back below.
+    with sized_page(browser, live_server, 1366, 768, clipboard=True) as (page, log):
         page.goto(f"{live_server.url}/")
         expect(page.get_by_label("Device", exact=True)).to_have_value("tc")
         page.get_by_role("button", name="Recommend a buffer").click()
@@ -65,20 +60,13 @@ def test_snippet_for_the_recommended_size_switches_vendor_and_copies(
         page.locator("#device").scroll_into_view_if_needed()
         screenshot(page, "device-config-junos-copied", full_page=False)
         log.assert_clean()
-    finally:
-        context.close()
     page_log.assert_clean()
 
 
 def test_sonic_shows_the_size_without_a_chip_buffer_and_copies_valid_json(
     browser: Browser, live_server: LiveServer, page_log: PageLog, screenshot: Screenshot
 ) -> None:
-    context = browser.new_context(viewport={"width": 1366, "height": 768})
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
-    log = PageLog(allowed_netlocs={live_server.netloc})
-    try:
-        page = context.new_page()
-        _record(page, log)
+    with sized_page(browser, live_server, 1366, 768, clipboard=True) as (page, log):
         # A DCTCP leaf (10 Gb/s, 100 µs): without the chip buffer the page still answers and
         # says what SONiC's configuration needs.
         page.goto(
@@ -125,8 +113,6 @@ def test_sonic_shows_the_size_without_a_chip_buffer_and_copies_valid_json(
         page.locator("#device").scroll_into_view_if_needed()
         screenshot(page, "device-config-sonic-dctcp", full_page=False)
         log.assert_clean()
-    finally:
-        context.close()
     page_log.assert_clean()
 
 
@@ -136,12 +122,7 @@ def test_eos_commands_by_keyboard_on_a_phone(
     # A DCTCP leaf on Arista EOS, chosen from the keyboard on a 390-px screen: the QoS profile
     # drops at the recommended size and marks ECN at K, as /v1/recommend answers, and the page
     # stays within the screen.
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
-    log = PageLog(allowed_netlocs={live_server.netloc})
-    try:
-        page = context.new_page()
-        _record(page, log)
+    with sized_page(browser, live_server, 390, 844) as (page, log):
         page.goto(
             f"{live_server.url}/?capacity=10+Gbit/s&rtt=100+us&packet=1500+B&flows=20"
             "&cc=dctcp&vendor=tc&interface=Ethernet3/1"
@@ -185,5 +166,3 @@ def test_eos_commands_by_keyboard_on_a_phone(
         page.locator("#device").scroll_into_view_if_needed()
         screenshot(page, "device-config-eos-dctcp-390", full_page=False)
         log.assert_clean()
-    finally:
-        context.close()

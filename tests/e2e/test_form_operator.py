@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from app.web.examples import EXAMPLE_LINKS, PANEL
 from app.web.notebooks import NOTEBOOK_DIR
-from tests.e2e.conftest import LiveServer, PageLog, Screenshot, _record
+from tests.e2e.conftest import LiveServer, PageLog, Screenshot, sized_page
 from tests.e2e.test_form import api_answer, packets_on_page, wait_for_charts
 
 #: Panel links whose inputs the old form could not express, with the API body the test sends
@@ -191,11 +191,7 @@ def test_inputs_are_echoed_as_read_and_no_api_name_shows(
 def test_phone_width_with_every_fold_open(
     browser: Browser, live_server: LiveServer, screenshot: Screenshot
 ) -> None:
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    try:
-        phone = context.new_page()
-        log = PageLog(allowed_netlocs={live_server.netloc})
-        _record(phone, log)
+    with sized_page(browser, live_server, 390, 844) as (phone, log):
         phone.goto(f"{live_server.url}/?{_example('Datacenter')}&vendor=iosxr")
         wait_for_charts(phone)
         closed = phone.locator("details:not([open]) > summary")
@@ -207,8 +203,6 @@ def test_phone_width_with_every_fold_open(
         expect(phone.locator("#device-snippet")).to_contain_text("random-detect ecn")
         screenshot(phone, "phone-390-all-open")
         log.assert_clean()
-    finally:
-        context.close()
     assert PANEL  # the examples come from the README's panel
 
 
@@ -270,11 +264,7 @@ def test_aqm_target_and_interval_by_keyboard_on_a_phone(
     # Keyboard only, 390 px wide: the AQM's own target and interval, folded with the AQM
     # choice, reach the answer (the API's for the same inputs), the URL, the echo and the tc
     # command that deploys them.
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    try:
-        phone = context.new_page()
-        log = PageLog(allowed_netlocs={live_server.netloc})
-        _record(phone, log)
+    with sized_page(browser, live_server, 390, 844) as (phone, log):
         phone.goto(f"{live_server.url}/")
         for _ in range(60):
             phone.keyboard.press("Tab")
@@ -322,8 +312,6 @@ def test_aqm_target_and_interval_by_keyboard_on_a_phone(
         assert width <= 390, width
         screenshot(phone, "aqm-times-answer-390")
         log.assert_clean()
-    finally:
-        context.close()
 
 
 def test_aqm_times_without_an_aqm_are_refused_beside_the_input(
