@@ -136,8 +136,9 @@ class ScenarioIn(RequestModel):
     aqm_target_s: AqmTimeS | None = Field(
         default=None,
         description="The AQM's target queueing delay, in seconds (or e.g. '5 ms'): CoDel's "
-        "TARGET, PIE's QDELAY_REF, DualQ's Classic target. Only with an aqm; by default the "
-        "RFC's: 5 ms (CoDel, RFC 8289), 15 ms (PIE, RFC 8033; DualQ, RFC 9332).",
+        "TARGET, PIE's QDELAY_REF, DualQ's Classic target. Only with an aqm; for CoDel below "
+        "its interval (aqm_interval_s, 100 ms by default); by default the RFC's: 5 ms (CoDel, "
+        "RFC 8289), 15 ms (PIE, RFC 8033; DualQ, RFC 9332).",
     )
     aqm_interval_s: AqmTimeS | None = Field(
         default=None,

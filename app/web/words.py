@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from app.rule_words import REGIME_WORDS, RULE_WORDS
-from app.schemas.recommend import RecommendRequest
+from app.schemas.recommend import RecommendRequest, ScenarioIn
 from app.web.fields import BY_NAME, FIELDS
 from models.recommend.scenario import AQM_INTERVAL_S, AQM_TARGET_S
 
@@ -47,6 +47,19 @@ def _rate(bps: float) -> str:
         if bps >= factor:
             return f"{bps / factor:,.4g} {unit}"
     return f"{bps:,.4g} bit/s"
+
+
+def _aqm_times(sc: ScenarioIn) -> list[tuple[str, float, bool]]:
+    """The AQM's target and interval as (input name, seconds, whether given); none without."""
+    if sc.aqm == "none":
+        return []
+    return [
+        (name, given if given is not None else default, given is not None)
+        for name, given, default in (
+            ("aqm_target", sc.aqm_target_s, AQM_TARGET_S[sc.aqm]),
+            ("aqm_interval", sc.aqm_interval_s, AQM_INTERVAL_S[sc.aqm]),
+        )
+    ]
 
 
 def echo(request: RecommendRequest, answer: dict[str, Any]) -> list[tuple[str, str]]:
@@ -106,13 +119,8 @@ def echo(request: RecommendRequest, answer: dict[str, Any]) -> list[tuple[str, s
         )
     aqms = dict(BY_NAME["aqm"].choices)
     rows.append((BY_NAME["aqm"].label, aqms.get(sc.aqm, sc.aqm)))
-    if sc.aqm != "none":
-        for name, given, default in (
-            ("aqm_target", sc.aqm_target_s, AQM_TARGET_S[sc.aqm]),
-            ("aqm_interval", sc.aqm_interval_s, AQM_INTERVAL_S[sc.aqm]),
-        ):
-            reading = f"{_ms(default)} (the RFC's default)" if given is None else _ms(given)
-            rows.append((BY_NAME[name].label, reading))
+    for name, seconds, given in _aqm_times(sc):
+        rows.append((BY_NAME[name].label, _ms(seconds) + ("" if given else " (the RFC's default)")))
     words = {
         "min_utilization": ("Utilization target", lambda v: f"at least {v:.0%}"),
         "max_loss": ("Loss target", lambda v: f"at most {v:.3g}"),
@@ -148,6 +156,13 @@ def explanation(answer: dict[str, Any], request: RecommendRequest) -> list[str]:
         assumed.append("the load is unknown")
     if not sc.paced and sc.access_bps is None:
         assumed.append("the senders are not known to be paced")
+    whose = {True: "(yours)", False: "(the RFC's)"}
+    times = [
+        f"{name.removeprefix('aqm_')} {_ms(seconds)} {whose[given]}"
+        for name, seconds, given in _aqm_times(sc)
+    ]
+    if times:
+        assumed.append(f"the AQM keeps its {' and '.join(times)}, the buffer is its hard limit")
     defaults = [t["name"] for t in answer.get("targets") or [] if t.get("source") != "user"]
     if defaults:
         assumed.append("the targets you left empty take their defaults")

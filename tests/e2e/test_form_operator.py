@@ -302,6 +302,9 @@ def test_aqm_target_and_interval_by_keyboard_on_a_phone(
         answer = api_answer(live_server, {"scenario": scenario, "targets": {}})
         on_page = packets_on_page(phone.locator("#recommendation").inner_text())
         assert on_page == answer["recommended"]["buffer_packets"]
+        expect(phone.locator("#plain-words")).to_contain_text(
+            "the AQM keeps its target 2 ms (yours) and interval 40 ms (yours)"
+        )
         phone.locator("#echo summary").click()
         expect(phone.locator("#echo")).to_contain_text("AQM target delay")
         expect(phone.locator("#echo")).to_contain_text("40 ms")
