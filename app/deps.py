@@ -12,13 +12,16 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request, Security
 from fastapi.security import APIKeyHeader
 
-from app.jobs.lifespan import get_job_pool, get_warmup
+from app.jobs.lifespan import get_job_pool, get_trace_jobs, get_warmup
 from app.jobs.pool import JobPool
 from app.jobs.warmup import SimulatorWarmup
 from app.settings import Settings, get_settings
+from app.trace_jobs import TraceJobs
 
 #: The running simulation job pool (503 when it is not running).
 JobPoolDep = Annotated[JobPool, Depends(get_job_pool)]
+#: The trace jobs (503 when they are not running).
+TraceJobsDep = Annotated[TraceJobs, Depends(get_trace_jobs)]
 #: The service's settings.
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 #: The start-up compile of the simulator (what a waiting check says meanwhile).

@@ -63,6 +63,16 @@ class Settings(BaseSettings):
         le=68_719_476_736,
         description="Largest trace upload to POST /v1/traces, in bytes; a larger one gets 413.",
     )
+    trace_job_memory_bytes: int = Field(
+        default=6 * 1_073_741_824,
+        ge=268_435_456,
+        le=1_099_511_627_776,
+        description=(
+            "Address space the process of one trace job may use, in bytes (and each simulator "
+            "process of its check); a trace that needs more fails with that reason, and the "
+            "service goes on."
+        ),
+    )
     max_packets_per_job: int = Field(
         default=200_000_000,
         ge=1_000,

@@ -116,7 +116,9 @@ def check_database(database_url: str) -> None:
             with engine.connect() as connection:
                 rows = [r[0] for r in connection.exec_driver_sql("PRAGMA quick_check").fetchall()]
             if rows != ["ok"]:
-                raise unusable(database_url, f"PRAGMA quick_check: {'; '.join(rows[:3])}")
+                # a row may hold several lines ("*** in database main ***\nPage 27: ...")
+                found = "; ".join(" ".join(str(row).split()) for row in rows[:3])
+                raise unusable(database_url, f"PRAGMA quick_check: {found}")
         _write_probe(engine)
     except DatabaseUnusable:
         raise

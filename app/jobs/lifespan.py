@@ -19,11 +19,18 @@ from app.jobs.runner import run_replications
 from app.jobs.warmup import SimulatorWarmup
 from app.jobs.worker import Runner
 from app.settings import Settings, get_settings
+from app.trace_child import TraceRunner, read_trace
+from app.trace_jobs import TraceJobs
 
 
 def simulation_runner() -> Runner:
     """The function that runs one buffer size's replications (the packet simulator)."""
     return run_replications
+
+
+def trace_runner() -> TraceRunner:
+    """The function a trace job's process runs (the trace read, sized and checked)."""
+    return read_trace
 
 
 def _resolve(application: FastAPI, provider: Callable[[], Any]) -> Any:
@@ -33,7 +40,8 @@ def _resolve(application: FastAPI, provider: Callable[[], Any]) -> Any:
 
 @asynccontextmanager
 async def jobs_lifespan(application: FastAPI) -> AsyncIterator[None]:
-    """Start the simulation job pool (recovering interrupted jobs) and stop it at shutdown."""
+    """Start the simulation job pool and the trace jobs (each recovering the jobs a stopped
+    service left) and stop them at shutdown."""
     settings = cast(Settings, _resolve(application, get_settings))
     runner = cast(Runner, _resolve(application, simulation_runner))
     pool = JobPool(settings, runner)
@@ -43,13 +51,16 @@ async def jobs_lifespan(application: FastAPI) -> AsyncIterator[None]:
     application.state.simulator_warmup = warmup
     await run_in_threadpool(pool.start)
     application.state.job_pool = pool
+    traces = TraceJobs(settings, cast(TraceRunner, _resolve(application, trace_runner)))
+    await run_in_threadpool(traces.start)
+    application.state.trace_jobs = traces
     try:
         yield
     finally:
         application.state.job_pool = None
-        traces = getattr(application.state, "trace_jobs", None)
-        if traces is not None:  # trace checks' simulator processes stop with the service
-            traces.shutdown()
+        application.state.trace_jobs = None
+        # a running trace job's process (and its check's simulator processes) stop now
+        await run_in_threadpool(traces.shutdown)
         await run_in_threadpool(pool.shutdown)
 
 
@@ -57,6 +68,13 @@ def get_warmup(request: Request) -> SimulatorWarmup:
     """The start-up compile of the simulator (one that never started when not configured)."""
     warmup = getattr(request.app.state, "simulator_warmup", None)
     return warmup if isinstance(warmup, SimulatorWarmup) else SimulatorWarmup()
+
+
+def get_trace_jobs(request: Request) -> TraceJobs:
+    jobs = getattr(request.app.state, "trace_jobs", None)
+    if jobs is None:
+        raise HTTPException(status_code=503, detail="the trace jobs are not running")
+    return cast(TraceJobs, jobs)
 
 
 def get_job_pool(request: Request) -> JobPool:

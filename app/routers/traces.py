@@ -17,25 +17,27 @@ from __future__ import annotations
 
 import math
 import re
-import tempfile
+import shutil
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import File, FormParser, create_form_parser
 
-from app.deps import SettingsDep
+from app.deps import ClientDep, JobTokenDep, SettingsDep, TraceJobsDep
 from app.errors import invalid
+from app.jobs.store import NotOwner, QueueFull
 from app.schemas.common import MAX_CAPACITY_BPS, MIN_CAPACITY_BPS
 from app.schemas.traces import TraceCreatedOut, TraceJobOut
 from app.services.names import FieldError, api_word
 from app.services.trace import TraceOptions, trace_options
+from app.settings import Settings
 from app.trace_form import TRACE_FORM_FIELDS
-from app.trace_jobs import TraceJob, TraceJobs, TracePending
+from app.trace_jobs import TraceJob, TraceJobs
 
 router = APIRouter(prefix="/traces", tags=["traces"])
 
@@ -48,19 +50,6 @@ JobId = Annotated[
     str,
     PathParam(pattern=r"^[0-9a-f]{32}$", description="Job id returned by POST /v1/traces."),
 ]
-
-
-def trace_jobs(request: Request, settings: SettingsDep) -> TraceJobs:
-    """The application's trace jobs (made at the first request)."""
-    state = request.app.state
-    jobs = getattr(state, "trace_jobs", None)
-    if jobs is None:
-        jobs = TraceJobs(settings.max_pending_jobs, settings.workers)
-        state.trace_jobs = jobs
-    return jobs
-
-
-TraceJobsDep = Annotated[TraceJobs, Depends(trace_jobs)]
 
 
 def _invalid(name: str, message: str, value: Any) -> RequestValidationError:
@@ -156,7 +145,11 @@ def _options(form: dict[str, str], filename: str) -> TraceOptions:
     },
 )
 async def create_trace(
-    request: Request, response: Response, jobs: TraceJobsDep, settings: SettingsDep
+    request: Request,
+    response: Response,
+    jobs: TraceJobsDep,
+    settings: SettingsDep,
+    client: ClientDep,
 ) -> TraceCreatedOut:
     content_type = request.headers.get("content-type", "")
     if not content_type.lower().startswith("multipart/form-data"):
@@ -164,9 +157,28 @@ async def create_trace(
             status_code=415,
             detail="send the trace as multipart/form-data with the file in the 'file' part",
         )
+    upload_dir = jobs.upload_dir()
+    try:
+        return await _receive(request, response, jobs, settings, client, upload_dir)
+    except BaseException:
+        # Refused, or the client went away: the upload and its directory go (a queued job
+        # owns them from submit on, and deletes them when it ends).
+        shutil.rmtree(upload_dir, ignore_errors=True)
+        raise
+
+
+async def _receive(
+    request: Request,
+    response: Response,
+    jobs: TraceJobs,
+    settings: Settings,
+    client: str,
+    upload_dir: Path,
+) -> TraceCreatedOut:
+    """Stream the body into ``upload_dir`` and queue the trace's job."""
+    content_type = request.headers.get("content-type", "")
     fields: dict[str, str] = {}
     files: dict[str, File] = {}
-    upload_dir = tempfile.mkdtemp(prefix="bufsize-trace-")
 
     def on_field(field: Any) -> None:
         name = (field.field_name or b"").decode("utf-8", "replace")
@@ -184,7 +196,7 @@ async def create_trace(
             on_field,
             on_file,
             config={
-                "UPLOAD_DIR": upload_dir,
+                "UPLOAD_DIR": str(upload_dir),
                 "MAX_MEMORY_FILE_SIZE": IN_MEMORY_BYTES,
                 "UPLOAD_DELETE_TMP": False,
             },
@@ -209,16 +221,15 @@ async def create_trace(
         else str(upload.actual_file_name)
     )
     try:
-        job = jobs.submit(path, options)
-    except TracePending as exc:
-        path.unlink(missing_ok=True)
+        job, token = jobs.submit(upload_dir, path, options, client)
+    except QueueFull as exc:
         raise HTTPException(
             status_code=429,
             detail=f"{exc}; retry later",
             headers={"Retry-After": str(settings.retry_after_s)},
         ) from exc
     response.headers["Location"] = str(request.url_for("get_trace", job_id=job.id))
-    return TraceCreatedOut(id=job.id, status=job.status, bytes=upload.size)
+    return TraceCreatedOut(id=job.id, status=job.status, bytes=upload.size, token=token)
 
 
 def _job_out(job: TraceJob) -> TraceJobOut:
@@ -250,4 +261,41 @@ def get_trace(job_id: JobId, jobs: TraceJobsDep) -> TraceJobOut:
     job = jobs.get(job_id)
     if job is None:
         raise HTTPException(status_code=404, detail=f"no trace job {job_id}")
+    return _job_out(job)
+
+
+@router.delete(
+    "/{job_id}",
+    summary="Cancel a trace job",
+    description="A queued job is cancelled at once; a running one's process is stopped within "
+    "about a second, and the job then reads 'cancelled'. The upload is deleted either way. "
+    "Needs the job's token (X-Job-Token, returned by the POST that created it): 401 without, "
+    "403 with another. 409 if the job already ended.",
+    responses={
+        401: {"description": "No X-Job-Token sent."},
+        403: {"description": "The token is not this job's."},
+        404: {"description": "No trace job with this id."},
+        409: {"description": "The job already succeeded, failed or was cancelled."},
+    },
+)
+def cancel_trace(job_id: JobId, jobs: TraceJobsDep, token: JobTokenDep) -> TraceJobOut:
+    try:
+        cancelled = jobs.cancel(job_id, token)
+    except NotOwner as exc:
+        if token is None:
+            raise HTTPException(
+                status_code=401,
+                detail="cancelling needs the job's token in X-Job-Token (returned by the POST "
+                "that created the job)",
+                headers={"WWW-Authenticate": 'ApiKey header="X-Job-Token"'},
+            ) from exc
+        raise HTTPException(
+            status_code=403,
+            detail=f"this token does not open trace job {job_id}: only its submitter may cancel it",
+        ) from exc
+    if cancelled is None:
+        raise HTTPException(status_code=404, detail=f"no trace job {job_id}")
+    job, active = cancelled
+    if not active:
+        raise HTTPException(status_code=409, detail=f"trace job {job_id} already {job.status}")
     return _job_out(job)

@@ -23,13 +23,16 @@ class TraceCreatedOut(ResponseModel):
     id: str = Field(description="The trace job's id; poll GET /v1/traces/{id}.")
     status: TraceStatus = Field(description="The job's status when the upload was accepted.")
     bytes: int = Field(description="Size of the uploaded trace, in bytes.")
+    token: str = Field(
+        description="The job's capability token, given once: send it as X-Job-Token to cancel."
+    )
 
 
 class TraceJobOut(ResponseModel):
     """A trace job: how far it got and, when it succeeded, what the trace says."""
 
     id: str = Field(description="The trace job's id.")
-    status: TraceStatus = Field(description="queued, running, succeeded or failed.")
+    status: TraceStatus = Field(description="queued, running, succeeded, failed or cancelled.")
     progress: float = Field(
         ge=0.0,
         le=1.0,

@@ -12,18 +12,27 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from app.jobs.lifespan import trace_runner
 from app.main import create_app
+from app.services.names import api_word
+from app.services.trace import trace_options
 from app.settings import Settings, get_settings
+from app.trace_child import TraceRunner, read_trace
+from tests.app import trace_runners
 from validation.simulator import Scenario
 from validation.traces.synthetic import simulated_trace, write_csv
 
 
 @contextmanager
 def _service(
-    tmp_path: Path, max_trace_bytes: int, max_body_bytes: int | None = None
+    tmp_path: Path,
+    max_trace_bytes: int,
+    max_body_bytes: int | None = None,
+    runner: TraceRunner | None = None,
 ) -> Iterator[TestClient]:
-    """The app with its job database in ``tmp_path``, one worker, and these upload limits
-    (``max_body_bytes`` None: the service's default)."""
+    """The app with its job database in ``tmp_path``, one worker, these upload limits
+    (``max_body_bytes`` None: the service's default) and trace jobs run by ``runner`` (None:
+    the real one)."""
     settings = Settings(
         database_url=f"sqlite:///{tmp_path / 'jobs.db'}",
         workers=1,
@@ -35,6 +44,8 @@ def _service(
         settings = settings.model_copy(update={"max_body_bytes": max_body_bytes})
     app = create_app()
     app.dependency_overrides[get_settings] = lambda: settings
+    if runner is not None:
+        app.dependency_overrides[trace_runner] = lambda: runner
     with TestClient(app) as test_client:
         yield test_client
 
@@ -87,43 +98,33 @@ def test_upload_is_read_in_a_job(client: TestClient) -> None:
 
 
 def test_second_reading_shows_in_the_message_while_progress_stays(
-    client: TestClient, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A slow link with no capacity given is read twice (``estimate_trace``): the job's
     progress (the file read once) stays at 1 and does not go back, and the message says
-    that the second reading runs and how far it got. The reading is held at 40 % of its
-    second pass here so that the job can be polled then."""
-    import threading
-
-    import app.trace_jobs
-
-    release = threading.Event()
-    real = app.trace_jobs.run_trace
-
-    def held(path: Path, options: Any, **kwargs: Any) -> Any:
-        kwargs["progress"](1.0)
-        kwargs["stage"]("second reading at the estimated rate (10 Mbit/s)", 0.4)
-        assert release.wait(30)
-        return real(path, options, **kwargs)
-
-    monkeypatch.setattr(app.trace_jobs, "run_trace", held)
-    response = client.post(
-        "/v1/traces",
-        files={"file": ("link.csv", _csv(2000), "text/csv")},
-        data={"capacity_bps": "12 Mbit/s", "warmup_s": "0.2s"},
-    )
-    assert response.status_code == 202, response.text
-    location = response.headers["location"]
-    for _ in range(600):
-        body = client.get(location).json()
-        if body["message"]:
-            break
-        time.sleep(0.05)
-    release.set()
-    assert body["status"] == "running"
-    assert body["progress"] == 1.0
-    assert body["message"] == "second reading at the estimated rate (10 Mbit/s): 40% of the file"
-    done = _wait(client, location)
+    that the second reading runs and how far it got. The job's process (``trace_runners.held``)
+    reports so and waits until the test has polled it, then reads the trace for real: what
+    the process reports reaches GET through the job store."""
+    release = tmp_path / "release"
+    monkeypatch.setenv(trace_runners.RELEASE, str(release))
+    with _service(tmp_path, 64 * 1024, 2048, trace_runners.held) as client:
+        response = client.post(
+            "/v1/traces",
+            files={"file": ("link.csv", _csv(2000), "text/csv")},
+            data={"capacity_bps": "12 Mbit/s", "warmup_s": "0.2s"},
+        )
+        assert response.status_code == 202, response.text
+        location = response.headers["location"]
+        for _ in range(1200):
+            body = client.get(location).json()
+            if body["message"]:
+                break
+            time.sleep(0.05)
+        release.touch()
+        assert body["status"] == "running"
+        assert body["progress"] == 1.0
+        assert body["message"] == trace_runners.HELD_MESSAGE
+        done = _wait(client, location)
     assert done["status"] == "succeeded"
     # the finished job says what it did, not the last reading's progress
     assert done["message"].startswith("2,000 packets of 2 flows read; no BSCL size")
@@ -132,54 +133,43 @@ def test_second_reading_shows_in_the_message_while_progress_stays(
 def test_reading_for_this_link_s_queue_shows_in_the_message_while_progress_stays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """004 §VII's mix on a 10 Mbit/s link (4 LBP flows, 80 %, 60 s, seed 1) uploaded with C
-    and B: an LBP flow's first-round spacing has no drop lag, so the estimator reads the
-    file once more for this link's queue as the RBP flows' paced arrivals show it
-    (``validation.traces.paced_queue``). While it does, the job's progress stays at 1 and the
-    message says which reading runs and how far it got (before, the job sat at 100 % with an
-    empty message). That reading is held at 40 % here so that the job can be polled then."""
-    import threading
-
+    """004 §VII's mix on a 10 Mbit/s link (4 LBP flows, 80 %, 60 s, seed 1) read with C and B
+    by the trace job's runner: an LBP flow's first-round spacing has no drop lag, so the
+    estimator reads the file once more for this link's queue as the RBP flows' paced arrivals
+    show it (``validation.traces.paced_queue``). While it does, the runner's progress stays at
+    1 and its message says which reading runs and how far it got (before, the job sat at
+    100 % with an empty message). The runner is called here as the job's process calls it,
+    its reports collected; the second reading reports 40 % once."""
     from tests.validation.mix_traces import SLOW_CAPACITY_BPS, slow_mix_csv
     from validation.traces import paced_queue
 
     sc, buffer, _, path = slow_mix_csv(4, 0.8, seed=1, tmp_path=tmp_path)
-    release = threading.Event()
     real = paced_queue.paced_waits
 
-    def held(*args: Any, **kwargs: Any) -> Any:
+    def reports_40(*args: Any, **kwargs: Any) -> Any:
         if kwargs.get("progress") is not None:
             kwargs["progress"](0.4)
-            assert release.wait(30)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(paced_queue, "paced_waits", held)
-    # the 60 s trace is 1.3 MB
-    with _service(tmp_path, 4 * 1024 * 1024, max_body_bytes=2048) as client:
-        response = client.post(
-            "/v1/traces",
-            files={"file": ("slow.csv", path.read_bytes(), "text/csv")},
-            data={
-                "capacity_bps": f"{SLOW_CAPACITY_BPS:g}",
-                "buffer_packets": f"{buffer * sc.wire_bytes} B",
-                "warmup_s": f"{sc.warmup_s}s",
-            },
-        )
-        assert response.status_code == 202, response.text
-        location = response.headers["location"]
-        for _ in range(600):
-            body = client.get(location).json()
-            if body["message"] or body["status"] not in ("queued", "running"):
-                break
-            time.sleep(0.05)
-        release.set()
-        assert body["status"] == "running", body
-        assert body["progress"] == 1.0
-        assert body["message"] == "second reading for this link's queue: 40% of the file"
-        done = _wait(client, location)
-    assert done["status"] == "succeeded", done
-    assert any("paced arrivals" in note for note in done["result"]["estimates"]["notes"])
-    assert done["message"].endswith(" flows read"), done["message"]
+    monkeypatch.setattr(paced_queue, "paced_waits", reports_40)
+    options = trace_options(
+        {
+            "capacity_bps": f"{SLOW_CAPACITY_BPS:g}",
+            "buffer_packets": f"{buffer * sc.wire_bytes} B",
+            "warmup_s": f"{sc.warmup_s}s",
+        },
+        api_word,
+    )
+    sent: list[tuple[str, Any]] = []
+    doc = read_trace(path, options, 1, sent.append)
+    progress = [value for kind, value in sent if kind == "progress"]
+    assert progress == sorted(progress) and progress[-1] == 1.0
+    messages = [value for kind, value in sent if kind == "message"]
+    assert "second reading for this link's queue: 40% of the file" in messages
+    # every message comes after the file was read once
+    first_message = next(i for i, (kind, _) in enumerate(sent) if kind == "message")
+    assert ("progress", 1.0) in sent[:first_message]
+    assert any("paced arrivals" in note for note in doc["estimates"]["notes"])
 
 
 def test_bad_file_fails_the_job_and_names_the_line(client: TestClient) -> None:

@@ -23,6 +23,7 @@ EXPECTED = {
     ("post", "/v1/verifications"): "verifications-create",
     ("post", "/v1/traces"): "traces-create",
     ("get", "/v1/traces/{job_id}"): "traces-get",
+    ("delete", "/v1/traces/{job_id}"): "traces-cancel",
     ("get", "/healthz"): "healthz",
 }
 

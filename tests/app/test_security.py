@@ -3,7 +3,6 @@ every 429, security headers, and the trace form's fields read like the JSON API'
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,10 +10,11 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app import trace_jobs
+from app.jobs.lifespan import trace_runner
 from app.main import create_app
 from app.security import inline_script_hashes
 from app.settings import Settings, get_settings
+from tests.app import trace_runners
 
 TRACE = b"time_s,flow,size_bytes,dropped\n0.0,0,1500,0\n0.001,1,1500,0\n"
 
@@ -119,24 +119,30 @@ def test_redirects_and_locations_never_take_the_host_from_the_request(
     assert created.headers["location"] == f"/v1/traces/{created.json()['id']}"
 
 
-def test_every_429_says_when_to_retry(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_429_says_when_to_retry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # One pending trace job at most: the second upload while the first waits gets 429. The
-    # first job is held running until the uploads are answered (on a quiet machine a real
-    # reading of this small trace ended before the next upload, and nothing was refused).
-    release = threading.Event()
-
-    def held(*args: object, **kwargs: object) -> object:
-        release.wait(timeout=60)
-        raise ValueError("held by the test")
-
-    monkeypatch.setattr(trace_jobs, "run_trace", held)
-    try:
-        answers = [
-            client.post("/v1/traces", files={"file": ("t.csv", TRACE * 2000, "text/csv")})
-            for _ in range(4)
-        ]
-    finally:
-        release.set()
+    # first job's process is held (tests/app/trace_runners.py) until the uploads are answered
+    # (on a quiet machine a real reading of this small trace ended before the next upload,
+    # and nothing was refused).
+    release = tmp_path / "release"
+    monkeypatch.setenv(trace_runners.RELEASE, str(release))
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path / 'jobs.db'}",
+        workers=1,
+        max_pending_jobs=1,
+        dask_scheduler=None,
+    )
+    app = create_app()
+    app.dependency_overrides[get_settings] = lambda: settings
+    app.dependency_overrides[trace_runner] = lambda: trace_runners.held
+    with TestClient(app) as client:
+        try:
+            answers = [
+                client.post("/v1/traces", files={"file": ("t.csv", TRACE * 2000, "text/csv")})
+                for _ in range(4)
+            ]
+        finally:
+            release.touch()
     assert [a.status_code for a in answers] == [202, 429, 429, 429]
     for answer in answers[1:]:
         assert int(answer.headers["retry-after"]) > 0

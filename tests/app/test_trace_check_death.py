@@ -37,6 +37,10 @@ SCENARIO = Scenario(
 )
 
 
+#: In the command line of a forkserver, and of the processes it forks.
+FORKSERVER = "multiprocessing.forkserver import main"
+
+
 def _parent(pid: int) -> int | None:
     try:
         return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
@@ -44,18 +48,24 @@ def _parent(pid: int) -> int | None:
         return None
 
 
+def _forked_by_forkserver(pid: int) -> bool:
+    try:
+        return FORKSERVER in Path(f"/proc/{pid}/cmdline").read_text()
+    except OSError:
+        return False
+
+
 def _forkserver_children(service: int) -> list[int]:
-    """The pools' workers: the live children of the forkserver the service started (a
-    worker's own sentinel is the worker's child, not counted)."""
+    """The pools' workers: the live children of the forkservers below the service (the job
+    pool's, and the one the trace job's process started for its check). A forkserver's
+    workers carry its command line; a worker's own sentinel, the worker's child, is not
+    counted."""
     below = descendants(service)
-    servers = set()
-    for pid in below:
-        try:
-            command = Path(f"/proc/{pid}/cmdline").read_text()
-        except OSError:
-            continue
-        if "forkserver" in command and _parent(pid) == service:
-            servers.add(pid)
+    servers = {
+        pid
+        for pid in below
+        if _forked_by_forkserver(pid) and not _forked_by_forkserver(_parent(pid) or 0)
+    }
     return [pid for pid in below if _parent(pid) in servers and alive(pid)]
 
 
