@@ -113,9 +113,10 @@ def test_a_whole_number_with_a_fraction_is_an_integer() -> None:
     # JSON Schema's "integer" holds 267.0; true and "267" stay refused.
     accepted = client.post("/v1/queues/md1b", json={"load": 0.5, "buffer_packets": 267.0})
     assert accepted.status_code == 200, accepted.text
-    assert accepted.json() == client.post(
-        "/v1/queues/md1b", json={"load": 0.5, "buffer_packets": 267}
-    ).json()
+    assert (
+        accepted.json()
+        == client.post("/v1/queues/md1b", json={"load": 0.5, "buffer_packets": 267}).json()
+    )
     for value in (267.5, True, "267"):
         refused = client.post("/v1/queues/md1b", json={"load": 0.5, "buffer_packets": value})
         assert refused.status_code == 422, value
