@@ -1,5 +1,5 @@
 """Each choice list is declared once: models/choices.py for the lists the engine, the simulator
-and the service share, validation/simulator/scenario.py for the simulator's own. A tuple, list,
+and the service share, validation/simulator/fields.py for the simulator's own. A tuple, list,
 set or ``Literal[...]`` anywhere else that spells three or more values of one list (both, for a
 list of two) is a second declaration and fails here; the tables keyed by a list's values (a value
 per choice) are checked to cover it. The API's fields and the command line's options are checked
@@ -22,11 +22,11 @@ from app.schemas.simulations import SimulationScenarioIn
 from app.web.fields import BY_NAME
 from models import choices
 from models.recommend.scenario import MD_BETA
-from validation.simulator import scenario as sim
+from validation.simulator import fields as sim
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = "models/choices.py"
-SIMULATOR = "validation/simulator/scenario.py"
+SIMULATOR = "validation/simulator/fields.py"
 LISTS: dict[str, tuple[tuple[str, ...], str]] = {
     "congestion controls": (choices.CONGESTION_CONTROLS, SHARED),
     "AQMs": (choices.AQMS, SHARED),

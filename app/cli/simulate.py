@@ -51,6 +51,7 @@ from app.cli.simulate_options import (
     Request,
     ScenarioFileError,
     build_request,
+    option_help,
     option_message,
     seconds_text,
 )
@@ -130,43 +131,48 @@ def _write_trace(writer: Any, run: RunResult, lead: tuple[int, ...]) -> None:
     "options --capacity ... --warmup; see the module help for the format.",
 )
 @click.option(
-    "--capacity", help='Bottleneck rate, e.g. "100 Mbit/s" (required without --scenario).'
+    "--capacity",
+    help=option_help("capacity_bps", 'For example "100 Mbit/s"; required without --scenario.'),
 )
-@click.option("--flows", type=int, help="Persistent TCP flows N (required without --scenario).")
-@click.option(
-    "--rtt", help="Mean two-way propagation delay, e.g. 100ms (required without --scenario)."
-)
+@click.option("--flows", type=int, help=option_help("flows", "Required without --scenario."))
+@click.option("--rtt", help=option_help("rtt_s", "For example 100ms; required without --scenario."))
 @click.option(
     "--rtt-jitter",
     default=None,
     show_default=f"{DEFAULT_RTT_JITTER_FRACTION:.0%} of --rtt",
-    help="RTTs are uniform in rtt ± jitter: a time (10ms) or a share of --rtt (20%). 0 is "
-    "allowed but warned about: flows with one RTT phase-lock.",
+    help=option_help(
+        "rtt_jitter_s",
+        "Below --rtt: a time (10ms) or a share of --rtt (20%). 0 is allowed but warned "
+        "about: flows with one RTT phase-lock.",
+    ),
 )
 @click.option(
     "--access-rate",
     default=rate_text(DEFAULTS["access_bps"]),
     show_default=True,
-    help="Rate of each sender's access link.",
+    help=option_help("access_bps"),
 )
 @click.option(
     "--max-window",
     default=str(DEFAULT_MAX_WINDOW_PACKETS),
     show_default=True,
-    help="Largest window: packets (64) or a size (3MiB), in whole segments; the default is "
-    "3 MiB (Linux's default largest receive window) of 1448-byte segments.",
+    help=option_help(
+        "max_window_packets",
+        "Packets (64) or a size (3MiB), in whole segments; the default is 3 MiB (Linux's "
+        "default largest receive window) of 1448-byte segments.",
+    ),
 )
 @click.option(
     "--packet",
     default=f"{DEFAULTS['packet_bytes']}B",
     show_default=True,
-    help="Payload per packet (TCP MSS).",
+    help=option_help("packet_bytes"),
 )
 @click.option(
     "--header",
     default=f"{DEFAULTS['header_bytes']}B",
     show_default=True,
-    help="TCP/IP headers per packet on the wire (with --packet: 1500 B packets).",
+    help=option_help("header_bytes", "With --packet: 1500 B packets."),
 )
 @click.option(
     "--buffer",
@@ -178,58 +184,55 @@ def _write_trace(writer: Any, run: RunResult, lead: tuple[int, ...]) -> None:
     "--pacing/--no-pacing",
     default=DEFAULTS["pacing"],
     show_default=True,
-    help="Senders space packets srtt/cwnd apart.",
+    help=option_help("pacing"),
 )
 @click.option(
     "--recovery",
     type=click.Choice(RECOVERIES),
     default=DEFAULTS["recovery"],
     show_default=True,
-    help="Loss recovery: SACK (RFC 6675) or NewReno without SACK (RFC 6582).",
+    help=option_help("recovery"),
 )
 @click.option(
     "--cc",
     type=click.Choice(CONGESTION_CONTROLS),
     default=DEFAULTS["congestion_control"],
     show_default=True,
-    help="Congestion control: Reno (RFC 5681), CUBIC (RFC 9438), DCTCP (RFC 8257; give "
-    "the port's --ecn-threshold) or BBR v1 (paced).",
+    help=option_help("congestion_control", "Give DCTCP's marking threshold in --ecn-threshold."),
 )
 @click.option(
     "--ecn/--no-ecn",
     default=DEFAULTS["ecn"],
     show_default=True,
-    help="Classic ECN (RFC 3168) for Reno and CUBIC: marks are treated as a loss, without "
-    "retransmission. DCTCP always uses ECN.",
+    help=option_help("ecn"),
 )
 @click.option(
     "--ecn-threshold",
     default=None,
     metavar="K",
-    help="The port marks ECN-capable packets CE instead of dropping them when an arrival "
-    "finds K packets there (the one in transmission included): a number or '65 packets', or "
-    "a size in bytes on the wire ('90KB'). DCTCP's guideline is K > C·RTT/7. The buffer stays "
-    "the hard limit. Default: no marking.",
+    help=option_help(
+        "ecn_threshold_packets",
+        "A number or '65 packets', or a size in bytes on the wire ('90KB'). Default: no marking.",
+    ),
 )
 @click.option(
     "--aqm",
     type=click.Choice(SIMULATED_AQMS),
     default=DEFAULTS["aqm"],
     show_default=True,
-    help="Active queue management below the buffer's hard limit: CoDel (RFC 8289, drops at "
-    "dequeue) or PIE (RFC 8033, random drops at enqueue, 15 ms reference delay).",
+    help=option_help("aqm"),
 )
 @click.option(
     "--codel-target",
     default=seconds_text(DEFAULTS["codel_target_s"]),
     show_default=True,
-    help="CoDel's TARGET: the sojourn time it lets persist (with --aqm codel).",
+    help=option_help("codel_target_s", "With --aqm codel."),
 )
 @click.option(
     "--codel-interval",
     default=seconds_text(DEFAULTS["codel_interval_s"]),
     show_default=True,
-    help="CoDel's INTERVAL: how long the sojourn time may stay above target (with --aqm codel).",
+    help=option_help("codel_interval_s", "With --aqm codel."),
 )
 @click.option(
     "--ca-increase",
@@ -237,9 +240,7 @@ def _write_trace(writer: Any, run: RunResult, lead: tuple[int, ...]) -> None:
     default=DEFAULTS["ca_increase"],
     show_default=True,
     metavar="KIND",
-    help="Congestion-avoidance growth per ACK: bytes_acked counts the segments it newly "
-    "acknowledges (RFC 3465, as Linux: 1 segment per RTT); per_ack counts 1 segment whatever "
-    "it acknowledges (RFC 5681 eq. 3, ns-2: 1/2 segment per RTT with delayed ACKs).",
+    help=option_help("ca_increase"),
 )
 @click.option(
     "--delayed-ack",
@@ -247,7 +248,7 @@ def _write_trace(writer: Any, run: RunResult, lead: tuple[int, ...]) -> None:
     default=DEFAULTS["delayed_ack"],
     show_default=True,
     metavar="N",
-    help="In-order segments per ACK (1: no delayed ACKs).",
+    help=option_help("delayed_ack"),
 )
 @click.option(
     "--initial-window",
@@ -255,32 +256,32 @@ def _write_trace(writer: Any, run: RunResult, lead: tuple[int, ...]) -> None:
     default=DEFAULTS["initial_window_packets"],
     show_default=True,
     metavar="N",
-    help="Initial congestion window, packets (RFC 6928).",
+    help=option_help("initial_window_packets"),
 )
 @click.option(
     "--min-rto",
     default=seconds_text(DEFAULTS["min_rto_s"]),
     show_default=True,
-    help="Lower bound of the retransmission timeout (Linux: 200ms; RFC 6298: 1s).",
+    help=option_help("min_rto_s", "Linux: 200ms; RFC 6298: 1s."),
 )
 @click.option(
     "--background-load",
     type=float,
     default=DEFAULTS["background_load"],
     show_default=True,
-    help="Poisson background packets, as a fraction of --capacity.",
+    help=option_help("background_load"),
 )
 @click.option(
     "--duration",
     default=seconds_text(DEFAULTS["duration_s"]),
     show_default=True,
-    help="Simulated time.",
+    help=option_help("duration_s"),
 )
 @click.option(
     "--warmup",
     default=seconds_text(DEFAULTS["warmup_s"]),
     show_default=True,
-    help="Measures start after this time.",
+    help=option_help("warmup_s", "Below --duration."),
 )
 @click.option(
     "--replications",
@@ -301,7 +302,7 @@ def _write_trace(writer: Any, run: RunResult, lead: tuple[int, ...]) -> None:
     type=int,
     default=DEFAULTS["packet_budget"],
     show_default=True,
-    help="Most bottleneck packets one run may simulate.",
+    help=option_help("packet_budget"),
 )
 @click.option(
     "--trace",

@@ -17,11 +17,17 @@ from typing import Any
 from app.services.names import in_option_words
 from app.units import parse_packets, parse_quantity
 from validation.simulator import Scenario
-from validation.simulator.scenario import (
-    SCENARIO_DEFAULTS,
-)
+from validation.simulator.fields import FIELDS
+from validation.simulator.scenario import SCENARIO_DEFAULTS
 
 DEFAULTS = SCENARIO_DEFAULTS
+
+
+def option_help(name: str, how: str = "") -> str:
+    """The help of the option that sets scenario field ``name``: the field's own sentence
+    (:data:`validation.simulator.fields.FIELDS`), then ``how`` the option takes it."""
+    return f"{FIELDS[name].help}." + (f" {how[0].upper()}{how[1:]}" if how else "")
+
 
 #: Scenario fields named in the simulator's messages by their options (app.services.names):
 #: those with an underscore (a bare "flows" is handled below; "aqm" and the like read as words).

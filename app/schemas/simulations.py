@@ -15,11 +15,9 @@ from pydantic import BeforeValidator, ConfigDict, Field
 
 from app.schemas.common import MAX_SEED, BufferPacketsIn, RequestModel, ResponseModel, Unit
 from models.choices import CongestionControl, Recovery, SimulatedAqm
+from validation.simulator.fields import FIELDS
 from validation.simulator.scenario import (
     DEFAULT_RTT_JITTER_FRACTION,
-    MAX_ECN_THRESHOLD_BYTES,
-    MAX_FLOWS,
-    MAX_WINDOW_LIMIT_PACKETS,
     SCENARIO_DEFAULTS,
     CaIncrease,
     Discipline,
@@ -36,7 +34,9 @@ MAX_DURATION_S = 1e6
 #: The simulator's defaults (validation.simulator.Scenario), which the command line uses too.
 DEFAULTS = SCENARIO_DEFAULTS
 
-Rate = Annotated[float, Field(ge=1e3, le=1e15), Unit("rate")]
+#: The service's caps on rates and times, tighter than the simulator's own bounds.
+RATE_CAPS = {"ge": 1e3, "le": 1e15}
+TIME_CAPS = {"le": MAX_DURATION_S}
 
 
 def _whole_bytes(value: Any) -> Any:
@@ -46,123 +46,95 @@ def _whole_bytes(value: Any) -> Any:
     return value
 
 
-#: Whole bytes, or a size with its unit ('90 kB'); in a union with None pydantic would not take
-#: the float a unit string is converted to as an int, hence the conversion.
-ThresholdBytes = Annotated[
-    int, Field(ge=1, le=MAX_ECN_THRESHOLD_BYTES), BeforeValidator(_whole_bytes), Unit("size")
-]
-Seconds = Annotated[float, Field(gt=0.0, le=MAX_DURATION_S), Unit("time")]
-SecondsOrZero = Annotated[float, Field(ge=0.0, le=MAX_DURATION_S), Unit("time")]
+#: How the API's description states each unit of validation.simulator.fields.
+_UNIT_WORDS = {
+    "s": "in seconds (or e.g. '100 ms')",
+    "bit/s": "in bit/s (or e.g. '100 Mbit/s')",
+    "bytes": "in bytes (or e.g. '1000 B')",
+    "packets": "in packets",
+    "1/s": "per second",
+}
+
+
+def _bounds(name: str, **caps: Any) -> Any:
+    """The bounds of scenario field ``name`` (:data:`validation.simulator.fields.FIELDS`) as
+    pydantic constraints, with the service's tighter ``caps``.
+
+    Fields that take a quantity string carry them inside their type, before ``Unit``, so that
+    they apply to the converted value: ``Annotated[float, _bounds(name), Unit("time")]``.
+    """
+    spec = FIELDS[name]
+    bounds: dict[str, Any] = {}
+    if spec.kind in ("int", "float"):
+        number = int if spec.kind == "int" else float
+        if spec.low is not None:
+            bounds["gt" if spec.low_open else "ge"] = number(spec.low)
+        if spec.high is not None:
+            bounds["lt" if spec.high_open else "le"] = number(spec.high)
+    bounds.update(caps)
+    return Field(**bounds)
+
+
+def _scenario_field(name: str, note: str = "") -> Any:
+    """The request field of scenario field ``name``: its default (``Scenario``) and its help
+    (:data:`validation.simulator.fields.FIELDS`, then ``note``); its bounds are in its type."""
+    spec = FIELDS[name]
+    unit = _UNIT_WORDS.get(spec.unit)
+    description = spec.help + (f", {unit}" if unit else "") + "." + (f" {note}" if note else "")
+    return Field(default=DEFAULTS[name], description=description)
 
 
 class _FlowFields(RequestModel):
     """The fields a flow group shares with the scenario: its flows, path and TCP options.
 
     They mean what :class:`validation.simulator.Scenario`'s fields of the same names mean; in a
-    group (:class:`FlowGroupIn`) they apply to that group's flows only.
+    group (:class:`FlowGroupIn`) they apply to that group's flows only. Each field's bounds and
+    help are the simulator's (:mod:`validation.simulator.fields`), with the service's caps.
     """
 
-    flows: int = Field(
-        default=DEFAULTS["flows"],
-        ge=1,
-        le=MAX_FLOWS,
-        description="Persistent flows, closed-loop users, or the most concurrent Poisson flows.",
+    flows: Annotated[int, _bounds("flows")] = _scenario_field("flows")
+    rtt_s: Annotated[float, _bounds("rtt_s", le=60.0), Unit("time")] = _scenario_field("rtt_s")
+    rtt_jitter_s: Annotated[float, _bounds("rtt_jitter_s", le=60.0), Unit("time")] | None = (
+        _scenario_field(
+            "rtt_jitter_s",
+            f"Below rtt_s; by default {DEFAULT_RTT_JITTER_FRACTION:.0%} of rtt_s. 0 is allowed "
+            "but warned about: flows with one RTT phase-lock.",
+        )
     )
-    rtt_s: Seconds = Field(
-        default=DEFAULTS["rtt_s"],
-        le=60.0,
-        description="Mean two-way propagation delay, in seconds (or e.g. '100 ms').",
+    access_bps: Annotated[float, _bounds("access_bps", **RATE_CAPS), Unit("rate")] = (
+        _scenario_field("access_bps")
     )
-    rtt_jitter_s: SecondsOrZero | None = Field(
-        default=None,
-        le=60.0,
-        description="Half-width of the uniform spread of the flows' RTTs, in s (< rtt_s); by "
-        f"default {DEFAULT_RTT_JITTER_FRACTION:.0%} of rtt_s. 0 is allowed but warned about: "
-        "flows with one RTT phase-lock.",
+    max_window_packets: Annotated[int, _bounds("max_window_packets")] = _scenario_field(
+        "max_window_packets"
     )
-    access_bps: Rate = Field(
-        default=DEFAULTS["access_bps"],
-        description="Rate of each source's access link, in bit/s (or '1 Gbit/s').",
+    pacing: bool = _scenario_field("pacing")
+    recovery: Recovery = _scenario_field("recovery")
+    congestion_control: CongestionControl = _scenario_field("congestion_control")
+    ecn: bool = _scenario_field("ecn")
+    ca_increase: CaIncrease = _scenario_field("ca_increase")
+    delayed_ack: Annotated[int, _bounds("delayed_ack")] = _scenario_field("delayed_ack")
+    delayed_ack_timeout_s: Annotated[
+        float, _bounds("delayed_ack_timeout_s", **TIME_CAPS), Unit("time")
+    ] = _scenario_field("delayed_ack_timeout_s")
+    initial_window_packets: Annotated[int, _bounds("initial_window_packets")] = _scenario_field(
+        "initial_window_packets"
     )
-    max_window_packets: int = Field(
-        default=DEFAULTS["max_window_packets"],
-        ge=1,
-        le=MAX_WINDOW_LIMIT_PACKETS,
-        description="Maximum (advertised) window, in packets.",
+    min_rto_s: Annotated[float, _bounds("min_rto_s", **TIME_CAPS), Unit("time")] = _scenario_field(
+        "min_rto_s"
     )
-    pacing: bool = Field(
-        default=DEFAULTS["pacing"], description="Space each flow's packets srtt/cwnd apart."
+    initial_rto_s: Annotated[float, _bounds("initial_rto_s", **TIME_CAPS), Unit("time")] = (
+        _scenario_field("initial_rto_s")
     )
-    recovery: Recovery = Field(
-        default=DEFAULTS["recovery"],
-        description="Loss recovery: SACK (RFC 6675) or NewReno (RFC 6582).",
+    start_spread_s: Annotated[float, _bounds("start_spread_s", **TIME_CAPS), Unit("time")] = (
+        _scenario_field("start_spread_s")
     )
-    congestion_control: CongestionControl = Field(
-        default=DEFAULTS["congestion_control"],
-        description="Congestion control: Reno (RFC 5681), CUBIC (RFC 9438), DCTCP (RFC 8257, "
-        "ECN-capable; give the port an ecn_threshold_packets or ecn_threshold_bytes) or BBR v1 "
-        "(Cardwell et al. 2016; draft-cardwell-iccrg-bbr-congestion-control-00; always paced).",
+    flow_size_distribution: SizeDistribution = _scenario_field("flow_size_distribution")
+    flow_size_packets: Annotated[float, _bounds("flow_size_packets", le=1e12)] = _scenario_field(
+        "flow_size_packets"
     )
-    ecn: bool = Field(
-        default=DEFAULTS["ecn"],
-        description="Classic ECN (RFC 3168) for reno and cubic senders: a CE mark is echoed "
-        "until CWR and treated as a loss, without retransmission. dctcp always uses ECN.",
-    )
-    ca_increase: CaIncrease = Field(
-        default=DEFAULTS["ca_increase"],
-        description="Congestion-avoidance growth per ACK: 'bytes_acked' counts the segments "
-        "it newly acknowledges (RFC 3465, as Linux: one segment per RTT); 'per_ack' counts one "
-        "segment whatever it acknowledges (RFC 5681 eq. 3, ns-2, ns-3's TcpNewReno: half a "
-        "segment per RTT with delayed ACKs).",
-    )
-    delayed_ack: int = Field(
-        default=DEFAULTS["delayed_ack"],
-        ge=1,
-        le=64,
-        description="In-order segments per ACK (1: no delayed ACKs).",
-    )
-    delayed_ack_timeout_s: Seconds = Field(
-        default=DEFAULTS["delayed_ack_timeout_s"],
-        description="Longest an acknowledgement is held, in seconds.",
-    )
-    initial_window_packets: int = Field(
-        default=DEFAULTS["initial_window_packets"],
-        ge=1,
-        le=MAX_WINDOW_LIMIT_PACKETS,
-        description="Initial congestion window, in packets.",
-    )
-    min_rto_s: Seconds = Field(
-        default=DEFAULTS["min_rto_s"],
-        description="Lower bound of the retransmission timeout, in seconds.",
-    )
-    initial_rto_s: Seconds = Field(
-        default=DEFAULTS["initial_rto_s"],
-        description="Retransmission timeout before the first RTT sample, in s.",
-    )
-    start_spread_s: SecondsOrZero = Field(
-        default=DEFAULTS["start_spread_s"],
-        description="Flows start at times uniform in [0, start_spread_s), in s.",
-    )
-    flow_size_distribution: SizeDistribution = Field(
-        default=DEFAULTS["flow_size_distribution"], description="Distribution of finite flow sizes."
-    )
-    flow_size_packets: float = Field(
-        default=DEFAULTS["flow_size_packets"],
-        ge=1.0,
-        le=1e12,
-        description="Mean finite flow size, in packets.",
-    )
-    pareto_shape: float = Field(
-        default=DEFAULTS["pareto_shape"],
-        gt=1.0,
-        le=100.0,
-        description="Shape of Pareto flow sizes, dimensionless.",
-    )
-    flow_arrival_rate_per_s: float = Field(
-        default=DEFAULTS["flow_arrival_rate_per_s"],
-        ge=0.0,
-        le=1e9,
-        description="Rate of Poisson flow arrivals, per second.",
+    pareto_shape: Annotated[float, _bounds("pareto_shape")] = _scenario_field("pareto_shape")
+    flow_arrival_rate_per_s: Annotated[float, _bounds("flow_arrival_rate_per_s", le=1e9)] = (
+        _scenario_field("flow_arrival_rate_per_s")
     )
 
 
@@ -174,117 +146,65 @@ class FlowGroupIn(_FlowFields):
     """
 
     name: str = Field(default="", max_length=100, description="Label of the group in results.")
-    traffic: GroupTraffic = Field(
-        default=DEFAULTS["traffic"],
-        description="Persistent flows, closed-loop users, or Poisson flow arrivals.",
-    )
+    traffic: GroupTraffic = _scenario_field("traffic")
 
 
 class SimulationScenarioIn(_FlowFields):
     """The dumbbell to simulate: N sources behind their own access links, one bottleneck."""
 
-    capacity_bps: Rate = Field(
-        default=DEFAULTS["capacity_bps"],
-        description="Bottleneck rate, in bit/s (or e.g. '100 Mbit/s').",
+    capacity_bps: Annotated[float, _bounds("capacity_bps", **RATE_CAPS), Unit("rate")] = (
+        _scenario_field("capacity_bps")
     )
-    packet_bytes: Annotated[int, Field(ge=1, le=1_000_000), Unit("size")] = Field(
-        default=DEFAULTS["packet_bytes"],
-        description="Payload per data packet (MSS), in bytes (or e.g. '1000 B').",
+    packet_bytes: Annotated[
+        int, _bounds("packet_bytes"), BeforeValidator(_whole_bytes), Unit("size")
+    ] = _scenario_field("packet_bytes")
+    header_bytes: Annotated[
+        int, _bounds("header_bytes"), BeforeValidator(_whole_bytes), Unit("size")
+    ] = _scenario_field("header_bytes")
+    background_load: Annotated[float, _bounds("background_load")] = _scenario_field(
+        "background_load"
     )
-    header_bytes: Annotated[int, Field(ge=0, le=1_000_000), Unit("size")] = Field(
-        default=DEFAULTS["header_bytes"],
-        description="Extra bytes on the wire per data packet, in bytes.",
+    traffic: Traffic = _scenario_field("traffic")
+    open_loop_load: Annotated[float, _bounds("open_loop_load")] = _scenario_field("open_loop_load")
+    open_loop_arrivals: OpenLoopArrivals = _scenario_field("open_loop_arrivals")
+    open_loop_sizes: OpenLoopSizes = _scenario_field("open_loop_sizes")
+    discipline: Discipline = _scenario_field("discipline")
+    byte_mode: bool = _scenario_field("byte_mode")
+    ecn_threshold_packets: Annotated[int, _bounds("ecn_threshold_packets")] | None = (
+        _scenario_field(
+            "ecn_threshold_packets",
+            "null: no marking. At most one of the two thresholds; drop-tail only.",
+        )
     )
-    background_load: float = Field(
-        default=DEFAULTS["background_load"],
-        ge=0.0,
-        lt=1.0,
-        description="Load of Poisson background packets, dimensionless (fraction of capacity).",
+    ecn_threshold_bytes: (
+        Annotated[int, _bounds("ecn_threshold_bytes"), BeforeValidator(_whole_bytes), Unit("size")]
+        | None
+    ) = _scenario_field("ecn_threshold_bytes", "Or e.g. '90 kB'.")
+    aqm: SimulatedAqm = _scenario_field("aqm")
+    codel_target_s: Annotated[float, _bounds("codel_target_s"), Unit("time")] = _scenario_field(
+        "codel_target_s"
     )
-    traffic: Traffic = Field(
-        default=DEFAULTS["traffic"],
-        description="Persistent flows, closed-loop users, Poisson flow arrivals, or open-loop "
-        "packets (no TCP).",
+    codel_interval_s: Annotated[float, _bounds("codel_interval_s"), Unit("time")] = _scenario_field(
+        "codel_interval_s"
     )
-    open_loop_load: float = Field(
-        default=DEFAULTS["open_loop_load"],
-        gt=0.0,
-        le=10.0,
-        description="Offered load of open-loop packets, dimensionless (fraction of capacity).",
+    duration_s: Annotated[float, _bounds("duration_s", **TIME_CAPS), Unit("time")] = (
+        _scenario_field("duration_s")
     )
-    open_loop_arrivals: OpenLoopArrivals = Field(
-        default=DEFAULTS["open_loop_arrivals"], description="Open-loop packet arrivals."
+    warmup_s: Annotated[float, _bounds("warmup_s", **TIME_CAPS), Unit("time")] = _scenario_field(
+        "warmup_s", "Below duration_s."
     )
-    open_loop_sizes: OpenLoopSizes = Field(
-        default=DEFAULTS["open_loop_sizes"],
-        description="Open-loop packet sizes (mean packet_bytes + header_bytes).",
+    interval_s: Annotated[float, _bounds("interval_s", **TIME_CAPS), Unit("time")] = (
+        _scenario_field("interval_s")
     )
-    discipline: Discipline = Field(
-        default=DEFAULTS["discipline"],
-        description="Drop-tail FIFO, or per-flow fair queueing dropping from the longest queue.",
+    sample_interval_s: Annotated[float, _bounds("sample_interval_s", **TIME_CAPS), Unit("time")] = (
+        _scenario_field("sample_interval_s")
     )
-    byte_mode: bool = Field(
-        default=DEFAULTS["byte_mode"],
-        description="The buffer holds buffer_packets x (packet_bytes + header_bytes) bytes.",
-    )
-    ecn_threshold_packets: int | None = Field(
-        default=DEFAULTS["ecn_threshold_packets"],
-        ge=1,
-        le=10_000_000,
-        description="The port marks an ECN-capable arrival CE instead of dropping it when it "
-        "finds at least this many packets there (the one in transmission included); DCTCP's K "
-        "(Alizadeh et al. 2010: K > C·RTT/7). The buffer stays the hard limit. null: no "
-        "marking. At most one of ecn_threshold_packets and ecn_threshold_bytes; drop-tail only.",
-    )
-    ecn_threshold_bytes: ThresholdBytes | None = Field(
-        default=DEFAULTS["ecn_threshold_bytes"],
-        description="The same marking threshold in bytes on the wire (or e.g. '90 kB').",
-    )
-    aqm: SimulatedAqm = Field(
-        default=DEFAULTS["aqm"],
-        description="Active queue management of the drop-tail FIFO, the buffer staying the hard "
-        "limit: CoDel (RFC 8289, drops at dequeue) or PIE (RFC 8033, random drops at enqueue, "
-        "15 ms reference delay); packets of ECN-capable groups (congestion_control dctcp, or "
-        "ecn) are marked CE "
-        "instead (PIE: while its drop probability is at most 10%). Not with discipline fq.",
-    )
-    codel_target_s: Annotated[float, Field(gt=0.0, le=10.0), Unit("time")] = Field(
-        default=DEFAULTS["codel_target_s"],
-        description="CoDel's TARGET, the sojourn time it lets persist, in seconds (or e.g. "
-        "'5 ms').",
-    )
-    codel_interval_s: Annotated[float, Field(gt=0.0, le=100.0), Unit("time")] = Field(
-        default=DEFAULTS["codel_interval_s"],
-        description="CoDel's INTERVAL, how long the sojourn time may stay above target before "
-        "CoDel drops, in seconds (or e.g. '100 ms').",
-    )
-    duration_s: Seconds = Field(
-        default=DEFAULTS["duration_s"], description="Simulated time, in seconds."
-    )
-    warmup_s: SecondsOrZero = Field(
-        default=DEFAULTS["warmup_s"],
-        description="Measures start after warmup_s, in seconds (< duration_s).",
-    )
-    interval_s: Seconds = Field(
-        default=DEFAULTS["interval_s"],
-        description="Length of the per-interval throughput bins, in seconds.",
-    )
-    sample_interval_s: Seconds = Field(
-        default=DEFAULTS["sample_interval_s"],
-        description="Period of the queue and cwnd traces, in seconds.",
-    )
-    traced_flows: int = Field(
-        default=DEFAULTS["traced_flows"],
-        ge=0,
-        le=1024,
-        description="Flows (the first ones) whose cwnd is traced.",
-    )
+    traced_flows: Annotated[int, _bounds("traced_flows")] = _scenario_field("traced_flows")
     groups: list[FlowGroupIn] = Field(
         default_factory=list,
         max_length=64,
-        description="Flow groups, each with its own traffic, path and TCP options; results "
-        "are reported per group. Empty: one group of the scenario's own flows, traffic, "
-        "rtt_s, ... fields, which must keep their defaults when groups are given.",
+        description=FIELDS["groups"].help + ". Empty: one group of the scenario's own flows, "
+        "traffic, rtt_s, ... fields, which must keep their defaults when groups are given.",
     )
 
 

@@ -3,50 +3,42 @@
 A :class:`Scenario` describes the network and the traffic but not the bottleneck buffer,
 which is given to :func:`validation.simulator.simulate` separately so that one scenario can be
 swept over buffer sizes.
+
+What each field accepts (its unit, bounds, choices and help) is declared in
+:mod:`validation.simulator.fields`; the choice types and limits imported "as" themselves below
+are re-exported, for the modules that take them from here with the scenario they describe.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Literal, get_args
+from typing import Any
 
 from models import checks
 from models.choices import (
     CONGESTION_CONTROLS,
-    RECOVERIES,
-    SIMULATED_AQMS,
     CongestionControl,
     Recovery,
     SimulatedAqm,
 )
 from models.errors import ParameterError
+from validation.simulator.fields import CA_INCREASE_KINDS as CA_INCREASE_KINDS
+from validation.simulator.fields import FIELDS, GROUP_TRAFFIC_KINDS, FieldSpec, int_in
+from validation.simulator.fields import MAX_ECN_THRESHOLD_BYTES as MAX_ECN_THRESHOLD_BYTES
+from validation.simulator.fields import MAX_FLOWS as MAX_FLOWS
+from validation.simulator.fields import MAX_WINDOW_LIMIT_PACKETS as MAX_WINDOW_LIMIT_PACKETS
+from validation.simulator.fields import CaIncrease as CaIncrease
+from validation.simulator.fields import Discipline as Discipline
+from validation.simulator.fields import GroupTraffic as GroupTraffic
+from validation.simulator.fields import OpenLoopArrivals as OpenLoopArrivals
+from validation.simulator.fields import OpenLoopSizes as OpenLoopSizes
+from validation.simulator.fields import SizeDistribution as SizeDistribution
+from validation.simulator.fields import Traffic as Traffic
 
-# The choices of the simulator's own fields, each a Literal and the tuple of its values; those
-# the engine and the service share are in models/choices.py.
-#: A flow group's traffic; the scenario's may also be open-loop (packets with no TCP senders).
-GroupTraffic = Literal["persistent", "closed_loop", "poisson_flows"]
-GROUP_TRAFFIC_KINDS: tuple[GroupTraffic, ...] = get_args(GroupTraffic)
-Traffic = Literal[GroupTraffic, "open_loop"]
-TRAFFIC_KINDS: tuple[Traffic, ...] = get_args(Traffic)
 CC_KINDS = CONGESTION_CONTROLS
-CaIncrease = Literal["bytes_acked", "per_ack"]
-CA_INCREASE_KINDS: tuple[CaIncrease, ...] = get_args(CaIncrease)
-Discipline = Literal["droptail", "fq"]
-DISCIPLINES: tuple[Discipline, ...] = get_args(Discipline)
 AqmKind = SimulatedAqm
-AQM_KINDS = SIMULATED_AQMS
-SizeDistribution = Literal["fixed", "uniform", "pareto"]
-SIZE_KINDS: tuple[SizeDistribution, ...] = get_args(SizeDistribution)
-OpenLoopArrivals = Literal["poisson", "periodic"]
-OPEN_LOOP_ARRIVALS: tuple[OpenLoopArrivals, ...] = get_args(OpenLoopArrivals)
-OpenLoopSizes = Literal["fixed", "exponential"]
-OPEN_LOOP_SIZES: tuple[OpenLoopSizes, ...] = get_args(OpenLoopSizes)
 
-#: Largest maximum window the simulator keeps a SACK scoreboard for, in packets.
-MAX_WINDOW_LIMIT_PACKETS = 65_536
-#: Largest number of flow slots (persistent flows, users, or concurrent Poisson flows).
-MAX_FLOWS = 200_000
 #: Default budget of bottleneck packets one run may simulate.
 DEFAULT_PACKET_BUDGET = 2_000_000_000
 #: Default half-width of the spread of the flows' RTTs, as a fraction of the mean RTT.
@@ -70,8 +62,6 @@ NO_MARKING_WARNING = (
     "in bytes) and no aqm: it never marks, so DCTCP reacts only to losses, as Reno does "
     "(RFC 8257 §3.5)"
 )
-#: Largest ECN marking threshold in bytes.
-MAX_ECN_THRESHOLD_BYTES = 10**12
 
 
 @dataclass(frozen=True)
@@ -189,36 +179,23 @@ class FlowGroup:
     def validate(self, prefix: str = "") -> None:
         """Raise ``ValueError`` naming the field (``prefix`` + name) and the bound it breaks."""
         p = prefix
-        _int_in(p + "flows", self.flows, 1, MAX_FLOWS)
-        _choice(p + "traffic", self.traffic, GROUP_TRAFFIC_KINDS)
-        checks.positive(p + "rtt_s", self.rtt_s)
-        if checks.non_negative(p + "rtt_jitter_s", self.rtt_jitter_s) >= self.rtt_s:
+        for name in GROUP_FIELDS:
+            spec = _GROUP_TRAFFIC if name == "traffic" else FIELDS[name]
+            spec.check(p + name, getattr(self, name))
+        if float(self.rtt_jitter_s or 0.0) >= self.rtt_s:
             raise ParameterError(
                 p + "rtt_jitter_s",
                 f"< rtt_s ({self.rtt_s:g})",
                 f"{p}rtt_jitter_s must be < rtt_s ({self.rtt_s:g}), got {self.rtt_jitter_s!r}",
             )
-        checks.positive(p + "access_bps", self.access_bps)
-        _int_in(p + "max_window_packets", self.max_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS)
-        _choice(p + "recovery", self.recovery, RECOVERIES)
-        _choice(p + "congestion_control", self.congestion_control, CC_KINDS)
-        _bool(p + "ecn", self.ecn)
-        _choice(p + "ca_increase", self.ca_increase, CA_INCREASE_KINDS)
-        _int_in(p + "delayed_ack", self.delayed_ack, 1, 64)
-        checks.positive(p + "delayed_ack_timeout_s", self.delayed_ack_timeout_s)
-        _int_in(
-            p + "initial_window_packets", self.initial_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS
-        )
-        checks.positive(p + "min_rto_s", self.min_rto_s)
-        checks.positive(p + "initial_rto_s", self.initial_rto_s)
-        checks.non_negative(p + "start_spread_s", self.start_spread_s)
-        _choice(p + "flow_size_distribution", self.flow_size_distribution, SIZE_KINDS)
-        checks.at_least(p + "flow_size_packets", self.flow_size_packets, 1.0)
-        checks.in_range(p + "pareto_shape", self.pareto_shape, 1.0, 100.0, low_inclusive=False)
-        checks.non_negative(p + "flow_arrival_rate_per_s", self.flow_arrival_rate_per_s)
         if self.traffic == "poisson_flows":
             checks.positive(p + "flow_arrival_rate_per_s", self.flow_arrival_rate_per_s)
 
+
+#: A flow group's traffic: the scenario's but open-loop.
+_GROUP_TRAFFIC = FieldSpec("choice", FIELDS["traffic"].help, choices=GROUP_TRAFFIC_KINDS)
+#: Fields :meth:`Scenario.validate` checks only in some modes (or, groups, one by one).
+_CHECKED_APART = {"flows", "open_loop_load", "groups"}
 
 #: The fields a flow group sets; a scenario without ``groups`` is one group of its own fields
 #: (:class:`Scenario` takes their defaults from :class:`FlowGroup`).
@@ -445,65 +422,34 @@ class Scenario:
         buffer_packets : int, optional
             Also check this bottleneck buffer (>= 1 packet) and the packet budget.
         """
-        checks.positive("capacity_bps", self.capacity_bps)
         if self.groups:
             _check_groups(self)
-        checks.positive("rtt_s", self.rtt_s)
-        if checks.non_negative("rtt_jitter_s", self.rtt_jitter_s) >= self.rtt_s:
+        for name, spec in FIELDS.items():
+            if name not in _CHECKED_APART:
+                spec.check(name, getattr(self, name))
+        if float(self.rtt_jitter_s or 0.0) >= self.rtt_s:
             raise ParameterError(
                 "rtt_jitter_s",
                 f"< rtt_s ({self.rtt_s:g})",
                 f"rtt_jitter_s must be < rtt_s ({self.rtt_s:g}), got {self.rtt_jitter_s!r}",
             )
-        checks.positive("access_bps", self.access_bps)
-        _int_in("max_window_packets", self.max_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS)
-        _int_in("packet_bytes", self.packet_bytes, 1, 1_000_000)
-        _int_in("header_bytes", self.header_bytes, 0, 1_000_000)
-        _choice("recovery", self.recovery, RECOVERIES)
-        _choice("congestion_control", self.congestion_control, CC_KINDS)
-        _bool("ecn", self.ecn)
         _check_marking(self)
-        _choice("ca_increase", self.ca_increase, CA_INCREASE_KINDS)
-        _int_in("delayed_ack", self.delayed_ack, 1, 64)
-        checks.positive("delayed_ack_timeout_s", self.delayed_ack_timeout_s)
-        _int_in("initial_window_packets", self.initial_window_packets, 1, MAX_WINDOW_LIMIT_PACKETS)
-        checks.positive("min_rto_s", self.min_rto_s)
-        checks.positive("initial_rto_s", self.initial_rto_s)
-        checks.non_negative("start_spread_s", self.start_spread_s)
-        checks.in_range("background_load", self.background_load, 0.0, 1.0, high_inclusive=False)
-        _choice("traffic", self.traffic, TRAFFIC_KINDS)
-        _choice("flow_size_distribution", self.flow_size_distribution, SIZE_KINDS)
-        checks.at_least("flow_size_packets", self.flow_size_packets, 1.0)
-        checks.in_range("pareto_shape", self.pareto_shape, 1.0, 100.0, low_inclusive=False)
-        checks.non_negative("flow_arrival_rate_per_s", self.flow_arrival_rate_per_s)
-        _choice("open_loop_arrivals", self.open_loop_arrivals, OPEN_LOOP_ARRIVALS)
-        _choice("open_loop_sizes", self.open_loop_sizes, OPEN_LOOP_SIZES)
-        _choice("discipline", self.discipline, DISCIPLINES)
-        _choice("aqm", self.aqm, AQM_KINDS)
         if self.aqm != "none" and self.discipline != "droptail":
             raise ParameterError(
                 "aqm",
                 "none when discipline is fq",
                 f"aqm {self.aqm} runs on the drop-tail FIFO; with discipline fq it must be none",
             )
-        checks.in_range("codel_target_s", self.codel_target_s, 0.0, 10.0, low_inclusive=False)
-        checks.in_range("codel_interval_s", self.codel_interval_s, 0.0, 100.0, low_inclusive=False)
-        checks.positive("duration_s", self.duration_s)
-        checks.non_negative("warmup_s", self.warmup_s)
         if self.warmup_s >= self.duration_s:
             raise ParameterError(
                 "warmup_s",
                 f"< duration_s ({self.duration_s:g})",
                 f"warmup_s must be < duration_s ({self.duration_s:g}), got {self.warmup_s!r}",
             )
-        checks.positive("interval_s", self.interval_s)
-        checks.positive("sample_interval_s", self.sample_interval_s)
-        _int_in("traced_flows", self.traced_flows, 0, 1024)
-        _int_in("packet_budget", self.packet_budget, 1, 10**15)
         if self.traffic == "open_loop":
-            checks.in_range("open_loop_load", self.open_loop_load, 0.0, 10.0, low_inclusive=False)
+            FIELDS["open_loop_load"].check("open_loop_load", self.open_loop_load)
         else:
-            _int_in("flows", self.flows, 1, MAX_FLOWS)
+            FIELDS["flows"].check("flows", self.flows)
         if self.traffic == "poisson_flows":
             checks.positive("flow_arrival_rate_per_s", self.flow_arrival_rate_per_s)
         bits = 8.0 * self.wire_bytes
@@ -526,7 +472,7 @@ class Scenario:
                 "duration_s must be longer than one packet transmission time",
             )
         if buffer_packets is not None:
-            _int_in("buffer_packets", buffer_packets, 1, 10_000_000)
+            int_in("buffer_packets", buffer_packets, 1, 10_000_000)
             estimate = estimate_packets(self)
             if estimate > self.packet_budget:
                 raise ParameterError(
@@ -540,10 +486,6 @@ class Scenario:
 
 def _check_marking(scenario: Scenario) -> None:
     packets, bytes_ = scenario.ecn_threshold_packets, scenario.ecn_threshold_bytes
-    if packets is not None:
-        _int_in("ecn_threshold_packets", packets, 1, 10_000_000)
-    if bytes_ is not None:
-        _int_in("ecn_threshold_bytes", bytes_, 1, MAX_ECN_THRESHOLD_BYTES)
     if packets is not None and bytes_ is not None:
         raise ParameterError(
             "ecn_threshold_bytes",
@@ -558,11 +500,6 @@ def _check_marking(scenario: Scenario) -> None:
             f"ECN marking is modelled at the drop-tail FIFO only; discipline is "
             f"{scenario.discipline!r}",
         )
-
-
-def _bool(name: str, value: Any) -> None:
-    if not isinstance(value, bool):
-        raise ParameterError.got(name, "true or false", value)
 
 
 def _group_from(index: int, values: Any) -> FlowGroup:
@@ -639,21 +576,3 @@ def estimate_packets(scenario: Scenario) -> int:
         tcp_pps = min(offered_pps, 1.1 * line_pps)
         rate_pps = tcp_pps + scenario.background_load * line_pps
     return math.ceil(rate_pps * scenario.duration_s)
-
-
-def _int_in(name: str, value: Any, low: int, high: int) -> int:
-    if isinstance(value, bool):
-        raise ParameterError.got(name, "an integer", value)
-    number = checks.integer_at_least(name, value, low)
-    if number > high:
-        raise ParameterError.got(name, f"<= {high}", value)
-    return number
-
-
-def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise ParameterError(
-            name,
-            f"one of {', '.join(allowed)}",
-            f"{name} must be one of {', '.join(allowed)}; got {value!r}",
-        )
