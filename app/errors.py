@@ -98,10 +98,34 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
+#: Items of a list (or entries of an object) a 422 echoes as the refused input, at most: a
+#: refused list of 10,000 strings is not sent back whole.
+MAX_ECHOED_ITEMS = 20
+
+
+def _items(value: Any, budget: int) -> int:
+    """Items in ``value``'s lists and objects, nested ones included, counted up to ``budget``."""
+    if not isinstance(value, list | tuple | dict):
+        return 0
+    count = len(value)
+    for item in value.values() if isinstance(value, dict) else value:
+        if count > budget:
+            break
+        count += _items(item, budget - count)
+    return count
+
+
+def _short_input(error: Any) -> Any:
+    if isinstance(error, dict) and _items(error.get("input"), MAX_ECHOED_ITEMS) > MAX_ECHOED_ITEMS:
+        return {key: item for key, item in error.items() if key != "input"}
+    return error
+
+
 async def request_validation_error_handler(request: Request, exc: Exception) -> JSONResponse:
-    """Every 422: FastAPI's own, and those of :func:`invalid`, safe for an echoed ``NaN``."""
+    """Every 422: FastAPI's own, and those of :func:`invalid`, safe for an echoed ``NaN``; a
+    long refused list or object is not echoed."""
     assert isinstance(exc, RequestValidationError)
-    detail = _json_safe(jsonable_encoder(exc.errors()))
+    detail = _json_safe(jsonable_encoder([_short_input(error) for error in exc.errors()]))
     return JSONResponse(status_code=422, content={"detail": detail})
 
 

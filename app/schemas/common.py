@@ -22,7 +22,7 @@ from pydantic import (
     model_validator,
 )
 from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import core_schema
+from pydantic_core import PydanticCustomError, core_schema
 
 from app.units import (
     MAX_QUANTITY_CHARS,
@@ -95,6 +95,51 @@ class Unit:
         name = info.field_name or self.kind
         return _parse_cached(name, value, self.kind)
 
+
+class StringItems:
+    """Annotated marker of a list of quantities: at most ``limit`` items if any is a string.
+
+    Numbers are checked by pydantic's compiled validators; each string is read by
+    :func:`parse_quantity` on the event loop (a few microseconds each), so a list of them is
+    bounded more tightly, and a long list is sent as numbers. The OpenAPI schema states both
+    lists (``anyOf`` the list of numbers and the shorter list of numbers or strings).
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_before_validator_function(self.check, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        full = handler(schema)
+        if handler.mode == "serialization":
+            return full
+        items = full.get("items", {})
+        numbers = {key: value for key, value in full.items() if key != "description"}
+        numbers["items"] = items.get("anyOf", [items])[0]
+        strings = {**numbers, "items": items, "maxItems": self.limit}
+        return {"anyOf": [numbers, strings], "description": full.get("description", "")}
+
+    def check(self, value: Any) -> Any:
+        """Refuse a list longer than ``limit`` with a string in it (before any is read)."""
+        if isinstance(value, list) and len(value) > self.limit:
+            if any(isinstance(item, str) for item in value):
+                raise PydanticCustomError(
+                    "too_long",
+                    "List should have at most {limit} items when any is a string with a unit, "
+                    "not {length}; send a longer list as numbers (up to {most})",
+                    {"limit": self.limit, "length": len(value), "most": MAX_RTT_LIST},
+                )
+        return value
+
+
+#: Most items of a list of quantities with a string among them.
+MAX_QUANTITY_STRINGS = 1_000
 
 #: The JSON Schema keywords that bound a number.
 BOUND_KEYWORDS = ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum")

@@ -12,6 +12,7 @@ from app.errors import parameters_of
 from app.schemas.common import (
     MAX_CAPACITY_BPS,
     MAX_FLOWS,
+    MAX_QUANTITY_STRINGS,
     MAX_RTT_LIST,
     MAX_RTT_S,
     MAX_WINDOW_PACKETS,
@@ -21,6 +22,7 @@ from app.schemas.common import (
     RequestModel,
     ResponseModel,
     RttS,
+    StringItems,
     Unit,
 )
 from app.schemas.device import DeviceConfigOut, DeviceIn
@@ -76,6 +78,7 @@ class ScenarioIn(RequestModel):
                 description="A sample of the flows' round-trip times, in seconds; their "
                 "harmonic mean is the effective RTT (004 eqs. 11-12).",
             ),
+            StringItems(MAX_QUANTITY_STRINGS),
         ]
         | None
     ) = None

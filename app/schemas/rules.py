@@ -9,6 +9,7 @@ from pydantic import ConfigDict, Field, model_validator
 from app.schemas.common import (
     MAX_FLOWS,
     MAX_PACKET_BYTES,
+    MAX_QUANTITY_STRINGS,
     MAX_RTT_LIST,
     MAX_RTT_S,
     MIN_PACKET_BYTES,
@@ -21,6 +22,7 @@ from app.schemas.common import (
     RequestModel,
     ResponseModel,
     RttS,
+    StringItems,
     Unit,
 )
 
@@ -32,6 +34,7 @@ RttList = Annotated[
         description="Round-trip times of the flows, in seconds (or e.g. '80 ms'); their "
         "harmonic mean is the effective RTT (004 eqs. 11-12).",
     ),
+    StringItems(MAX_QUANTITY_STRINGS),
 ]
 
 

@@ -2,8 +2,11 @@
 
 A real service (``bufsize serve`` in a subprocess). Four clients at once each send, ten times,
 ``POST /v1/rules/bdp`` with 10,000 distinct RTT strings (``"60.0001 millisecond"``, ... about
-240 KB); while they are read, /healthz is asked every 20 ms. With a unit library reading each
-string on the event loop, one such body held the loop about 5 s and four held /healthz for 20 s.
+240 KB), then the longest list of strings accepted (1,000); while they are read, /healthz is
+asked every 20 ms. With a unit library reading each string on the event loop, one 10,000-string
+body held the loop about 5 s and four held /healthz for 20 s; read by the grammar, each still
+held it about 40 ms (four at once: /healthz median 111 ms on a quiet machine). A list with a
+string in it now holds at most 1,000 items (a longer one is sent as numbers).
 """
 
 from __future__ import annotations
@@ -19,14 +22,15 @@ import pytest
 from tests.app.test_jobs_service_death import Service
 
 STRINGS = 10_000
+ACCEPTED = 1_000  # app.schemas.common.MAX_QUANTITY_STRINGS
 # Each client sends this many bodies one after another: read quickly (as they now are), four
 # bodies alone can be over before /healthz has been asked three times, and the test would
 # measure nothing.
 ROUNDS = 10
 
 
-def _body(client: int, round_: int) -> dict[str, object]:
-    rtts = [f"60.{client}{round_}{i:04d} millisecond" for i in range(STRINGS)]
+def _body(client: int, round_: int, strings: int = STRINGS) -> dict[str, object]:
+    rtts = [f"60.{client}{round_}{i:04d} millisecond" for i in range(strings)]
     return {"capacity_bps": "10 Gbit/s", "rtts_s": rtts}
 
 
@@ -38,10 +42,20 @@ def test_healthz_answers_while_bodies_of_unit_strings_are_read(tmp_path: Path) -
 
         def send(client: int) -> None:
             for round_ in range(ROUNDS):
-                answer = httpx.post(
+                refused = httpx.post(
                     f"{service.url}/v1/rules/bdp", json=_body(client, round_), timeout=120
                 )
-                answers.append(answer.status_code)
+                answers.append(refused.status_code)
+                detail = refused.json()["detail"][0]
+                assert detail["loc"] == ["body", "rtts_s"] and "at most 1000" in detail["msg"]
+                # The 422 does not echo the 10,000 strings back.
+                assert len(refused.content) < 1_000, len(refused.content)
+                read = httpx.post(
+                    f"{service.url}/v1/rules/bdp",
+                    json=_body(client, round_, ACCEPTED),
+                    timeout=120,
+                )
+                answers.append(read.status_code)
 
         clients = [threading.Thread(target=send, args=(c,)) for c in range(4)]
         latencies: list[float] = []
@@ -62,19 +76,20 @@ def test_healthz_answers_while_bodies_of_unit_strings_are_read(tmp_path: Path) -
                 time.sleep(0.02)
         for thread in clients:
             thread.join()
-        assert answers == [200] * 4 * ROUNDS
+        assert sorted(answers) == sorted([422, 200] * 4 * ROUNDS)
         assert len(latencies) >= 3, latencies
-        # A loop held by the bodies (about 5 s of CPU each before, /healthz stalled 20 s) fails
-        # both bounds. The issue asks for 100 ms; on this shared 2-core machine the four bodies'
-        # own CPU (JSON, 40,000 quantities) delays /healthz by up to about 250 ms at a load of
-        # 17, so the median is held to the quiet median + 250 ms and the worst to 3 s.
+        # The issue asks /healthz to answer within 100 ms meanwhile. The machine's own latency
+        # (shared, often loaded: 2.5 ms quiet, 11 ms at a load of 9) is measured first and
+        # allowed for, so the bound holds on a fast and a slow machine alike: the median during
+        # the barrage within 100 ms of the quiet median. The worst single answer is held only
+        # to 3 s: on a loaded machine the scheduler alone can delay one request that long.
         baseline = statistics.median(quiet)
         print(
             f"/healthz quiet median {baseline * 1e3:.1f} ms; during the barrage median "
             f"{statistics.median(latencies) * 1e3:.1f} ms, max {max(latencies) * 1e3:.1f} ms "
             f"over {len(latencies)} requests"
         )
-        assert statistics.median(latencies) < baseline + 0.25, (baseline, latencies)
+        assert statistics.median(latencies) < baseline + 0.1, (baseline, latencies)
         assert max(latencies) < 3.0, latencies
     finally:
         service.stop()
