@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from models.recommend.context import DESYNCHRONIZED_FLOWS, FEW_FLOWS, Context
 from models.recommend.performance import TrafficModel
@@ -116,6 +117,19 @@ def choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
             "§3.4; RFC 8257 §3.1), and the buffer above K absorbs synchronized fan-in bursts"
         )
         return model, DCTCP, why
+    if sc.congestion_control == "bbr":
+        # Not governed by loss: no loss-based rule sizes for it, and no loss is predicted.
+        model = replace(model, loss_known=False)
+        why = (
+            f"{label} = {n:,} BBR flow(s) (v1, as simulated): BBR paces at its "
+            "bottleneck-bandwidth estimate and does not slow down for losses, so the "
+            "loss-based rules (the single-flow rule and its β, sqrt(N), BSCL) do not describe "
+            "it; its ProbeBW phase sends 1.25× that rate for one round trip, a queue of "
+            "0.25·C·T_e (Cardwell et al. 2016), which keeps the port busy (in this simulator, "
+            "with 4 to 100 flows; validation/datasets/bbr_many_flows.csv). Its loss is not "
+            "predicted: see the warnings"
+        )
+        return model, BBR, why
     if n < FEW_FLOWS:
         rule = RULE_OF_THUMB if sc.congestion_control == "reno" else MD_BETA
         why = (
@@ -136,13 +150,6 @@ def choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
             "ignores the loss rate (004 §I)"
         )
         return model, BSCL, why
-    if sc.congestion_control == "bbr" and n < DESYNCHRONIZED_FLOWS:
-        why = (
-            f"N = {n} BBR flows: BBR paces at its bottleneck-bandwidth estimate and its "
-            "ProbeBW phase sends 1.25× that rate for one round trip, a queue of 0.25·C·T_e "
-            "(Cardwell et al. 2016); N_b is not given, so the loss constraint is not sized"
-        )
-        return model, BBR, why
     if n >= DESYNCHRONIZED_FLOWS:
         why = (
             f"N = {n} long-lived flows (>= {DESYNCHRONIZED_FLOWS}) desynchronize, so the "

@@ -8,7 +8,7 @@ from models.recommend.result import Prediction
 def describe(prediction: Prediction) -> str:
     """A prediction in one phrase: size, utilization, loss and queueing delay."""
     loss = (
-        "unknown (N_b not given)"
+        "not predicted (N_b not given, or senders not governed by loss)"
         if prediction.loss_probability is None
         else f"{prediction.loss_probability:.2g}"
     )
