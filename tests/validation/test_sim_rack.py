@@ -3,7 +3,7 @@
 RFC 6675 retransmits each hole once; if that copy is lost too, the sender of before waited for
 its retransmission timer. Linux marks it lost when a packet sent after it is delivered
 (RFC 8985 §6.2; net/ipv4/tcp_recovery.c, ``tcp_rack_detect_loss``) and sends it again about
-one round trip later. Beside the kernel testbed (``benchmarks/kernel_compare.py``, 10 BBR flows
+one round trip later. Beside the kernel testbed (``studies/kernel_compare.py``, 10 BBR flows
 at 100 Mb/s, RTTs 80-120 ms) the simulator had 87-124 timeouts a run where Linux had none,
 while Linux's counters showed 533-3,235 lost retransmissions found this way.
 

@@ -2,19 +2,20 @@
 
 Needs root (the testbed builds network namespaces; ``validation.testbed``). Run::
 
-    nice -n -5 .venv/bin/python benchmarks/kernel_compare.py
+    nice -n -5 .venv/bin/python studies/kernel_compare.py
 
-The kernel's runs are kept in ``benchmarks/results/kernel_runs.json`` (one record per run,
+The kernel's runs are kept in ``studies/results/kernel_runs.json`` (one record per run,
 with its sanity checks, the kernel's version and the machine's load) and are not repeated
 when the file already holds them, so the simulator's columns can be refreshed without root
-(``--no-kernel``). The table is written to ``benchmarks/results/kernel_compare.md`` with the
+(``--no-kernel``). The table is written to ``studies/results/kernel_compare.md`` with the
 command that made it; the notes below the table are kept when it is rewritten.
 
 The families (issue 32): one Reno and one CUBIC flow at 20 Mbit/s, 50 ms; 40 Reno and 40
 CUBIC flows at 100 Mbit/s, RTTs uniform in 80-120 ms; one BBR flow (20 Mbit/s, 50 ms); 10
 BBR flows and 20 CUBIC with 20 BBR flows (100 Mbit/s, 80-120 ms). Each at six buffers from
-0.05 to 2 BDP (BDP of the mean RTT in 1500-byte packets), two runs each: run k uses seed k,
-whose RTTs and start times (``make_parameters``) both sides share.
+0.05 to 2 BDP (BDP of the mean RTT in 1500-byte packets), the 40-flow families also at the
+issue's 25 and 62 packets, two runs each: run k uses seed k, whose RTTs and start times
+(``make_parameters``) both sides share.
 
 Matched definitions. The simulator runs its defaults, which follow Linux: 1448-byte segments
 with 52 bytes of headers (the testbed's MTU is 1500 and the timestamp option is on), SACK,
@@ -42,9 +43,9 @@ import sys
 from pathlib import Path
 from typing import Any, cast
 
+from models.choices import CongestionControl
 from validation.simulator import FlowGroup, Scenario, simulate
 from validation.simulator.parameters import make_parameters
-from validation.simulator.scenario import CongestionControl
 from validation.testbed import Flow, Testbed, reno_check, run_problems
 from validation.testbed.sanity import stall_problem
 
@@ -68,6 +69,7 @@ class Family:
     capacity_bps: float
     rtt_s: float
     rtt_jitter_s: float
+    extra_buffers: tuple[int, ...] = ()  # packets, beside the six fractions of the BDP
 
     def scenario(self, duration_s: float, warmup_s: float) -> Scenario:
         """The simulator's scenario: one group per congestion control."""
@@ -93,15 +95,22 @@ class Family:
         return self.capacity_bps * self.rtt_s / (8.0 * MTU_BYTES)
 
     def buffers(self) -> list[int]:
-        """The six buffers, packets (at least 2)."""
-        return [max(2, round(f * self.bdp_packets())) for f in FRACTIONS]
+        """The six buffers, packets (at least 2), then the extra ones."""
+        return [max(2, round(f * self.bdp_packets())) for f in FRACTIONS] + list(self.extra_buffers)
+
+    def points(self) -> list[tuple[float, int]]:
+        """(B/BDP, B) of every buffer, smallest first."""
+        bdp = self.bdp_packets()
+        fractions = list(FRACTIONS) + [b / bdp for b in self.extra_buffers]
+        return sorted(zip(fractions, self.buffers(), strict=True), key=lambda p: p[1])
 
 
 FAMILIES = (
     Family("reno-1", (("reno", 1),), 20e6, 0.05, 0.0),
     Family("cubic-1", (("cubic", 1),), 20e6, 0.05, 0.0),
-    Family("reno-40", (("reno", 40),), 100e6, 0.1, 0.02),
-    Family("cubic-40", (("cubic", 40),), 100e6, 0.1, 0.02),
+    # the issue's own 25 and 62 packets (0.03 and 0.07 BDP), where Linux was measured first
+    Family("reno-40", (("reno", 40),), 100e6, 0.1, 0.02, (25, 62)),
+    Family("cubic-40", (("cubic", 40),), 100e6, 0.1, 0.02, (25, 62)),
     Family("bbr-1", (("bbr", 1),), 20e6, 0.05, 0.0),
     Family("bbr-10", (("bbr", 10),), 100e6, 0.1, 0.02),
     Family("cubic-20+bbr-20", (("cubic", 20), ("bbr", 20)), 100e6, 0.1, 0.02),
@@ -236,13 +245,13 @@ def table(
     rows, summary = [], []
     for family in families:
         gaps, loss_misses, delay_misses, share_gaps = [], [], [], []
-        for fraction, buffer_packets in zip(FRACTIONS, family.buffers(), strict=True):
+        for fraction, buffer_packets in family.points():
             kernel = _kernel_runs(runs, family, buffer_packets, seeds, times)
             sims = [simulated(family, buffer_packets, s, duration_s, warmup_s) for s in seeds]
             su = _mean([r["utilization"] for r in sims])
             sl = _mean([r["loss_rate"] for r in sims])
             sd = _mean([r["queue_delay_mean_s"] for r in sims])
-            point = f"| {family.name} | {fraction:g} | {buffer_packets} |"
+            point = f"| {family.name} | {fraction:.2g} | {buffer_packets} |"
             st = _mean([r["timeouts"] for r in sims])
             ours = f"{su:.3f} | {100 * sl:.3f} | {1e3 * sd:.1f} | {st:.0f} |"
             if not kernel:
@@ -304,7 +313,7 @@ def main() -> None:
     rows, summary = table(list(FAMILIES), seeds, args.duration_s, args.warmup_s)
     old = TABLE.read_text() if TABLE.exists() else ""
     notes = old[old.index(NOTES_MARK) :] if NOTES_MARK in old else ""
-    command = "nice -n -5 .venv/bin/python benchmarks/kernel_compare.py " + shlex.join(sys.argv[1:])
+    command = ".venv/bin/python studies/kernel_compare.py " + shlex.join(sys.argv[1:])
     runs = load()
     kernels = sorted({r.get("kernel", "?") for k, r in runs.items() if not k.startswith("check")})
     checks = [
@@ -332,7 +341,7 @@ def main() -> None:
     )  # fmt: skip
     text = "\n".join(
         [
-            "# bufsize beside Linux's TCP (generated by benchmarks/kernel_compare.py)",
+            "# bufsize beside Linux's TCP (generated by studies/kernel_compare.py)",
             "",
             f"Command: `{command.strip()}`",
             "",
