@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.schemas.common import MAX_CAPACITY_BPS, MIN_CAPACITY_BPS, bound_words
+from app.services.trace import TRACE_REPLICATIONS
 from app.units import FRACTION_PATTERN, MAX_QUANTITY_CHARS, PATTERNS
 
 
@@ -69,7 +70,8 @@ TRACE_FORM_FIELDS: dict[str, dict[str, Any]] = {
     ),
     "verify": _form_field("true (or 1): simulate the BSCL size.", "^ *(?:true|false|1|0) *$"),
     "replications": _form_field(
-        "Simulator runs per size of the check, 2 to 20.", "^ *(?:[2-9]|1[0-9]|20) *$"
+        "Simulator runs per size of the check, {} to {}.".format(*TRACE_REPLICATIONS),
+        "^ *(?:[2-9]|1[0-9]|20) *$",  # TRACE_REPLICATIONS (tests/app/test_api_traces.py)
     ),
     "seed": _form_field(
         "Seed of the check, a whole number of at most 15 digits.", "^ *[0-9]{1,15} *$"

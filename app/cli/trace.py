@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from app.services.names import option_word
-from app.services.trace import run_trace, trace_options
+from app.services.trace import TRACE_REPLICATIONS, run_trace, trace_options
 
 if TYPE_CHECKING:  # the readers and estimators are imported when a trace is read
     from validation.traces import TraceEstimates
@@ -87,14 +87,11 @@ def render(doc: dict[str, Any], est: TraceEstimates, console: Console) -> None:
 )
 @click.option(
     "--replications",
-    type=click.IntRange(min=2, max=20),
-    default=5,
+    default="5",
     show_default=True,
-    help="Simulator runs per size with --verify.",
+    help="Simulator runs per size with --verify, {} to {}.".format(*TRACE_REPLICATIONS),
 )
-@click.option(
-    "--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Seed of --verify."
-)
+@click.option("--seed", default="1", show_default=True, help="Seed of --verify.")
 @click.option("--flows", "with_flows", is_flag=True, help="With --json: the per-flow table.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON on stdout.")
 def trace(**opts: Any) -> None:
@@ -107,11 +104,11 @@ def trace(**opts: Any) -> None:
                 "buffer_packets": opts["buffer_"],
                 "warmup_s": opts["warmup"],
                 "max_loss": opts["max_loss"],
+                "replications": opts["replications"],
+                "seed": opts["seed"],
             },
             option_word,
             verify=opts["verify"],
-            seed=opts["seed"],
-            replications=opts["replications"],
             with_flows=opts["with_flows"],
         )
     except ValueError as exc:

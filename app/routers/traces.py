@@ -82,23 +82,7 @@ def _options(form: dict[str, str], filename: str) -> TraceOptions:
     except FieldError as exc:
         raise invalid(("body", *exc.field), str(exc), value=exc.value) from exc
     verify = fields.get("verify", "false").strip()
-    try:
-        replications = int(fields.get("replications", "5"))
-        if not 2 <= replications <= 20:
-            raise ValueError
-    except ValueError as exc:
-        raise _invalid(
-            "replications",
-            "replications must be a whole number in [2, 20]",
-            fields.get("replications"),
-        ) from exc
-    try:
-        seed = int(fields.get("seed", "1"))
-        if seed < 0:
-            raise ValueError
-    except ValueError as exc:
-        raise _invalid("seed", "seed must be a whole number >= 0", fields.get("seed")) from exc
-    return replace(options, verify=verify in ("true", "1"), replications=replications, seed=seed)
+    return replace(options, verify=verify in ("true", "1"))
 
 
 @router.post(

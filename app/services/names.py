@@ -47,6 +47,8 @@ OPTION_OF = {
     "cell_bytes": "--cell-bytes",
     "interface": "--interface",
     "max_loss": "--max-loss",
+    "replications": "--replications",
+    "seed": "--seed",
 }
 
 #: How an edge names an input (the key of :data:`OPTION_OF`).

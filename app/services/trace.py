@@ -22,6 +22,8 @@ if TYPE_CHECKING:  # the readers and estimators are imported when a trace is rea
 
 #: The packet size a buffer given in packets is converted with, bytes.
 TRACE_PACKET_BYTES = 1500
+#: Simulator runs per size of a trace's check (``verify``): the fewest and the most.
+TRACE_REPLICATIONS = (2, 20)
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,30 @@ def _text(texts: Mapping[str, str | None], name: str, default: str) -> str:
     return default if text is None else text
 
 
+def _whole(
+    texts: Mapping[str, str | None],
+    name: str,
+    default: int,
+    low: int,
+    high: int | None,
+    words: Words,
+) -> int:
+    """A whole number from ``texts[name]`` (``default`` when absent) in [low, high]."""
+    text = texts.get(name)
+    if text is None:
+        return default
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = low - 1
+    if value < low or (high is not None and value > high):
+        span = f"in [{low}, {high}]" if high is not None else f">= {low}"
+        raise FieldError(
+            (name,), f"{words(name)} must be a whole number {span}, got {text!r}", text
+        )
+    return value
+
+
 def trace_options(
     texts: Mapping[str, str | None],
     words: Words,
@@ -70,7 +96,8 @@ def trace_options(
     **rest: Any,
 ) -> TraceOptions:
     """The options from text keyed by API field (``capacity_bps``, ``buffer_packets``,
-    ``warmup_s``, ``max_loss``; absent or None: the default), the rest as given.
+    ``warmup_s``, ``max_loss``, ``replications``, ``seed``; absent or None: the default), the
+    rest as given.
 
     A bad input raises :class:`FieldError` naming it in ``words``; a capacity outside
     ``capacity_range`` (bit/s, both ends included) too, when it is given.
@@ -123,6 +150,8 @@ def trace_options(
         buffer_bytes=buffer_bytes,
         warmup_s=warmup_s,
         max_loss=loss,
+        replications=_whole(texts, "replications", 5, *TRACE_REPLICATIONS, words),
+        seed=_whole(texts, "seed", 1, 0, None, words),
         **rest,
     )
 

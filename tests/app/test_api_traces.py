@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,10 +15,11 @@ from fastapi.testclient import TestClient
 
 from app.jobs.lifespan import trace_runner
 from app.main import create_app
-from app.services.names import api_word
-from app.services.trace import trace_options
+from app.services.names import OPTION_OF, FieldError, api_word, option_word
+from app.services.trace import TRACE_REPLICATIONS, trace_options
 from app.settings import Settings, get_settings
 from app.trace_child import TraceRunner, read_trace
+from app.trace_form import TRACE_FORM_FIELDS
 from tests.app import trace_runners
 from validation.simulator import Scenario
 from validation.traces.synthetic import simulated_trace, write_csv
@@ -306,3 +308,24 @@ def test_blank_fields_are_not_given_and_others_must_match_their_pattern(
         response = client.post("/v1/traces", files=files, data={name: text})
         assert response.status_code == 422, (name, text, response.text)
         assert response.json()["detail"][0]["loc"] == ["body", name]
+
+
+def test_the_replications_pattern_takes_exactly_the_services_range() -> None:
+    low, high = TRACE_REPLICATIONS
+    pattern = TRACE_FORM_FIELDS["replications"]["pattern"]
+    taken = {n for n in range(100) if re.fullmatch(pattern, str(n))}
+    assert taken == set(range(low, high + 1))
+
+
+@pytest.mark.parametrize(
+    ("texts", "name"), [({"replications": "21"}, "replications"), ({"seed": "-1"}, "seed")]
+)
+def test_limits_are_written_once_in_each_edges_words(texts: dict[str, str], name: str) -> None:
+    # One check (the service's), each edge's word for the field in its message.
+    with pytest.raises(FieldError) as api:
+        trace_options(texts, api_word)
+    with pytest.raises(FieldError) as cli:
+        trace_options(texts, option_word)
+    assert api.value.field == cli.value.field == (name,)
+    assert str(api.value).startswith(f"{name} must be")
+    assert str(cli.value).startswith(f"{OPTION_OF[name]} must be")
