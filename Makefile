@@ -7,7 +7,7 @@ PACKAGES := app models validation
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install serve test lint typecheck pytest notebooks bench validate ns3 ns3-compare clean
+.PHONY: install serve test lint typecheck pytest notebooks import-graph bench validate ns3 ns3-compare clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ notebooks: $(STAMP)
 
 # Speed figures (printed, never asserted): the simulator and the recommendation engine.
 # The API load benchmark needs a running service: see benchmarks/api_load.py.
+# Which use cases (app/services/) each edge imports, read from the sources (docs/architecture.md).
+import-graph: $(STAMP)
+	$(BIN)/python -m tests.import_graph
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/simulator_speed.py
 	$(BIN)/python benchmarks/recommend_speed.py
