@@ -4,7 +4,7 @@ Needs root, iproute2, ethtool and /dev/net/tun (as the capture test needs them);
 machine cannot build the testbed the tests are skipped with its reason. The tests quote no
 timing: they assert the sanity checks pass, that the measures agree with each other and with
 the buffer, and that no namespace, veth, TUN device or qdisc remains after a run, a failing
-run, SIGINT and SIGTERM.
+run, SIGINT and SIGTERM (while the flows run, and while the start-up RTT probe waits).
 """
 
 from __future__ import annotations
@@ -128,16 +128,58 @@ def test_an_interrupted_run_leaves_nothing(signum: int) -> None:
     assert remains(tag) == []
 
 
+#: A run whose start-up RTT probe cannot end: the delay line holds the probe's SYN-ACKs for
+#: the flow's RTT, here 10 minutes, so the probe waits in ``connect`` whatever the machine's
+#: speed, and the signal below comes while it waits.
+_IN_THE_PROBE = """
+from validation.testbed import Flow, Testbed
+with Testbed(10e6, 8) as bed:
+    print(bed.tag, flush=True)
+    bed.run([Flow("reno", 600.0)], warmup_s=1.0, measure_s=1.0)
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_run_interrupted_in_its_rtt_probe_leaves_nothing(signum: int) -> None:
+    # Last session a SIGTERM in this window once left a child and the namespaces behind.
+    child = subprocess.Popen(
+        [sys.executable, "-c", _IN_THE_PROBE], cwd=REPO, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None
+        tag = child.stdout.readline().strip()
+        assert len(tag) == 6, tag
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not _pids(tag, b"probe"):
+            time.sleep(0.2)
+        probes = _pids(tag, b"probe")
+        assert probes, "the RTT probe never started"
+        child.send_signal(signum)
+        child.wait(timeout=120)  # a loaded machine (load 25 on 2 cores) takes its time
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode != 0  # interrupted, not finished
+    assert remains(tag) == []
+    assert [pid for pid in probes if Path(f"/proc/{pid}").exists()] == []
+
+
 def _running(tag: str) -> bool:
     """Whether the flows' sender runs in the testbed's sender namespace."""
+    return bool(_pids(tag, b"send"))
+
+
+def _pids(tag: str, word: bytes) -> list[int]:
+    """The processes of the testbed's sender namespace with ``word`` in their command line."""
     shown = subprocess.run(
         ["ip", "netns", "pids", f"bzk-snd-{tag}"], capture_output=True, text=True, check=False
     )
+    found = []
     for pid in shown.stdout.split():
         try:
             command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"send" in command:
-            return True
-    return False
+        if word in command:
+            found.append(int(pid))
+    return found
