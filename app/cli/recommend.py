@@ -287,17 +287,17 @@ def recommend(**opts: Any) -> None:
         )
         raise SystemExit(2)
     if opts["verify"]:
-        from app.cli.verify import run_kernel_verification, run_verification
+        from app.cli.verify import run_here, run_kernel_verification
 
-        verification = run_verification(
-            scenario, rec, targets, opts["replications"], opts["seed"], budget
-        )
+        with run_here("verifying", opts["replications"], opts["seed"], budget) as run:
+            verification = run.check(scenario, rec, targets)
         if opts["kernel"]:
             kernel = run_kernel_verification(scenario, rec, targets, opts)
     if opts["search"]:
-        from app.cli.verify import run_search
+        from app.cli.verify import run_here
 
-        found = run_search(scenario, rec, targets, opts["replications"], opts["seed"], budget)
+        with run_here("searching", opts["replications"], opts["seed"], budget) as run:
+            found = run.search(scenario, rec, targets)
     if opts["as_json"]:
         out = rec.to_dict()
         if verification is not None:

@@ -20,8 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from app.cli.progress import ProgressBar
-from app.services.verify import run_search as search_now
-from app.services.verify import run_verification as check
+from app.services.verify import RunHere
 from models.recommend import LinkScenario, Recommendation, Targets
 from validation.size_search import SearchOutcome
 from validation.verify import Progress, Verification
@@ -46,30 +45,11 @@ def _progress_bar(label: str) -> Iterator[Progress]:
             bar[0].__exit__(None, None, None)
 
 
-def run_verification(
-    link: LinkScenario,
-    rec: Recommendation,
-    targets: Targets,
-    replications: int,
-    seed: int,
-    max_replications: int | None = None,
-) -> Verification:
-    """Run the verification with a progress bar on stderr."""
-    with _progress_bar("verifying") as progress:
-        return check(link, rec, targets, replications, seed, progress, max_replications)
-
-
-def run_search(
-    link: LinkScenario,
-    rec: Recommendation,
-    targets: Targets,
-    replications: int,
-    seed: int,
-    max_replications: int | None = None,
-) -> SearchOutcome:
-    """Run the search by simulation with a progress bar on stderr."""
-    with _progress_bar("searching") as progress:
-        return search_now(link, rec, targets, replications, seed, progress, max_replications)
+@contextmanager
+def run_here(label: str, replications: int, seed: int, budget: int | None) -> Iterator[RunHere]:
+    """The check or search to run now, its progress drawn as a bar labelled ``label``."""
+    with _progress_bar(label) as progress:
+        yield RunHere(replications, seed, budget, progress)
 
 
 def run_kernel_verification(

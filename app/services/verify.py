@@ -1,14 +1,14 @@
 """A recommendation checked by simulation (the recommended size, half and double it), and the
 smallest size found by simulation.
 
-``bufsize recommend --verify`` runs the check here and now (:func:`run_verification`);
+``bufsize recommend --verify`` runs the check here and now (:class:`RunHere`);
 ``POST /v1/verifications`` plans it (:func:`plan_verification`) and runs its batches of
 replications as ordinary simulation jobs through :func:`job_runner` (one job per simulated
 scenario and batch, the same seeds as the command line's): each answer replays the batches
 from the stored results and stops at the first job not finished (:class:`Pending`). The logic
 (scaling rule, sizes, verdicts, extra batches for undecided targets) is
 :mod:`validation.verify`'s. ``bufsize recommend --search`` and ``search`` in the same request
-run :mod:`validation.size_search`'s bisection the same two ways (:func:`run_search`,
+run :mod:`validation.size_search`'s bisection the same two ways (:meth:`RunHere.search`,
 :func:`searched`), each size tried being such a check.
 """
 
@@ -150,43 +150,28 @@ def searched(planned: PlannedVerification, run: BatchRunner) -> SearchOutcome:
     )
 
 
-def run_search(
-    link: LinkScenario,
-    rec: Recommendation,
-    targets: Targets,
-    replications: int,
-    seed: int,
-    progress: Progress | None = None,
-    max_replications: int | None = None,
-) -> SearchOutcome:
-    """Search now (:func:`validation.size_search.search`), reporting ``progress``."""
-    return search(
-        link,
-        rec,
-        targets,
-        replications=replications,
-        seed=seed,
-        max_replications=max_replications,
-        progress=progress,
-    )
+@dataclass(frozen=True)
+class RunHere:
+    """A check or a search run here and now (``bufsize recommend --verify``/``--search``):
+    runs per size, their seed, the most runs per size, and who hears of each finished run."""
 
+    replications: int
+    seed: int
+    max_replications: int | None = None
+    progress: Progress | None = None
 
-def run_verification(
-    link: LinkScenario,
-    rec: Recommendation,
-    targets: Targets,
-    replications: int,
-    seed: int,
-    progress: Progress | None = None,
-    max_replications: int | None = None,
-) -> Verification:
-    """Simulate the check now (:func:`validation.verify.verify`), reporting ``progress``."""
-    return verify(
-        link,
-        rec,
-        targets,
-        replications=replications,
-        seed=seed,
-        max_replications=max_replications,
-        progress=progress,
-    )
+    def check(self, link: LinkScenario, rec: Recommendation, targets: Targets) -> Verification:
+        """The check of ``rec`` (:func:`validation.verify.verify`)."""
+        return verify(link, rec, targets, **self._options())
+
+    def search(self, link: LinkScenario, rec: Recommendation, targets: Targets) -> SearchOutcome:
+        """The smallest size meeting ``targets`` (:func:`validation.size_search.search`)."""
+        return search(link, rec, targets, **self._options())
+
+    def _options(self) -> dict[str, Any]:
+        return {
+            "replications": self.replications,
+            "seed": self.seed,
+            "max_replications": self.max_replications,
+            "progress": self.progress,
+        }
