@@ -17,7 +17,9 @@ utilization = IP bytes sent / (rate · time); loss = drops / arrivals; each sent
 wait before its transmission (mean and 99th percentile, as the simulator measures its
 queueing delay); each flow's throughput (bytes sent from its source port); each flow's
 congestion control as the kernel reports it and its smallest RTT sample (``ss -ti``); the
-senders' retransmission timeouts, loss probes and recoveries (``TCP_COUNTERS``).
+senders' retransmission timeouts, loss probes and recoveries (``TCP_COUNTERS``); how the
+packets came to the port (the backlog each found, trains of packets sent back to back, of
+ACKs let go together).
 
 Removal: the namespaces' processes are killed and the namespaces deleted (with them every
 veth and TUN device) when the :class:`Testbed` context ends, whatever ends it: a return, an
@@ -112,6 +114,10 @@ class Measurement:
     wall_s: float
     kernel: str = field(default_factory=lambda: os.uname().release)
     tcp_counters: dict[str, int] = field(default_factory=dict)
+    #: How the data packets came to the port (the forwarder's docstring): ``backlog_found``
+    #: (packets finding k packets there; k = buffer: dropped), ``trains`` (runs of packets
+    #: back to back, by length) and ``ack_trains`` (the same for the ACKs the line lets go).
+    arrival_counts: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def group_share(self, group: str) -> float:
         """Share of the flows' total throughput that ``group``'s flows got (a ratio)."""
@@ -458,6 +464,10 @@ class Testbed:
             flow_min_rtt_s=[float(seen.get(port, {}).get("minrtt_s", "nan")) for port in ports],
             flows=list(flows),
             forwarder_late={k: float(v) for k, v in late.items()},
+            arrival_counts={
+                name: {k: int(v) for k, v in counted.get(name, {}).items()}
+                for name in ("backlog_found", "trains", "ack_trains")
+            },
             other_drops=other_drops,
             probe_rtt_s=probe_rtt_s,
             wall_s=wall_s,
