@@ -68,6 +68,8 @@ def _fix(cause: str) -> str:
             "the file is damaged: restore it from a backup, or move it aside and start again "
             "(a new empty store is created)"
         )
+    if "mounted read-only" in lowered:
+        return "remount it read-write, or point the variable at a writable path"
     if "readonly" in lowered or "read-only" in lowered or "unable to open" in lowered:
         return (
             "make the file and its directory writable by this user, or point the variable at a "
@@ -106,6 +108,8 @@ def check_database(database_url: str) -> None:
         directory = path.resolve().parent
         if not directory.is_dir():
             raise unusable(database_url, f"its directory {directory} does not exist")
+        if os.statvfs(directory).f_flag & os.ST_RDONLY:
+            raise unusable(database_url, f"its file system ({directory}) is mounted read-only")
         if path.exists() and not os.access(path, os.R_OK | os.W_OK):
             raise unusable(database_url, "the file is read-only for this user")
         if not path.exists() and not os.access(directory, os.W_OK | os.X_OK):

@@ -7,6 +7,7 @@ on to the user unchanged.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -29,32 +30,54 @@ def _as_array(name: str, value: Any) -> npt.NDArray[np.float64]:
     return arr
 
 
+def _number(name: str, value: Any) -> float | None:
+    """A plain number as a finite float (the common case, checked without numpy: the
+    recommendation engine makes thousands of checks per answer); None for anything else."""
+    if isinstance(value, float | int) and not isinstance(value, bool):
+        number = float(value)
+        if not math.isfinite(number):
+            raise ParameterError.got(name, "finite", value)
+        return number
+    return None
+
+
+def _checked(name: str, value: Any) -> float | npt.NDArray[np.float64]:
+    """``value`` as a finite float or a non-empty finite array (ParameterError otherwise)."""
+    number = _number(name, value)
+    return _as_array(name, value) if number is None else number
+
+
+def _any(mask: Any) -> bool:
+    """Whether any of ``mask`` (a bool, from a number, or an array) is true."""
+    return mask if isinstance(mask, bool) else bool(np.any(mask))
+
+
 def finite(name: str, value: Any) -> Any:
     """Return ``value`` after checking it is a finite number (or array of them)."""
-    _as_array(name, value)
+    _checked(name, value)
     return value
 
 
 def positive(name: str, value: Any) -> Any:
     """Check ``value > 0`` (and finite)."""
-    arr = _as_array(name, value)
-    if np.any(arr <= 0):
+    arr = _checked(name, value)
+    if _any(arr <= 0):
         raise ParameterError.got(name, "> 0", value)
     return value
 
 
 def non_negative(name: str, value: Any) -> Any:
     """Check ``value >= 0`` (and finite)."""
-    arr = _as_array(name, value)
-    if np.any(arr < 0):
+    arr = _checked(name, value)
+    if _any(arr < 0):
         raise ParameterError.got(name, ">= 0", value)
     return value
 
 
 def at_least(name: str, value: Any, bound: float) -> Any:
     """Check ``value >= bound`` (and finite)."""
-    arr = _as_array(name, value)
-    if np.any(arr < bound):
+    arr = _checked(name, value)
+    if _any(arr < bound):
         raise ParameterError.got(name, f">= {bound:g}", value)
     return value
 
@@ -75,10 +98,10 @@ def in_range(
     that, not the parameter itself, is what must lie in the interval; the message then speaks of
     the quantity and the error still names the parameter.
     """
-    arr = _as_array(name, value)
+    arr = _checked(name, value)
     bad_low = arr < low if low_inclusive else arr <= low
     bad_high = arr > high if high_inclusive else arr >= high
-    if np.any(bad_low) or np.any(bad_high):
+    if _any(bad_low) or _any(bad_high):
         left = "[" if low_inclusive else "("
         right = "]" if high_inclusive else ")"
         interval = f"in {left}{low:g}, {high:g}{right}"

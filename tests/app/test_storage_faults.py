@@ -125,3 +125,34 @@ def test_serve_refuses_a_database_in_a_missing_directory(tmp_path: Path) -> None
     assert len(lines) == 1, done.stderr
     assert str(path) in lines[0] and "BUFSIZE_DATABASE_URL" in lines[0]
     assert "does not exist" in lines[0]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a private mount namespace needs root")
+def test_serve_refuses_a_read_only_database_in_one_line(tmp_path: Path) -> None:
+    # Root ignores file permissions, so the store's directory is mounted read-only (a bind
+    # mount in a mount namespace of the service's own, gone when it exits): writes fail with
+    # EROFS for root too, as on a read-only volume.
+    store = tmp_path / "store"
+    store.mkdir()
+    path = store / "jobs.sqlite3"
+    JobStore(f"sqlite:///{path}").close()
+    script = (
+        f'mount --bind "{store}" "{store}" && mount -o remount,bind,ro "{store}" && '
+        f'exec "{BUFSIZE}" serve --port {free_port()}'
+    )
+    env = {**os.environ, "BUFSIZE_DATABASE_URL": f"sqlite:///{path}"}
+    done = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert str(path) in lines[0] and "BUFSIZE_DATABASE_URL" in lines[0]
+    assert "mounted read-only" in lines[0] and "remount it read-write" in lines[0]
+    # The mount was the service's own: the store is writable again outside it.
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE probe (x INTEGER)")
