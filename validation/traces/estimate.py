@@ -92,6 +92,7 @@ from scipy import stats
 from validation.traces import kernel, paced_queue
 from validation.traces.drop_rtt import DropRtt
 from validation.traces.open import open_trace
+from validation.traces.peak_rate import PeakRate
 from validation.traces.records import BoolArray, FloatArray, IntArray, TraceReader
 
 #: A trace longer than a day whose packets are on average more than a minute apart is refused:
@@ -193,7 +194,8 @@ class TraceEstimates:
     packets, flows : packets and flows read.
     start_s, end_s, warmup_s : the trace's span and the warm-up left out of rates and counts.
     capacity_bps : the link rate (given, or when not given the busiest second's rate, or the
-        whole trace's for a trace shorter than a second).
+        whole trace's for a trace shorter than a second, or the rate sustained through 100 ms
+        where higher).
     capacity_source : "given" or "estimated".
     class_counts : flows per class.
     bottlenecked_flows : N_b.
@@ -268,6 +270,7 @@ class _Accumulator:
         self.queue_full_s = 0.0
         self.drop_rtt_s = np.zeros(0)
         self.largest_bytes = 0
+        self.peak = PeakRate()  # the highest rate over windows of 100 ms
 
     def grow(self, flows: int) -> None:
         rows = self.fs.shape[0]
@@ -297,8 +300,9 @@ def estimate_trace(
         A CSV or pcap reader (:func:`validation.traces.open_trace`).
     capacity_bps : float, optional
         The link rate C, bit/s. When not given, the highest rate the trace carried over a
-        window it measures (the busiest second, or the whole of a trace shorter than a second:
-        an underestimate for a link never saturated that long); where the trace's largest
+        window it measures (the busiest second, or the whole of a trace shorter than a second,
+        or the rate sustained through 100 ms where higher: :func:`_carried_rate`; an
+        underestimate for a link never saturated); where the trace's largest
         packet takes longer than ``kernel.GAP_MIN_S`` at that rate (below 12 Mbit/s for 1500
         bytes), the file is read a second time with it (the first-flight rule needs C).
     warmup_s : float
@@ -496,6 +500,7 @@ def _bin(
 ) -> None:
     """Per-second departed bytes (for the link rate, C and the batches) and the loss times."""
     departed = ~dropped
+    acc.peak.advance(time_s[departed], size_bytes[departed])
     # Only the seconds that saw packets are kept: memory and time grow with the packets,
     # never with the span of the timestamps.
     second = np.floor(time_s[departed] - acc.start_s).astype(np.int64)
@@ -523,13 +528,19 @@ def _merge_bins(indices: list[IntArray], sums: list[FloatArray]) -> tuple[IntArr
 
 def _carried_rate(acc: _Accumulator, per_second: FloatArray) -> tuple[float, str]:
     """The highest rate the trace carried over a window it measures, bit/s, and the window:
-    the busiest whole second, or for a trace shorter than a second the whole trace (its
-    busiest "second" is all of it over one second, below what it carried). Either is a lower
-    bound of the link's capacity."""
+    the busiest whole second (for a trace shorter than a second the whole trace: its busiest
+    "second" is all of it over one second, below what it carried), or the highest rate
+    sustained through a window of 100 ms (:mod:`validation.traces.peak_rate`), whichever is
+    higher. Each is a lower bound of the link's capacity."""
     span_s = acc.end_s - acc.start_s
     if 0 < span_s < 1.0:
-        return float(per_second.sum()) * 8.0 / span_s, f"whole trace ({span_s:.3g} s)"
-    return (float(per_second.max()) * 8.0 if per_second.size else 0.0), "second"
+        rate, window = float(per_second.sum()) * 8.0 / span_s, f"whole trace ({span_s:.3g} s)"
+    else:
+        rate, window = (float(per_second.max()) * 8.0 if per_second.size else 0.0), "second"
+    if acc.peak.rate_bps > rate:
+        rate = acc.peak.rate_bps
+        window = f"{acc.peak.window_s * 1e3:g} ms (the rate sustained through each quarter)"
+    return rate, window
 
 
 def _per_second(acc: _Accumulator, packets: int, path: str) -> FloatArray:
