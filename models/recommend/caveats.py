@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
+from models.mathis import MATHIS_CONSTANT
 from models.recommend.context import Context
 from models.recommend.result import RegimeInfo, RuleResult
-from models.recommend.rules import BBR_CWND_GAIN, TINY
+from models.recommend.rules import BBR_CWND_GAIN, BSCL, TINY
+from models.recommend.simulated_loss import fitted_loss, fitted_window
 
 #: Fewest packets of bandwidth-delay product per long-lived flow for the loss models to hold:
 #: below it a flow's window is a packet or two, a loss cannot raise the three duplicate ACKs of
@@ -76,9 +80,51 @@ def warnings_for(
             "is the senders (BBR v2 and later respond to loss, draft-ietf-ccwg-bbr) or an AQM "
             "that bound it, not the buffer; check the size by simulation (--verify, --search)."
         )
+    fitted = simulated_loss_note(ctx, governing)
+    if fitted:
+        out.append(fitted)
     if governing.rule == TINY and not sc.paced and sc.access_bps is None:
         out.append(
             "Tiny buffers assume paced senders or slow access links; give the access rate or "
             "pacing to check it (000 §3.4-3.5)."
         )
     return tuple(out)
+
+
+def simulated_loss_note(ctx: Context, governing: RuleResult) -> str:
+    """This simulator's loss at BSCL's size where it breaks the loss target that 004's law
+    says BSCL meets ("" elsewhere), and the size the law fitted to it needs
+    (:mod:`models.recommend.simulated_loss`)."""
+    sc = ctx.scenario
+    size = governing.buffer_packets
+    if governing.rule != BSCL or not ctx.bottlenecked_flows_given or size is None:
+        return ""
+    n_b = ctx.bottlenecked_flows
+    p_e = ctx.bottlenecked_share * ctx.bdp_packets
+    window = (p_e + size) / n_b
+    target = ctx.targets.max_loss
+    fitted = fitted_loss(sc.congestion_control, window)
+    if fitted is None or fitted <= target * (1.0 + 1e-9):
+        return ""
+    mathis = min(1.0, (MATHIS_CONSTANT / window) ** 2)
+    w_needed = fitted_window(sc.congestion_control, target)
+    if w_needed is None:
+        needed = (
+            "the window that would meet it lies outside the fit's range: find the size by "
+            "simulation (--search)"
+        )
+    else:
+        b = max(1, math.ceil(w_needed * n_b - p_e))
+        needed = (
+            f"by the fitted law, {b:,} packets ({w_needed:.3g} packets per flow; "
+            f"{b * ctx.packet_time_s * 1e3:,.0f} ms of queueing) meet {target:.2g} loss; check "
+            "it by simulation (--verify, --search)"
+        )
+    return (
+        f"Simulated loss above the target at BSCL's size: BSCL's loss term is 004's Mathis law "
+        f"(0.87/√p), calibrated on ns-2 Reno, which predicts {mathis:.2%} at its {size:,} "
+        f"packets ({window:.3g} packets per flow). This simulator's {sc.congestion_control} "
+        f"senders lose more at that window: {fitted:.2%} by the law fitted to them "
+        "(studies/results/sim_loss_at_rule_sizes.md: N_b = 300 to 3,000 on 1 Gbit/s, 180 ms, "
+        f"90 %, windows 8.7-56 packets per flow), above the {target:.2g} target; {needed}."
+    )

@@ -17,7 +17,7 @@ from models.choices import CONGESTION_CONTROL_NAMES, CongestionControl
 from models.cioq import cioq_advice
 from models.optical import optical_fifo_design
 from models.provenance import software_versions
-from models.recommend.caveats import low_bdp_per_flow, warnings_for
+from models.recommend.caveats import low_bdp_per_flow, simulated_loss_note, warnings_for
 from models.recommend.context import derive
 from models.recommend.curves import plot_curves
 from models.recommend.governing import choose, governing_rule
@@ -145,6 +145,13 @@ def _recommend(
             scenario.speedup if scenario.speedup is not None else 2.0,
         )
     warnings = warnings_for(ctx, regime, governing, recommended.buffer_packets)
+    if simulated_loss_note(ctx, governing):
+        recommended = replace(
+            recommended,
+            reason=recommended.reason
+            + " The loss predicted here is 004's law; this simulator's senders lose more at "
+            "BSCL's size, above the loss target (see warnings).",
+        )
     if low_bdp_per_flow(ctx, regime) is not None and recommended.predicted is not None:
         recommended = replace(
             recommended,
@@ -240,7 +247,16 @@ def _unknown_senders(scenario: LinkScenario, targets: Targets) -> Recommendation
         chosen,
         rules=chosen.rules + tuple(r for r in other.rules if r.rule not in known),
         recommended=replace(chosen.recommended, reason=chosen.recommended.reason + " " + note),
-        warnings=(note, *chosen.warnings) if differ else chosen.warnings,
+        warnings=(
+            *((note,) if differ else ()),
+            *chosen.warnings,
+            # The other candidate's simulated loss, when it breaks the target too.
+            *(
+                w
+                for w in other.warnings
+                if w.startswith("Simulated loss") and w not in chosen.warnings
+            ),
+        ),
         what_if=(what_if, *chosen.what_if) if differ else chosen.what_if,
     )
 
