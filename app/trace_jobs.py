@@ -81,7 +81,8 @@ class TracePending(QueueFull):
     def __init__(self, pending: int, limit: int) -> None:
         Exception.__init__(
             self,
-            f"{pending} trace jobs are waiting or running; the limit is {limit} (max_pending_jobs)",
+            f"{pending} trace jobs are waiting or running; the limit is {limit} "
+            "(max_pending_jobs); retry later",
         )
 
 

@@ -209,7 +209,7 @@ async def _receive(
     except QueueFull as exc:
         raise HTTPException(
             status_code=429,
-            detail=f"{exc}; retry later",
+            detail=str(exc),
             headers={"Retry-After": str(settings.retry_after_s)},
         ) from exc
     response.headers["Location"] = str(request.url_for("get_trace", job_id=job.id))
