@@ -30,6 +30,7 @@ EXPECTED = {
     "ipv6-http-stream.pcap": "estimate",
     "ipv6-http-stream-cut.pcap": "estimate",
     "ldap-11-interfaces.pcapng": "an interface has a type 113 different from the type",
+    "linktype-12-ipv6-http.pcap": "estimate",
     "linktype-ipv4.pcap": ONE_TIME,
     "linktype-ipv6.pcap": ONE_TIME,
     "linktype-raw-ipv4.pcap": ONE_TIME,
