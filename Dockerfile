@@ -21,9 +21,13 @@ COPY --from=build /opt/bufsize /opt/bufsize
 ENV PATH=/opt/bufsize/bin:$PATH \
     BUFSIZE_DATABASE_URL=sqlite:////data/bufsize.sqlite3 \
     BUFSIZE_ALLOWED_HOSTS=127.0.0.1,localhost \
-    NUMBA_CACHE_DIR=/tmp/numba-cache
+    NUMBA_CACHE_DIR=/home/bufsize/numba-cache
 USER 10001
 WORKDIR /home/bufsize
+# The simulator's compiled core, built into the image (numba's on-disk cache) so that the first
+# check after a start loads it instead of compiling for minutes; a host with another CPU model
+# recompiles once, into the same writable directory.
+RUN python -m validation.simulator.warm
 VOLUME ["/data"]
 EXPOSE 8000
 # Readiness: the database takes a write, /tmp takes a file, the job pool runs.
