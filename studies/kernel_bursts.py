@@ -28,12 +28,10 @@ import argparse
 import collections
 import json
 import os
-import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
-from kernel_compare import FAMILIES, MTU_BYTES, Family, kernel_flows
+from kernel_compare import FAMILIES, MTU_BYTES, Family, kernel_flows, write_keeping_notes
 
 from validation.simulator.measures import to_result
 from validation.simulator.reference.simulator import ReferenceSimulator
@@ -43,7 +41,6 @@ from validation.testbed.forwarder import TRAIN_GAP_S
 RESULTS = Path(__file__).resolve().parent / "results"
 RUNS = RESULTS / "kernel_bursts.json"
 TABLE = RESULTS / "kernel_bursts.md"
-NOTES_MARK = "## Notes"
 DURATION_S, WARMUP_S = 20.0, 5.0
 
 
@@ -181,15 +178,10 @@ def main() -> None:
                         f"{_summary(run['arrival_counts'], buffer_packets)} |"
                     )
                 print(rows[-1], flush=True)
-    old = TABLE.read_text() if TABLE.exists() else ""
-    notes = old[old.index(NOTES_MARK) :] if NOTES_MARK in old else ""
-    command = ".venv/bin/python studies/kernel_bursts.py " + shlex.join(sys.argv[1:])
-    text = "\n".join(
+    text = write_keeping_notes(
+        TABLE,
+        "# How packets reach the port: Linux's testbed and bufsize (studies/kernel_bursts.py)",
         [
-            "# How packets reach the port: Linux's testbed and bufsize (studies/kernel_bursts.py)",
-            "",
-            f"Command: `{command.strip()}`",
-            "",
             f"{DURATION_S:g} s a run, the first {WARMUP_S:g} s discarded; counts after the "
             f"warm-up. A train: packets less than {1e6 * TRAIN_GAP_S:.0f} µs apart. 'Found a "
             "queue': the packet found at least one packet at the port (in transmission or "
@@ -197,9 +189,8 @@ def main() -> None:
             "",
             *rows,
             "",
-        ]
+        ],
     )
-    TABLE.write_text(text + ("\n" + notes if notes else ""))
     print(text)
 
 

@@ -314,6 +314,19 @@ def test_dctcp_receiver_echoes_each_packets_ce_with_delayed_acks() -> None:
     assert acks == [(1, False), (2, True), (4, True), (5, False), (7, False), (8, True)]
 
 
+def test_ns3_like_receiver_sends_no_immediate_ack_of_a_ce_change() -> None:
+    # The reference's switch for studies/dctcp_ce_ack.py: ns-3 3.44's TcpDctcp acknowledges
+    # the packets waiting before a CE change with the old ECE, but the changing packet waits
+    # for the next delayed ACK. Same CE pattern as above: 0 1 1 1 0 0 0 1.
+    sim, acks = _receiver("dctcp", False, 2)
+    sim.immediate_ce_ack = False
+    for seq, ce in enumerate([0, 1, 1, 1, 0, 0, 0, 1]):
+        sim.deliver(0.001 * seq, 0, 0, seq, CE_FLAG if ce else 0)
+    # 0 waits; 1: 0 flushed unmarked, 1 waits; 2: 1-2 ACKed marked; 3 waits; 4: 3 flushed
+    # marked, 4 waits; 5: 4-5 ACKed unmarked; 6 waits; 7: 6 flushed unmarked, 7 waits.
+    assert acks == [(1, False), (3, True), (4, True), (6, False), (7, False)]
+
+
 def test_classic_receiver_latches_ece_until_cwr() -> None:
     # RFC 3168 §6.1.3: after a CE packet every ACK carries ECE until a packet with CWR.
     sim, acks = _receiver("reno", True, 1)

@@ -108,7 +108,6 @@ def test_a_failing_run_leaves_nothing() -> None:
 
 
 _INTERRUPTED = """
-import sys
 from validation.testbed import Flow, Testbed
 with Testbed(10e6, 8) as bed:
     print(bed.tag, flush=True)
@@ -118,29 +117,16 @@ with Testbed(10e6, 8) as bed:
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_an_interrupted_run_leaves_nothing(signum: int) -> None:
-    child = subprocess.Popen(
-        [sys.executable, "-c", _INTERRUPTED], cwd=REPO, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert child.stdout is not None
-        tag = child.stdout.readline().strip()
-        assert len(tag) == 6, tag
-        deadline = time.monotonic() + 30
-        # Interrupt once the flow runs (the delay line holds its ACKs).
-        while time.monotonic() < deadline and not _running(tag):
-            time.sleep(0.2)
-        assert _running(tag)
-        child.send_signal(signum)
-        child.wait(timeout=120)  # a loaded machine (load 25 on 2 cores) takes its time
-    finally:
-        if child.poll() is None:
-            child.kill()
+    # Interrupted once the flow runs (the delay line holds its ACKs).
+    tag, returncode, senders = _interrupt(_INTERRUPTED, b"send", signum)
+    assert returncode != 0  # interrupted, not finished
     assert remains(tag) == []
+    assert [pid for pid in senders if Path(f"/proc/{pid}").exists()] == []
 
 
 #: A run whose start-up RTT probe cannot end: the delay line holds the probe's SYN-ACKs for
 #: the flow's RTT, here 10 minutes, so the probe waits in ``connect`` whatever the machine's
-#: speed, and the signal below comes while it waits.
+#: speed, and the signal comes while it waits.
 _IN_THE_PROBE = """
 from validation.testbed import Flow, Testbed
 with Testbed(10e6, 8) as bed:
@@ -152,31 +138,34 @@ with Testbed(10e6, 8) as bed:
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_run_interrupted_in_its_rtt_probe_leaves_nothing(signum: int) -> None:
     # Last session a SIGTERM in this window once left a child and the namespaces behind.
+    tag, returncode, probes = _interrupt(_IN_THE_PROBE, b"probe", signum)
+    assert returncode != 0
+    assert remains(tag) == []
+    assert [pid for pid in probes if Path(f"/proc/{pid}").exists()] == []
+
+
+def _interrupt(script: str, word: bytes, signum: int) -> tuple[str, int, list[int]]:
+    """Run ``script`` (which prints its testbed's tag), send it ``signum`` once a process
+    with ``word`` in its command line runs in the sender namespace, and wait for its end:
+    the tag, its exit status and the processes that were seen."""
     child = subprocess.Popen(
-        [sys.executable, "-c", _IN_THE_PROBE], cwd=REPO, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", script], cwd=REPO, stdout=subprocess.PIPE, text=True
     )
     try:
         assert child.stdout is not None
         tag = child.stdout.readline().strip()
         assert len(tag) == 6, tag
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not _pids(tag, b"probe"):
+        while time.monotonic() < deadline and not _pids(tag, word):
             time.sleep(0.2)
-        probes = _pids(tag, b"probe")
-        assert probes, "the RTT probe never started"
+        seen = _pids(tag, word)
+        assert seen, f"no {word.decode()} process started"
         child.send_signal(signum)
         child.wait(timeout=120)  # a loaded machine (load 25 on 2 cores) takes its time
     finally:
         if child.poll() is None:
             child.kill()
-    assert child.returncode != 0  # interrupted, not finished
-    assert remains(tag) == []
-    assert [pid for pid in probes if Path(f"/proc/{pid}").exists()] == []
-
-
-def _running(tag: str) -> bool:
-    """Whether the flows' sender runs in the testbed's sender namespace."""
-    return bool(_pids(tag, b"send"))
+    return tag, child.returncode, seen
 
 
 def _pids(tag: str, word: bytes) -> list[int]:

@@ -189,6 +189,11 @@ class Flow:
 class ReferenceSimulator:
     """The reference event loop; see the module docstring for the model."""
 
+    #: A DCTCP receiver acknowledges at once the packet that changes its CE state (RFC 8257
+    #: §3.2, Linux's ``dctcp_ece_ack_update``); False: only the packets waiting before it,
+    #: as ns-3 3.44's ``TcpDctcp`` does (``studies/dctcp_ce_ack.py`` measures the difference).
+    immediate_ce_ack = True
+
     def __init__(self, scenario: Scenario, buffer_packets: int, seed: int, trace: bool) -> None:
         self.p = P.make_parameters(scenario, buffer_packets, seed)
         self.sc = scenario
@@ -894,7 +899,7 @@ class ReferenceSimulator:
             if fl.delack_count > 0:
                 self.send_ack(t, f, -1)
             fl.ce_state = ce
-            ack_now = True
+            ack_now = self.immediate_ce_ack
         elif fl.ecn == EcnMode.CLASSIC:  # RFC 3168 §6.1.3: ECE from CE until CWR
             if flags & CWR_FLAG:
                 fl.ce_state = 0
