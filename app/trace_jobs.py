@@ -38,10 +38,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Table, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.jobs.store import ClientQuotaFull, NotOwner, QueueFull, make_engine, token_key
+from app.jobs.tables import rows_changed
 from app.services.trace import TraceOptions, summary
 from app.settings import Settings
 from app.trace_child import TraceRunner, memory_message, read_trace, run_child
@@ -144,7 +145,7 @@ class TraceJobs:
         self.runner = runner
         self.instance = this_instance()
         self.engine = make_engine(settings.database_url)
-        TraceJobRow.metadata.create_all(self.engine, tables=[TraceJobRow.__table__])  # type: ignore[list-item]
+        TraceJobRow.metadata.create_all(self.engine, tables=[cast(Table, TraceJobRow.__table__)])
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         # Upload directories of this database: bufsize-trace-<database>-<instance>-<random>
         self._database_tag = hashlib.sha256(settings.database_url.encode()).hexdigest()[:12]
@@ -336,7 +337,7 @@ class TraceJobs:
                 .where(TraceJobRow.id == row.id, TraceJobRow.status == "queued")
                 .values(status="running")
             )
-            return row if done.rowcount == 1 else None  # type: ignore[attr-defined]
+            return row if rows_changed(done) == 1 else None
 
     def _run_next(self) -> bool:
         """Run the oldest queued job of this service; False when there is none."""
@@ -381,7 +382,7 @@ class TraceJobs:
                 )
                 .values(**values)
             )
-            return bool(done.rowcount == 1)  # type: ignore[attr-defined]
+            return rows_changed(done) == 1
 
     def _cancel_requested(self, job_id: str) -> bool:
         with self.session() as session:

@@ -32,7 +32,17 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.jobs.compact import compact_result
 from app.jobs.spec import SimulationSpec
-from app.jobs.tables import ACTIVE, FINAL, Base, Job, JobStatus, RunDetail, RunResult, utcnow
+from app.jobs.tables import (
+    ACTIVE,
+    FINAL,
+    Base,
+    Job,
+    JobStatus,
+    RunDetail,
+    RunResult,
+    rows_changed,
+    utcnow,
+)
 
 
 class QueueFull(Exception):
@@ -381,7 +391,7 @@ class JobStore:
                     .where(Job.id == job_id, Job.status == JobStatus.QUEUED)
                     .values(**values)
                 )
-                if done.rowcount == 1:  # type: ignore[attr-defined]
+                if rows_changed(done) == 1:
                     claimed.append((job_id, attempt + 1))
         return claimed
 
@@ -452,7 +462,7 @@ class JobStore:
                     updated_at=now,
                 )
             )
-            return int(done.rowcount + cancelled.rowcount)  # type: ignore[attr-defined]
+            return rows_changed(done) + rows_changed(cancelled)
 
     # ----- the workers -----------------------------------------------------------------------
 
@@ -477,7 +487,7 @@ class JobStore:
                     updated_at=utcnow(),
                 )
             )
-            if done.rowcount == 1:  # type: ignore[attr-defined]
+            if rows_changed(done) == 1:
                 return
         self.check_attempt(job_id, attempt)
 
@@ -526,4 +536,4 @@ class JobStore:
                 .where(Job.id == job_id, Job.attempt == attempt, Job.status == JobStatus.RUNNING)
                 .values(**values)
             )
-            return bool(done.rowcount == 1)  # type: ignore[attr-defined]
+            return rows_changed(done) == 1

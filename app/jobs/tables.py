@@ -4,14 +4,21 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from sqlalchemy import JSON, BigInteger, DateTime, Integer, String, Text
+from sqlalchemy.engine import CursorResult, Result
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def rows_changed(result: Result[Any]) -> int:
+    """The rows an UPDATE or DELETE changed: ``Session.execute`` types its answer as a
+    ``Result``, and for those statements it is the ``CursorResult`` that counts them."""
+    return cast(CursorResult[Any], result).rowcount
 
 
 class JobStatus(StrEnum):

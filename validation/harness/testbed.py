@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import cast
 
 from models.queues import md1b_loss_bound, md1b_queue
 from models.tcp_queue import tcp_mm1b_fixed_point
 from validation.datasets import Row
 from validation.harness.plan import Check, Suite, difference, scaled, single
 from validation.simulator import Scenario
+from validation.simulator.fields import SizeDistribution, Traffic
 
 #: C and N are divided by this in the quick suite.
 QUICK_SCALE = 10
@@ -38,8 +40,8 @@ def testbed(
     users: int,
     window: int,
     access_bps: float = 15e6,
-    traffic: str = "closed_loop",
-    sizes: str = "fixed",
+    traffic: Traffic = "closed_loop",
+    sizes: SizeDistribution = "fixed",
     size_packets: float = ONE_MB_PACKETS,
     shape: float = 1.5,
 ) -> tuple[Scenario, int]:
@@ -54,8 +56,8 @@ def testbed(
         max_window_packets=window,
         packet_bytes=PACKET_BYTES,
         header_bytes=0,  # 1500-byte frames; the 950 Mb/s maximum accounts for headers
-        traffic=traffic,  # type: ignore[arg-type]
-        flow_size_distribution=sizes,  # type: ignore[arg-type]
+        traffic=traffic,
+        flow_size_distribution=sizes,
         flow_size_packets=size_packets,
         pareto_shape=shape,
         start_spread_s=5.0,
@@ -223,7 +225,8 @@ def table_4_2(rows: Sequence[Row], suite: Suite) -> list[Check]:
     for row in rows:
         if not suite.full_scale and row.row not in TABLE_4_2_QUICK:
             continue
-        sizes = row.params["size_distribution"]
+        # The dataset's names are the simulator's (Scenario.validate refuses any other).
+        sizes = cast(SizeDistribution, row.params["size_distribution"])
         mean_packets = row.number("mean_kb") * 1024 / PACKET_BYTES
         if sizes == "fixed":
             mean_packets = float(math.ceil(mean_packets))
