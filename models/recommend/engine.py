@@ -18,14 +18,21 @@ from models.cioq import cioq_advice
 from models.optical import optical_fifo_design
 from models.provenance import software_versions
 from models.recommend.caveats import low_bdp_per_flow, simulated_loss_note, warnings_for
-from models.recommend.context import derive
+from models.recommend.context import Context, derive
 from models.recommend.curves import plot_curves
 from models.recommend.governing import choose, governing_rule
 from models.recommend.performance import TrafficModel
-from models.recommend.predictions import with_predictions
+from models.recommend.predictions import checks, predict, with_predictions
 from models.recommend.regime import regime_of
-from models.recommend.result import DerivedInputs, Recommendation, Target, WhatIf
-from models.recommend.rules import all_rules
+from models.recommend.result import (
+    DerivedInputs,
+    Recommendation,
+    RecommendedSize,
+    RuleResult,
+    Target,
+    WhatIf,
+)
+from models.recommend.rules import AQM_LIMIT, all_rules, aqm_reaction_s
 from models.recommend.scenario import UNKNOWN_CC_CANDIDATES, LinkScenario, Targets
 from models.recommend.sizing import recommended_size
 from models.recommend.what_if import what_ifs
@@ -130,6 +137,7 @@ def _recommend(
     governing, why = governing_rule(rules, governing_id, why)
     assert governing.buffer_packets is not None
     recommended, trade_off = recommended_size(ctx, model, governing, why)
+    recommended = _above_aqm_start_up(ctx, model, rules, recommended)
     optical = None
     if scenario.medium == "optical":
         optical = optical_fifo_design(
@@ -190,6 +198,36 @@ def _recommend(
         ),
         what_if=what_ifs(ctx, regime, model, rules, governing),
         cioq=cioq,
+    )
+
+
+def _above_aqm_start_up(
+    ctx: Context, model: TrafficModel, rules: tuple[RuleResult, ...], size: RecommendedSize
+) -> RecommendedSize:
+    """The recommended size raised to the AQM's start-up limit (the aqm_limit rule) when it is
+    below it: a lower hard limit lets tail drops, not the AQM, end the senders' start-up."""
+    limit = next((r for r in rules if r.rule == AQM_LIMIT), None)
+    if limit is None or limit.buffer_packets is None or size.buffer_packets >= limit.buffer_packets:
+        return size
+    b = limit.buffer_packets
+    predicted = predict(model, ctx.targets, b)
+    target = ctx.scenario.aqm_target or 0.0
+    return replace(
+        size,
+        rule=AQM_LIMIT,
+        buffer_packets=b,
+        buffer_bytes=b * ctx.scenario.packet_bytes,
+        buffer_s=b * ctx.packet_time_s,
+        predicted=predicted,
+        targets_met=checks(predicted, ctx.targets),
+        reason=size.reason
+        + f" Raised to {b:,} packets as the hard limit, from {size.buffer_packets:,}: the "
+        f"{ctx.scenario.aqm} AQM holds the standing queue near its {target * 1e3:g} ms target, "
+        f"but at start-up it first drops {ms(aqm_reaction_s(ctx) or 0.0)} after the queue "
+        "passes that target, and a sender in slow start adds about a packet to the queue per "
+        f"packet sent until the drop reaches it one RTT later: C·(R + T_e) = {b:,} packets. "
+        "A lower limit lets tail drops take over from the AQM (see the aqm_limit rule); the "
+        "queueing delay above is this limit's worst case, reached only then.",
     )
 
 

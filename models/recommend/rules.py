@@ -48,6 +48,7 @@ TCP_QUEUE = "tcp_mm1b"
 INCAST = "incast"
 BBR = "bbr"
 AQM = "aqm"
+AQM_LIMIT = "aqm_limit"
 
 #: Why an assumption on the senders is unknown when their congestion control is not given.
 _NOT_GIVEN = "congestion control not given (sized for Reno and for CUBIC)"
@@ -861,6 +862,84 @@ def aqm_rule(ctx: Context) -> RuleResult | None:
     )
 
 
+#: PIE's burst allowance: no random drop for MAX_BURST = 150 ms once the queue first exceeds
+#: its target (RFC 8033 §4.4, "initialized to MAX_BURST"; the simulator's PIE does the same).
+PIE_MAX_BURST_S = 0.150
+
+#: Each qdisc's default hard limit in Linux, packets: sch_codel.c DEFAULT_CODEL_LIMIT 1000,
+#: include/net/pie.h pie_params_init "params->limit = 1000", sch_fq_codel.c fq_codel_init
+#: "sch->limit = 10*1024", sch_dualpi2.c dualpi2_reset_default "q->sch->limit = 10000; /* Max
+#: 125ms at 1Gbps */" (each read in the kernel source).
+LINUX_AQM_LIMIT_PACKETS = {"codel": 1000, "fq_codel": 10240, "pie": 1000, "dualq": 10000}
+
+
+def aqm_reaction_s(ctx: Context) -> float | None:
+    """How long the AQM lets a growing queue go before its first drop, seconds (None without
+    an AQM): CoDel, TARGET + INTERVAL (it drops only once the sojourn time has stayed above
+    TARGET for INTERVAL, RFC 8289 §4.2-4.3); PIE, its burst allowance MAX_BURST plus one
+    T_UPDATE (RFC 8033 §4.4); DualQ's Classic queue, its PI2 target plus one update period
+    Tupdate (RFC 9332 App. A.1)."""
+    sc = ctx.scenario
+    target, interval = sc.aqm_target, sc.aqm_interval
+    if target is None or interval is None:
+        return None
+    if sc.aqm == "pie":
+        return PIE_MAX_BURST_S + interval
+    return target + interval
+
+
+def aqm_limit_rule(ctx: Context) -> RuleResult | None:
+    """The hard limit an AQM needs at start-up: B = C·(R + T_e) (listed when the port runs one).
+
+    A sender in slow start releases two packets per ACK, so the queue grows by about one packet
+    per packet sent, C packets per second, until a drop reaches it: the AQM's reaction time R
+    (:func:`aqm_reaction_s`) after the queue passes its target, plus one round trip for the
+    drop to be noticed. A hard limit below C·(R + T_e) fills first, and tail drops, not the
+    AQM, end the start-up (this simulator, 20 Mb/s, 40 ms, 4 CUBIC flows starting together,
+    CoDel: tail drops 171 against CoDel's 49 in the first 3 s at 0.43 BDP, 31 against 147 at
+    C·(R + T_e) ≈ 3.6 BDP; tests/validation/test_aqm_limit.py). Senders whose windows are
+    capped (``max_window_packets``) queue at most N·W_max − C·T_e, the limit's cap.
+    """
+    reaction = aqm_reaction_s(ctx)
+    if reaction is None:
+        return None
+    sc = ctx.scenario
+    exact = (reaction + ctx.effective_rtt_s) / ctx.packet_time_s
+    w = sc.max_window_packets
+    if w is not None:
+        # Window-limited senders stop growing at W_max: they can queue N·W_max − C·T_e at most.
+        exact = min(exact, max(0.0, sc.flows * w - ctx.bdp_packets))
+    linux = LINUX_AQM_LIMIT_PACKETS[sc.aqm]
+    note = (
+        f"the {sc.aqm} reaction time R = {reaction * 1e3:g} ms plus one RTT "
+        f"({ctx.effective_rtt_s * 1e3:.3g} ms) of slow-start growth at one packet per packet "
+        f"sent; the queue itself stays near the AQM's target, this is reached only at start-up. "
+        f"Linux's default limit for {sc.aqm} is {linux:,} packets"
+        + (" (fq_codel: 10,240)" if sc.aqm == "codel" else "")
+        + f" ({linux * ctx.packet_time_s * 1e3:,.3g} ms here)"
+    )
+    return _rule(
+        ctx,
+        AQM_LIMIT,
+        f"AQM hard limit at start-up ({sc.aqm})",
+        "B = C·(R_AQM + T_e)",
+        {
+            "codel": "RFC 8289 §4.2-4.3 (TARGET, INTERVAL); Linux sch_codel.c, sch_fq_codel.c",
+            "pie": "RFC 8033 §4.4 (MAX_BURST 150 ms, T_UPDATE); Linux include/net/pie.h",
+            "dualq": "RFC 9332 App. A.1 (PI2 target, Tupdate); Linux sch_dualpi2.c",
+        }[sc.aqm],
+        exact,
+        [
+            Assumption(
+                "flows start in slow start (two packets per ACK) behind fast access links",
+                UNKNOWN,
+                "the senders' start-up is not visible from the scenario",
+            )
+        ],
+        note,
+    )
+
+
 def all_rules(ctx: Context, regime: str | None) -> tuple[RuleResult, ...]:
     """Every rule, in the order the table shows them; the paced rule only when it applies."""
     rules: list[RuleResult | None] = [rule_of_thumb(ctx)]
@@ -880,6 +959,7 @@ def all_rules(ctx: Context, regime: str | None) -> tuple[RuleResult, ...]:
         incast_rule(ctx),
         bbr_rule(ctx),
         aqm_rule(ctx),
+        aqm_limit_rule(ctx),
     ]
     return tuple(r for r in rules if r is not None)
 

@@ -41,7 +41,7 @@ ENGINE_INPUTS = {
             "congestion_control": "cubic",
             "aqm": "codel",
         },
-        29,
+        242,
     ),
     "BBR bottleneck": (
         {

@@ -110,7 +110,9 @@ LINKS = {
     "dctcp": LinkScenario(
         capacity_bps=100e9, rtts_s=(100e-6,), flows=40, congestion_control="dctcp"
     ),
-    "codel": LinkScenario(capacity_bps=10e9, rtts_s=(0.02,), flows=100, aqm="codel"),
+    # 1 Gb/s: CoDel's start-up hard limit, C·(TARGET + INTERVAL + T_e) = 10,417 packets
+    # (15.6 MB), fits the chip (at 10 Gb/s it would need 156 MB).
+    "codel": LinkScenario(capacity_bps=1e9, rtts_s=(0.02,), flows=100, aqm="codel"),
 }
 
 
