@@ -12,6 +12,8 @@ from models.recommend.rules import (
     BBR,
     BSCL,
     DCTCP,
+    HIGH_LOAD,
+    HIGH_LOAD_MEASURED,
     MD_BETA,
     PACED,
     RULE_OF_THUMB,
@@ -92,6 +94,17 @@ def choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
             f"{percent(regime.saturation_probability or 0.0)} of the time, so the buffer only "
             "absorbs packet-scale coincidences and ρ^B <= ε sizes it (003 §4.2)"
         )
+        if sc.load >= HIGH_LOAD_MEASURED:
+            why += (
+                f". But at ρ = {sc.load:.3g}, at or above {HIGH_LOAD_MEASURED:g}, the measurement "
+                "of a link of this kind governs: Level 3's OC-48 backbone links, whose flows "
+                "met 003 §4.1's condition for Poisson-like arrivals (peak rates far below C), "
+                "dropped packets with 1 ms of buffer above 90 % load, where ρ^B <= ε asks for "
+                "less (000 §4.1.2): real arrivals at such loads are burstier than Poisson, and a "
+                "30-s average load hides periods above the capacity. So the size is the buffer "
+                "that link needed"
+            )
+            return model, HIGH_LOAD, why
         return model, TRANSPARENT, why
     n = ctx.bottlenecked_flows
     label = ctx.label
