@@ -131,10 +131,8 @@ def _ps_rules(body: dict[str, Any]) -> bool:
 
 
 def _verification_rules(body: dict[str, Any]) -> bool:
-    wanted, most = body.get("replications", 5), body.get("max_replications")
-    return _link_rules(body) or (
-        isinstance(most, int) and isinstance(wanted, int) and most < wanted
-    )
+    wanted, most = _whole(body.get("replications", 5)), _whole(body.get("max_replications"))
+    return _link_rules(body) or (most is not None and wanted is not None and most < wanted)
 
 
 def _blank(body: dict[str, Any], name: str) -> bool:
@@ -165,10 +163,17 @@ def _pacing_rules(body: dict[str, Any]) -> bool:
 
 def _optical_rules(body: dict[str, Any]) -> bool:
     # K <= N/2 with N the smallest power of two above buffer_packets.
-    buffer, k = body.get("buffer_packets"), body.get("tradeoff_k", 1)
-    if not isinstance(buffer, int) or not isinstance(k, int):
+    buffer, k = _whole(body.get("buffer_packets")), _whole(body.get("tradeoff_k", 1))
+    if buffer is None or k is None:
         return False
     return k > 2 ** (max(1, buffer.bit_length()) - 1)
+
+
+def _whole(value: Any) -> int | None:
+    """An integer field's value (267 or 267.0, as the service reads both); None otherwise."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _simulation_rules(body: dict[str, Any]) -> bool:
