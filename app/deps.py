@@ -77,3 +77,24 @@ def client_of(
 ClientDep = Annotated[str, Depends(client_of)]
 #: The capability token of the job a request acts on, if sent.
 JobTokenDep = Annotated[str | None, Security(job_token_header)]
+
+#: The answers of a DELETE whose job token is missing or another job's (OpenAPI ``responses``).
+TOKEN_RESPONSES: dict[int | str, dict[str, str]] = {
+    401: {"description": "No X-Job-Token sent."},
+    403: {"description": "The token is not this job's."},
+}
+
+
+def token_refused(kind: str, job_id: str, token: str | None) -> HTTPException:
+    """401 (no token sent) or 403 (another job's token) for cancelling a ``kind`` job."""
+    if token is None:
+        return HTTPException(
+            status_code=401,
+            detail="cancelling needs the job's token in X-Job-Token (returned by the POST "
+            "that created the job)",
+            headers={"WWW-Authenticate": 'ApiKey header="X-Job-Token"'},
+        )
+    return HTTPException(
+        status_code=403,
+        detail=f"this token does not open {kind} job {job_id}: only its submitter may cancel it",
+    )

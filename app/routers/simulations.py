@@ -11,7 +11,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 
-from app.deps import ClientDep, JobPoolDep, JobTokenDep, SettingsDep
+from app.deps import (
+    TOKEN_RESPONSES,
+    ClientDep,
+    JobPoolDep,
+    JobTokenDep,
+    SettingsDep,
+    token_refused,
+)
 from app.errors import invalid, parameters_of
 from app.jobs.compact import stored_bytes_bound
 from app.jobs.store import JobStore, JobView, NotOwner, QueueFull
@@ -150,8 +157,7 @@ def get_simulation(
     "(X-Job-Token, returned by the POST that created it): 401 without, 403 with another. 409 "
     "if the job already finished.",
     responses={
-        401: {"description": "No X-Job-Token sent."},
-        403: {"description": "The token is not this job's."},
+        **TOKEN_RESPONSES,
         404: {"description": "No job with this id."},
         409: {"description": "The job already succeeded or failed."},
     },
@@ -160,18 +166,7 @@ def cancel_simulation(job_id: JobId, pool: JobPoolDep, token: JobTokenDep) -> Si
     try:
         job = pool.cancel(job_id, token)
     except NotOwner as exc:
-        if token is None:
-            raise HTTPException(
-                status_code=401,
-                detail="cancelling needs the job's token in X-Job-Token (returned by the POST "
-                "that created the job)",
-                headers={"WWW-Authenticate": 'ApiKey header="X-Job-Token"'},
-            ) from exc
-        raise HTTPException(
-            status_code=403,
-            detail=f"this token does not open simulation job {job_id}: only its submitter "
-            "may cancel it",
-        ) from exc
+        raise token_refused("simulation", job_id, token) from exc
     if job is None:
         raise HTTPException(status_code=404, detail=f"no simulation job {job_id}")
     if job.status in (JobStatus.SUCCEEDED, JobStatus.FAILED):

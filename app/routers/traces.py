@@ -28,7 +28,14 @@ from fastapi.exceptions import RequestValidationError
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import File, FormParser, create_form_parser
 
-from app.deps import ClientDep, JobTokenDep, SettingsDep, TraceJobsDep
+from app.deps import (
+    TOKEN_RESPONSES,
+    ClientDep,
+    JobTokenDep,
+    SettingsDep,
+    TraceJobsDep,
+    token_refused,
+)
 from app.errors import invalid
 from app.jobs.store import NotOwner, QueueFull
 from app.schemas.common import MAX_CAPACITY_BPS, MIN_CAPACITY_BPS
@@ -256,8 +263,7 @@ def get_trace(job_id: JobId, jobs: TraceJobsDep) -> TraceJobOut:
     "Needs the job's token (X-Job-Token, returned by the POST that created it): 401 without, "
     "403 with another. 409 if the job already ended.",
     responses={
-        401: {"description": "No X-Job-Token sent."},
-        403: {"description": "The token is not this job's."},
+        **TOKEN_RESPONSES,
         404: {"description": "No trace job with this id."},
         409: {"description": "The job already succeeded, failed or was cancelled."},
     },
@@ -266,17 +272,7 @@ def cancel_trace(job_id: JobId, jobs: TraceJobsDep, token: JobTokenDep) -> Trace
     try:
         cancelled = jobs.cancel(job_id, token)
     except NotOwner as exc:
-        if token is None:
-            raise HTTPException(
-                status_code=401,
-                detail="cancelling needs the job's token in X-Job-Token (returned by the POST "
-                "that created the job)",
-                headers={"WWW-Authenticate": 'ApiKey header="X-Job-Token"'},
-            ) from exc
-        raise HTTPException(
-            status_code=403,
-            detail=f"this token does not open trace job {job_id}: only its submitter may cancel it",
-        ) from exc
+        raise token_refused("trace", job_id, token) from exc
     if cancelled is None:
         raise HTTPException(status_code=404, detail=f"no trace job {job_id}")
     job, active = cancelled

@@ -26,24 +26,18 @@ from validation.traces.synthetic import simulated_trace, write_csv
 
 
 @contextmanager
-def _service(
-    tmp_path: Path,
-    max_trace_bytes: int,
-    max_body_bytes: int | None = None,
-    runner: TraceRunner | None = None,
+def trace_service(
+    tmp_path: Path, runner: TraceRunner | None = None, **limits: Any
 ) -> Iterator[TestClient]:
-    """The app with its job database in ``tmp_path``, one worker, these upload limits
-    (``max_body_bytes`` None: the service's default) and trace jobs run by ``runner`` (None:
-    the real one)."""
+    """The app with its job database in ``tmp_path``, one worker, four pending jobs, these
+    settings (``max_trace_bytes``, ...) and trace jobs run by ``runner`` (None: the real one)."""
     settings = Settings(
         database_url=f"sqlite:///{tmp_path / 'jobs.db'}",
         workers=1,
         max_pending_jobs=4,
-        max_trace_bytes=max_trace_bytes,
         dask_scheduler=None,
+        **limits,
     )
-    if max_body_bytes is not None:
-        settings = settings.model_copy(update={"max_body_bytes": max_body_bytes})
     app = create_app()
     app.dependency_overrides[get_settings] = lambda: settings
     if runner is not None:
@@ -54,7 +48,7 @@ def _service(
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with _service(tmp_path, 64 * 1024, max_body_bytes=2048) as test_client:
+    with trace_service(tmp_path, max_trace_bytes=64 * 1024, max_body_bytes=2048) as test_client:
         yield test_client
 
 
@@ -109,7 +103,8 @@ def test_second_reading_shows_in_the_message_while_progress_stays(
     the process reports reaches GET through the job store."""
     release = tmp_path / "release"
     monkeypatch.setenv(trace_runners.RELEASE, str(release))
-    with _service(tmp_path, 64 * 1024, 2048, trace_runners.held) as client:
+    limits = {"max_trace_bytes": 64 * 1024, "max_body_bytes": 2048}
+    with trace_service(tmp_path, trace_runners.held, **limits) as client:
         response = client.post(
             "/v1/traces",
             files={"file": ("link.csv", _csv(2000), "text/csv")},
@@ -251,7 +246,7 @@ def test_verify_checks_the_bscl_size_with_the_recommendation_check(tmp_path: Pat
     )
     path = tmp_path / "link.csv"
     write_csv(simulated_trace(scenario, 80, seed=3).trace, path)
-    with _service(tmp_path, 8 * 1024 * 1024) as client:
+    with trace_service(tmp_path, max_trace_bytes=8 * 1024 * 1024) as client:
         response = client.post(
             "/v1/traces",
             files={"file": ("link.csv", path.read_bytes(), "text/csv")},

@@ -12,20 +12,15 @@ from __future__ import annotations
 import hashlib
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from app.jobs.lifespan import trace_runner
-from app.main import create_app
-from app.settings import Settings, get_settings
-from app.trace_child import TraceRunner
 from app.trace_jobs import RESTARTED, UPLOAD_PREFIX
 from tests.app import trace_runners
+from tests.app.test_api_traces import trace_service
 
 TRACE = b"time_s,flow,size_bytes,dropped\n" + b"".join(
     f"{i * 0.001:.6f},{i % 2},1500,0\n".encode() for i in range(2000)
@@ -41,25 +36,6 @@ def uploads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(tempfile, "tempdir", str(directory))
     monkeypatch.setenv(trace_runners.RELEASE, str(tmp_path / "release"))
     return directory
-
-
-@contextmanager
-def _service(
-    tmp_path: Path, runner: TraceRunner | None = None, **limits: Any
-) -> Iterator[TestClient]:
-    settings = Settings(
-        database_url=f"sqlite:///{tmp_path / 'jobs.db'}",
-        workers=1,
-        max_pending_jobs=4,
-        dask_scheduler=None,
-        **limits,
-    )
-    app = create_app()
-    app.dependency_overrides[get_settings] = lambda: settings
-    if runner is not None:
-        app.dependency_overrides[trace_runner] = lambda: runner
-    with TestClient(app) as client:
-        yield client
 
 
 def _post(client: TestClient) -> dict[str, Any]:
@@ -88,7 +64,7 @@ def _running_held(client: TestClient, job_id: str) -> None:
 
 
 def test_cancelling_needs_the_token_and_deletes_the_upload(tmp_path: Path, uploads: Path) -> None:
-    with _service(tmp_path, trace_runners.held) as client:
+    with trace_service(tmp_path, trace_runners.held) as client:
         first, second = _post(client), _post(client)
         assert first["token"] and second["token"] and first["token"] != second["token"]
         _running_held(client, first["id"])
@@ -121,7 +97,7 @@ def test_cancelling_needs_the_token_and_deletes_the_upload(tmp_path: Path, uploa
 
 def test_a_job_over_its_memory_limit_fails_with_the_reason(tmp_path: Path, uploads: Path) -> None:
     limit = 1 << 30  # the runner asks for 8 GiB at once
-    with _service(tmp_path, trace_runners.greedy, trace_job_memory_bytes=limit) as client:
+    with trace_service(tmp_path, trace_runners.greedy, trace_job_memory_bytes=limit) as client:
         job = _post(client)
         ended = _until(client, job["id"], ("succeeded", "failed"))
         assert ended["status"] == "failed", ended
@@ -134,7 +110,7 @@ def test_a_job_over_its_memory_limit_fails_with_the_reason(tmp_path: Path, uploa
 
 
 def test_a_job_whose_process_dies_fails_with_the_reason(tmp_path: Path, uploads: Path) -> None:
-    with _service(tmp_path, trace_runners.crashing) as client:
+    with trace_service(tmp_path, trace_runners.crashing) as client:
         job = _post(client)
         ended = _until(client, job["id"], ("succeeded", "failed"))
         assert ended["status"] == "failed", ended
@@ -151,7 +127,7 @@ def test_a_job_interrupted_by_a_shutdown_runs_again_at_the_next_start(
     """The service stops while one job runs and another waits: at the next start both run
     from their uploads and answer; an upload directory of this database that no job owns and
     whose service is gone (a service killed while receiving it) is deleted at that start."""
-    with _service(tmp_path, trace_runners.held) as client:
+    with trace_service(tmp_path, trace_runners.held) as client:
         first, second = _post(client), _post(client)
         _running_held(client, first["id"])
     assert len(list(uploads.glob(f"{UPLOAD_PREFIX}*/*"))) == 2  # kept for the next start
@@ -162,7 +138,7 @@ def test_a_job_interrupted_by_a_shutdown_runs_again_at_the_next_start(
     for directory in (orphan, foreign):
         directory.mkdir()
         (directory / "part").write_bytes(b"half an upload")
-    with _service(tmp_path) as client:
+    with trace_service(tmp_path) as client:
         done = [_until(client, job["id"], ("succeeded", "failed")) for job in (first, second)]
     read = (
         "2,000 packets of 2 flows read; no BSCL size (the trace shows no flow bottlenecked at "

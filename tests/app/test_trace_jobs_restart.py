@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from tests.app.test_jobs_service_death import Service, alive, descendants
-from validation.simulator import Scenario
+from tests.app.test_trace_check_death import SCENARIO
 from validation.traces.synthetic import simulated_trace, write_csv
 
 #: How long the job's processes may outlive the service, s: its sentinel checks every 0.5 s;
@@ -29,22 +29,7 @@ GRACE_S = 30.0
 def _trace(path: Path) -> None:
     """A simulated 10 Mbit/s link (8 persistent flows, 10 % background) with a BSCL size, so
     that ``verify`` runs the simulator on it (several seconds: the job is caught running)."""
-    scenario = Scenario(
-        capacity_bps=10e6,
-        flows=8,
-        rtt_s=0.1,
-        rtt_jitter_s=0.06,
-        packet_bytes=1448,
-        header_bytes=52,
-        max_window_packets=10_000,
-        delayed_ack=2,
-        initial_window_packets=10,
-        duration_s=30.0,
-        warmup_s=4.0,
-        start_spread_s=4.0,
-        background_load=0.1,
-    )
-    write_csv(simulated_trace(scenario, 80, seed=3).trace, path)
+    write_csv(simulated_trace(SCENARIO, 80, seed=3).trace, path)
 
 
 def _wait(
