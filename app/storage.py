@@ -1,10 +1,11 @@
 """Storage faults, named: the job database checked at start-up, probed for readiness, and its
 errors answered with 503 and what to do instead of a generic 500.
 
-- :func:`check_database` (``bufsize serve`` calls it before it listens): the database can be
-  opened, passes ``PRAGMA quick_check`` (SQLite) and takes a write; otherwise
-  :class:`DatabaseUnusable` carries one line naming the path, ``BUFSIZE_DATABASE_URL`` and the
-  fix.
+- :func:`check_database` (``bufsize serve`` calls it before it listens, and the application's
+  lifespan before the job pool starts): the database can be opened, passes ``PRAGMA
+  quick_check`` (SQLite) and takes a write; otherwise :class:`DatabaseUnusable` carries one
+  line naming the path, ``BUFSIZE_DATABASE_URL`` and the fix (:class:`DatabaseAtStartup` keeps
+  it one line when the server reports the failed start-up).
 - :func:`readiness`: the checks of ``GET /readyz`` (the database takes a write, the temporary
   directory takes a file, the simulation job pool runs); ``/healthz`` stays a liveness check.
 - :func:`install_storage_errors`: a full disk is 503 with ``Retry-After``; a database that is
@@ -30,6 +31,7 @@ from sqlalchemy.exc import (
     ProgrammingError,
     SQLAlchemyError,
 )
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.errors import internal_error_handler
 from app.settings import settings_of
@@ -176,5 +178,33 @@ async def storage_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": detail}, status_code=503, headers=headers)
 
 
+class DatabaseAtStartup:
+    """ASGI middleware: a start-up refused for an unusable database is reported in one line.
+
+    The lifespan checks the database first (:func:`check_database`), so a service started any
+    way (``uvicorn app.main:app`` too, not only ``bufsize serve``) stops before it listens. The
+    server logs a failed start-up's message, which Starlette makes the whole traceback; for
+    :class:`DatabaseUnusable` the message is its one line (path, variable, fix).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+
+        async def one_line(message: Message) -> None:
+            text = message.get("message") or ""
+            marker = f"{DatabaseUnusable.__name__}: "
+            if message["type"] == "lifespan.startup.failed" and marker in text:
+                message = {**message, "message": text.rsplit(marker, 1)[1].strip()}
+            await send(message)
+
+        await self.app(scope, receive, one_line)
+
+
 def install_storage_errors(application: FastAPI) -> None:
     application.add_exception_handler(DatabaseError, storage_error)
+    application.add_middleware(DatabaseAtStartup)

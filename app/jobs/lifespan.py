@@ -19,6 +19,7 @@ from app.jobs.runner import run_replications
 from app.jobs.warmup import SimulatorWarmup
 from app.jobs.worker import Runner
 from app.settings import Settings, get_settings
+from app.storage import check_database
 from app.trace_child import TraceRunner, read_trace
 from app.trace_jobs import TraceJobs
 
@@ -43,6 +44,9 @@ async def jobs_lifespan(application: FastAPI) -> AsyncIterator[None]:
     """Start the simulation job pool and the trace jobs (each recovering the jobs a stopped
     service left) and stop them at shutdown."""
     settings = cast(Settings, _resolve(application, get_settings))
+    # An unusable database stops the start here, however the service was started (one line:
+    # app.storage.DatabaseAtStartup).
+    await run_in_threadpool(check_database, settings.database_url)
     runner = cast(Runner, _resolve(application, simulation_runner))
     pool = JobPool(settings, runner)
     warmup = SimulatorWarmup()

@@ -156,3 +156,19 @@ def test_serve_refuses_a_read_only_database_in_one_line(tmp_path: Path) -> None:
     # The mount was the service's own: the store is writable again outside it.
     with sqlite3.connect(path) as db:
         db.execute("CREATE TABLE probe (x INTEGER)")
+
+
+def test_uvicorn_started_directly_refuses_a_corrupt_database_in_one_line(tmp_path: Path) -> None:
+    # The lifespan checks the store too, so `uvicorn app.main:app` stops before it listens, and
+    # its log says why in one line instead of Starlette's traceback.
+    path = tmp_path / "jobs.sqlite3"
+    _corrupt(path)
+    env = {**os.environ, "BUFSIZE_DATABASE_URL": f"sqlite:///{path}"}
+    argv = [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(free_port())]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr, done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("ERROR")]
+    assert len(errors) == 2 and errors[1].endswith("Application startup failed. Exiting."), errors
+    assert str(path) in errors[0] and "BUFSIZE_DATABASE_URL" in errors[0], errors
+    assert "backup" in errors[0]
