@@ -88,6 +88,8 @@ class SearchOutcome:
     reason: str = ""
     #: The congestion control simulated, and why that one (:func:`~validation.verify.senders_text`).
     senders: str = ""
+    #: What the simulation cannot represent (:func:`~validation.verify.not_represented`).
+    not_represented: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able dict (NaN -> None)."""
@@ -171,6 +173,7 @@ def search_with(
         seed=seed,
         max_replications=first.max_replications,
         senders=senders_text(link, given),
+        not_represented=list(first.not_represented),
     )
     if first.scenario is None:
         out.reason = first.unfaithful().reason

@@ -110,6 +110,10 @@ BUFFER_EXPONENT = {
     "transparent": 0.0,
 }
 
+#: Fewest round trips of the longest flow a measurement should span: fewer, and the averages
+#: rest on a few dozen of its congestion cycles at most (the check says so).
+MIN_MEASURED_RTTS = 100
+
 #: When the access rate is not given: the senders' access links are assumed this many times
 #: faster than the (scaled) port for every size, the fast end of the plausible range (module
 #: docstring, "An access rate not given").
@@ -216,6 +220,8 @@ class Verification:
     slow_access: SizeCheck | None = None
     verdict: Verdict = "not reproducible here"
     reason: str = ""
+    #: What of the link the simulation could not represent (:func:`not_represented`).
+    not_represented: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able dict (NaN -> None)."""
@@ -357,6 +363,42 @@ def scale_link(link: LinkScenario, rule: str) -> Scaling:
             f"{factor:.3g}, buffers by {factor:.3g}^{exponent:g}"
         ),
     )
+
+
+def not_represented(link: LinkScenario, scaling: Scaling, measure_s: float) -> list[str]:
+    """What of ``link`` a simulation of ``measure_s`` seconds on the scaled link cannot represent,
+    each in a sentence (the check lists them instead of letting them pass unsaid)."""
+    out = []
+    longest = max(link.rtts_s)
+    rtts = measure_s / longest
+    if rtts < MIN_MEASURED_RTTS:
+        out.append(
+            f"the measurement spans {measure_s:g} s, only {rtts:.0f} round trips of the longest "
+            f"flow ({longest * 1e3:g} ms), fewer than {MIN_MEASURED_RTTS}: its averages rest on "
+            "a few congestion cycles"
+        )
+    if scaling.factor < 1.0:
+        out.append(
+            f"C and N are scaled by {scaling.factor:.3g}: {scaling.flows:,} simulated flows "
+            f"stand for {link.flows:,}, so the multiplexing is that of {scaling.flows:,}"
+        )
+    if link.load is not None:
+        out.append(
+            f"the offered load ρ = {link.load:g} is not simulated: the flows run as persistent "
+            "TCP flows, not as flows arriving at random and ending (003's flow-level model)"
+        )
+    if link.incast_senders is not None:
+        out.append("the synchronized fan-in burst of the incast senders is not simulated")
+    if link.input_queued:
+        out.append("the switch's input queues (CIOQ) are not simulated: an output queue is")
+    if link.medium == "optical":
+        out.append("the optical buffer's delay lines are not simulated: an electronic FIFO is")
+    if len(set(link.rtts_s)) > 2:
+        out.append(
+            f"the {len(link.rtts_s)} RTTs given are simulated as a uniform range "
+            f"{min(link.rtts_s) * 1e3:g}-{longest * 1e3:g} ms"
+        )
+    return out
 
 
 def access_assumption(link: LinkScenario, scaling: Scaling) -> Access:
@@ -606,6 +648,8 @@ class Plan:
     #: False when the user did not give the congestion control (``link`` then names the
     #: candidate the size was found for, :func:`sized_senders`).
     congestion_control_given: bool = True
+    #: What the simulation cannot represent (:func:`not_represented`).
+    not_represented: tuple[str, ...] = ()
 
     def scenario_of(self, label: str) -> Scenario:
         """The scenario a size is simulated in."""
@@ -660,6 +704,7 @@ class Plan:
             max_replications=self.max_replications,
             access=self.access,
             reason=self.not_simulated or f"cannot be scaled faithfully: {self.scaling.reason}",
+            not_represented=list(self.not_represented),
         )
 
 
@@ -733,9 +778,9 @@ def plan_sizes(
     scenario = slow = None
     access = access_assumption(link, scaling)
     not_simulated = simulated_senders_and_port(link)
+    pps = scaling.capacity_bps / (8.0 * link.packet_bytes)
+    budget_s = max(min(MEASURE_S, 2_000_000 / pps), 5.0)
     if scaling.faithful and not not_simulated:
-        pps = scaling.capacity_bps / (8.0 * link.packet_bytes)
-        budget_s = max(min(MEASURE_S, 2_000_000 / pps), 5.0)
         scenario = simulated_scenario(
             link, scaling, budget_s=budget_s, access_bps=access.access_bps
         )
@@ -761,6 +806,7 @@ def plan_sizes(
         access=access,
         slow_scenario=slow,
         slow_labels=frozenset(slow_of) if slow is not None else frozenset(),
+        not_represented=tuple(not_represented(link, scaling, budget_s)),
     )
 
 
@@ -846,6 +892,7 @@ def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
         seed=p.seed,
         max_replications=p.max_replications,
         access=p.access,
+        not_represented=list(p.not_represented),
     )
     model = engine_traffic_model(p.link, p.targets)
     checks = [check_size(p, label, runs[label], model) for label in p.sizes]
@@ -873,6 +920,8 @@ def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
         f"{main.prediction} there. Scaling: {p.scaling.reason}. Senders: "
         f"{senders_text(p.link, p.congestion_control_given)}.{access}"
     )
+    if p.not_represented:
+        outcome.reason += " Not represented: " + "; ".join(p.not_represented) + "."
     return outcome
 
 

@@ -134,6 +134,8 @@ def render_verification(
         console.print(f"  {c.label}: {c.reason}", markup=False, soft_wrap=True)
     if v.access is not None:
         console.print(f"Senders' access: {v.access.reason}.", markup=False, soft_wrap=True)
+    for item in v.not_represented:
+        console.print(f"Not represented: {item}.", markup=False, soft_wrap=True)
     console.print(f"Verdict: {v.verdict}: {v.reason}", markup=False, soft_wrap=True)
 
 
@@ -175,6 +177,8 @@ def render_search(found: SearchOutcome, console: Console) -> None:
         console.print(f"  {t.buffer_packets:,}: {t.check.reason}", markup=False, soft_wrap=True)
     if found.access is not None:
         console.print(f"Senders' access: {found.access.reason}.", markup=False, soft_wrap=True)
+    for item in found.not_represented:
+        console.print(f"Not represented: {item}.", markup=False, soft_wrap=True)
     console.print(f"Search: {found.reason}", markup=False, soft_wrap=True)
 
 

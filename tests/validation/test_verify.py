@@ -283,3 +283,29 @@ def test_many_bbr_flows_the_simulator_backs_the_bbr_rule_and_its_loss_warning() 
     assert outcome["utilization"] == "met" and outcome["loss"] == "missed"
     assert main.loss_rate > 0.05
     assert out.verdict == "missed"
+
+
+def test_the_check_lists_what_it_cannot_represent() -> None:
+    # A GEO link, 600 ms: 50 Mb/s of 1500 B is 4,167 packets/s, so the measurement lasts
+    # min(20 s, 2e6/4,167 = 480 s) = 20 s, 20/0.6 = 33 round trips: fewer than 100.
+    geo = LinkScenario(capacity_bps=50e6, rtts_s=(0.6,), flows=8, congestion_control="cubic")
+    p = plan(geo, recommend(geo), replications=2, seed=1)
+    assert any("only 33 round trips" in item for item in p.not_represented)
+    # The thesis link is scaled (k = 0.04: 40 flows for 1,000), and a given load is not
+    # simulated (the flows run persistent), nor is an input-queued switch.
+    core = LinkScenario(
+        capacity_bps=10e9,
+        rtts_s=(0.1,),
+        flows=1000,
+        packet_bytes=1000,
+        load=0.6,
+        input_queued=True,
+        congestion_control="reno",
+    )
+    items = plan(core, recommend(core), replications=2, seed=1).not_represented
+    assert any("40 simulated flows stand for 1,000" in item for item in items)
+    assert any("offered load ρ = 0.6 is not simulated" in item for item in items)
+    assert any("CIOQ" in item for item in items)
+    # A small link measured over many RTTs, as given: nothing to list.
+    small = LinkScenario(capacity_bps=10e6, rtts_s=(0.05,), flows=10, congestion_control="reno")
+    assert plan(small, recommend(small), replications=2, seed=1).not_represented == ()
