@@ -87,14 +87,15 @@ def test_the_testbed_passes_its_checks_measures_a_point_and_is_removed() -> None
             point.drops / (point.drops + point.packets_sent), rel=0.01
         )
         # How the packets came: each arrival found 0..8 packets, the dropped ones 8; every
-        # arrival is in one train but those of the train still open at the end.
+        # arrival is in one train (the one the end of the measured time catches half counted:
+        # it may have one arrival fewer).
         found = {int(k): n for k, n in point.arrival_counts["backlog_found"].items()}
         assert set(found) <= set(range(9))
         assert found[8] == point.drops
         arrivals = sum(found.values())
         assert point.loss_rate == pytest.approx(point.drops / arrivals)
         trains = {int(k): n for k, n in point.arrival_counts["trains"].items()}
-        assert arrivals - max(trains) <= sum(k * n for k, n in trains.items()) <= arrivals
+        assert arrivals - 1 <= sum(k * n for k, n in trains.items()) <= arrivals
         assert sum(point.arrival_counts["ack_trains"].values()) > 0
     assert remains(tag) == []
 

@@ -178,6 +178,12 @@ class Trains:
         self.length += 1
         self.last_s = now
 
+    def close(self, into: collections.Counter[int]) -> None:
+        """Count the train still open."""
+        if self.length:
+            into[self.length] += 1
+            self.length = 0
+
 
 class _Stop(Exception):
     pass
@@ -198,14 +204,18 @@ def run(
         pass  # the lateness measured tells whether the timing held
     clock = time.monotonic
     state: dict[str, Any] = {"window": Window(clock()), "counting": False}
+    trains, ack_trains = Trains(), Trains()
 
     def begin(signum: int, _frame: FrameType | None) -> None:
         state["window"] = Window(clock())
         state["counting"] = True
 
     def finish(signum: int, _frame: FrameType | None) -> None:
-        state["window"].end_s = clock()
+        window = state["window"]
+        window.end_s = clock()
         state["counting"] = False
+        trains.close(window.trains)  # the trains still open count too
+        ack_trains.close(window.ack_trains)
 
     def stop(signum: int, _frame: FrameType | None) -> None:
         raise _Stop
@@ -220,7 +230,6 @@ def run(
     in_port: collections.deque[float] = collections.deque()  # ends of accepted transmissions
     last_end = 0.0
     sequence = 0
-    trains, ack_trains = Trains(), Trains()
     try:
         while True:
             now = clock()
