@@ -360,6 +360,8 @@ class TraceJobs:
         values: dict[str, Any] = {"status": status, "message": message, "result": result}
         if status == "succeeded":
             values["progress"] = 1.0
+        # The upload goes first: a job that reads as ended has none left on disk.
+        _delete(row.upload_dir)
         self._set(
             row.id,
             **values,
@@ -367,7 +369,6 @@ class TraceJobs:
             upload_dir="",
             upload_path="",
         )
-        _delete(row.upload_dir)
         return True
 
     def _set(self, job_id: str, **values: Any) -> bool:
