@@ -19,8 +19,7 @@ from app.deps import (
     SettingsDep,
     token_refused,
 )
-from app.errors import invalid, parameters_of
-from app.jobs.compact import stored_bytes_bound
+from app.errors import parameters_of
 from app.jobs.store import JobStore, JobView, NotOwner, QueueFull
 from app.jobs.tables import JobStatus
 from app.schemas.simulations import (
@@ -31,7 +30,7 @@ from app.schemas.simulations import (
     SimulationRequest,
     SimulationSpecOut,
 )
-from app.services.simulate import build_scenario, plan_job
+from app.services.simulate import build_scenario, check_job_size, plan_job
 
 router = APIRouter(
     prefix="/simulations",
@@ -81,26 +80,8 @@ def create_simulation(
     job_plan = plan_job(
         scenario, fields, body.buffer_packets, body.replications, body.seed, settings
     )
-    spec, per_run, packets = job_plan.spec, job_plan.packets_per_run, job_plan.packets
-    if packets > settings.max_packets_per_job:
-        raise invalid(
-            ("body", "scenario", "duration_s"),
-            f"the job would simulate about {packets:,} bottleneck packets ({per_run:,} per run x "
-            f"{spec.replications} replications x {len(spec.buffer_packets)} buffer sizes); the "
-            f"limit is {settings.max_packets_per_job:,} (max_packets_per_job): shorten "
-            "duration_s, lower capacity_bps, or ask for fewer replications or buffer sizes",
-            value=fields["duration_s"],
-        )
-    runs = spec.replications * len(spec.buffer_packets)
-    stored = runs * stored_bytes_bound(max(1, len(scenario.groups)))
-    if stored > settings.max_result_bytes:
-        raise invalid(
-            ("body", "replications"),
-            f"the job's results would take about {stored:,} bytes ({runs} runs of at most "
-            f"{stored // runs:,} bytes each); the limit is {settings.max_result_bytes:,} "
-            "(max_result_bytes): ask for fewer replications or buffer sizes",
-            value=body.replications,
-        )
+    check_job_size(job_plan, settings)
+    spec, packets = job_plan.spec, job_plan.packets
     try:
         job, reused, token = pool.submit(spec, client, packets)
     except QueueFull as exc:

@@ -27,13 +27,19 @@ from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import Field
 
 from app.deps import ClientDep, JobPoolDep, SettingsDep, WarmupDep
-from app.errors import invalid
 from app.jobs.store import JobView, QueueFull
 from app.jobs.tables import JobStatus
 from app.schemas.common import MAX_SEED, ResponseModel
 from app.schemas.recommend import RecommendRequest
 from app.services.simulate import JobPlan
-from app.services.verify import Pending, checked, job_runner, plan_verification, searched
+from app.services.verify import (
+    Pending,
+    check_batch_size,
+    checked,
+    job_runner,
+    plan_verification,
+    searched,
+)
 
 router = APIRouter(prefix="/verifications", tags=["recommend"])
 
@@ -116,14 +122,7 @@ def create_verification(
         )
 
     def submit(job_plan: JobPlan) -> JobView:
-        if job_plan.packets > settings.max_packets_per_job:
-            raise invalid(
-                ("body", "replications"),
-                f"the verification would simulate about {job_plan.packets:,} bottleneck "
-                f"packets in one job; the limit is {settings.max_packets_per_job:,} "
-                "(max_packets_per_job): ask for fewer replications",
-                value=body.replications,
-            )
+        check_batch_size(job_plan, settings, body.replications)
         try:
             job, _, token = pool.submit(job_plan.spec, client, job_plan.packets)
         except QueueFull as exc:

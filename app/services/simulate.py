@@ -12,8 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from app.jobs.compact import stored_bytes_bound
 from app.jobs.spec import SimulationSpec
-from app.services.names import FieldError
+from app.services.names import FieldError, Words, api_word
 from validation.simulator import ReplicatedResult, RunResult, Scenario
 from validation.simulator.scenario import estimate_packets
 
@@ -26,6 +27,9 @@ class Limits(Protocol):
 
     @property
     def max_packets_per_job(self) -> int: ...
+
+    @property
+    def max_result_bytes(self) -> int: ...
 
 
 def build_scenario(fields: dict[str, Any]) -> Scenario:
@@ -67,13 +71,40 @@ def plan_job(
 ) -> JobPlan:
     """The job of ``scenario`` (whose JSON fields are ``fields``) at each buffer size.
 
-    The number of bottleneck packets is checked by the caller against
-    ``limits.max_packets_per_job`` (each edge says which input to change); the replications
-    here.
+    The replications are checked here; the job's size, by :func:`check_job_size` (a
+    simulation job) or the verification's own check (one batch of it).
     """
     check_replications(replications, limits)
     spec = SimulationSpec.create(fields, buffer_packets, replications, seed)
     return JobPlan(spec, scenario, estimate_packets(scenario))
+
+
+def check_job_size(job_plan: JobPlan, limits: Limits, words: Words = api_word) -> None:
+    """:class:`FieldError` when the job would simulate more bottleneck packets than
+    ``limits.max_packets_per_job`` (at ``scenario.duration_s``) or store more than
+    ``limits.max_result_bytes`` (at ``replications``), saying which inputs to change."""
+    spec, per_run, packets = job_plan.spec, job_plan.packets_per_run, job_plan.packets
+    replications, sizes = words("replications"), len(spec.buffer_packets)
+    if packets > limits.max_packets_per_job:
+        raise FieldError(
+            ("scenario", "duration_s"),
+            f"the job would simulate about {packets:,} bottleneck packets ({per_run:,} per run x "
+            f"{spec.replications} {replications} x {sizes} buffer sizes); the limit is "
+            f"{limits.max_packets_per_job:,} (max_packets_per_job): shorten "
+            f"{words('duration_s')}, lower {words('capacity_bps')}, or ask for fewer "
+            f"{replications} or buffer sizes",
+            job_plan.scenario.duration_s,
+        )
+    runs = spec.replications * sizes
+    stored = runs * stored_bytes_bound(max(1, len(job_plan.scenario.groups)))
+    if stored > limits.max_result_bytes:
+        raise FieldError(
+            ("replications",),
+            f"the job's results would take about {stored:,} bytes ({runs} runs of at most "
+            f"{stored // runs:,} bytes each); the limit is {limits.max_result_bytes:,} "
+            f"(max_result_bytes): ask for fewer {replications} or buffer sizes",
+            spec.replications,
+        )
 
 
 def run_replications(

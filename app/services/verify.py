@@ -21,7 +21,7 @@ from typing import Any
 from app.jobs.spec import SimulationSpec
 from app.jobs.store import JobView
 from app.jobs.tables import JobStatus
-from app.services.names import FieldError
+from app.services.names import FieldError, Words, api_word
 from app.services.recommend import recommend
 from app.services.simulate import JobPlan, Limits, check_replications, plan_job
 from models.recommend import LinkScenario, Recommendation, Targets
@@ -96,6 +96,21 @@ def plan_verification(
     budget = replication_budget(replications, max_replications, limits)
     p = plan(link, rec, targets, replications=replications, seed=seed, max_replications=budget)
     return PlannedVerification(rec, p)
+
+
+def check_batch_size(
+    job_plan: JobPlan, limits: Limits, replications: int, words: Words = api_word
+) -> None:
+    """:class:`FieldError` at ``replications`` (the request's) when one batch of the check
+    would simulate more bottleneck packets than ``limits.max_packets_per_job``."""
+    if job_plan.packets > limits.max_packets_per_job:
+        raise FieldError(
+            ("replications",),
+            f"the verification would simulate about {job_plan.packets:,} bottleneck packets in "
+            f"one job; the limit is {limits.max_packets_per_job:,} (max_packets_per_job): ask "
+            f"for fewer {words('replications')}",
+            replications,
+        )
 
 
 def job_runner(
