@@ -28,7 +28,6 @@ from typing import Any
 from models.recommend import LinkScenario, Recommendation, Targets
 from validation.sweeps import executor
 from validation.verify import (
-    SLOW_ACCESS,
     Access,
     BatchRunner,
     Plan,
@@ -42,6 +41,7 @@ from validation.verify import (
     run_batches,
     senders_text,
     sized_senders,
+    slow_label,
     worst,
 )
 
@@ -117,6 +117,7 @@ def size_plan(
     replications: int,
     seed: int,
     max_replications: int | None,
+    congestion_control_given: bool = True,
 ) -> Plan:
     """The plan that checks one size (and the slow end of the access rates, when assumed)."""
     return plan_sizes(
@@ -124,19 +125,21 @@ def size_plan(
         targets,
         rule,
         {"recommended": packets},
-        slow_of={SLOW_ACCESS: "recommended"},
+        slow_of={slow_label("recommended"): "recommended"},
         replications=replications,
         seed=seed,
         max_replications=max_replications,
+        congestion_control_given=congestion_control_given,
     )
 
 
 def _tried(packets: int, v: Verification) -> Tried:
     check = v.sizes[0]
-    checks = [check, *([v.slow_access] if v.slow_access is not None else [])]
+    slow = v.slow(check.label)
+    checks = [check, *([slow] if slow is not None else [])]
     throughput = [t.outcome for c in checks for t in c.targets if t.name != "delay"]
     met = worst([c.verdict for c in checks]) == "met"
-    return Tried(packets, worst(throughput) == "met", met, check, v.slow_access)
+    return Tried(packets, worst(throughput) == "met", met, check, slow)
 
 
 def search_with(
@@ -162,6 +165,7 @@ def search_with(
         replications=replications,
         seed=seed,
         max_replications=max_replications,
+        congestion_control_given=given,
     )
     out = SearchOutcome(
         rule=rule,

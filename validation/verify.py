@@ -46,13 +46,21 @@ An access rate not given
 ------------------------
 The port queues only where the senders' packets can arrive faster than it sends them. An access
 rate the user gave is simulated as given. One not given is an assumption, stated in the result
-(:class:`Access`): every size is simulated with access links :data:`ACCESS_FAST_FACTOR` times
-the simulated port (bursty senders on fast links, the case the rules that ignore the access
-rate size for), and the recommended size is simulated again at the slow end of the plausible
-range, the port's own rate (with two flows or more their bursts still meet and queue; one flow
-gets twice the port's rate, since behind a link as fast as the port it would never queue). The
-headline is the worse of the two; the slow end is reported as ``slow_access``. Paced senders
-are simulated at the fast end only (their spacing does not come from the access link).
+(:class:`Access`): the result depends on it, so every size is simulated at both ends of the
+plausible range: with access links :data:`ACCESS_FAST_FACTOR` times the simulated port (bursty
+senders on fast links, the case the rules that ignore the access rate size for), and again at
+the slow end, the port's own rate (with two flows or more their bursts still meet and queue;
+one flow gets twice the port's rate, since behind a link as fast as the port it would never
+queue). Paced senders too: their spacing does not come from the access link, but a slow one
+still spaces their bursts further. The sizes at the slow end are reported as ``slow_sizes``
+(labels :func:`slow_label`), each with its verdict; the headline is the worse of the
+recommended size's two verdicts, and the reason says which end governs.
+
+What the check could not represent
+----------------------------------
+``not_represented`` lists, in plain words, what of the user's link the simulation did not
+represent (:func:`validation.limitations.not_represented`: the measurement's length in RTTs,
+the scaling and what it changes, traffic and senders not modelled as given).
 
 A given size
 ------------
@@ -80,6 +88,7 @@ from models.recommend.context import resolve_targets
 from models.recommend.performance import TrafficModel
 from models.recommend.rules import DCTCP_K_DIVISOR
 from models.rule_of_thumb import bdp_packets, harmonic_mean_rtt_s
+from validation.limitations import not_represented
 from validation.simulator import Scenario, confidence_interval, replication_seeds
 from validation.simulator.core.pie import QDELAY_REF_S, T_UPDATE_S
 from validation.simulator.results import Estimate
@@ -110,16 +119,17 @@ BUFFER_EXPONENT = {
     "transparent": 0.0,
 }
 
-#: Fewest round trips of the longest flow a measurement should span: fewer, and the averages
-#: rest on a few dozen of its congestion cycles at most (the check says so).
-MIN_MEASURED_RTTS = 100
-
 #: When the access rate is not given: the senders' access links are assumed this many times
 #: faster than the (scaled) port for every size, the fast end of the plausible range (module
 #: docstring, "An access rate not given").
 ACCESS_FAST_FACTOR = 10.0
-#: The label of the recommended size simulated at the slow end of that range.
-SLOW_ACCESS = "recommended, slow access"
+
+
+def slow_label(label: str) -> str:
+    """The label of size ``label`` simulated at the slow end of the access rates."""
+    return f"{label}, slow access"
+
+
 #: Confidence of the one-sided bounds a target is judged with.
 BOUND_LEVEL = 0.99
 #: Replications a verification may add, by default, to decide a target: up to this many times
@@ -151,8 +161,8 @@ class Scaling:
 class Access:
     """The senders' access rate the check simulates, and why (module docstring).
 
-    ``access_bps`` is simulated at every size; ``slow_access_bps``, when not None, also at the
-    recommended size (the other end of the range, for an access rate the user did not give).
+    ``access_bps`` is simulated at every size; ``slow_access_bps``, when not None, also at every
+    size (the other end of the range, for an access rate the user did not give).
     """
 
     given: bool
@@ -188,6 +198,8 @@ class SizeCheck:
     label: str
     buffer_packets: int
     simulated_buffer_packets: int
+    #: The senders' access rate this size was simulated with (scaled link), bit/s.
+    access_bps: float
     predicted: Prediction
     replications: int
     utilization: float
@@ -216,8 +228,8 @@ class Verification:
     max_replications: int = 0
     access: Access | None = None
     sizes: list[SizeCheck] = field(default_factory=list)
-    #: The recommended size at the slow end of the access rates (access not given), else None.
-    slow_access: SizeCheck | None = None
+    #: The same sizes at the slow end of the access rates (access not given), else empty.
+    slow_sizes: list[SizeCheck] = field(default_factory=list)
     verdict: Verdict = "not reproducible here"
     reason: str = ""
     #: What of the link the simulation could not represent (:func:`not_represented`).
@@ -230,8 +242,11 @@ class Verification:
 
     def undecided(self) -> list[str]:
         """Labels of the sizes with a target left undecided."""
-        checks = [*self.sizes, *([self.slow_access] if self.slow_access else [])]
-        return [c.label for c in checks if c.verdict == "undecided"]
+        return [c.label for c in [*self.sizes, *self.slow_sizes] if c.verdict == "undecided"]
+
+    def slow(self, label: str) -> SizeCheck | None:
+        """Size ``label`` at the slow end of the access rates, or None (not simulated there)."""
+        return next((c for c in self.slow_sizes if c.label == slow_label(label)), None)
 
 
 def clean(value: Any) -> Any:
@@ -365,42 +380,6 @@ def scale_link(link: LinkScenario, rule: str) -> Scaling:
     )
 
 
-def not_represented(link: LinkScenario, scaling: Scaling, measure_s: float) -> list[str]:
-    """What of ``link`` a simulation of ``measure_s`` seconds on the scaled link cannot represent,
-    each in a sentence (the check lists them instead of letting them pass unsaid)."""
-    out = []
-    longest = max(link.rtts_s)
-    rtts = measure_s / longest
-    if rtts < MIN_MEASURED_RTTS:
-        out.append(
-            f"the measurement spans {measure_s:g} s, only {rtts:.0f} round trips of the longest "
-            f"flow ({longest * 1e3:g} ms), fewer than {MIN_MEASURED_RTTS}: its averages rest on "
-            "a few congestion cycles"
-        )
-    if scaling.factor < 1.0:
-        out.append(
-            f"C and N are scaled by {scaling.factor:.3g}: {scaling.flows:,} simulated flows "
-            f"stand for {link.flows:,}, so the multiplexing is that of {scaling.flows:,}"
-        )
-    if link.load is not None:
-        out.append(
-            f"the offered load ρ = {link.load:g} is not simulated: the flows run as persistent "
-            "TCP flows, not as flows arriving at random and ending (003's flow-level model)"
-        )
-    if link.incast_senders is not None:
-        out.append("the synchronized fan-in burst of the incast senders is not simulated")
-    if link.input_queued:
-        out.append("the switch's input queues (CIOQ) are not simulated: an output queue is")
-    if link.medium == "optical":
-        out.append("the optical buffer's delay lines are not simulated: an electronic FIFO is")
-    if len(set(link.rtts_s)) > 2:
-        out.append(
-            f"the {len(link.rtts_s)} RTTs given are simulated as a uniform range "
-            f"{min(link.rtts_s) * 1e3:g}-{longest * 1e3:g} ms"
-        )
-    return out
-
-
 def access_assumption(link: LinkScenario, scaling: Scaling) -> Access:
     """The access rate to simulate: the user's, or an assumption stated with its reason."""
     if link.access_bps is not None:
@@ -409,14 +388,6 @@ def access_assumption(link: LinkScenario, scaling: Scaling) -> Access:
         )
     port = scaling.capacity_bps
     fast = ACCESS_FAST_FACTOR * port
-    if link.paced:
-        return Access(
-            False,
-            fast,
-            None,
-            f"access rate not given: assumed {ACCESS_FAST_FACTOR:g} x the simulated port "
-            f"({_rate(fast)}); the senders pace, so their spacing does not come from it",
-        )
     flows = scaling.bottlenecked_flows if link.bottlenecked_share else scaling.flows
     slow = port if flows >= 2 else 2.0 * port
     why_slow = (
@@ -428,10 +399,16 @@ def access_assumption(link: LinkScenario, scaling: Scaling) -> Access:
         False,
         fast,
         slow,
-        f"access rate not given: every size simulated with access links {ACCESS_FAST_FACTOR:g} x "
-        f"the simulated port ({_rate(fast)}, bursty senders on fast links, which the rules that "
-        f"ignore the access rate size for), and the recommended size also at the slow end, "
-        f"{why_slow}: {_rate(slow)}; the headline is the worse of the two",
+        f"access rate not given: every size simulated at both ends of the plausible range, with "
+        f"access links {ACCESS_FAST_FACTOR:g} x the simulated port ({_rate(fast)}, bursty senders "
+        f"on fast links, which the rules that ignore the access rate size for) and at the slow "
+        f"end, {why_slow}: {_rate(slow)}"
+        + (
+            "; the senders pace, so a slow access link only spaces them further"
+            if link.paced
+            else ""
+        )
+        + "; the headline is the worse of the two",
     )
 
 
@@ -459,6 +436,7 @@ def simulated_scenario(
     background = 0.0 if share is None or link.bottlenecked_flows is None else 1.0 - share
     warmup = max(WARMUP_S, 20.0 * high)
     wire = max(round(link.packet_bytes), 2)
+    initial_window = max(round(link.initial_window_packets), 1)
     header = min(Scenario.header_bytes, wire - 1)
     cc, why_not = simulated_congestion_control(link)
     if cc is None:
@@ -486,6 +464,7 @@ def simulated_scenario(
         packet_bytes=wire - header,
         header_bytes=header,
         pacing=link.paced,
+        initial_window_packets=initial_window,
         background_load=background,
         start_spread_s=min(5.0, warmup / 2.0),
         duration_s=warmup + budget_s,
@@ -732,18 +711,17 @@ def plan(
         "recommended": size_packets,
         "double": 2 * size_packets,
     }
-    p = plan_sizes(
+    return plan_sizes(
         sized_senders(link, rec),
         targets,
         rule,
         sizes,
-        slow_of={SLOW_ACCESS: "recommended"},
+        slow_of={slow_label(label): label for label in sizes},
         replications=replications,
         seed=seed,
         max_replications=max_replications,
+        congestion_control_given=given,
     )
-    p.congestion_control_given = given
-    return p
 
 
 def plan_sizes(
@@ -756,11 +734,14 @@ def plan_sizes(
     replications: int,
     seed: int,
     max_replications: int | None,
+    congestion_control_given: bool = True,
 ) -> Plan:
     """A plan for the given sizes (label -> packets) of ``rule``'s scaled link.
 
     ``slow_of`` names the sizes also simulated at the slow end of the access rates when the
-    access rate is not given (slow label -> the label of the size it repeats).
+    access rate is not given (slow label -> the label of the size it repeats);
+    ``congestion_control_given``: whether the user gave the senders' (``link`` then names
+    the candidate simulated).
     """
     targets = targets if targets is not None else Targets()
     budget = DEFAULT_BUDGET_FACTOR * replications if max_replications is None else max_replications
@@ -806,7 +787,12 @@ def plan_sizes(
         access=access,
         slow_scenario=slow,
         slow_labels=frozenset(slow_of) if slow is not None else frozenset(),
-        not_represented=tuple(not_represented(link, scaling, budget_s)),
+        congestion_control_given=congestion_control_given,
+        not_represented=tuple(
+            not_represented(
+                link, scaling, budget_s, congestion_control_given=congestion_control_given
+            )
+        ),
     )
 
 
@@ -817,6 +803,7 @@ def check_size(
     link, targets, scaling = p.link, p.targets, p.scaling
     wanted = resolve_targets(targets, model.rtt_s)  # the defaults filled in, as the engine does
     packets = p.sizes[label]
+    access_bps = p.scenario_of(label).access_bps
     util = confidence_interval([r["utilization"] for r in size_runs])
     loss = confidence_interval([r["loss_rate"] for r in size_runs])
     delay = sum(r["queue_delay_mean_s"] for r in size_runs) / len(size_runs)
@@ -845,6 +832,7 @@ def check_size(
         label=label,
         buffer_packets=packets,
         simulated_buffer_packets=p.simulated[label],
+        access_bps=access_bps,
         predicted=predicted,
         replications=len(size_runs),
         utilization=util.mean,
@@ -896,28 +884,34 @@ def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
     )
     model = engine_traffic_model(p.link, p.targets)
     checks = [check_size(p, label, runs[label], model) for label in p.sizes]
-    outcome.sizes = [c for c in checks if c.label != SLOW_ACCESS]
-    outcome.slow_access = next((c for c in checks if c.label == SLOW_ACCESS), None)
+    outcome.sizes = [c for c in checks if c.label not in p.slow_labels]
+    outcome.slow_sizes = [c for c in checks if c.label in p.slow_labels]
     main = next(c for c in outcome.sizes if c.label == "recommended")
-    both = [main, *([outcome.slow_access] if outcome.slow_access else [])]
-    outcome.verdict = worst([c.verdict for c in both])
+    slow = outcome.slow("recommended")
+    outcome.verdict = worst([main.verdict, *([slow.verdict] if slow is not None else [])])
     headline = {
         "met": "every target met",
         "missed": "a target missed",
         "undecided": "a target undecided (its 99 % bounds straddle it)",
     }[outcome.verdict]
-    slow = ""
-    if outcome.slow_access is not None:
-        s = outcome.slow_access
-        slow = (
-            f" At the slow end of the access rates: {s.verdict} ({s.replications} runs): "
-            f"{s.reason}."
+    ends = ""
+    if slow is not None:
+        governs = (
+            "both ends agree"
+            if slow.verdict == main.verdict
+            else f"the {'slow' if outcome.verdict == slow.verdict else 'fast'} end governs"
         )
+        ends = (
+            f" (fast access: {main.verdict}, slow access: {slow.verdict}; {governs})"
+            f": with fast access ({main.replications} runs): {main.reason}. With slow access "
+            f"({slow.replications} runs): {slow.reason}."
+        )
+    else:
+        ends = f" ({main.replications} runs): {main.reason}."
     access = f" Senders' access: {p.access.reason}." if p.access is not None else ""
     outcome.reason = (
-        f"at the recommended {main.buffer_packets} packets, {headline} in simulation "
-        f"({main.replications} runs): {main.reason}.{slow} The prediction was "
-        f"{main.prediction} there. Scaling: {p.scaling.reason}. Senders: "
+        f"at the recommended {main.buffer_packets} packets, {headline} in simulation{ends} The "
+        f"prediction was {main.prediction} there. Scaling: {p.scaling.reason}. Senders: "
         f"{senders_text(p.link, p.congestion_control_given)}.{access}"
     )
     if p.not_represented:

@@ -114,7 +114,7 @@ def render_verification(
         table.add_column(column, justify="left" if column in ("Size", "Targets") else "right")
     both = f"predicted / {measured}"
     table.add_row("", "", "", both, both, "max / mean, p99", "", "")
-    rows = [*v.sizes, *([v.slow_access] if v.slow_access is not None else [])]
+    rows = [*v.sizes, *v.slow_sizes]
     for c in rows:
         colour = _COLOURS[c.verdict]
         table.add_row(
@@ -134,9 +134,16 @@ def render_verification(
         console.print(f"  {c.label}: {c.reason}", markup=False, soft_wrap=True)
     if v.access is not None:
         console.print(f"Senders' access: {v.access.reason}.", markup=False, soft_wrap=True)
-    for item in v.not_represented:
-        console.print(f"Not represented: {item}.", markup=False, soft_wrap=True)
+    render_limitations(v.not_represented, console)
     console.print(f"Verdict: {v.verdict}: {v.reason}", markup=False, soft_wrap=True)
+
+
+def render_limitations(limitations: list[str], console: Console) -> None:
+    """What the check could not represent of the link, one line each (nothing when none)."""
+    if limitations:
+        console.print("Not represented by this check:")
+    for text in limitations:
+        console.print(f"  - {text}", markup=False, soft_wrap=True)
 
 
 def render_search(found: SearchOutcome, console: Console) -> None:
@@ -177,8 +184,7 @@ def render_search(found: SearchOutcome, console: Console) -> None:
         console.print(f"  {t.buffer_packets:,}: {t.check.reason}", markup=False, soft_wrap=True)
     if found.access is not None:
         console.print(f"Senders' access: {found.access.reason}.", markup=False, soft_wrap=True)
-    for item in found.not_represented:
-        console.print(f"Not represented: {item}.", markup=False, soft_wrap=True)
+    render_limitations(found.not_represented, console)
     console.print(f"Search: {found.reason}", markup=False, soft_wrap=True)
 
 

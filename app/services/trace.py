@@ -223,6 +223,7 @@ def summary(doc: dict[str, Any]) -> str:
         return f"{message}; no BSCL size ({doc.get('bscl_error')})"
     check = doc.get("verification")
     if check is not None:
-        runs = len(check["sizes"]) * check["replications"]
+        # Every size's runs, extra batches and the slow end of an assumed access rate included.
+        runs = sum(c["replications"] for c in [*check["sizes"], *check.get("slow_sizes", [])])
         message += f"; the BSCL size checked in {runs} simulator runs"
     return message

@@ -224,7 +224,9 @@
     const body = table.querySelector("tbody");
     scaling.textContent = "Scaling: " + result.scaling.reason + ".";
     scaling.hidden = false;
-    body.replaceChildren(...result.sizes.map((s) => {
+    showLimitations(result.not_represented);
+    // Every size, then each again at the slow end of the access rates when that was assumed.
+    body.replaceChildren(...result.sizes.concat(result.slow_sizes || []).map((s) => {
       const row = document.createElement("tr");
       const head = document.createElement("th");
       head.scope = "row";
@@ -251,8 +253,21 @@
         result.verdict !== "met");
   }
 
+  // What the check could not represent of the link: one item each, the list hidden when none.
+  function showLimitations(limitations) {
+    const list = document.getElementById("sim-limitations");
+    const items = limitations || [];
+    list.querySelector("ul").replaceChildren(...items.map((text) => {
+      const item = document.createElement("li");
+      item.textContent = text;
+      return item;
+    }));
+    list.hidden = items.length === 0;
+  }
+
   // The search's answer: every size tried in the table, the size found (or why none) above it.
   function showSearch(found) {
+    showLimitations(found.not_represented);
     const table = document.getElementById("sim-verdicts");
     const body = table.querySelector("tbody");
     body.replaceChildren(...found.tried.map((t) => {
@@ -266,8 +281,8 @@
       cell(row, withCi(t.check, "utilization"), true);
       cell(row, withCi(t.check, "loss_rate"), true);
       cell(row, withCi(t.check, "queue_delay_p99_s", 1000), true);
-      cell(row, "targets " + t.check.verdict + " (" + t.check.replications + " runs): " +
-        t.check.reason);
+      cell(row, "targets " + t.check.verdict + " (" + t.check.replications + " runs)" +
+        (t.slow_access ? ", slow access: " + t.slow_access.verdict : "") + ": " + t.check.reason);
       return row;
     }));
     table.hidden = found.tried.length === 0;

@@ -75,8 +75,16 @@ def test_verification_is_queued_then_answered_with_the_cli_figures(client: TestC
     # the library's, extra batches included (measured: 4 runs at half and at the recommended
     # size, whose targets the first two left undecided).
     assert jobs and all(jobs)
-    assert out["slow_access"]["replications"] == local["slow_access"]["replications"]
-    for mine, theirs in zip(out["sizes"], local["sizes"], strict=True):
+    assert [s["label"] for s in out["slow_sizes"]] == [
+        "half, slow access",
+        "recommended, slow access",
+        "double, slow access",
+    ]
+    assert out["not_represented"] == local["not_represented"]
+    mine_and_theirs = zip(
+        out["sizes"] + out["slow_sizes"], local["sizes"] + local["slow_sizes"], strict=True
+    )
+    for mine, theirs in mine_and_theirs:
         assert mine["replications"] == theirs["replications"]
         assert mine["utilization"] == pytest.approx(theirs["utilization"], rel=1e-12)
         assert mine["loss_rate"] == pytest.approx(theirs["loss_rate"], rel=1e-12, abs=1e-15)

@@ -8,7 +8,8 @@ from rich.console import Console
 
 from app.cli.verify import render_verification
 from models.recommend import LinkScenario, Targets
-from validation.verify import verify
+from tests.validation.fixed_runs import fixed_runner
+from validation.verify import plan, run_batches, verify
 
 
 def test_the_table_shows_the_simulated_loss_interval() -> None:
@@ -39,3 +40,23 @@ def test_the_table_shows_the_simulated_loss_interval() -> None:
     assert text.index(headline) < text.index("Packets (sim.)") < text.index("Verdict:")
     for size in checked.sizes:
         assert f"  {size.label}: {size.reason}"[:60] in text.replace("\n", " ")
+
+
+def test_both_ends_and_what_was_not_represented_are_printed() -> None:
+    # A 600 ms link, access rate not given, runs whose figures the test sets (no simulation):
+    # the slow end's rows follow the fast end's, the limitations are listed one per line, and
+    # the verdict line says which end governs.
+    link = LinkScenario(capacity_bps=10e6, rtts_s=(0.6,), flows=20, congestion_control="reno")
+    targets = Targets(min_utilization=0.9, max_loss=0.01, max_queueing_delay_s=1.0)
+    p = plan(link, None, targets, replications=3, seed=1, size=("rule_of_thumb", 500))
+    checked = run_batches(p, fixed_runner(0.5, 0.99))
+    console = Console(record=True, width=200)
+    render_verification(checked, console)
+    text = console.export_text()
+    for label in ("half", "recommended", "double"):
+        assert text.index(f"{label}, slow access") > text.index("double ")
+    assert "Not represented by this check:" in text
+    assert len(checked.not_represented) == 1  # the round trips measured
+    for limitation in checked.not_represented:
+        assert f"  - {limitation}"[:60] in text
+    assert "the slow end governs" in text and "Verdict: missed" in text

@@ -11,10 +11,10 @@ from validation.verify import (
     ACCESS_FAST_FACTOR,
     MAX_SIMULATED_PPS,
     MIN_SCALED_FLOWS,
-    SLOW_ACCESS,
     plan,
     scale_link,
     senders_text,
+    slow_label,
     verify,
 )
 
@@ -73,11 +73,16 @@ def test_verification_of_a_small_link_reports_each_size() -> None:
         assert c.replications == 2
     # Metamorphic: double the buffer loses no more than half of it (same seeds).
     assert double.loss_rate <= half.loss_rate
-    # The headline is the worst target outcome at the recommended size, at either end of the
-    # access rates (not given here: both are simulated).
-    assert out.slow_access is not None and out.slow_access.buffer_packets == main.buffer_packets
+    # The access rate is not given: every size is simulated at both ends, each with its
+    # verdict; the headline is the worst target outcome at the recommended size at either end.
+    assert [c.label for c in out.slow_sizes] == [slow_label(c.label) for c in out.sizes]
+    assert [c.buffer_packets for c in out.slow_sizes] == [c.buffer_packets for c in out.sizes]
+    assert all(c.access_bps == 10e6 for c in out.slow_sizes)  # the port's rate (10 flows)
+    assert all(c.access_bps == ACCESS_FAST_FACTOR * 10e6 for c in out.sizes)
+    slow = out.slow("recommended")
+    assert slow is not None
     order = ("missed", "undecided", "met")
-    assert out.verdict == min(main.verdict, out.slow_access.verdict, key=order.index)
+    assert out.verdict == min(main.verdict, slow.verdict, key=order.index)
     data = out.to_dict()
     assert data["sizes"][1]["predicted"]["buffer_packets"] == main.buffer_packets
     assert not any(isinstance(v, float) and math.isnan(v) for v in data["sizes"][0].values())
@@ -89,11 +94,13 @@ def test_a_given_size_is_checked_with_its_rule() -> None:
     link = LinkScenario(capacity_bps=1e9, rtts_s=(0.1,), flows=200, packet_bytes=1250)
     p = plan(link, None, Targets(max_loss=0.01), replications=2, seed=5, size=("bscl", 3001))
     assert p.rule == "bscl"
-    # The access rate is not given: the recommended size is also simulated at the slow end.
-    assert p.sizes == {"half": 1500, "recommended": 3001, "double": 6002, SLOW_ACCESS: 3001}
+    # The access rate is not given: every size is also simulated at the slow end.
+    fast = {"half": 1500, "recommended": 3001, "double": 6002}
+    assert p.sizes == {**fast, **{slow_label(k): v for k, v in fast.items()}}
     # 1 Gb/s of 1250 B packets = 100,000 packets/s -> k = 50,000 / 100,000 = 0.5 (BSCL: B ∝ k).
     assert p.scaling.factor == pytest.approx(0.5) and p.scaling.buffer_exponent == 1.0
-    assert p.simulated == {"half": 750, "recommended": 1500, "double": 3001, SLOW_ACCESS: 1500}
+    scaled = {"half": 750, "recommended": 1500, "double": 3001}
+    assert p.simulated == {**scaled, **{slow_label(k): v for k, v in scaled.items()}}
     with pytest.raises(ValueError, match="recommendation or a size"):
         plan(link, None)
     with pytest.raises(ValueError, match=">= 1 packet"):
@@ -234,7 +241,7 @@ def test_a_one_flow_uplink_is_simulated_behind_a_stated_access_rate_and_queues()
     # Issue 27: a one-flow 35 Mb/s uplink with no access rate given was simulated behind an
     # access link at the port's own rate, so the port never queued and half the size, the size
     # and double it all showed 100 %. The access rate is now an assumption the check states:
-    # 10 x the port for every size, and for the recommended size also the slow end, twice the
+    # 10 x the port for every size, and every size again at the slow end, twice the
     # port for one flow (at the port's rate it would never queue).
     # CUBIC senders, as measured (not given, the engine would size for Reno's whole BDP).
     link = LinkScenario(capacity_bps=35e6, rtts_s=(0.04,), flows=1, congestion_control="cubic")
@@ -251,7 +258,8 @@ def test_a_one_flow_uplink_is_simulated_behind_a_stated_access_rate_and_queues()
     half = checked.sizes[0]
     assert half.label == "half" and half.utilization < 0.99
     assert all(c.queue_delay_mean_s > 1e-3 for c in checked.sizes)
-    assert checked.slow_access is not None and checked.slow_access.queue_delay_mean_s > 1e-3
+    assert len(checked.slow_sizes) == 3
+    assert all(c.queue_delay_mean_s > 1e-3 for c in checked.slow_sizes)
     assert "Senders' access: access rate not given" in checked.reason
     # The old assumption, the port's own rate, as an explicit access rate: nothing ever queues
     # (mean queue below a microsecond) and every size shows 100 %: the check could not tell.
@@ -260,7 +268,7 @@ def test_a_one_flow_uplink_is_simulated_behind_a_stated_access_rate_and_queues()
     )
     flat = verify(at_port_rate, rec, replications=2, max_replications=2, seed=1, workers=2)
     assert all(c.queue_delay_mean_s < 1e-6 and c.utilization > 0.999 for c in flat.sizes)
-    assert flat.slow_access is None and flat.access is not None and flat.access.given
+    assert flat.slow_sizes == [] and flat.access is not None and flat.access.given
 
 
 @pytest.mark.slow
