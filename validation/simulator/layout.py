@@ -212,10 +212,7 @@ class FlowFloat(IntEnum):
     BBR_RS_BW_PER_S = 35  # this ACK's delivery-rate sample (-1: none)
     BBR_RS_RTT_S = 36  # this ACK's RTT sample (-1: none)
     BBR_PACING_GAP_S = 37  # 1 / BBR_PACING_RATE_PER_S, set with it
-    # RACK (RFC 8985 §6.2; core/sender.py, _rack_advance): reset when a transfer starts
-    RACK_XMIT_S = 38  # send time of the latest-sent packet delivered (-1: none yet)
-    MIN_RTT_S = 39  # the smallest RTT sample (inf: none yet)
-    BBR_BW_ROUND = 40  # first of BBR_BW_ROUNDS per-round maxima (round number modulo)
+    BBR_BW_ROUND = 38  # first of BBR_BW_ROUNDS per-round maxima (round number modulo)
 
 
 class FlowInt(IntEnum):
@@ -290,12 +287,6 @@ class FlowInt(IntEnum):
     # a PACE event kept off the heap, at FlowDue.PACE_S (core/sender.py, _delivery_first);
     # kept across transfers, as PACE_PENDING is
     PACE_DEFERRED = 59
-    # RACK (RFC 8985 §6.2; core/sender.py): the sequence number of the packet at
-    # FlowFloat.RACK_XMIT_S, and the queue of retransmissions in the order sent (a ring in
-    # ``rq``: first entry, entries); reset by start_flow
-    RACK_SEQ = 60
-    RQ_HEAD = 61
-    RQ_COUNT = 62
 
     CA_INCREASE = 36  # a CaIncrease
 
@@ -581,8 +572,6 @@ class Arrays(NamedTuple):
     sq: IntArray  # sampled trace: queue packets
     scw: FloatArray  # (samples, traced flows): cwnd
     rs: FloatArray  # (flows, window slots, RATE_SLOT): RateSlot (1 x 1 without BBR groups)
-    sx: FloatArray  # (flows, window slots): last send time of each slot (1 x 1 without SACK)
-    rq: IntArray  # (flows, window slots): RACK's retransmissions, a ring (1 x 1 without SACK)
     fd: FloatArray  # (flows, len(FlowDue)): FlowDue (apart from ff: a few bytes a flow)
 
 

@@ -23,10 +23,8 @@ The model, in one place:
   on the third duplicate ACK (the first missing packet is resent at once, RFC 6675 step 4.3),
   RTO per RFC 6298 with backoff (restarted when the first unacknowledged packet is
   retransmitted, as ns-2 and Linux do); SACK recovery (RFC 6675, pipe algorithm; since packets of a
-  flow are never reordered, a hole below the highest SACKed packet is lost, and a
-  retransmission not delivered when a packet sent after it is, RACK's rule, RFC 8985 §6.2 with
-  no reordering window, is lost again and resent, as Linux does) or NewReno (RFC 6582)
-  without SACK, go-back-N after a timeout;
+  flow are never reordered, a hole below the highest SACKed packet is lost) or NewReno
+  (RFC 6582) without SACK, go-back-N after a timeout;
 - pacing (``pacing``, and BBR always): a sender sends no earlier than ``next_send`` (srtt/cwnd,
   or BBR's 1/pacing rate, after its last packet); a packet the window allows earlier waits for
   a PACE event at ``next_send``, or, when none of the flow's own events can run before that
@@ -176,14 +174,6 @@ class Flow:
     # its delayed-ACK timer (while delack_count > 0): quiet_until reads them
     deliver_due: deque[float] = field(default_factory=deque)
     delack_due: float = INF
-    # RACK (RFC 8985 §6.2; SACK only): each packet's last send time, the retransmissions
-    # outstanding in the order sent, the reference (send time and number of the latest-sent
-    # packet delivered) and the smallest RTT sample
-    sent_at: dict[int, float] = field(default_factory=dict)
-    rexmit_queue: deque[int] = field(default_factory=deque)
-    rack_xmit: float = -1.0
-    rack_seq: int = -1
-    min_rtt: float = INF
 
 
 class ReferenceSimulator:
@@ -200,10 +190,6 @@ class ReferenceSimulator:
         self.rand = UniformStream(self.p.generator)
         self.raw = RawCounters.empty(self.p)
         self.trace = trace
-        # RACK's queue holds at most one entry per window slot (the core's ring in ``rq``)
-        self.rack_queue_cap = (
-            1 << max((g.max_window_packets for g in self.p.groups), default=1).bit_length()
-        )
         self.heap: list[tuple[float, int, int, int, int, int, int]] = []
         self.seq = 0
         p = self.p
@@ -797,11 +783,7 @@ class ReferenceSimulator:
         if fl.bbr is not None:
             bbr.on_send(fl.bbr, t, seg, fl.high_tx - fl.snd_una)
         restart = False
-        sack = fl.grp.recovery == "sack"
         if seg < fl.high_tx:
-            if sack and seg not in fl.rexmitted and seg not in fl.sacked:
-                if len(fl.rexmit_queue) < self.rack_queue_cap:  # full: left to the RTO
-                    fl.rexmit_queue.append(seg)
             fl.rexmitted.add(seg)
             fl.rtt_seq = -1
             restart = seg == fl.snd_una
@@ -813,8 +795,6 @@ class ReferenceSimulator:
             if fl.rtt_seq < 0:
                 fl.rtt_seq = seg
                 fl.rtt_time = t
-        if sack:
-            fl.sent_at[seg] = t
         if seg == fl.snd_nxt:
             fl.snd_nxt += 1
         self.raw.sent += 1
@@ -871,7 +851,6 @@ class ReferenceSimulator:
         fl.recover = fl.high_tx - 1
         fl.rto_recover = fl.high_tx - 1
         fl.rexmitted.clear()
-        fl.rexmit_queue.clear()
         fl.rexmit_ptr = fl.snd_una
         if fl.grp.recovery == "sack":
             fl.recovery = RecoveryState.AFTER_TIMEOUT
@@ -941,15 +920,9 @@ class ReferenceSimulator:
         una = fl.snd_una
         sack = fl.grp.recovery == "sack"
         bb = fl.bbr
-        # the packets this ACK delivers: the one newly SACKed, those newly ACKed in order
-        fresh = [sack_seq] if sack_seq >= cum and sack_seq not in fl.sacked else []
-        fresh += [s for s in range(fl.snd_una, cum) if s not in fl.sacked]
-        # RACK's reference need move only while a retransmission is queued (core/sender.py)
-        rack = sack and bool(fl.rexmit_queue)
-        if rack:
-            for s in fresh:
-                self.rack_advance(t, fl, s)
         if bb is not None:
+            fresh = [sack_seq] if sack_seq >= cum and sack_seq not in fl.sacked else []
+            fresh += [s for s in range(fl.snd_una, cum) if s not in fl.sacked]
             bbr.ack_sample(bb, t, fresh, fl.rexmitted.__contains__, self.in_flight(fl))
         if sack_seq >= cum:
             fl.sacked.add(sack_seq)
@@ -959,7 +932,6 @@ class ReferenceSimulator:
             for s in range(fl.snd_una, cum):
                 fl.sacked.discard(s)
                 fl.rexmitted.discard(s)
-                fl.sent_at.pop(s, None)
             fl.snd_una = cum
             fl.snd_nxt = max(fl.snd_nxt, cum)
             fl.dupacks = 0
@@ -1027,10 +999,6 @@ class ReferenceSimulator:
             if bb is not None and fl.high_sacked > fl.lost_limit:
                 bbr.lost(bb, self.unsacked(fl, fl.lost_limit, fl.high_sacked))
             fl.lost_limit = max(fl.lost_limit, fl.high_sacked)
-        if rack:
-            lost = self.rack_detect(fl)
-            if bb is not None:
-                bbr.lost(bb, lost)
         if fl.ecn != EcnMode.OFF:
             self.ecn_on_ack(fl, cum, cum - una if cum > una else 0, ece)
         if bb is not None:
@@ -1044,38 +1012,6 @@ class ReferenceSimulator:
             in_flight = self.in_flight(fl)
             fl.cwnd = bbr.on_ack(bb, t, fl.cwnd, in_flight, state, wire_bytes, self.rand.next)
         self.try_send(t, f)
-
-    def rack_advance(self, t: float, fl: Flow, seq: int) -> None:
-        """RFC 8985 §6.2 step 2: packet ``seq``, newly delivered at t, becomes RACK's reference
-        if sent after it (send time, then number); a retransmission delivered sooner than
-        the smallest RTT after it was sent is taken for its original and ignored (the core's
-        ``_rack_advance``)."""
-        xmit = fl.sent_at[seq]
-        if seq in fl.rexmitted and t - xmit < fl.min_rtt:
-            return
-        if xmit > fl.rack_xmit or (xmit == fl.rack_xmit and seq > fl.rack_seq):
-            fl.rack_xmit = xmit
-            fl.rack_seq = seq
-
-    def rack_detect(self, fl: Flow) -> int:
-        """RFC 8985 §6.2 step 5 for retransmissions, with no reordering window: a
-        retransmission sent before RACK's reference and not delivered is lost again, leaves
-        the queue and may be retransmitted once more (the core's ``_rack_detect`` says why);
-        returns how many."""
-        lost = 0
-        while fl.rexmit_queue:
-            seq = fl.rexmit_queue[0]
-            if seq >= fl.snd_una and seq in fl.rexmitted and seq not in fl.sacked:
-                xmit = fl.sent_at[seq]
-                if not (fl.rack_xmit > xmit or (fl.rack_xmit == xmit and fl.rack_seq > seq)):
-                    break
-                fl.rexmitted.discard(seq)
-                fl.rexmit_ptr = min(fl.rexmit_ptr, seq)
-                lost += 1
-            fl.rexmit_queue.popleft()
-        if all(s in fl.sacked for s in fl.rexmitted):
-            fl.rexmit_queue.clear()
-        return lost
 
     def ecn_on_ack(self, fl: Flow, cum: int, newly: int, ece: bool) -> None:
         """The sender's ECN: DCTCP's α (RFC 8257 §3.3 steps 1-8), then at most once per window
@@ -1153,7 +1089,6 @@ class ReferenceSimulator:
         fl.cwnd = cwnd + (target - cwnd) / cwnd
 
     def rtt_sample(self, fl: Flow, r: float) -> None:
-        fl.min_rtt = min(fl.min_rtt, r)
         if fl.srtt == 0.0:
             fl.srtt = r
             fl.rttvar = r / 2.0
