@@ -275,9 +275,9 @@ def test_a_one_flow_uplink_is_simulated_behind_a_stated_access_rate_and_queues()
 def test_many_bbr_flows_the_simulator_backs_the_bbr_rule_and_its_loss_warning() -> None:
     # Issue 27: 100 BBR flows at 400 Mbit/s, 60 ms. The engine's BBR rule gives 0.25·C·T_e =
     # 500 packets and warns that these senders' loss does not fall with the buffer. Measured
-    # with seed 1, 3 runs (studies/results/sim_loss_at_rule_sizes.md): 99.6 % ± 1.0 %
-    # utilization, 16.5 % ± 2.6 % loss at 500 packets. The 99 % bounds then sit far from both
-    # targets (utilization's lower bound near 99 % against 90 %, loss's lower bound near 14 %
+    # with seed 1, 3 runs (studies/results/sim_loss_at_rule_sizes.md): 99.2 % ± 2.0 %
+    # utilization, 6.7 % ± 2.0 % loss at 500 packets. The 99 % bounds then sit far from both
+    # targets (utilization's lower bound near 97 % against 90 %, loss's lower bound near 4.7 %
     # against 1 %): utilization is met and loss missed, and the headline says so.
     link = LinkScenario(
         capacity_bps=400e6, rtts_s=(0.06,), flows=100, congestion_control="bbr", access_bps=4e9
@@ -289,7 +289,7 @@ def test_many_bbr_flows_the_simulator_backs_the_bbr_rule_and_its_loss_warning() 
     main = next(c for c in out.sizes if c.label == "recommended")
     outcome = {t.name: t.outcome for t in main.targets}
     assert outcome["utilization"] == "met" and outcome["loss"] == "missed"
-    assert main.loss_rate > 0.05
+    assert main.loss_rate > 0.03
     assert out.verdict == "missed"
 
 
