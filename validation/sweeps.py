@@ -123,7 +123,8 @@ def _stop(pool: ProcessPoolExecutor) -> None:
     """Stop ``pool`` now: queued runs dropped, running ones killed (a run is not interruptible;
     ``ProcessPoolExecutor`` has no public way to stop its workers before Python 3.14)."""
     pool.shutdown(wait=False, cancel_futures=True)
-    for process in list(getattr(pool, "_processes", {}).values()):
+    # None once the pool is broken (a worker or the fork server failed to start)
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
         process.kill()
 
 

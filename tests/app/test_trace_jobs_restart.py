@@ -4,13 +4,15 @@ from its upload and it succeeds; the upload and its directory are gone once it e
 refused upload leaves no directory behind.
 
 A real service in a subprocess (as ``test_jobs_service_death.py``), its temporary directory
-(``TMPDIR``) inside the test's, so that the uploads can be looked for.
+(``TMPDIR``) one of the test's own, so that the uploads can be looked for.
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -44,14 +46,22 @@ def _wait(
         time.sleep(0.2)
 
 
+@pytest.fixture
+def uploads() -> Iterator[Path]:
+    """The service's ``TMPDIR``: a short path, since the sweep pool's fork server binds a Unix
+    socket inside it (at most 107 bytes; a pytest-xdist ``tmp_path`` plus the socket's own
+    name is longer, and the check then failed with ``AF_UNIX path too long``)."""
+    path = Path(tempfile.mkdtemp(prefix="bzt-", dir="/tmp"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
 @pytest.mark.slow
 def test_a_trace_job_killed_with_the_service_runs_again_and_leaves_no_upload(
-    tmp_path: Path,
+    tmp_path: Path, uploads: Path
 ) -> None:
     trace = tmp_path / "link.csv"
     _trace(trace)
-    uploads = tmp_path / "tmp"
-    uploads.mkdir()
     database, log = tmp_path / "jobs.sqlite3", tmp_path / "service.log"
     env = {"TMPDIR": str(uploads)}
     first = Service(database, log, env)
