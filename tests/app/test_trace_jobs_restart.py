@@ -73,7 +73,11 @@ def test_a_trace_job_killed_with_the_service_runs_again_and_leaves_no_upload(
                 "capacity_bps": "10 Mbit/s",
                 "warmup_s": "4s",
                 "verify": "true",
-                "replications": "2",
+                # 10 replications (about 130 simulator runs): the check lasts several seconds, so
+                # its relayed "verifying" message (written at most every 0.5 s, PROGRESS_PERIOD_S)
+                # is seen on a fast machine too; with 2 (26 runs) a quiet machine finished the
+                # check between two writes and the wait ran out.
+                "replications": "10",
             },
             timeout=60,
         )
