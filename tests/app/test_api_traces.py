@@ -21,8 +21,7 @@ from app.settings import Settings, get_settings
 from app.trace_child import TraceRunner, read_trace
 from app.trace_form import TRACE_FORM_FIELDS
 from tests.app import trace_runners
-from validation.simulator import Scenario
-from validation.traces.synthetic import simulated_trace, write_csv
+from tests.app.trace_links import write_congested_trace
 
 
 @contextmanager
@@ -229,23 +228,8 @@ def test_unknown_job_is_404(client: TestClient) -> None:
 
 def test_verify_checks_the_bscl_size_with_the_recommendation_check(tmp_path: Path) -> None:
     # A simulated 10 Mbit/s link (8 persistent flows, 10% background), as bufsize trace reads it.
-    scenario = Scenario(
-        capacity_bps=10e6,
-        flows=8,
-        rtt_s=0.1,
-        rtt_jitter_s=0.06,
-        packet_bytes=1448,
-        header_bytes=52,
-        max_window_packets=10_000,
-        delayed_ack=2,
-        initial_window_packets=10,
-        duration_s=30.0,
-        warmup_s=4.0,
-        start_spread_s=4.0,
-        background_load=0.1,
-    )
     path = tmp_path / "link.csv"
-    write_csv(simulated_trace(scenario, 80, seed=3).trace, path)
+    write_congested_trace(path)
     with trace_service(tmp_path, max_trace_bytes=8 * 1024 * 1024) as client:
         response = client.post(
             "/v1/traces",

@@ -10,10 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from app.cli import main
-from validation.simulator import Scenario
+from tests.app.trace_links import write_congested_trace
 from validation.traces import estimate_trace, open_trace
 from validation.traces.sizing import link_from_estimates
-from validation.traces.synthetic import simulated_trace, write_csv
 from validation.verify import verify
 
 
@@ -66,23 +65,8 @@ def test_errors_name_the_option_or_the_place(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def congested_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A simulated 10 Mbit/s link with 8 persistent Reno flows and 10% background, as CSV."""
-    scenario = Scenario(
-        capacity_bps=10e6,
-        flows=8,
-        rtt_s=0.1,
-        rtt_jitter_s=0.06,
-        packet_bytes=1448,
-        header_bytes=52,
-        max_window_packets=10_000,
-        delayed_ack=2,
-        initial_window_packets=10,
-        duration_s=30.0,
-        warmup_s=4.0,
-        start_spread_s=4.0,
-        background_load=0.1,
-    )
     path = tmp_path_factory.mktemp("trace") / "link.csv"
-    write_csv(simulated_trace(scenario, 80, seed=3).trace, path)
+    write_congested_trace(path)
     return path
 
 

@@ -17,25 +17,7 @@ import httpx
 import pytest
 
 from tests.app.test_jobs_service_death import GRACE_S, Service, _commands, alive, descendants
-from validation.simulator import Scenario
-from validation.traces.synthetic import simulated_trace, write_csv
-
-SCENARIO = Scenario(
-    capacity_bps=10e6,
-    flows=8,
-    rtt_s=0.1,
-    rtt_jitter_s=0.06,
-    packet_bytes=1448,
-    header_bytes=52,
-    max_window_packets=10_000,
-    delayed_ack=2,
-    initial_window_packets=10,
-    duration_s=30.0,
-    warmup_s=4.0,
-    start_spread_s=4.0,
-    background_load=0.1,
-)
-
+from tests.app.trace_links import write_congested_trace
 
 #: In the command line of a forkserver, and of the processes it forks.
 FORKSERVER = "multiprocessing.forkserver import main"
@@ -75,7 +57,7 @@ def test_no_process_outlives_the_service_during_a_trace_check(
     tmp_path: Path, stop: signal.Signals
 ) -> None:
     trace = tmp_path / "link.csv"
-    write_csv(simulated_trace(SCENARIO, 80, seed=3).trace, trace)
+    write_congested_trace(trace)
     service = Service(
         tmp_path / "jobs.sqlite3", tmp_path / "service.log", env={"BUFSIZE_WORKERS": "1"}
     )

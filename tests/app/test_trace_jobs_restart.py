@@ -20,8 +20,7 @@ import httpx
 import pytest
 
 from tests.app.test_jobs_service_death import Service, alive, descendants
-from tests.app.test_trace_check_death import SCENARIO
-from validation.traces.synthetic import simulated_trace, write_csv
+from tests.app.trace_links import write_congested_trace
 
 #: How long the job's processes may outlive the service, s: its sentinel checks every 0.5 s;
 #: a machine loaded by a parallel test suite has been seen to take over 5 s.
@@ -31,7 +30,7 @@ GRACE_S = 30.0
 def _trace(path: Path) -> None:
     """A simulated 10 Mbit/s link (8 persistent flows, 10 % background) with a BSCL size, so
     that ``verify`` runs the simulator on it (several seconds: the job is caught running)."""
-    write_csv(simulated_trace(SCENARIO, 80, seed=3).trace, path)
+    write_congested_trace(path)
 
 
 def _wait(
