@@ -85,7 +85,7 @@ LINKS: dict[str, tuple[str, LinkScenario, Targets]] = {
         Targets(),
     ),
     "backbone_400g": (
-        "400G backbone, 200,000 Reno flows, 100 ms, W 64",
+        "400G backbone, 200,000 Reno flows, 100 ms",
         LinkScenario(
             capacity_bps=400e9,
             rtts_s=(0.1,),
