@@ -42,6 +42,7 @@ NAMED = (
     "cell_bytes",
     "interface",
     "rtt_s",
+    "ecn_threshold_bytes",
     *AQM_INPUTS,
 )
 #: Options of ``bufsize recommend`` needed to recommend a size (``--buffer`` replaces them).
@@ -56,27 +57,30 @@ def _option_message(message: str) -> str:
     return in_option_words(message, NAMED)
 
 
-def _size_bytes(text: str, packet_bytes: float, capacity_bps: float) -> tuple[float, str | None]:
-    """``--buffer``: a bare number is packets, a size (``1.25MB``) is bytes, a time (``5ms``)
-    is converted at the line rate; the conversion said in words when there was one."""
+def _size_bytes(
+    text: str, packet_bytes: float, capacity_bps: float, option: str = "--buffer"
+) -> tuple[float, str | None]:
+    """``--buffer`` (or ``--ecn-threshold``): a bare number is packets, a size (``1.25MB``) is
+    bytes, a time (``5ms``) is converted at the line rate; the conversion said in words when
+    there was one."""
     try:
         return float(text) * packet_bytes, None
     except ValueError:
         pass
     try:
-        return parse_quantity("--buffer", text, "size"), None
+        return parse_quantity(option, text, "size"), None
     except UnitError as not_size:
         try:
-            seconds = parse_quantity("--buffer", text, "time")
+            seconds = parse_quantity(option, text, "time")
         except UnitError:
             raise UnitError(
-                f"--buffer: cannot read {text!r} as packets (834), a size (1.25MB) or a time (5ms)"
+                f"{option}: cannot read {text!r} as packets (834), a size (1.25MB) or a time (5ms)"
             ) from not_size
     if seconds <= 0:
-        raise UnitError(f"--buffer: {text!r} must be a positive time")
+        raise UnitError(f"{option}: {text!r} must be a positive time")
     size = seconds * capacity_bps / 8.0
     return size, (
-        f"--buffer {text.strip()} at {capacity_bps / 1e9:g} Gbit/s = {size:,.0f} B "
+        f"{option} {text.strip()} at {capacity_bps / 1e9:g} Gbit/s = {size:,.0f} B "
         f"= {size / packet_bytes:,.1f} packets of {packet_bytes:g} B"
     )
 
@@ -129,16 +133,27 @@ def _make(opts: dict[str, Any]) -> tuple[DeviceConfig, dict[str, Any] | None]:
             rtt = len(rtts) / sum(1.0 / r for r in rtts)  # harmonic mean, as the engine's T_e
         capacity = parse_quantity("--capacity", opts["capacity"], "rate")
         size, converted = _size_bytes(opts["buffer"], packet, capacity)
+        k_bytes, k_converted = None, None
+        if opts["ecn_threshold"] is not None:
+            k_bytes, k_converted = _size_bytes(
+                opts["ecn_threshold"], packet, capacity, "--ecn-threshold"
+            )
         discipline = given_discipline(
             opts["aqm"],
             optional_quantity("--aqm-target", opts["aqm_target"], "time"),
             optional_quantity("--aqm-interval", opts["aqm_interval"], "time"),
+            k_bytes,
+            buffer_bytes=size,
         )
         device = replace(device, rtt_s=rtt, discipline=discipline)
         result = configure(device, size, capacity, packet)
-        if converted is not None:
-            result = replace(result, notes=(converted, *result.notes))
-        return result, None
+        said = tuple(text for text in (converted, k_converted) if text is not None)
+        return replace(result, notes=(*said, *result.notes)), None
+    if opts["ecn_threshold"] is not None:
+        raise ValueError(
+            "--ecn-threshold goes with --buffer: for a recommended size, --cc dctcp sets "
+            "DCTCP's threshold K = C·RTT/7"
+        )
     missing = [f"--{name}" for name in _RECOMMEND_REQUIRED if opts[name] is None]
     if missing:
         raise ValueError(
@@ -168,6 +183,11 @@ def _make(opts: dict[str, Any]) -> tuple[DeviceConfig, dict[str, Any] | None]:
 )
 @click.option(
     "--cell-bytes", type=click.IntRange(min=1), help="Memory cell, bytes (vendor default)."
+)
+@click.option(
+    "--ecn-threshold",
+    help="With --buffer: DCTCP's ECN marking threshold K on the queue, packets (120), a size "
+    "(180KB) or a time (150us, at --capacity); K = C·RTT/7 (Alizadeh et al. 2010 eq. 13).",
 )
 @click.option("--interface", help="Port name (a placeholder in the vendor's naming by default).")
 @click.option(

@@ -14,6 +14,7 @@ from app.services.device import (
     config_answer,
     configure,
     configure_recommended,
+    given_discipline,
 )
 from app.services.recommend import recommend
 
@@ -28,7 +29,9 @@ router = APIRouter(tags=["config"])
     "/v1/recommend) as configuration for Linux tc, SONiC CONFIG_DB, Junos, IOS XR or Arista "
     "EOS, rounded up to the device's memory cell and converted at the line rate; with a chip's "
     "shared memory, the dynamic-threshold α (Choudhury and Hahne 1998) that gives the queue "
-    "that size with n queues congested. Returns the text and every number it used.",
+    "that size with n queues congested. A size given may come with the port's AQM (aqm, "
+    "aqm_target_s, aqm_interval_s) and DCTCP's marking threshold (ecn_threshold_bytes); a "
+    "scenario brings its own. Returns the text and every number it used.",
 )
 async def config(body: ConfigRequest) -> dict[str, Any]:
     device = replace(body.to_domain(), rtt_s=body.rtt_s)
@@ -45,4 +48,12 @@ async def config(body: ConfigRequest) -> dict[str, Any]:
     else:
         buffer_bytes = float(body.buffer_bytes or 0.0)
     line_rate = float(body.capacity_bps or 0.0)  # required by the schema without a scenario
+    discipline = given_discipline(
+        body.aqm or "none",
+        body.aqm_target_s,
+        body.aqm_interval_s,
+        body.ecn_threshold_bytes,
+        buffer_bytes=buffer_bytes,
+    )
+    device = replace(device, discipline=discipline)
     return config_answer(configure(device, buffer_bytes, line_rate, packet_bytes))

@@ -16,9 +16,12 @@ from app.schemas.common import (
     Unit,
 )
 from app.schemas.device import DeviceBytes, DeviceConfigOut, DeviceIn
-from app.schemas.recommend import ScenarioIn, TargetsIn
+from app.schemas.recommend import AqmTimeS, ScenarioIn, TargetsIn
+from models.choices import Aqm
 
 MAX_BUFFER_PACKETS = 1_000_000_000
+#: The queue's behaviour beside a size given (with a scenario, the scenario's).
+QUEUE_FIELDS = ("aqm", "aqm_target_s", "aqm_interval_s", "ecn_threshold_bytes")
 
 _EXAMPLES: list[Any] = [
     {"vendor": "tc", "buffer_bytes": "1250000 B", "capacity_bps": "10 Gbit/s"},
@@ -31,6 +34,20 @@ _EXAMPLES: list[Any] = [
         "cell_bytes": 256,
     },
     {"vendor": "junos", "buffer_packets": 834, "capacity_bps": "10 Gbit/s"},
+    {
+        "vendor": "tc",
+        "buffer_bytes": "1 MB",
+        "capacity_bps": "1 Gbit/s",
+        "aqm": "codel",
+        "aqm_target_s": "5 ms",
+        "aqm_interval_s": "100 ms",
+    },
+    {
+        "vendor": "eos",
+        "buffer_bytes": "500 KB",
+        "capacity_bps": "100 Gbit/s",
+        "ecn_threshold_bytes": "150 KB",
+    },
     {
         "vendor": "iosxr",
         "scenario": {"capacity_bps": "10 Gbit/s", "rtt_s": "100 ms", "flows": 1000},
@@ -92,6 +109,31 @@ class ConfigRequest(DeviceIn):
         | None
     ) = None
 
+    aqm: Aqm | None = Field(
+        default=None,
+        description="With a size given: the port's active queue management, deployed with the "
+        "size as its hard limit (tc fq_codel or pie; the other families say whether they can "
+        "express it). With a scenario, give it there.",
+    )
+    aqm_target_s: AqmTimeS | None = Field(
+        default=None,
+        description="With a size given and an aqm: its target queueing delay, in seconds (or "
+        "e.g. '5 ms'); for CoDel below its interval; by default the RFC's: 5 ms (CoDel, RFC "
+        "8289), 15 ms (PIE, RFC 8033; DualQ, RFC 9332).",
+    )
+    aqm_interval_s: AqmTimeS | None = Field(
+        default=None,
+        description="With a size given and an aqm: its control interval, in seconds (or e.g. "
+        "'100 ms'); by default the RFC's: 100 ms (CoDel), 15 ms (PIE), 16 ms (DualQ).",
+    )
+    ecn_threshold_bytes: DeviceBytes | None = Field(
+        default=None,
+        description="With a size given: DCTCP's ECN marking threshold K, in bytes (or e.g. "
+        "'150 KB'), marked on the queue (K = C·RTT/7, Alizadeh et al. 2010 eq. 13; "
+        "/v1/recommend computes it for congestion_control dctcp). With a scenario it comes "
+        "from the scenario's congestion control.",
+    )
+
     @model_validator(mode="after")
     def _one_size(self) -> Self:
         given = [
@@ -114,6 +156,14 @@ class ConfigRequest(DeviceIn):
             raise ValueError(
                 "capacity_bps and packet_bytes come from the scenario: give them inside scenario"
             )
+        if self.scenario is not None:
+            inside = [name for name in QUEUE_FIELDS if getattr(self, name) is not None]
+            if inside:
+                raise ValueError(
+                    f"{', '.join(inside)}: with a scenario the queue is the scenario's: give "
+                    "aqm, aqm_target_s and aqm_interval_s inside scenario (DCTCP's threshold "
+                    "comes from its congestion_control)"
+                )
         return self
 
 

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from models.device import DeviceConfig, QueueDiscipline, device_config
+from models.errors import ParameterError
 from models.recommend import LinkScenario, Recommendation
 from models.recommend.rules import DCTCP_K_DIVISOR
 from models.recommend.scenario import aqm_times
@@ -80,12 +81,32 @@ def analysed_discipline(recommendation: Recommendation, scenario: LinkScenario) 
 
 
 def given_discipline(
-    aqm: str, target_s: float | None = None, interval_s: float | None = None
+    aqm: str,
+    target_s: float | None = None,
+    interval_s: float | None = None,
+    ecn_threshold_bytes: float | None = None,
+    buffer_bytes: float | None = None,
 ) -> QueueDiscipline:
-    """The AQM of a size given without a scenario, with its target and interval (the RFC's
-    when not given; ``ParameterError`` as the engine refuses them)."""
+    """The queue behaviour of a size given without a scenario: the AQM with its target and
+    interval (the RFC's when not given; ``ParameterError`` as the engine refuses them), and
+    DCTCP's marking threshold K when given (None: no ECN marking), which must lie below the
+    buffer ``buffer_bytes`` (a queue never reaches a threshold at or above its limit)."""
     target, interval = aqm_times(aqm, target_s, interval_s)
-    return QueueDiscipline(aqm=aqm, target_s=target, interval_s=interval)
+    if (
+        ecn_threshold_bytes is not None
+        and buffer_bytes is not None
+        and ecn_threshold_bytes >= buffer_bytes
+    ):
+        raise ParameterError(
+            "ecn_threshold_bytes",
+            f"< buffer_bytes ({buffer_bytes:,.0f} B)",
+            f"ecn_threshold_bytes ({ecn_threshold_bytes:,.0f} B) must be below the buffer "
+            f"buffer_bytes ({buffer_bytes:,.0f} B): the queue never reaches a marking "
+            "threshold at or above its limit",
+        )
+    return QueueDiscipline(
+        aqm=aqm, target_s=target, interval_s=interval, ecn_threshold_bytes=ecn_threshold_bytes
+    )
 
 
 def configure(

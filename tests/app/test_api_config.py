@@ -182,4 +182,7 @@ def test_openapi_documents_the_operation(client: TestClient) -> None:
     schema = spec["components"]["schemas"][body["$ref"].rsplit("/", 1)[-1]]
     vendors = schema["properties"]["vendor"]["enum"]
     assert vendors == ["tc", "sonic", "junos", "iosxr", "eos"]
-    assert len(schema["examples"]) == 4
+    # One example per family, two with the queue's AQM or DCTCP marking: each one answers.
+    assert len(schema["examples"]) == 6
+    for example in schema["examples"]:
+        assert client.post("/v1/config", json=example).status_code == 200, example

@@ -233,3 +233,35 @@ def test_aqm_times_without_an_aqm_are_refused_in_option_words() -> None:
     )  # fmt: skip
     assert code == 2
     assert "--aqm-target must be below CoDel's interval --aqm-interval (0.1 s)" in err
+
+
+def test_given_buffer_takes_dctcps_threshold_in_packets_sizes_or_times() -> None:
+    # 2 ms at 10 Gbit/s = 2,500,000 B = 1,666.7 -> 1667 packets; K = 150 us at 10 Gbit/s =
+    # 187,500 B, which ce_threshold takes back as 150 us.
+    code, out, err = run(
+        "--vendor", "tc", "--buffer", "2ms", "--capacity", "10 Gbit/s", "--ecn-threshold", "150us"
+    )  # fmt: skip
+    assert code == 0, err
+    active = [line for line in out.splitlines() if line and not line.startswith("#")]
+    assert active == ["tc qdisc replace dev eth0 root fq_codel limit 1667 ce_threshold 150us ecn"]
+    assert "--ecn-threshold 150us at 10 Gbit/s = 187,500 B" in err
+    # 120 packets of 1500 B = 180,000 B on IOS XR's random-detect, min = max = K.
+    code, out, err = run(
+        "--vendor", "iosxr", "--buffer", "1000", "--capacity", "10 Gbit/s", "--ecn-threshold", "120"
+    )  # fmt: skip
+    assert code == 0, err
+    assert "  random-detect 180000 bytes 180000 bytes\n  random-detect ecn\n" in out
+
+
+def test_ecn_threshold_at_or_above_the_buffer_or_without_it_is_refused() -> None:
+    code, _, err = run(
+        "--vendor", "tc", "--buffer", "100", "--capacity", "10 Gbit/s", "--ecn-threshold", "100"
+    )  # fmt: skip
+    assert code == 2
+    assert "Error: --ecn-threshold (150,000 B) must be below the buffer --buffer (150,000 B)" in err
+    code, _, err = run(
+        "--vendor", "tc", "--capacity", "10 Gbit/s", "--rtt", "1ms", "--flows", "4",
+        "--ecn-threshold", "20",
+    )  # fmt: skip
+    assert code == 2
+    assert "--ecn-threshold goes with --buffer: for a recommended size, --cc dctcp" in err

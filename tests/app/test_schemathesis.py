@@ -38,8 +38,10 @@ from schemathesis.specs.openapi.checks import (
 
 from app.jobs.lifespan import simulation_runner
 from app.main import create_app
+from app.schemas.device_config import QUEUE_FIELDS
 from app.schemas.recommend import ScenarioIn, TargetsIn
 from app.schemas.simulations import SimulationScenarioIn
+from app.services.device import given_discipline
 from app.services.simulate import build_scenario
 from app.services.trace import TRACE_PACKET_BYTES
 from app.settings import Settings, get_settings
@@ -115,12 +117,44 @@ def _link_rules(body: dict[str, Any]) -> bool:
 def _config_rules(body: dict[str, Any]) -> bool:
     sizes = sum(_given(body, name) for name in ("buffer_bytes", "buffer_packets", "scenario"))
     without_scenario = not _given(body, "scenario")
+    queue = any(_given(body, name) for name in QUEUE_FIELDS)
     return (
         sizes != 1
         or (without_scenario and not _given(body, "capacity_bps"))
         or (without_scenario and _given(body, "targets"))
+        or (not without_scenario and queue)
+        or (without_scenario and _queue_rules(body))
         or _link_rules(body)
     )
+
+
+def _queue_rules(body: dict[str, Any]) -> bool:
+    # A size given with its queue: an AQM's target and interval as the engine takes them
+    # (only with an AQM, CoDel's target below its interval) and K below the buffer, stated in
+    # the fields' descriptions and the operation's.
+    try:
+        packet = _si(body, "packet_bytes", "size", 1500)
+        size = (
+            _si(body, "buffer_packets", "size", 0) * packet
+            if _given(body, "buffer_packets")
+            else _si(body, "buffer_bytes", "size", 0)
+        )
+        k = (
+            _si(body, "ecn_threshold_bytes", "size", 0)
+            if _given(body, "ecn_threshold_bytes")
+            else None
+        )
+        times = [
+            _si(body, name, "time", 0) if _given(body, name) else None
+            for name in ("aqm_target_s", "aqm_interval_s")
+        ]
+    except (TypeError, ValueError):
+        return False
+    try:
+        given_discipline(body.get("aqm") or "none", *times, k, buffer_bytes=size)
+    except ParameterError:
+        return True
+    return False
 
 
 def _ps_rules(body: dict[str, Any]) -> bool:
