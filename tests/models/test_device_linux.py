@@ -2,17 +2,23 @@
 own and read back with ``tc -j qdisc show``: the limit is the recommended size.
 
 Needs iproute2 and the right to create network namespaces (root, or CAP_NET_ADMIN and
-CAP_SYS_ADMIN); where a namespace cannot be created the tests are skipped and say why.
+CAP_SYS_ADMIN); where a namespace cannot be created the tests are skipped and say why. Where
+the kernel lacks an AQM qdisc (fq_codel, pie), the read-back is skipped with the kernel's
+release and the qdiscs it has, and the netlink request tc sends for the command is decoded
+instead (strace, and linux/pkt_sched.h from linux-libc-dev for the attribute numbers).
 """
 
 from __future__ import annotations
 
 import json
+import platform
+import re
 import shlex
 import shutil
 import subprocess
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -130,8 +136,8 @@ def test_fq_codel_limit_target_interval(veth: tuple[str, str]) -> None:
     command = _active_command(snippet.text)
     assert command == tc_commands(snippet.limit, device, 0.1)["fq_codel"]
     done = _apply(namespace, command)
-    if "Specified qdisc kind is unknown" in done.stderr:
-        pytest.skip("this kernel has no fq_codel qdisc (sch_fq_codel not built or loaded)")
+    if done.stderr.strip() == KERNEL_LACKS_QDISC:
+        pytest.skip(_lacking(namespace, device, "fq_codel"))
     assert done.returncode == 0, done.stderr
     options = _root_qdisc(namespace, device)["options"]
     assert options["limit"] == best.buffer_packets
@@ -144,6 +150,28 @@ def test_fq_codel_limit_target_interval(veth: tuple[str, str]) -> None:
 #: The kernel's answer (netlink) to a qdisc it does not have: iproute2 has parsed the whole
 #: command by then (an option it cannot read stops it earlier with its own usage message).
 KERNEL_LACKS_QDISC = "Error: Specified qdisc kind is unknown."
+#: Qdiscs probed for a skip's reason: those the snippets use, and the usual companions.
+PROBED_QDISCS = ("pfifo", "bfifo", "htb", "fq_codel", "codel", "pie", "fq", "sfq", "netem")
+
+
+def _lacking(namespace: str, device: str, kind: str) -> str:
+    """Why a read-back is skipped: the kernel's release, and which of :data:`PROBED_QDISCS` it
+    has and lacks (each tried bare as the root qdisc of the test's own veth)."""
+    lacks = [
+        probed
+        for probed in PROBED_QDISCS
+        if _run(
+            "tc", "-n", namespace, "qdisc", "replace", "dev", device, "root", probed
+        ).stderr.strip()
+        == KERNEL_LACKS_QDISC
+    ]
+    has = [probed for probed in PROBED_QDISCS if probed not in lacks]
+    return (
+        f"parsed by tc, but kernel {platform.release()} has no {kind} qdisc to read it back "
+        f"({KERNEL_LACKS_QDISC!r}); of {', '.join(PROBED_QDISCS)} it has {', '.join(has)} "
+        f"and lacks {', '.join(lacks)}; the request tc sends is checked by "
+        "test_tc_sends_the_kernel_the_analysed_aqm_and_ecn_options"
+    )
 
 
 def _recommended_snippet(scenario: LinkScenario, device: str) -> tuple[Any, str]:
@@ -221,8 +249,96 @@ def test_the_analysed_aqm_or_ecn_marking_is_the_active_command(
     if done.returncode != 0:
         # iproute2 read every option (no usage message); only the kernel lacks the qdisc.
         assert done.stderr.strip() == KERNEL_LACKS_QDISC, done.stderr
-        pytest.skip(f"parsed by tc, but this kernel has no {kind} qdisc to read it back")
+        pytest.skip(_lacking(namespace, device, kind))
     options = _root_qdisc(namespace, device)["options"]
     assert options["limit"] == rec.recommended.buffer_packets
     for key, value in expected.items():
         assert options[key] == value, options
+
+
+# --- the AQM and ECN commands as the kernel would receive them ---------------------------------
+#
+# Where the kernel lacks fq_codel or pie, tc still parses the command and sends the kernel its
+# netlink request (RTM_NEWQDISC) before the kernel refuses the kind. That request is captured
+# with strace and decoded here: its TCA_OPTIONS must carry each value of the command under the
+# attribute number the kernel's own UAPI header (linux/pkt_sched.h, from linux-libc-dev) gives,
+# so the command deploys the analysed target, interval, limit and marking threshold on any
+# kernel that has the qdisc. The kernel's own read-back stays the test above.
+
+UAPI_HEADER = "/usr/include/linux/pkt_sched.h"
+#: rtnetlink's qdisc attributes (linux/rtnetlink.h enum: TCA_UNSPEC, TCA_KIND, TCA_OPTIONS).
+TCA_KIND, TCA_OPTIONS = 1, 2
+#: struct tcmsg: family (1) + padding (3) + ifindex, handle, parent, info (4 each).
+TCMSG_BYTES = 20
+
+
+def _uapi_attributes(prefix: str) -> dict[str, int]:
+    """The numbers of an attribute enum of linux/pkt_sched.h: ``{"TARGET": 1, ...}``."""
+    with open(UAPI_HEADER, encoding="utf-8") as header:
+        text = header.read()
+    start = text.index(f"{prefix}UNSPEC")
+    body = text[start : text.index(f"__{prefix}MAX", start)]
+    names = [word.strip().rstrip(",") for word in body.split(",")]
+    names = [name for name in (n.split()[0] for n in names if n.split()) if name]
+    assert all(name.startswith(prefix) for name in names), names
+    return {name.removeprefix(prefix): number for number, name in enumerate(names)}
+
+
+def _attributes(data: bytes) -> dict[int, bytes]:
+    """Netlink attributes (struct nlattr: u16 length, u16 type, payload padded to 4 bytes)."""
+    found, offset = {}, 0
+    while offset + 4 <= len(data):
+        length = int.from_bytes(data[offset : offset + 2], "little")
+        kind = int.from_bytes(data[offset + 2 : offset + 4], "little") & 0x3FFF
+        assert length >= 4, data.hex()
+        found[kind] = data[offset + 4 : offset + length]
+        offset += (length + 3) & ~3
+    return found
+
+
+def _sent_qdisc_request(namespace: str, command: str) -> tuple[str, dict[int, int]]:
+    """The kind and the u32 options of the qdisc request tc sends for ``command``."""
+    words = shlex.split(command)
+    traced = _run(
+        "strace", "-f", "-xx", "-s", "65536", "-e", "trace=sendmsg",
+        "tc", "-n", namespace, *words[1:],
+    )  # fmt: skip
+    requests = re.findall(
+        r"iov_base=\[\{nlmsg_len=\d+, [^}]*\}, \"((?:\\x[0-9a-f]{2})+)\"", traced.stderr
+    )
+    assert requests, traced.stderr
+    payload = bytes.fromhex(requests[-1].replace("\\x", ""))
+    top = _attributes(payload[TCMSG_BYTES:])
+    kind = top[TCA_KIND].rstrip(b"\0").decode()
+    options = {
+        number: int.from_bytes(value, "little")
+        for number, value in _attributes(top[TCA_OPTIONS]).items()
+        if len(value) == 4
+    }
+    return kind, options
+
+
+UAPI_PREFIX = {"fq_codel": "TCA_FQ_CODEL_", "pie": "TCA_PIE_", "codel": "TCA_CODEL_"}
+
+
+@pytest.mark.parametrize(("scenario", "kind", "expected"), AQM_CASES)
+def test_tc_sends_the_kernel_the_analysed_aqm_and_ecn_options(
+    veth: tuple[str, str], scenario: LinkScenario, kind: str, expected: dict[str, int]
+) -> None:
+    namespace, device = veth
+    for tool, path in (("strace", shutil.which("strace")), ("the UAPI header", UAPI_HEADER)):
+        if path is None or not Path(path).exists():
+            pytest.skip(f"cannot read tc's netlink request: {tool} is not installed")
+    rec, command = _recommended_snippet(scenario, device)
+    sent_kind, options = _sent_qdisc_request(namespace, command)
+    assert sent_kind == kind
+    numbers = _uapi_attributes(UAPI_PREFIX[kind])
+    # The kernel's attributes are in microseconds (tc-fq_codel(8), tc-pie(8) TIME), the limit
+    # in packets; "ecn" is the attribute ECN = 1.
+    wanted = {
+        "LIMIT": rec.recommended.buffer_packets,
+        **{k.upper(): v for k, v in expected.items()},
+    }
+    if "ce_threshold" in expected:
+        wanted["ECN"] = 1
+    assert {name: options.get(numbers[name]) for name in wanted} == wanted, options
