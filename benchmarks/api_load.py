@@ -24,6 +24,10 @@ p99 < 20 ms; recommend p99 < 50 ms, at 20 concurrent clients. With closed-loop c
 service answers one request at a time, so the p99 of distinct scenarios is about 20 times the
 engine's time per answer: 50 ms needs about 2.5 ms per answer.
 
+Each run's line gives throughput, p50/p99/max latency, the CPU per request of the load generator
+and of the service (``psutil``; the service's only when this command started it), and the share
+of the machine's cores the load generator took; ``--only distinct`` runs one of them.
+
 The client shares the machine with the service, so it must cost much less per request than the
 service. By default each simulated client is one keep-alive HTTP/1.1 connection driven by
 ``h11`` over asyncio streams (about 0.15 ms of CPU per request here); ``--httpx`` uses
@@ -77,15 +81,27 @@ class RunResult:
     failed: int
     elapsed_s: float
     latencies_s: np.ndarray[Any, np.dtype[np.float64]]
+    #: CPU seconds the load generator (this process) and the service spent during the run
+    #: (None: the service is not ours to measure).
+    client_cpu_s: float
+    service_cpu_s: float | None
 
     def line(self) -> str:
         if self.completed == 0:
             return f"{self.name:<28} no successful request ({self.failed} failed)"
-        p50, p99 = np.percentile(self.latencies_s, [50, 99]) * 1e3
+        p50, p99, top = np.percentile(self.latencies_s, [50, 99, 100]) * 1e3
         rate = self.completed / self.elapsed_s
+        requests = self.completed + self.failed
+        cpu = f"client CPU {self.client_cpu_s / requests * 1e3:.2f} ms/req"
+        if self.service_cpu_s is not None:
+            cpu += f", service CPU {self.service_cpu_s / requests * 1e3:.2f} ms/req"
+        # The share of the machine's cores the load generator took: on a 2-core host it
+        # competes with the service for them.
+        share = self.client_cpu_s / (self.elapsed_s * (os.cpu_count() or 1))
         return (
             f"{self.name:<28} {self.clients:>3} clients {self.completed:>7} ok "
             f"{self.failed:>4} failed {rate:>9.0f} req/s   p50 {p50:7.2f} ms   p99 {p99:7.2f} ms"
+            f"   max {top:7.2f} ms   {cpu}; client {share:.0%} of {os.cpu_count()} cores"
         )
 
 
@@ -158,10 +174,13 @@ async def run(
     *,
     max_requests: int,
     max_seconds: float,
+    service_pid: int | None = None,
 ) -> RunResult:
     counter: Iterator[int] = itertools.count()
     latencies: list[float] = []
     failed = 0
+    client_cpu = time.process_time()
+    service_cpu = _cpu_s(service_pid)
     start = time.perf_counter()
     deadline = start + max_seconds
 
@@ -185,7 +204,25 @@ async def run(
     await asyncio.gather(*(worker(post) for post in posters))
     elapsed = time.perf_counter() - start
     latencies_s = np.asarray(latencies, dtype=np.float64)
-    return RunResult(name, len(posters), len(latencies), failed, elapsed, latencies_s)
+    after = _cpu_s(service_pid)
+    return RunResult(
+        name,
+        len(posters),
+        len(latencies),
+        failed,
+        elapsed,
+        latencies_s,
+        time.process_time() - client_cpu,
+        None if after is None or service_cpu is None else after - service_cpu,
+    )
+
+
+def _cpu_s(pid: int | None) -> float | None:
+    """CPU seconds (user + system) the process ``pid`` has used, None without one."""
+    if pid is None:
+        return None
+    times = psutil.Process(pid).cpu_times()
+    return float(times.user + times.system)
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -217,6 +254,7 @@ async def main(args: argparse.Namespace) -> None:
                 args.requests // 5,
             ),
         ]
+        runs = [run for run in runs if args.only is None or args.only in run[0]]
         client_kind = "httpx.AsyncClient" if args.httpx else "h11 keep-alive connections"
         print(f"service {args.url}; client {client_kind}; each run at most {args.seconds:g} s")
         for name, path, body_for, count in runs:
@@ -231,7 +269,13 @@ async def main(args: argparse.Namespace) -> None:
             )
             measured = _offset(body_for) if body_for is distinct_recommend_body else body_for
             result = await run(
-                posters, name, path, measured, max_requests=count, max_seconds=args.seconds
+                posters,
+                name,
+                path,
+                measured,
+                max_requests=count,
+                max_seconds=args.seconds,
+                service_pid=args.service_pid,
             )
             print(result.line(), flush=True)
         for connection in connections:
@@ -372,6 +416,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=20.0, help="wall-clock limit per run")
     parser.add_argument(
         "--httpx", action="store_true", help="drive the load with httpx.AsyncClient instead"
+    )
+    parser.add_argument(
+        "--only",
+        default=None,
+        help="only the runs whose name contains this text, e.g. 'distinct'",
     )
     parser.add_argument(
         "--jobs",

@@ -10,7 +10,7 @@ the warnings (:mod:`~models.recommend.caveats`) and the curves (:mod:`~models.re
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import cast
 
 from models.choices import CONGESTION_CONTROL_NAMES, CongestionControl
@@ -28,8 +28,10 @@ from models.recommend.result import (
     DerivedInputs,
     Recommendation,
     RecommendedSize,
+    RegimeInfo,
     RuleResult,
     Target,
+    TradeOff,
     WhatIf,
 )
 from models.recommend.rules import AQM_LIMIT, all_rules, aqm_reaction_s
@@ -128,6 +130,27 @@ def _recommend(
 ) -> Recommendation:
     """:func:`recommend` for a scenario that names its congestion control (a candidate when
     ``congestion_control_given`` is False)."""
+    return _answer(_size(scenario, targets, congestion_control_given=congestion_control_given))
+
+
+@dataclass(frozen=True)
+class _Sized:
+    """One candidate's answer up to its recommended size and warnings: what
+    :func:`_unknown_senders` compares candidates by, before the chosen one alone is given its
+    curves and what-ifs (:func:`_answer`)."""
+
+    ctx: Context
+    regime: RegimeInfo
+    model: TrafficModel
+    rules: tuple[RuleResult, ...]
+    governing: RuleResult
+    recommended: RecommendedSize
+    trade_off: TradeOff | None
+    warnings: tuple[str, ...]
+
+
+def _size(scenario: LinkScenario, targets: Targets, *, congestion_control_given: bool) -> _Sized:
+    """Every rule, the regime, the recommended size and the warnings for one scenario."""
     ctx = derive(scenario, targets, congestion_control_given=congestion_control_given)
     regime = regime_of(ctx)
     model, governing_id, why = choose(ctx, regime)
@@ -138,20 +161,6 @@ def _recommend(
     assert governing.buffer_packets is not None
     recommended, trade_off = recommended_size(ctx, model, governing, why)
     recommended = _above_aqm_start_up(ctx, model, rules, recommended)
-    optical = None
-    if scenario.medium == "optical":
-        optical = optical_fifo_design(
-            recommended.buffer_packets,
-            packet_bytes=scenario.packet_bytes,
-            capacity_bps=scenario.capacity_bps,
-        )
-    cioq = None
-    if scenario.input_queued and scenario.ports is not None:
-        cioq = cioq_advice(
-            recommended.buffer_packets,
-            scenario.ports,
-            scenario.speedup if scenario.speedup is not None else 2.0,
-        )
     warnings = warnings_for(ctx, regime, governing, recommended.buffer_packets)
     if simulated_loss_note(ctx, governing):
         recommended = replace(
@@ -167,6 +176,28 @@ def _recommend(
             + " The predicted loss is outside the loss model's range here: the flows have "
             "fewer than two packets of BDP each and recover by timeouts (see warnings).",
         )
+    return _Sized(ctx, regime, model, rules, governing, recommended, trade_off, warnings)
+
+
+def _answer(sized: _Sized) -> Recommendation:
+    """The whole recommendation of a sized scenario: its device-independent designs (optical,
+    CIOQ), curves and what-ifs added."""
+    ctx, recommended = sized.ctx, sized.recommended
+    scenario = ctx.scenario
+    optical = None
+    if scenario.medium == "optical":
+        optical = optical_fifo_design(
+            recommended.buffer_packets,
+            packet_bytes=scenario.packet_bytes,
+            capacity_bps=scenario.capacity_bps,
+        )
+    cioq = None
+    if scenario.input_queued and scenario.ports is not None:
+        cioq = cioq_advice(
+            recommended.buffer_packets,
+            scenario.ports,
+            scenario.speedup if scenario.speedup is not None else 2.0,
+        )
     return Recommendation(
         inputs=DerivedInputs(
             effective_rtt_s=ctx.effective_rtt_s,
@@ -181,22 +212,22 @@ def _recommend(
             peak_rate_fraction=ctx.peak_rate_fraction,
             slowdown=ctx.slowdown,
             congestion_control=str(scenario.congestion_control),
-            congestion_control_given=congestion_control_given,
+            congestion_control_given=ctx.congestion_control_given,
         ),
-        rules=rules,
-        regime=regime,
+        rules=sized.rules,
+        regime=sized.regime,
         recommended=recommended,
-        feasible=trade_off is None,
-        trade_off=trade_off,
-        curves=plot_curves(ctx, model, rules, recommended.buffer_packets),
+        feasible=sized.trade_off is None,
+        trade_off=sized.trade_off,
+        curves=plot_curves(ctx, sized.model, sized.rules, recommended.buffer_packets),
         optical=optical,
-        warnings=warnings,
+        warnings=sized.warnings,
         software_versions=dict(software_versions()),
         targets=tuple(
             Target(name=name, value=getattr(ctx.targets, name), source=ctx.targets.source(name))
             for name in ("min_utilization", "max_loss", "max_queueing_delay_s")
         ),
-        what_if=what_ifs(ctx, regime, model, rules, governing),
+        what_if=what_ifs(ctx, sized.regime, sized.model, sized.rules, sized.governing),
         cioq=cioq,
     )
 
@@ -241,13 +272,15 @@ def _unknown_senders(scenario: LinkScenario, targets: Targets) -> Recommendation
     queueing delay for CUBIC. When the two differ, the other candidate's size is given in
     ``what_if`` and both in a warning; the senders' assumptions are marked unknown.
     """
-    answers = [
-        _recommend(scenario.with_congestion_control(cc), targets, congestion_control_given=False)
+    # Both candidates are sized; only the chosen one is given its curves and what-ifs.
+    candidates = [
+        _size(scenario.with_congestion_control(cc), targets, congestion_control_given=False)
         for cc in UNKNOWN_CC_CANDIDATES
     ]
-    chosen = max(answers, key=lambda r: r.recommended.buffer_packets)  # first (Reno) on a tie
-    other = next(r for r in answers if r is not chosen)
-    sizes = {r.inputs.congestion_control: r.recommended.buffer_packets for r in answers}
+    won = max(candidates, key=lambda r: r.recommended.buffer_packets)  # first (Reno) on a tie
+    other = next(r for r in candidates if r is not won)
+    chosen = _answer(won)
+    sizes = {_cc(r): r.recommended.buffer_packets for r in candidates}
     names = {cc: CONGESTION_CONTROL_NAMES[cc] for cc in sizes}
     ask = "Give the senders' congestion control (--cc, congestion_control) to size for them."
     differ = len(set(sizes.values())) > 1
@@ -260,14 +293,14 @@ def _unknown_senders(scenario: LinkScenario, targets: Targets) -> Recommendation
         listed = "; ".join(f"{names[cc]} {b:,} packets" for cc, b in sizes.items())
         note = (
             f"Congestion control not given, so it is unknown: {listed}. The recommended size "
-            f"is {names[chosen.inputs.congestion_control]}'s, the larger, because it meets the "
+            f"is {names[_cc(won)]}'s, the larger, because it meets the "
             "targets whichever of the two the senders run: a buffer sized for CUBIC's gentler "
             "decrease (β = 0.7, RFC 9438 §4.6) leaves the port idle after a Reno sender halves "
             f"its window (β = 0.5, 000 §2.1), while the larger size only adds queueing delay "
             f"for CUBIC. {ask}"
         )
     alt = other.recommended
-    name = names[other.inputs.congestion_control]
+    name = names[_cc(other)]
     what_if = WhatIf(
         input="congestion_control",
         assumption=f"the senders run {name}",
@@ -297,6 +330,11 @@ def _unknown_senders(scenario: LinkScenario, targets: Targets) -> Recommendation
         ),
         what_if=(what_if, *chosen.what_if) if differ else chosen.what_if,
     )
+
+
+def _cc(sized: _Sized) -> str:
+    """The congestion control a candidate was sized for."""
+    return str(sized.ctx.scenario.congestion_control)
 
 
 def traffic_model(scenario: LinkScenario, targets: Targets | None = None) -> TrafficModel:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import lru_cache
 
 import numpy as np
 
-from models.bscl import bscl_buffer
+from models.bscl import BSCLResult, bscl_buffer
 from models.mathis import fpq_buffer_packets
 from models.pacing import paced_drop_bound_bracket, paced_utilization_bound
 from models.queues import transparent_buffer_packets
@@ -568,19 +569,54 @@ def high_load_rule(ctx: Context, regime: str | None) -> RuleResult | None:
     )
 
 
+#: Answers kept by :func:`bscl_of` and :func:`_tcp_queue_search`. The engine asks for the same
+#: ones several times per recommendation (each congestion-control candidate when it is not
+#: given, and the what-ifs), and their arguments do not depend on the senders' decrease.
+_KEPT_ANSWERS = 64
+
+
+def bscl_of(ctx: Context, bottlenecked_flows: int) -> BSCLResult:
+    """BSCL (:func:`models.bscl.bscl_buffer`) for the port with ``bottlenecked_flows`` LBP
+    flows, the targets' loss and delay; the same arguments share one computation."""
+    sc = ctx.scenario
+    t = ctx.targets
+    return _bscl(
+        sc.capacity_bps,
+        ctx.bottlenecked_share,
+        bottlenecked_flows,
+        sc.packet_bytes,
+        t.max_loss,
+        ctx.effective_rtt_s,
+        t.max_queueing_delay_s,
+    )
+
+
+@lru_cache(maxsize=_KEPT_ANSWERS)
+def _bscl(
+    capacity_bps: float,
+    bottlenecked_share: float,
+    bottlenecked_flows: int,
+    packet_bytes: float,
+    max_loss: float,
+    effective_rtt_s: float,
+    max_queueing_delay_s: float,
+) -> BSCLResult:
+    return bscl_buffer(
+        capacity_bps,
+        bottlenecked_share,
+        bottlenecked_flows,
+        packet_bytes,
+        max_loss,
+        effective_rtt_s=effective_rtt_s,
+        max_queueing_delay_s=max_queueing_delay_s,
+    )
+
+
 def bscl_rule(ctx: Context) -> RuleResult:
     """B = max{B_ρ, B_p} (004 Fig. 4, eq. 26), with N_b = N when N_b is not given."""
     sc = ctx.scenario
     t = ctx.targets
-    result = bscl_buffer(
-        sc.capacity_bps,
-        ctx.bottlenecked_share,
-        ctx.bottlenecked_flows,
-        sc.packet_bytes,
-        t.max_loss,
-        effective_rtt_s=ctx.effective_rtt_s,
-        max_queueing_delay_s=t.max_queueing_delay_s,
-    )
+    result = bscl_of(ctx, ctx.bottlenecked_flows)
     share = sc.bottlenecked_share
     if share is None:
         share_assumption = Assumption(
@@ -692,26 +728,9 @@ def tcp_queue_rule(ctx: Context) -> RuleResult | None:
         return None
     theta = ctx.targets.min_utilization
 
-    def point(b: int) -> TcpQueueFixedPoint:
-        return tcp_mm1b_fixed_point(
-            sc.flows, w, sc.capacity_bps, ctx.effective_rtt_s, float(b), sc.packet_bytes
-        )
-
-    # The peak load N·W_max/(C·τ), computed as tcp_mm1b_fixed_point computes it.
-    peak = (
-        float(sc.flows)
-        * float(w)
-        / (sc.capacity_bps / (8.0 * sc.packet_bytes) * ctx.effective_rtt_s)
+    found, fp = _tcp_queue_search(
+        sc.flows, w, sc.capacity_bps, ctx.effective_rtt_s, sc.packet_bytes, theta
     )
-    wanted = theta * min(1.0, peak) * (1.0 - 1e-9)
-
-    def ok(b: int) -> bool:
-        # fixed point's load >= wanted, decided by the sign of g at wanted (no root-finding)
-        return tcp_mm1b_load_reaches(
-            sc.flows, w, sc.capacity_bps, ctx.effective_rtt_s, float(b), wanted, sc.packet_bytes
-        )
-
-    found = smallest_integer(ok, _TCP_QUEUE_SEARCH_MAX)
     assumptions = [
         Assumption(
             "the queue behaves as M/M/1/B at the load the flows offer (Poisson arrivals)",
@@ -731,7 +750,7 @@ def tcp_queue_rule(ctx: Context) -> RuleResult | None:
     if found is None:
         note = f"the fixed point stays below θ = {theta:g} up to {_TCP_QUEUE_SEARCH_MAX} packets"
     else:
-        fp = point(found)
+        assert fp is not None
         exact = float(found)
         note += (
             f"; there ρ = {fp.load:.3g} (peak {fp.peak_load:.3g}), loss {fp.loss_probability:.2g}"
@@ -746,6 +765,45 @@ def tcp_queue_rule(ctx: Context) -> RuleResult | None:
         exact,
         assumptions,
         note,
+    )
+
+
+@lru_cache(maxsize=_KEPT_ANSWERS)
+def _tcp_queue_search(
+    flows: int,
+    max_window_packets: float,
+    capacity_bps: float,
+    effective_rtt_s: float,
+    packet_bytes: float,
+    theta: float,
+) -> tuple[int | None, TcpQueueFixedPoint | None]:
+    """The smallest B of :func:`tcp_queue_rule` (None above the search's end) and the fixed
+    point there."""
+    # The peak load N·W_max/(C·τ), computed as tcp_mm1b_fixed_point computes it.
+    peak = (
+        float(flows)
+        * float(max_window_packets)
+        / (capacity_bps / (8.0 * packet_bytes) * effective_rtt_s)
+    )
+    wanted = theta * min(1.0, peak) * (1.0 - 1e-9)
+
+    def ok(b: int) -> bool:
+        # fixed point's load >= wanted, decided by the sign of g at wanted (no root-finding)
+        return tcp_mm1b_load_reaches(
+            flows,
+            max_window_packets,
+            capacity_bps,
+            effective_rtt_s,
+            float(b),
+            wanted,
+            packet_bytes,
+        )
+
+    found = smallest_integer(ok, _TCP_QUEUE_SEARCH_MAX)
+    if found is None:
+        return None, None
+    return found, tcp_mm1b_fixed_point(
+        flows, max_window_packets, capacity_bps, effective_rtt_s, float(found), packet_bytes
     )
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from models.bscl import bscl_buffer
 from models.recommend.context import Context
 from models.recommend.performance import TrafficModel
 from models.recommend.result import RegimeInfo, RuleResult, WhatIf
-from models.recommend.rules import BSCL, TINY, TRANSPARENT, paced_or_slow
+from models.recommend.rules import BSCL, TINY, TRANSPARENT, bscl_of, paced_or_slow
 from models.recommend.wording import ms
 
 
@@ -55,14 +54,7 @@ def what_ifs(
             )
         )
     if model.kind == "congested_tcp" and not ctx.bottlenecked_flows_given:
-        worst = bscl_buffer(
-            sc.capacity_bps,
-            ctx.bottlenecked_share,
-            sc.flows,
-            sc.packet_bytes,
-            t.max_loss,
-            effective_rtt_s=ctx.effective_rtt_s,
-        )
+        worst = bscl_of(ctx, sc.flows)
         packets = max(1, math.ceil(float(worst.buffer_packets) * (1.0 - 1e-12)))
         seconds = packets * ctx.packet_time_s
         out.append(

@@ -22,9 +22,11 @@ from models.recommend import (
     recommend,
     traffic_model,
 )
+from models.recommend.engine import _recommend
 from models.recommend.performance import sawtooth_utilization, window_loss_rate
 from models.recommend.rules import smallest_integer
 from models.recommend.search import FALSE, OPEN, TRUE, smallest_integer_batched
+from models.tcp_queue import tcp_mm1b_fixed_point
 
 
 def _rule(rec: Recommendation, rule: str):  # type: ignore[no-untyped-def]
@@ -613,3 +615,52 @@ def test_congestion_control_not_given_where_it_does_not_matter() -> None:
     assert rec.recommended.buffer_packets == 1250
     assert "which get the same size here (1,250 packets)" in rec.recommended.reason
     assert all(w.input != "congestion_control" for w in rec.what_if)
+
+
+def test_congestion_control_not_given_answers_with_the_chosen_candidates_own_curves() -> None:
+    # Both candidates are sized, and only the chosen one is given curves and what-ifs: they
+    # must be the ones a whole run for that candidate gives. Reno is chosen on both links
+    # (4,167 packets against CUBIC's 1,786 at 3 flows; the same size on the thesis link, and
+    # Reno's on a tie).
+    for scenario in (LinkScenario(capacity_bps=1e9, rtts_s=(0.05,), flows=3), THESIS):
+        rec = recommend(scenario)
+        assert rec.inputs.congestion_control == "reno"
+        whole = _recommend(
+            scenario.with_congestion_control("reno"), Targets(), congestion_control_given=False
+        )
+        assert rec.curves == whole.curves
+        assert rec.inputs == whole.inputs
+        assert [w for w in rec.what_if if w.input != "congestion_control"] == list(whole.what_if)
+
+
+def test_shared_bscl_and_fixed_point_answers_follow_their_arguments() -> None:
+    # BSCL and the TCP + M/M/1/B fixed point are computed once for both congestion-control
+    # candidates: a later request with another loss target, RTT or utilization target must
+    # not get the earlier answer. Each size is compared with the model called directly.
+    link = LinkScenario(
+        capacity_bps=1e9,
+        rtts_s=(0.05,),
+        flows=400,
+        bottlenecked_flows=200,
+        max_window_packets=64,
+        packet_bytes=1000.0,
+    )
+    for scenario, targets in (
+        (link, Targets(max_loss=0.01)),
+        (link, Targets(max_loss=0.001)),
+        (replace(link, rtts_s=(0.02,)), Targets(max_loss=0.01)),
+        (link, Targets(max_loss=0.01, min_utilization=0.5)),
+    ):
+        rec = recommend(scenario, targets)
+        rtt = scenario.rtts_s[0]
+        direct = bscl_buffer(1e9, 1.0, 200, 1000.0, targets.max_loss, effective_rtt_s=rtt)
+        assert _rule(rec, "bscl").buffer_packets == math.ceil(float(direct.buffer_packets))
+        theta = targets.min_utilization or 0.9
+        fixed = _rule(rec, "tcp_mm1b").buffer_packets
+        assert fixed is not None
+        reaches = [
+            tcp_mm1b_fixed_point(400, 64, 1e9, rtt, float(b), 1000.0).load
+            for b in (fixed - 1, fixed)
+        ]
+        peak = min(1.0, 400 * 64 / (1e9 / 8000 * rtt))
+        assert reaches[0] < theta * peak <= reaches[1] * (1 + 1e-9)
