@@ -22,7 +22,7 @@ from xml.sax.saxutils import escape
 
 import pytest
 
-from app.services.device import DeviceRequest, configure, configure_recommended
+from app.services.device import DeviceRequest, configure, configure_recommended, given_discipline
 from models.recommend import LinkScenario, Targets, recommend
 
 YANG_DIR = Path(__file__).resolve().parent.parent / "data" / "sonic-yang"
@@ -198,3 +198,20 @@ def test_the_check_refuses_what_sonic_would_refuse(change: str, words: str, tmp_
     done = yanglint(_broken(change), tmp_path)
     assert done.returncode != 0
     assert words in done.stderr, done.stderr
+
+
+@needs_yanglint
+def test_a_given_size_with_dctcps_threshold_is_valid_against_sonics_yang(tmp_path: Path) -> None:
+    # What /v1/config and 'bufsize config --buffer --ecn-threshold' build for a given size:
+    # 500 KB with K = 150 KB on a 64 MiB chip (ECN profile at K, rounded to the 256 B cell).
+    device = DeviceRequest(
+        "sonic",
+        interface=INTERFACE,
+        chip_buffer_bytes=64 * 2**20,
+        discipline=given_discipline("none", ecn_threshold_bytes=150e3, buffer_bytes=500e3),
+    )
+    config = configure(device, 500e3, 100e9, 1500.0)
+    assert config.config_db is not None
+    assert config.config_db["WRED_PROFILE"]["bufsize_ecn"]["green_min_threshold"] == "150016"
+    done = yanglint(config.config_db, tmp_path)
+    assert done.returncode == 0, done.stderr + done.stdout
