@@ -130,7 +130,9 @@ def _recommend(
 ) -> Recommendation:
     """:func:`recommend` for a scenario that names its congestion control (a candidate when
     ``congestion_control_given`` is False)."""
-    return _answer(_size(scenario, targets, congestion_control_given=congestion_control_given))
+    return _answer(
+        _size(derive(scenario, targets, congestion_control_given=congestion_control_given))
+    )
 
 
 @dataclass(frozen=True)
@@ -149,9 +151,8 @@ class _Sized:
     warnings: tuple[str, ...]
 
 
-def _size(scenario: LinkScenario, targets: Targets, *, congestion_control_given: bool) -> _Sized:
+def _size(ctx: Context) -> _Sized:
     """Every rule, the regime, the recommended size and the warnings for one scenario."""
-    ctx = derive(scenario, targets, congestion_control_given=congestion_control_given)
     regime = regime_of(ctx)
     model, governing_id, why = choose(ctx, regime)
     regime = replace(regime, traffic_model=model.kind)
@@ -273,9 +274,12 @@ def _unknown_senders(scenario: LinkScenario, targets: Targets) -> Recommendation
     ``what_if`` and both in a warning; the senders' assumptions are marked unknown.
     """
     # Both candidates are sized; only the chosen one is given its curves and what-ifs.
+    # What derive computes does not depend on the senders' decrease: derived once.
+    first, *others = UNKNOWN_CC_CANDIDATES
+    ctx = derive(scenario.with_congestion_control(first), targets, congestion_control_given=False)
     candidates = [
-        _size(scenario.with_congestion_control(cc), targets, congestion_control_given=False)
-        for cc in UNKNOWN_CC_CANDIDATES
+        _size(ctx),
+        *(_size(replace(ctx, scenario=scenario.with_congestion_control(cc))) for cc in others),
     ]
     won = max(candidates, key=lambda r: r.recommended.buffer_packets)  # first (Reno) on a tie
     other = next(r for r in candidates if r is not won)

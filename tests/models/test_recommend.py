@@ -664,3 +664,11 @@ def test_shared_bscl_and_fixed_point_answers_follow_their_arguments() -> None:
         ]
         peak = min(1.0, 400 * 64 / (1e9 / 8000 * rtt))
         assert reaches[0] < theta * peak <= reaches[1] * (1 + 1e-9)
+
+
+def test_with_congestion_control_checks_the_new_value_and_keeps_the_rest() -> None:
+    cubic = THESIS.with_congestion_control("cubic")
+    assert cubic.congestion_control == "cubic" and THESIS.congestion_control is None
+    assert replace(cubic, congestion_control=None) == THESIS
+    with pytest.raises(ValueError, match="congestion_control must be one of"):
+        THESIS.with_congestion_control("vegas")  # type: ignore[arg-type]
