@@ -32,10 +32,10 @@ AQM_NAMES: dict[str, str] = {
     "pie": "PIE",
     "dualq": "L4S DualQ",
 }
-#: The AQMs the packet simulator runs: those of :data:`Aqm` but DualQ (a test checks that it is
-#: part of :data:`AQMS`).
-SimulatedAqm = Literal["none", "codel", "pie"]
-SIMULATED_AQMS: tuple[SimulatedAqm, ...] = get_args(SimulatedAqm)
+#: The AQMs the packet simulator runs (a test checks that they are part of :data:`AQMS`): all of
+#: them, DualQ with one class of traffic per run (``validation/simulator/core/dualq.py``).
+SimulatedAqm = Aqm
+SIMULATED_AQMS: tuple[SimulatedAqm, ...] = AQMS
 
 #: What the buffer is made of.
 Medium = Literal["electronic", "optical"]

@@ -81,7 +81,7 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
-from models.choices import SIMULATED_AQMS, CongestionControl
+from models.choices import CongestionControl
 from models.recommend import LinkScenario, Prediction, Recommendation, Targets, predict
 from models.recommend import traffic_model as engine_traffic_model
 from models.recommend.context import resolve_targets
@@ -90,6 +90,8 @@ from models.recommend.rules import DCTCP_K_DIVISOR
 from models.rule_of_thumb import bdp_packets, harmonic_mean_rtt_s
 from validation.limitations import not_represented
 from validation.simulator import Scenario, confidence_interval, replication_seeds
+from validation.simulator.core.dualq import TARGET_S as PI2_TARGET_S
+from validation.simulator.core.dualq import TUPDATE_S as PI2_TUPDATE_S
 from validation.simulator.core.pie import QDELAY_REF_S, T_UPDATE_S
 from validation.simulator.results import Estimate
 from validation.simulator.scenario import CC_KINDS
@@ -314,21 +316,32 @@ def simulated_congestion_control(link: LinkScenario) -> tuple[str | None, str]:
 
 def simulated_port(link: LinkScenario) -> tuple[str | None, str]:
     """The simulator's ``aqm`` for the link's, or None and why not: the recommendation is
-    checked on the port the user described (CoDel or PIE below the buffer), never silently on
-    a drop-tail one."""
+    checked on the port the user described (CoDel, PIE or DualQ below the buffer), never
+    silently on a drop-tail one."""
     times = (link.aqm_target, link.aqm_interval)
+    given = " and ".join(f"{t * 1e3:g} ms" for t in times if t is not None)
     if link.aqm == "pie" and times != (QDELAY_REF_S, T_UPDATE_S):
         return None, (
             "PIE is simulated with RFC 8033's QDELAY_REF and T_UPDATE (15 ms each) only, not "
-            "the target and interval given ("
-            + " and ".join(f"{t * 1e3:g} ms" for t in times if t is not None)
-            + ")"
+            f"the target and interval given ({given})"
         )
-    if link.aqm in SIMULATED_AQMS:
-        return link.aqm, ""
-    return None, (
-        f"AQM {link.aqm!r} is not simulated yet (the simulator runs {', '.join(SIMULATED_AQMS)})"
-    )
+    if link.aqm == "dualq" and times != (PI2_TARGET_S, PI2_TUPDATE_S):
+        return None, (
+            "DualQ is simulated with Linux's PI2 target and Tupdate (15 ms and 16 ms) only, "
+            f"not the target and interval given ({given})"
+        )
+    if link.aqm == "dualq" and link.congestion_control == "dctcp" and _background(link) > 0.0:
+        return None, (
+            "DualQ is simulated for one class of traffic: DCTCP senders (its L4S queue) "
+            "beside other traffic are not"
+        )
+    return link.aqm, ""
+
+
+def _background(link: LinkScenario) -> float:
+    """The load the link carries beside its bottlenecked flows (0 when all are)."""
+    share = link.bottlenecked_share
+    return 0.0 if share is None or link.bottlenecked_flows is None else 1.0 - share
 
 
 def simulated_senders_and_port(link: LinkScenario) -> str:
@@ -432,8 +445,7 @@ def simulated_scenario(
     rtt_s = (low + high) / 2.0
     jitter = (high - low) / 2.0 if high > low else 0.1 * rtt_s
     window = link.max_window_packets if link.max_window_packets is not None else 65_536
-    share = link.bottlenecked_share
-    background = 0.0 if share is None or link.bottlenecked_flows is None else 1.0 - share
+    background = _background(link)
     warmup = max(WARMUP_S, 20.0 * high)
     wire = max(round(link.packet_bytes), 2)
     initial_window = max(round(link.initial_window_packets), 1)
@@ -448,7 +460,7 @@ def simulated_scenario(
     if aqm == "codel":
         marking["codel_target_s"] = link.aqm_target
         marking["codel_interval_s"] = link.aqm_interval
-    if cc == "dctcp":
+    if cc == "dctcp" and aqm != "dualq":  # DualQ's L4S queue marks by its own ramp
         marking["ecn_threshold_packets"] = dctcp_marking_threshold_packets(link, scaling.factor)
     return Scenario(
         capacity_bps=scaling.capacity_bps,

@@ -36,7 +36,7 @@ def _drops(aqm: SimulatedAqm, buffer_packets: int) -> tuple[int, int]:
     return sum(r.aqm_drops for r in runs), sum(r.overflow_drops for r in runs)
 
 
-@pytest.mark.parametrize("aqm", ["codel", "pie"])
+@pytest.mark.parametrize("aqm", ["codel", "pie", "dualq"])
 def test_the_aqm_not_the_tail_drop_ends_the_start_up_at_the_engine_s_limit(
     aqm: SimulatedAqm,
 ) -> None:
@@ -46,15 +46,18 @@ def test_the_aqm_not_the_tail_drop_ends_the_start_up_at_the_engine_s_limit(
     rec = recommend(link)
     # CoDel: R = TARGET + INTERVAL = 105 ms (RFC 8289 §4.2-4.3): 20e6·(0.105 + 0.04)/12,000 =
     # 241.7 -> 242 packets. PIE: R = MAX_BURST + T_UPDATE = 165 ms (RFC 8033 §4.4): 341.7 -> 342.
+    # DualQ (Classic queue): R = PI2 target + Tupdate = 31 ms (RFC 9332 App. A.1, Linux
+    # sch_dualpi2.c): 20e6·(0.031 + 0.04)/12,000 = 118.3 -> 119.
     assert rec.recommended.rule == "aqm_limit"
-    assert rec.recommended.buffer_packets == {"codel": 242, "pie": 342}[aqm]
+    assert rec.recommended.buffer_packets == {"codel": 242, "pie": 342, "dualq": 119}[aqm]
     old = next(r for r in rec.rules if r.rule == "md_beta").buffer_packets
     assert old == 29  # CUBIC's β rule, the limit the engine gave before
     aqm_drops, tail_drops = _drops(aqm, rec.recommended.buffer_packets)
-    # Measured (seeds 1-3): CoDel 147 AQM drops against 31 tail drops at 242 packets; PIE 1,924
-    # against 0 at 342. The AQM must at least match the tail drop.
+    # Measured (seeds 1-3, summed): CoDel 132 AQM drops against 31 tail drops at 242 packets;
+    # PIE 745 against 0 at 342; DualQ 250 (73, 110, 67) against 128 (40, 74, 14) at 119. The
+    # AQM must at least match the tail drop.
     assert aqm_drops >= tail_drops
-    # At the old limit the tail drop ended the start-up (CoDel 49 against 171, PIE 0 against
-    # 236): the test can tell the two apart.
+    # At the old limit the tail drop ended the start-up (CoDel 48 against 169, PIE 0 against
+    # 220, DualQ 7 against 221): the test can tell the two apart.
     old_aqm, old_tail = _drops(aqm, old)
     assert old_tail > old_aqm

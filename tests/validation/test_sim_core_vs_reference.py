@@ -337,6 +337,15 @@ AQM_CASES = {
     "pie marking: classic ECN Reno + background": BASE.replace(
         aqm="pie", ecn=True, max_window_packets=128, duration_s=6.0, background_load=0.2
     ),
+    "dualq classic: reno sack + background": BASE.replace(
+        aqm="dualq", max_window_packets=128, duration_s=6.0, background_load=0.2
+    ),
+    "dualq marking: classic ECN CUBIC": BASE.replace(
+        aqm="dualq", congestion_control="cubic", ecn=True, max_window_packets=128, duration_s=6.0
+    ),
+    "dualq marking: DCTCP in the L4S queue": BASE.replace(
+        aqm="dualq", congestion_control="dctcp", max_window_packets=128, duration_s=6.0
+    ),
     "pie open loop exponential": classic_scenario(
         traffic="open_loop",
         aqm="pie",

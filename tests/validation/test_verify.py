@@ -165,17 +165,37 @@ def test_a_congestion_control_not_given_is_simulated_as_the_candidate_sized_for(
 
 @pytest.mark.parametrize("aqm", ["none", "codel", "pie", "dualq"])
 def test_the_links_aqm_is_simulated_or_refused(aqm: str) -> None:
-    # A recommendation for a port with CoDel (RFC 8289) or PIE (RFC 8033) is checked on a
-    # simulated port running that AQM below the buffer, never on a drop-tail one; DualQ
-    # (RFC 9332) is not in the simulator, so the check says so by name instead of guessing.
+    # A recommendation for a port with CoDel (RFC 8289), PIE (RFC 8033) or DualQ (RFC 9332)
+    # is checked on a simulated port running that AQM below the buffer, never on a drop-tail
+    # one.
     link = LinkScenario(capacity_bps=100e6, rtts_s=(0.1,), flows=40, packet_bytes=1000, aqm=aqm)
     p = plan(link, recommend(link), replications=2, seed=1)
-    if aqm == "dualq":
-        assert p.scenario is None
-        assert "AQM 'dualq' is not simulated" in p.not_simulated
-    else:
-        assert p.scenario is not None and p.scenario.aqm == aqm
-        assert p.not_simulated == ""
+    assert p.scenario is not None and p.scenario.aqm == aqm
+    assert p.not_simulated == ""
+
+
+def test_dualq_is_simulated_with_one_class_and_its_own_times_only() -> None:
+    # DCTCP alone goes to DualQ's L4S queue, marked by its ramp (no DCTCP K threshold); DCTCP
+    # beside background traffic would be a mix of classes, and other PI2 times than Linux's
+    # are not simulated: both are refused by name.
+    base = {"capacity_bps": 100e6, "rtts_s": (0.1,), "flows": 40, "packet_bytes": 1000}
+    dctcp = LinkScenario(**base, aqm="dualq", congestion_control="dctcp")
+    p = plan(dctcp, recommend(dctcp), replications=2, seed=1)
+    assert p.scenario is not None and p.scenario.dualq_scalable
+    assert p.scenario.ecn_threshold_packets is None
+    mixed = LinkScenario(
+        **base,
+        aqm="dualq",
+        congestion_control="dctcp",
+        bottlenecked_flows=20,
+        bottlenecked_share=0.5,
+    )
+    p = plan(mixed, recommend(mixed), replications=2, seed=1)
+    assert p.scenario is None and "one class of traffic" in p.not_simulated
+    slow = LinkScenario(**base, aqm="dualq", aqm_target_s=0.005)
+    p = plan(slow, recommend(slow), replications=2, seed=1)
+    assert p.scenario is None
+    assert "(5 ms and 16 ms)" in p.not_simulated
 
 
 def test_the_links_aqm_times_are_simulated_or_refused() -> None:

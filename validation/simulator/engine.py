@@ -12,6 +12,7 @@ import numpy.typing as npt
 from models import checks
 from models.errors import ParameterError
 from validation.simulator import core
+from validation.simulator.core.dualq import TUPDATE_S
 from validation.simulator.core.pie import MAX_BURST_S, T_UPDATE_S
 from validation.simulator.layout import (
     AQM_CODES,
@@ -140,6 +141,7 @@ def _globals(p: RunParameters, trace: bool, window_slots: int, queue_slots: int)
     g[GlobalFloat.CODEL_INTERVAL_S] = sc.codel_interval_s
     g[GlobalFloat.PIE_BURST_ALLOWANCE_S] = MAX_BURST_S
     g[GlobalFloat.PIE_NEXT_UPDATE_S] = T_UPDATE_S
+    g[GlobalFloat.DUALQ_NEXT_UPDATE_S] = TUPDATE_S
     gi = np.zeros(len(GlobalInt), dtype=np.int64)
     gi[GlobalInt.FLOWS] = p.flows
     gi[GlobalInt.GROUPS] = len(p.groups)
@@ -162,6 +164,7 @@ def _globals(p: RunParameters, trace: bool, window_slots: int, queue_slots: int)
     gi[GlobalInt.ECN_THRESHOLD_PACKETS] = NO_THRESHOLD_PACKETS if packets is None else packets
     g[GlobalFloat.ECN_THRESHOLD_BYTES] = np.inf if bytes_ is None else float(bytes_)
     gi[GlobalInt.AQM] = AQM_CODES[sc.aqm]
+    gi[GlobalInt.DUALQ_SCALABLE] = int(sc.dualq_scalable)
     return g, gi
 
 

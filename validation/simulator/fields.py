@@ -207,8 +207,9 @@ FIELDS: dict[str, FieldSpec] = {
     ),
     "aqm": _choice(
         "Active queue management below the buffer's hard limit: CoDel (RFC 8289, drops at "
-        "dequeue) or PIE (RFC 8033, random drops at enqueue, 15 ms reference delay); packets "
-        "of ECN-capable senders are marked CE instead. Not with discipline fq",
+        "dequeue), PIE (RFC 8033, random drops at enqueue, 15 ms reference delay) or DualQ "
+        "(RFC 9332 DualPI2 at enqueue, one class of traffic: DCTCP senders alone or none); "
+        "packets of ECN-capable senders are marked CE instead. Not with discipline fq",
         SIMULATED_AQMS,
     ),
     "codel_target_s": _time("CoDel's TARGET, the sojourn time it lets persist", high=10.0),

@@ -108,6 +108,7 @@ class Aqm(IntEnum):
     NONE = 0
     CODEL = 1  # RFC 8289, at dequeue (core/codel.py)
     PIE = 2  # RFC 8033, at enqueue (core/pie.py)
+    DUALQ = 3  # RFC 9332 DualPI2, one class of traffic, at enqueue (core/dualq.py)
 
 
 #: Scenario AQM name -> code.
@@ -396,7 +397,7 @@ class GlobalFloat(IntEnum):
     SERVICE_ARRIVAL_S = 16
     SERVICE_DEPARTURE_S = 17
     ECN_THRESHOLD_BYTES = 18  # mark CE at or above this many bytes at the port (inf: never)
-    # AQM parameters and state (core/codel.py, core/pie.py)
+    # AQM parameters and state (core/codel.py, core/pie.py, core/dualq.py)
     CODEL_TARGET_S = 19
     CODEL_INTERVAL_S = 20
     CODEL_FIRST_ABOVE_S = 21  # 0: the sojourn time is below target (RFC 8289 first_above_time)
@@ -405,6 +406,9 @@ class GlobalFloat(IntEnum):
     PIE_QDELAY_OLD_S = 24
     PIE_BURST_ALLOWANCE_S = 25
     PIE_NEXT_UPDATE_S = 26  # time of the next drop-probability update
+    DUALQ_PROB = 27  # PI2's base probability p' (core/dualq.py)
+    DUALQ_QDELAY_OLD_S = 28
+    DUALQ_NEXT_UPDATE_S = 29
 
 
 class GlobalInt(IntEnum):
@@ -463,6 +467,7 @@ class GlobalInt(IntEnum):
     CODEL_LASTCOUNT = 49
     ROOT_TAKEN = 50  # 1 while the heap's root is the event being run (core/heap.py, heap_take)
     RTO_ENTRIES = 51  # entries of the retransmission timers' heap (rt, rk, rp)
+    DUALQ_SCALABLE = 52  # 1: the run's senders are L4S (DCTCP), in DualQ's L queue
 
 
 class QueueField(IntEnum):

@@ -145,7 +145,7 @@ class GroupResult:
     jain_index : Jain's fairness index of its flows' goodputs (dimensionless).
     marks : its packets the port marked CE (ECN).
     mark_rate : fraction of its bottleneck arrivals marked CE (dimensionless).
-    aqm_drops : its packets the AQM (CoDel, PIE) dropped.
+    aqm_drops : its packets the AQM (CoDel, PIE, DualQ) dropped.
     overflow_drops : its packets dropped because the buffer was full.
     """
 
@@ -204,7 +204,8 @@ class RunResult:
     goodput_bps : payload delivered in order to the receivers, bit/s.
     loss_rate : fraction of bottleneck arrivals dropped (dimensionless), by the AQM or the full
         buffer.
-    aqm_drops : packets the AQM (CoDel at dequeue, PIE at enqueue) dropped after the warm-up.
+    aqm_drops : packets the AQM (CoDel at dequeue, PIE and DualQ at enqueue) dropped after the
+        warm-up.
     overflow_drops : packets dropped after the warm-up because the buffer was full.
     queue_delay_mean_s, queue_delay_std_s, queue_delay_p99_s : waiting time in the buffer
         before transmission starts, of the packets that left the bottleneck, s.

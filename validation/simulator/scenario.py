@@ -281,8 +281,11 @@ class Scenario:
     byte_mode : the buffer holds buffer_packets·(packet_bytes + header_bytes) bytes instead of
         buffer_packets packets.
     aqm : active queue management of the drop-tail FIFO, the buffer staying the hard limit:
-        "none", "codel" (RFC 8289, at dequeue; validation/simulator/core/codel.py) or "pie"
-        (RFC 8033, at enqueue, QDELAY_REF 15 ms; validation/simulator/core/pie.py).
+        "none", "codel" (RFC 8289, at dequeue; validation/simulator/core/codel.py), "pie"
+        (RFC 8033, at enqueue, QDELAY_REF 15 ms; validation/simulator/core/pie.py) or "dualq"
+        (RFC 9332's DualPI2, at enqueue, PI2 target 15 ms; validation/simulator/core/dualq.py)
+        for one class of traffic: DCTCP senders alone (L4S, its L queue), or no DCTCP sender
+        (Classic, its C queue); a mix is refused.
     codel_target_s : CoDel's TARGET, the sojourn time it allows to persist, s (RFC 8289 §4.3: 5 ms).
     codel_interval_s : CoDel's INTERVAL, s (RFC 8289 §4.2: 100 ms).
     duration_s : simulated time, s.
@@ -361,10 +364,18 @@ class Scenario:
         if any(g.flows > 1 and g.rtt_jitter_s == 0.0 for g in self.flow_groups):
             out.append(ZERO_JITTER_WARNING)
         marking = self.ecn_threshold_packets is not None or self.ecn_threshold_bytes is not None
-        marking = marking or self.aqm != "none"  # CoDel and PIE mark ECN-capable packets
+        marking = marking or self.aqm != "none"  # the AQMs mark ECN-capable packets
         if not marking and any(g.congestion_control == "dctcp" for g in self.flow_groups):
             out.append(NO_MARKING_WARNING)
         return out
+
+    @property
+    def dualq_scalable(self) -> bool:
+        """With aqm "dualq": the senders are L4S (DCTCP, ECT(1)), so the port is DualQ's L
+        queue; otherwise its Classic queue."""
+        return self.aqm == "dualq" and any(
+            g.congestion_control == "dctcp" for g in self.flow_groups
+        )
 
     @property
     def wire_bytes(self) -> int:
@@ -440,6 +451,7 @@ class Scenario:
                 "none when discipline is fq",
                 f"aqm {self.aqm} runs on the drop-tail FIFO; with discipline fq it must be none",
             )
+        _check_dualq(self)
         if self.warmup_s >= self.duration_s:
             raise ParameterError(
                 "warmup_s",
@@ -499,6 +511,29 @@ def _check_marking(scenario: Scenario) -> None:
             "droptail when an ECN marking threshold is set",
             f"ECN marking is modelled at the drop-tail FIFO only; discipline is "
             f"{scenario.discipline!r}",
+        )
+
+
+def _check_dualq(scenario: Scenario) -> None:
+    """DualQ runs one class of traffic (core/dualq.py): DCTCP senders alone, marked by its own
+    L4S ramp, or no DCTCP sender."""
+    if scenario.aqm != "dualq":
+        return
+    if scenario.ecn_threshold_packets is not None or scenario.ecn_threshold_bytes is not None:
+        raise ParameterError(
+            "aqm",
+            "none when an ECN marking threshold is set",
+            "aqm dualq marks L4S packets by its own ramp (RFC 9332); leave "
+            "ecn_threshold_packets and ecn_threshold_bytes out",
+        )
+    kinds = {g.congestion_control for g in scenario.flow_groups}
+    if "dctcp" in kinds and (len(kinds) > 1 or scenario.background_load > 0.0):
+        raise ParameterError(
+            "aqm",
+            "one class of traffic with dualq",
+            "aqm dualq is simulated for one class of traffic: DCTCP senders alone (its L4S "
+            "queue) or no DCTCP sender (its Classic queue); this scenario mixes DCTCP with "
+            + ("Poisson background packets" if len(kinds) == 1 else "other senders"),
         )
 
 

@@ -10,7 +10,8 @@ driver (``engine.py``) allocates; their layouts and every code are declared once
 - ``heap.py``: the event heap, the per-flow event lists, the uniform random stream;
 - ``counters.py``, ``fifo.py``, ``fair_queue.py``, ``port.py``: the bottleneck;
 - ``codel.py`` (CoDel, RFC 8289, with its own FIFO), ``pie.py`` (PIE, RFC 8033, on the
-  drop-tail FIFO), ``aqm.py`` (where their signal becomes a drop): the port's AQM;
+  drop-tail FIFO), ``dualq.py`` (DualPI2, RFC 9332, one class of traffic, on the drop-tail
+  FIFO), ``aqm.py`` (where their signal becomes a drop): the port's AQM;
 - ``sender.py``, ``receiver.py``: TCP;
 - ``loop.py``: the first events, ``run_chunk`` and ``finish``, the driver's entry points.
 

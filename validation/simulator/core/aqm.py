@@ -7,7 +7,9 @@ signal; :func:`aqm_signal` decides *how*: through ``ecn.mark_or_drop``, an ECN-c
 and Linux's ``codel_impl.h``, which marks instead of dropping. PIE: RFC 8033 §5.1, read, "PIE
 MAY support ECN by marking (rather than dropping) ECN-capable packets" until the drop
 probability exceeds ``mark_ecnth`` = 10 %, which the caller passes as ``may_mark`` (at most
-10 %, as Linux's ``sch_pie.c``).
+10 %, as Linux's ``sch_pie.c``). DualQ (``dualq.py``): RFC 9332 Appendix A.1, an ECN-capable
+packet is marked, any other dropped, except on overload, where ``may_mark`` is False (Linux's
+``sch_dualpi2.c``, ``dualpi2_classic_marking``).
 """
 
 from __future__ import annotations

@@ -57,6 +57,15 @@ from validation.simulator import parameters as P
 from validation.simulator.core.codel import REUSE_INTERVALS
 from validation.simulator.core.cubic import ALPHA_CUBIC, BETA_CUBIC, C_CUBIC
 from validation.simulator.core.dctcp import DCTCP_ALPHA_INIT, DCTCP_G
+from validation.simulator.core.dualq import ALPHA_PER_S as PI2_ALPHA_PER_S
+from validation.simulator.core.dualq import BETA_PER_S as PI2_BETA_PER_S
+from validation.simulator.core.dualq import (
+    COUPLING,
+    MIN_TH_S,
+    RANGE_S,
+    TARGET_S,
+    TUPDATE_S,
+)
 from validation.simulator.core.pie import (
     ALPHA_PER_S,
     BETA_PER_S,
@@ -230,6 +239,9 @@ class ReferenceSimulator:
         self.pie_qdelay_old = 0.0
         self.pie_burst = MAX_BURST_S
         self.pie_next_update = T_UPDATE_S
+        self.dualq_prob = 0.0  # RFC 9332 DualPI2 (core/dualq.py): p'
+        self.dualq_qdelay_old = 0.0
+        self.dualq_next_update = TUPDATE_S
         self.trace_rows: list[tuple[float, int, int, bool, int]] = []
         self.sample_rows: list[tuple[float, int, list[float]]] = []
 
@@ -323,6 +335,13 @@ class ReferenceSimulator:
             if signal < 0:
                 return
             flags |= signal
+        elif self.sc.aqm == "dualq":
+            action = self.dualq_action(t)
+            if action is not None:
+                signal = self.aqm_signal(t, f, size, action == "signal")
+                if signal < 0:
+                    return
+                flags |= signal
         self.accepted(t)
         flags |= self.mark_on_arrival(t, f, *arrived_to)
         self.q_packets += 1
@@ -449,6 +468,41 @@ class ReferenceSimulator:
         if self.q_bytes <= 2.0 * self.p.wire_bits / 8.0:
             return False
         return self.rand.next() < self.pie_prob
+
+    # ---------------------------------------------------------------- DualQ
+    def dualq_update(self, t: float) -> None:
+        """RFC 9332 Appendix A.1 ``dualpi2_update``: every p' update due at or before t."""
+        while self.dualq_next_update <= t:
+            u = self.dualq_next_update
+            qdelay = max(self.last_dep - u, 0.0)
+            old = self.dualq_qdelay_old
+            step = PI2_ALPHA_PER_S * (qdelay - TARGET_S) + PI2_BETA_PER_S * (qdelay - old)
+            prob = self.dualq_prob + step
+            self.dualq_prob = min(max(prob, 0.0), 1.0)
+            self.dualq_qdelay_old = qdelay
+            self.dualq_next_update = u + TUPDATE_S
+
+    def dualq_action(self, t: float) -> str | None:
+        """ "signal" (mark if ECN-capable, else drop), "drop" (overload) or None for a packet
+        the buffer has room for: Classic (p')², L4S max(ramp, k·p'), none below 2 packets."""
+        self.dualq_update(t)
+        p = self.dualq_prob
+        coupled = self.q_bytes >= 2.0 * self.p.wire_bits / 8.0
+        overload = COUPLING * p > 1.0
+        action = "drop" if overload else "signal"
+        if self.sc.dualq_scalable and not overload:
+            qdelay = max(self.last_dep - t, 0.0)
+            ramp = 0.0  # RFC 9332 ``laqm``
+            if qdelay >= MIN_TH_S + RANGE_S:
+                ramp = 1.0
+            elif qdelay > MIN_TH_S:
+                ramp = (qdelay - MIN_TH_S) / RANGE_S
+            prob = max(COUPLING * p if coupled else 0.0, ramp)
+        else:
+            prob = p * p if coupled else 0.0
+        if prob > 0.0 and self.rand.next() < prob:
+            return action
+        return None
 
     def accepted(self, t: float) -> None:
         if self.drop_run > 0:
