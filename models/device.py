@@ -710,18 +710,28 @@ EOS_REFERENCES = (
     "bytes, kbytes, mbytes (microseconds, milliseconds), drop-probability 1-100, weight 0-15",
     "TOI 'Temporal Tail Drop Thresholds' and 'Configurable Voq Tail Drop Thresholds': a true",
     "per-queue tail-drop threshold, whose command syntax those pages do not give",
+    "AVD platform-trident.j2 and platform-apply.j2 (same commit): 'platform trident mmu queue",
+    "profile NAME', 'egress unicast queue N threshold T' (platform.schema.yml: 'Dynamic Shared",
+    "Memory threshold'; its examples 1/64, 1/8, 8), 'platform trident mmu queue profile NAME",
+    "apply'",
 )
 EOS_RELEASE = "Arista EOS CLI as Arista's AVD writes it (release not stated there)"
 #: The QoS profile bufsize's EOS snippet defines and applies.
 EOS_PROFILE = "bufsize"
 #: Largest threshold in one unit AVD's schema admits for ECN ('max: 256000000').
 EOS_MAX_THRESHOLD = 256_000_000
+#: α values the Trident MMU profile is written with: AVD's examples span 1/64 (2^-6) to 8
+#: (2^3); the platform's own range is not in the cited templates, so none beyond is emitted.
+EOS_TRIDENT_ALPHA_RANGE = (-6, 3)
 #: What the operator should know about the EOS snippet.
 EOS_NOTE = (
-    "EOS: the limit is a WRED drop step (minimum = maximum, probability 100, weight 0), not the "
-    "tail-drop threshold of the TOIs, whose syntax was not found; WRED and ECN on transmit "
-    "queues depend on the platform family (check 'random-detect' in its QoS chapter), and a "
-    "platform that refuses equal thresholds needs the maximum one segment above the minimum"
+    "EOS: on Trident-family switches (a shared-memory MMU: 'platform trident') a queue's limit "
+    "is its dynamic threshold α, emitted when the chip buffer is given; elsewhere the limit is "
+    "a WRED drop step (minimum = maximum, probability 100, weight 0) on the transmit queue, "
+    "not the per-VOQ tail-drop threshold of the Sand (Jericho) TOIs, whose syntax was not "
+    "found, so no Sand-platform tail-drop command is emitted; WRED and ECN on transmit queues "
+    "depend on the platform family (check 'random-detect' in its QoS chapter), and a platform "
+    "that refuses equal thresholds needs the maximum one segment above the minimum"
 )
 
 
@@ -733,10 +743,55 @@ def _eos_threshold(size_bytes: float) -> str:
     return f"{_ceil_div(size_bytes, 1000.0)} kbytes"
 
 
+def _eos_alpha(alpha: float) -> str:
+    """α as the Trident MMU profile writes it: ``1/32`` below one, ``4`` from one up."""
+    if alpha >= 1.0:
+        return f"{alpha:.0f}"
+    return f"1/{1.0 / alpha:.0f}"
+
+
+def _eos_trident(queue: str, shared: ThresholdChoice | None) -> list[str]:
+    """The Trident MMU queue profile giving the queue its share of the chip (dynamic threshold
+    α, Choudhury and Hahne 1998), or what it needs."""
+    profile = f"platform trident mmu queue profile {EOS_PROFILE}"
+    if shared is None:
+        return [
+            "! Trident-family switches set a queue's share of the shared buffer by its dynamic "
+            "threshold α",
+            f"! ('{profile}' / 'egress unicast queue {queue} threshold α'): give the chip "
+            "buffer to have α computed",
+        ]
+    if shared.alpha is None or not shared.alpha_suffices:
+        return [f"! Trident-family switches, no MMU profile: {shared.reason}"]
+    lines = [
+        f"! Trident-family switches (shared-memory MMU): α = {_eos_alpha(shared.alpha)} gives "
+        f"each of {shared.congested_queues} congested queues",
+        f"! α·B/(1 + n·α) = {shared.steady_queue_bytes:.0f} B >= {shared.target_bytes:.0f} B "
+        f"of the {shared.chip_buffer_bytes:.0f} B chip (Choudhury and Hahne 1998)",
+    ]
+    if shared.alpha_min is not None and shared.alpha > 2.0 * shared.alpha_min:
+        lines.append(
+            "! (1/64 is the smallest α written here and gives more than the size: the WRED "
+            "step below holds the limit)"
+        )
+    return [
+        *lines,
+        profile,
+        f"    egress unicast queue {queue} threshold {_eos_alpha(shared.alpha)}",
+        f"{profile} apply",
+    ]
+
+
 def eos_config(
-    limit: QueueLimit, interface: str, queue: str, discipline: QueueDiscipline | None = None
+    limit: QueueLimit,
+    interface: str,
+    queue: str,
+    discipline: QueueDiscipline | None = None,
+    shared: ThresholdChoice | None = None,
 ) -> str:
-    """A QoS profile whose transmit queue drops above the limit, applied to the port.
+    """A QoS profile whose transmit queue drops above the limit, applied to the port; on
+    Trident-family switches also the MMU queue profile whose dynamic threshold α gives the
+    queue the limit out of the chip's shared memory (``shared``, when the chip is known).
 
     The drop is WRED with minimum = maximum = the limit, drop probability 100 % and weight 0
     (the instantaneous queue, not an average): every packet that finds the queue above the
@@ -746,6 +801,7 @@ def eos_config(
     drop = _eos_threshold(limit.limit_bytes)
     lines = [
         *_header("!", limit, EOS_RELEASE, EOS_REFERENCES),
+        *_eos_trident(queue, shared),
         f"! tail drop at {limit.limit_bytes} B: WRED with minimum = maximum = the limit, drop "
         "probability 100, weight 0 (instantaneous queue)",
     ]
@@ -852,7 +908,8 @@ def device_config(
     else:
         if chip_buffer_bytes is not None:
             checks.at_least("chip_buffer_bytes", chip_buffer_bytes, 1.0)
-            shared = choose_alpha(limit.limit_bytes, chip_buffer_bytes, congested_queues)
+            alphas = EOS_TRIDENT_ALPHA_RANGE if vendor == "eos" else SONIC_DYNAMIC_TH_RANGE
+            shared = choose_alpha(limit.limit_bytes, chip_buffer_bytes, congested_queues, alphas)
             notes.append(f"shared memory: {shared.reason}")
         if vendor == "tc":
             text = tc_config(limit, port, qdisc, rtt_s, discipline)
@@ -864,7 +921,7 @@ def device_config(
             text = iosxr_config(limit, port, discipline=discipline)
             references, release = IOSXR_REFERENCES, IOSXR_RELEASE
         else:
-            text = eos_config(limit, port, queue, discipline)
+            text = eos_config(limit, port, queue, discipline, shared)
             references, release = EOS_REFERENCES, EOS_RELEASE
             notes.append(EOS_NOTE)
     return DeviceConfig(

@@ -378,3 +378,36 @@ def test_shared_memory_note_for_routers() -> None:
     assert config.shared is not None and config.shared.alpha_log2 == -5
     # 1,250,000/(67,108,864 − 8·1,250,000) = 0.02189 -> 2^-5 = 0.03125.
     assert config.shared.alpha_min == pytest.approx(1_250_000 / (67_108_864 - 10_000_000))
+
+
+def test_eos_trident_mmu_profile_gives_the_queue_its_share_of_the_chip() -> None:
+    # 1 MB of a 64 MiB chip with 8 queues congested: α ≥ S/(B − n·S) = 1,000,000/(67,108,864 −
+    # 8,000,000) = 0.0169 -> 1/32; each queue settles at α·B/(1 + n·α) = 2,097,152/1.25 =
+    # 1,677,721.6 B (by hand). AVD platform-trident.j2 / platform-apply.j2 syntax.
+    config = device_config(
+        "eos", 1e6, 100e9, chip_buffer_bytes=64 * 2**20, queue="3", interface="Ethernet3/1"
+    )
+    commands = [line for line in config.text.splitlines() if not line.startswith("!")]
+    assert commands[:3] == [
+        "platform trident mmu queue profile bufsize",
+        "    egress unicast queue 3 threshold 1/32",
+        "platform trident mmu queue profile bufsize apply",
+    ]
+    assert "! α·B/(1 + n·α) = 1677722 B >= 1000000 B of the 67108864 B chip" in config.text
+    # The transmit queue's WRED step stays for the platforms without the MMU profile.
+    assert "   tx-queue 3" in commands
+
+
+def test_eos_trident_profile_needs_the_chip_and_says_when_no_alpha_fits() -> None:
+    without = device_config("eos", 1e6, 100e9)
+    assert not any(line.startswith("platform trident") for line in without.text.splitlines())
+    assert "give the chip buffer to have α computed" in without.text
+    # 60 MB × 8 queues exceeds a 64 MiB chip: no α gives it.
+    too_big = device_config("eos", 60e6, 100e9, chip_buffer_bytes=64 * 2**20)
+    assert "! Trident-family switches, no MMU profile: no α suffices" in too_big.text
+    assert not any(line.startswith("platform trident") for line in too_big.text.splitlines())
+    # One packet: α needed 1500/(67,108,864 − 12,000) = 2.2e-5, below the smallest α written
+    # (1/64): the profile says so and the WRED step holds the limit.
+    tiny = device_config("eos", 1500.0, 100e9, chip_buffer_bytes=64 * 2**20)
+    assert "    egress unicast queue 0 threshold 1/64" in tiny.text.splitlines()
+    assert "1/64 is the smallest α written here" in tiny.text
