@@ -13,11 +13,18 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip==25.3
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
-	# The simulator's compiled core, into numba's on-disk cache (so no first check waits for it).
-	$(BIN)/python -m validation.simulator.warm
 	touch $(STAMP)
 
-install: $(STAMP)
+# The simulator's compiled core, into numba's on-disk cache (so no first check waits for it),
+# again whenever a file it compiles changes (validation/simulator/core/cache.py's SOURCES).
+CORE_STAMP := $(VENV)/.core-compiled
+CORE_SOURCES := $(wildcard validation/simulator/core/*.py) validation/simulator/layout.py \
+	validation/simulator/parameters.py
+$(CORE_STAMP): $(STAMP) $(CORE_SOURCES)
+	$(BIN)/python -m validation.simulator.warm
+	touch $(CORE_STAMP)
+
+install: $(STAMP) $(CORE_STAMP)
 
 serve: $(STAMP)
 	$(BIN)/bufsize serve --host $(HOST) --port $(PORT)

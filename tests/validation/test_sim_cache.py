@@ -24,6 +24,18 @@ def test_every_core_module_and_the_layout_are_in_the_stamp() -> None:
     assert {"layout.py", "parameters.py"} <= names
 
 
+def test_make_install_recompiles_when_any_stamped_source_changes() -> None:
+    # `make install` compiles the core again when a file of the stamp is newer than its own
+    # stamp (a pull that changes the core): the Makefile's CORE_SOURCES must list them all.
+    root = CORE_DIR.parents[2]
+    database = subprocess.run(
+        ["make", "-pn", "install"], cwd=root, capture_output=True, text=True, check=False
+    ).stdout
+    line = next(row for row in database.splitlines() if row.startswith("CORE_SOURCES := "))
+    listed = {root / name for name in line.removeprefix("CORE_SOURCES := ").split()}
+    assert {p.resolve() for p in cache.SOURCES} <= {p.resolve() for p in listed}
+
+
 @pytest.mark.parametrize("function", [loop.run_chunk, loop.init_events, loop.finish])
 def test_entry_points_use_the_core_locator(function: object) -> None:
     locator = function._cache._impl.locator  # type: ignore[attr-defined]
