@@ -26,7 +26,7 @@ $(CORE_STAMP): $(STAMP) $(CORE_SOURCES)
 
 install: $(STAMP) $(CORE_STAMP)
 
-serve: $(STAMP)
+serve: $(STAMP) $(CORE_STAMP)
 	$(BIN)/bufsize serve --host $(HOST) --port $(PORT)
 
 lint: $(STAMP)
@@ -38,7 +38,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy $(PACKAGES)
 
-pytest: $(STAMP)
+pytest: $(STAMP) $(CORE_STAMP)
 	$(BIN)/pytest -n 2 --dist loadgroup
 
 test: lint typecheck pytest
@@ -52,12 +52,12 @@ notebooks: $(STAMP)
 import-graph: $(STAMP)
 	$(BIN)/python -m tests.import_graph
 
-bench: $(STAMP)
+bench: $(STAMP) $(CORE_STAMP)
 	$(BIN)/python benchmarks/simulator_speed.py
 	$(BIN)/python benchmarks/recommend_speed.py
 
 # The papers' datasets against the models and the simulator, every row (see README).
-validate: $(STAMP)
+validate: $(STAMP) $(CORE_STAMP)
 	$(BIN)/bufsize validate full --out validation-report
 
 # ns-3 beside bufsize (studies/ns3_compare.py): the PyPI package ns3 and cppyy, installed
