@@ -299,6 +299,8 @@ TC_REFERENCES = (
     "tc-pie(8): limit PACKETS, target TIME, tupdate TIME",
     "Linux 'codel: add ce_threshold attribute' (2015): the CE threshold for DCTCP ports",
     "RFC 8289 §4.2-4.5 (interval ~ the RTT of most flows; target 5 % of it: 5 ms for 100 ms)",
+    "tc-htb(8): qdisc htb default CLASSID; class htb rate RATE ceil RATE; a qdisc under the "
+    "class by parent CLASSID",
 )
 TC_RELEASE = "iproute2 6.1 (Debian 12)"
 
@@ -389,6 +391,18 @@ def tc_commands(
     return commands
 
 
+def tc_shaper_commands(limit: QueueLimit, interface: str, command: str) -> list[str]:
+    """``command`` (a root qdisc) under an htb class shaped to the line rate: where this
+    interface is faster than the link analysed, the queue then forms here, drained at the rate
+    the size was computed for (tc-htb(8))."""
+    rate = f"{round(limit.capacity_bps)}bit"
+    return [
+        f"tc qdisc replace dev {interface} root handle 1: htb default 1",
+        f"tc class replace dev {interface} parent 1: classid 1:1 htb rate {rate} ceil {rate}",
+        command.replace(f"dev {interface} root ", f"dev {interface} parent 1:1 ", 1),
+    ]
+
+
 def _active_qdisc(qdisc: str | None, discipline: QueueDiscipline | None) -> str:
     """The qdisc that deploys the analysis: DCTCP marking, the AQM, or drop-tail."""
     if qdisc is not None:
@@ -442,6 +456,11 @@ def tc_config(
     for other, command in commands.items():
         if other != active:
             lines += [f"# or {comment[other]}:", f"# {command}"]
+    lines.append(
+        f"# where {interface} is faster than the {_rate_text(limit.capacity_bps)} analysed "
+        "(the queue would build upstream), shape to it with htb and put the qdisc under it:"
+    )
+    lines += [f"# {line}" for line in tc_shaper_commands(limit, interface, commands[active])]
     return "\n".join(lines) + "\n"
 
 

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from app.services.device import DeviceRequest, configure_recommended
-from models.device import device_config, tc_commands
+from models.device import device_config, tc_commands, tc_shaper_commands
 from models.recommend import LinkScenario, Targets, recommend
 
 
@@ -118,6 +118,33 @@ def test_given_sizes_round_trip_through_the_kernel(veth: tuple[str, str], packet
     snippet = device_config("tc", packets * 1500.0, 10e9, interface=device)
     assert _apply(namespace, _active_command(snippet.text)).returncode == 0
     assert _root_qdisc(namespace, device)["options"]["limit"] == packets
+
+
+@pytest.mark.parametrize(
+    ("capacity_bps", "packets", "shown"), [(20e6, 242, "20Mbit"), (1e9, 834, "1Gbit")]
+)
+def test_the_htb_shaper_form_applies_and_reads_back(
+    veth: tuple[str, str], capacity_bps: float, packets: int, shown: str
+) -> None:
+    # The commented shaper form of a drop-tail port, uncommented: htb at the line rate with the
+    # pfifo under its class (tc-htb(8)); tc prints the class's rate in its own units.
+    namespace, device = veth
+    snippet = device_config("tc", packets * 1500.0, capacity_bps, interface=device)
+    lines = snippet.text.splitlines()
+    start = next(i for i, line in enumerate(lines) if "shape to it with htb" in line)
+    shaper = [line.removeprefix("# ") for line in lines[start + 1 :]]
+    assert len(shaper) == 3 and shaper[2].endswith(f"parent 1:1 pfifo limit {packets}")
+    for command in shaper:
+        done = _apply(namespace, command)
+        assert done.returncode == 0, (command, done.stderr)
+    classes = _run("tc", "-n", namespace, "class", "show", "dev", device)
+    assert "class htb 1:1 root leaf " in classes.stdout, classes.stdout
+    assert f" rate {shown} ceil {shown} " in classes.stdout, classes.stdout
+    shown_qdiscs = _run("tc", "-n", namespace, "-j", "qdisc", "show", "dev", device)
+    qdiscs = json.loads(shown_qdiscs.stdout)
+    assert [q["kind"] for q in qdiscs if q.get("root")] == ["htb"]
+    leaves = [q for q in qdiscs if q.get("parent") == "1:1"]
+    assert [(q["kind"], q["options"]["limit"]) for q in leaves] == [("pfifo", packets)]
 
 
 def test_fq_codel_limit_target_interval(veth: tuple[str, str]) -> None:
@@ -270,6 +297,8 @@ UAPI_HEADER = "/usr/include/linux/pkt_sched.h"
 TCA_KIND, TCA_OPTIONS = 1, 2
 #: struct tcmsg: family (1) + padding (3) + ifindex, handle, parent, info (4 each).
 TCMSG_BYTES = 20
+#: tcm_parent of a root qdisc (linux/pkt_sched.h TC_H_ROOT).
+TC_H_ROOT = 0xFFFF_FFFF
 
 
 def _uapi_attributes(prefix: str) -> dict[str, int]:
@@ -296,8 +325,9 @@ def _attributes(data: bytes) -> dict[int, bytes]:
     return found
 
 
-def _sent_qdisc_request(namespace: str, command: str) -> tuple[str, dict[int, int]]:
-    """The kind and the u32 options of the qdisc request tc sends for ``command``."""
+def _sent_qdisc_request(namespace: str, command: str) -> tuple[str, dict[int, int], int]:
+    """The kind, the u32 options and the parent handle (tcmsg.tcm_parent) of the qdisc
+    request tc sends for ``command``."""
     words = shlex.split(command)
     traced = _run(
         "strace", "-f", "-xx", "-s", "65536", "-e", "trace=sendmsg",
@@ -315,7 +345,7 @@ def _sent_qdisc_request(namespace: str, command: str) -> tuple[str, dict[int, in
         for number, value in _attributes(top[TCA_OPTIONS]).items()
         if len(value) == 4
     }
-    return kind, options
+    return kind, options, int.from_bytes(payload[12:16], "little")
 
 
 UAPI_PREFIX = {"fq_codel": "TCA_FQ_CODEL_", "pie": "TCA_PIE_", "codel": "TCA_CODEL_"}
@@ -330,8 +360,8 @@ def test_tc_sends_the_kernel_the_analysed_aqm_and_ecn_options(
         if path is None or not Path(path).exists():
             pytest.skip(f"cannot read tc's netlink request: {tool} is not installed")
     rec, command = _recommended_snippet(scenario, device)
-    sent_kind, options = _sent_qdisc_request(namespace, command)
-    assert sent_kind == kind
+    sent_kind, options, parent = _sent_qdisc_request(namespace, command)
+    assert (sent_kind, parent) == (kind, TC_H_ROOT)
     numbers = _uapi_attributes(UAPI_PREFIX[kind])
     # The kernel's attributes are in microseconds (tc-fq_codel(8), tc-pie(8) TIME), the limit
     # in packets; "ecn" is the attribute ECN = 1.
@@ -342,3 +372,13 @@ def test_tc_sends_the_kernel_the_analysed_aqm_and_ecn_options(
     if "ce_threshold" in expected:
         wanted["ECN"] = 1
     assert {name: options.get(numbers[name]) for name in wanted} == wanted, options
+    # The same qdisc in the htb shaper form: under class 1:1 (handle 0x00010001), same options.
+    *shaper, leaf = tc_shaper_commands(
+        device_config("tc", 1500.0, scenario.capacity_bps, interface=device).limit,
+        device,
+        command,
+    )
+    for line in shaper:
+        assert _apply(namespace, line).returncode == 0, line
+    sent_kind, leaf_options, parent = _sent_qdisc_request(namespace, leaf)
+    assert (sent_kind, parent, leaf_options) == (kind, 0x0001_0001, options)
