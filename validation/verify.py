@@ -926,8 +926,8 @@ def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
         f"prediction was {main.prediction} there. Scaling: {p.scaling.reason}. Senders: "
         f"{senders_text(p.link, p.congestion_control_given)}.{access}"
     )
-    if p.not_represented:
-        outcome.reason += " Not represented: " + "; ".join(p.not_represented) + "."
+    # What the check could not represent is its own list (``not_represented``), which the CLI
+    # and the form show once, apart: not repeated here.
     return outcome
 
 

@@ -132,8 +132,7 @@ def render_verification(
     console.print(table)
     for c in rows:
         console.print(f"  {c.label}: {c.reason}", markup=False, soft_wrap=True)
-    if v.access is not None:
-        console.print(f"Senders' access: {v.access.reason}.", markup=False, soft_wrap=True)
+    # The senders' access is said once, in the verdict's reason below.
     render_limitations(v.not_represented, console)
     console.print(f"Verdict: {v.verdict}: {v.reason}", markup=False, soft_wrap=True)
 

@@ -57,6 +57,11 @@ def test_both_ends_and_what_was_not_represented_are_printed() -> None:
         assert text.index(f"{label}, slow access") > text.index("double ")
     assert "Not represented by this check:" in text
     assert len(checked.not_represented) == 1  # the round trips measured
+    flat = " ".join(text.split())
     for limitation in checked.not_represented:
         assert f"  - {limitation}"[:60] in text
+        # Printed once: as the list's line, not again in the verdict's reason.
+        assert flat.count(" ".join(limitation.split())[:60]) == 1
+    # The assumed access rate, likewise, is said once (in the verdict's reason).
+    assert flat.count("Senders' access: access rate not given") == 1
     assert "the slow end governs" in text and "Verdict: missed" in text
