@@ -7,8 +7,9 @@ time and the ratio of the two. Without an access rate every size is simulated at
 the plausible range (``Verification.slow_sizes``), so about twice the runs are expected; what
 the extra runs cost depends on the link (the slow end's runs are cheaper where the flows'
 bursts are smoothed). The compiled simulator and the workers' fork server are warmed first
-(one short run, one small check), so the times are those of warm code; the load average at the start is printed beside them (figures taken on a
-shared machine are inflated by the other load; the ratio, measured in one run, less so).
+(one short run, one small check), so the times are those of warm code; the load average at
+the start is printed beside them (figures taken on a shared machine are inflated by the other
+load; the ratio, measured in one run, less so).
 """
 
 from __future__ import annotations
