@@ -29,6 +29,7 @@ import numpy.typing as npt
 from models import checks
 from models.pacing import paced_drop_bound_bracket
 from models.queues import mm1b_loss_bound, mm1b_loss_probability
+from models.recommend.simulated_loss import bbr_utilization
 from models.sqrt_n import appenzeller_utilization_bound, sqrt_n_buffer_packets
 from models.tiny_buffers import tiny_buffers_utilization_bound
 
@@ -235,7 +236,9 @@ class TrafficModel:
     """One of the three traffic models above, with the parameters it needs.
 
     ``max_utilization`` is the most the traffic can carry (fraction of capacity): ρ for
-    window-limited or open-loop traffic below saturation, 1 otherwise.
+    window-limited or open-loop traffic below saturation, 1 otherwise. ``bbr``: the congested
+    senders are BBR v1, whose utilization is this simulator's measured figure
+    (:func:`models.recommend.simulated_loss.bbr_utilization`), not the loss-driven sawtooth.
     """
 
     kind: TrafficModelKind
@@ -254,6 +257,7 @@ class TrafficModel:
     desynchronized: bool = False
     loss_known: bool = True
     slowdown: float | None = None
+    bbr: bool = False
 
     @property
     def packet_time_s(self) -> float:
@@ -280,6 +284,9 @@ class TrafficModel:
             return np.minimum(1.0, self.load * (1.0 - loss))
         share = self.bottlenecked_share
         p_e = share * self.bdp_packets
+        if self.bbr:
+            # Paced BBR senders: not the loss-driven sawtooth below, this simulator's figures.
+            return (1.0 - share) + share * bbr_utilization(self._nonnegative(b) / p_e)
         # The model's parameters were checked when it was built: the unchecked cores here
         # (same arithmetic as sawtooth_utilization and window_loss_rate).
         u = _sawtooth(

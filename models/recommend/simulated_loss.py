@@ -1,4 +1,5 @@
-"""The loss law of 004, fitted to this project's simulated Reno and CUBIC senders.
+"""The loss law of 004, fitted to this project's simulated Reno and CUBIC senders; BBR
+senders' simulated utilization (:func:`bbr_utilization`).
 
 BSCL's loss term (004 §IV eqs. 18-23) rests on the Mathis law: N_b flows sharing a window of
 ``P + B`` packets (P = C_e·T_e) each hold ``w = (P + B)/N_b`` and lose ``p = (0.87/w)²``
@@ -19,6 +20,10 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 #: (N_b, window per flow w = (C_e·T_e + B)/N_b in packets, simulated loss p) at BSCL's size
 #: for a 1 % target, 1 Gbit/s, 180 ms, the N_b flows carrying 90 % (C_e·T_e = 13,500 packets;
@@ -87,3 +92,29 @@ def fitted_window(congestion_control: str | None, max_loss: float) -> float | No
         else:
             lo = mid
     return hi
+
+
+#: BBR v1 senders' utilization in this simulator, by buffer size as a fraction of the BDP: the
+#: lowest mean over the four links of ``studies/sim_loss_at_rule_sizes.py --part bbr`` (4 to
+#: 100 flows, 50-400 Mb/s, 40-60 ms; seed 1, 3 runs each;
+#: studies/results/sim_loss_at_rule_sizes.md). 0.1 BDP: 94.5 % (300 Mb/s, 20 flows); 0.25:
+#: 96.4 % (50 Mb/s, 4 flows); 0.5: 97.0 %; 1: 98.8 %; 2: 99.2 %.
+BBR_UTILIZATION_BY_BDP_FRACTION: tuple[tuple[float, float], ...] = (
+    (0.1, 0.945),
+    (0.25, 0.964),
+    (0.5, 0.970),
+    (1.0, 0.988),
+    (2.0, 0.992),
+)
+
+
+def bbr_utilization(bdp_fractions: Any) -> npt.NDArray[np.float64]:
+    """BBR senders' utilization at buffers of these fractions of the BDP: the measured figure
+    at the largest measured fraction at or below each (a step, never above what was measured
+    at a smaller buffer); 0 below the smallest measured fraction, where nothing was measured
+    and nothing is claimed."""
+    fractions = np.array([f for f, _ in BBR_UTILIZATION_BY_BDP_FRACTION])
+    values = np.array([0.0, *(u for _, u in BBR_UTILIZATION_BY_BDP_FRACTION)])
+    x = np.asarray(bdp_fractions, dtype=np.float64)
+    out: npt.NDArray[np.float64] = values[np.searchsorted(fractions, x * (1.0 + 1e-12), "right")]
+    return out

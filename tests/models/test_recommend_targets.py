@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from models.errors import ParameterError
-from models.recommend import LinkScenario, Targets, recommend
-from models.recommend.simulated_loss import SIMULATED_LOSS_AT_BSCL
+from models.recommend import LinkScenario, Targets, recommend, traffic_model
+from models.recommend.simulated_loss import BBR_UTILIZATION_BY_BDP_FRACTION, SIMULATED_LOSS_AT_BSCL
 
 # The issue's example: "POST /v1/recommend with a 10 Gb/s core link, 100 ms RTT, 50,000 flows
 # and 100 Mb/s access links (nothing else given)". BDP = 10e9·0.1/(8·1500) = 83,333.3 packets.
@@ -403,6 +403,37 @@ def test_bbr_warning_quotes_the_committed_study() -> None:
     assert (min(u for u, _ in quarter), max(u for u, _ in quarter)) == pytest.approx((96.4, 99.2))
     assert (min(x for _, x in quarter), max(x for _, x in quarter)) == pytest.approx((3.74, 6.68))
     assert (min(x for _, x in one), max(x for _, x in one)) == pytest.approx((4.59, 5.33))
+
+
+def test_bbr_utilization_is_the_study_s_lowest_mean_never_the_loss_based_model() -> None:
+    # BBR senders' utilization is not the Reno/CUBIC sawtooth's: it is the study's, the lowest
+    # mean of its four links at the largest measured fraction of the BDP at or below the size
+    # (BBR_UTILIZATION_BY_BDP_FRACTION, read here from the committed table), and nothing is
+    # claimed below the smallest fraction measured (0.1 BDP).
+    table = (ROOT / "studies" / "results" / "sim_loss_at_rule_sizes.md").read_text(encoding="utf-8")
+    lowest: dict[float, float] = {}
+    for line in table.splitlines():
+        cells = line.split("|")[1:-1]
+        if line.startswith("| ") and "Mb/s" in line and len(cells) == 10:
+            fraction, util = float(cells[5]), float(cells[7].split("%")[0]) / 100.0
+            lowest[fraction] = min(lowest.get(fraction, 1.0), util)
+    assert sorted(lowest) == [f for f, _ in BBR_UTILIZATION_BY_BDP_FRACTION]
+    assert [lowest[f] for f in sorted(lowest)] == pytest.approx(
+        [u for _, u in BBR_UTILIZATION_BY_BDP_FRACTION], abs=1e-9
+    )
+    # 100 BBR flows, 400 Mb/s, 60 ms: BDP 2,000 packets.
+    link = LinkScenario(capacity_bps=400e6, rtts_s=(0.06,), flows=100, congestion_control="bbr")
+    rec = recommend(link)
+    by_rule = {r.rule: r.predicted for r in rec.rules if r.predicted is not None}
+    assert by_rule["bbr"].utilization == pytest.approx(lowest[0.25])  # 500 packets
+    assert by_rule["rule_of_thumb"].utilization == pytest.approx(lowest[1.0])  # 2,000
+    assert by_rule["sqrt_n"].utilization == pytest.approx(lowest[0.1])  # 200 = 0.1 BDP
+    # The loss-based model would have said 99.9 % at sqrt(N)'s 200 packets.
+    cubic = LinkScenario(capacity_bps=400e6, rtts_s=(0.06,), flows=100, congestion_control="cubic")
+    assert traffic_model(cubic).utilization(200)[0] > 0.99
+    model = traffic_model(link)
+    assert model.utilization(199)[0] == 0.0  # below 0.1 BDP: no figure claimed
+    assert "none claimed below 0.1 BDP" in rec.recommended.reason
 
 
 def test_bscl_at_3000_reno_flows_states_the_simulated_loss_and_the_size_that_meets_it() -> None:
