@@ -921,9 +921,12 @@ def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
     else:
         ends = f" ({main.replications} runs): {main.reason}."
     access = f" Senders' access: {p.access.reason}." if p.access is not None else ""
+    fared: str = main.prediction
+    if slow is not None and slow.prediction != main.prediction:
+        fared = f"{main.prediction} with fast access, {slow.prediction} with slow access"
     outcome.reason = (
         f"at the recommended {main.buffer_packets} packets, {headline} in simulation{ends} The "
-        f"prediction was {main.prediction} there. Scaling: {p.scaling.reason}. Senders: "
+        f"prediction was {fared} there. Scaling: {p.scaling.reason}. Senders: "
         f"{senders_text(p.link, p.congestion_control_given)}.{access}"
     )
     # What the check could not represent is its own list (``not_represented``), which the CLI

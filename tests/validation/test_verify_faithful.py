@@ -155,3 +155,17 @@ def test_a_search_counts_a_size_only_when_both_ends_meet() -> None:
     assert all(t.slow_access is not None and t.slow_access.verdict == "missed" for t in found.tried)
     assert all(t.check.verdict == "met" for t in found.tried)
     assert found.not_represented == []
+
+
+def test_how_the_prediction_fared_is_said_for_each_end_when_they_differ() -> None:
+    # Fast end at 99 % (within the predicted utilization), slow end at 50 % (far below it,
+    # optimistic): the verdict's reason says both, not the fast end's "within" alone.
+    link = LinkScenario(capacity_bps=10e6, rtts_s=(0.05,), flows=20, congestion_control="reno")
+    out = run_batches(_plan(link), fixed_runner(0.5, 0.99))
+    main = next(c for c in out.sizes if c.label == "recommended")
+    slow = out.slow("recommended")
+    assert slow is not None and (main.prediction, slow.prediction) == ("within", "optimistic")
+    assert "prediction was within with fast access, optimistic with slow access" in out.reason
+    # Both ends alike: said once.
+    same = run_batches(_plan(link), fixed_runner(0.99, 0.99))
+    assert "prediction was within there" in same.reason
