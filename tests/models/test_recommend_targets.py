@@ -436,7 +436,9 @@ def test_bbr_utilization_is_the_study_s_lowest_mean_never_the_loss_based_model()
     assert "none claimed below 0.1 BDP" in rec.recommended.reason
 
 
-def test_bscl_at_3000_reno_flows_states_the_simulated_loss_and_the_size_that_meets_it() -> None:
+def test_bscl_at_3000_reno_flows_states_the_simulated_loss_and_claims_no_size_it_cannot_back() -> (
+    None
+):
     # Issue 27: 1 Gbit/s, 180 ms, N_b = 3000 Reno flows carrying 90 %, loss target 1 %: BSCL
     # gives 12,600 packets (004 eq. 23: K_p·N_b − C_e·T = 8.7·3000 − 13,500), where 004's law
     # predicts exactly 1 %. This simulator's Reno senders lose 2.76 % there (seed 1, 3 runs,
