@@ -491,3 +491,20 @@ def test_the_fitted_loss_law_holds_the_study_s_figures() -> None:
             )
     coded = {(n_b, cc): p for cc, rows in SIMULATED_LOSS_AT_BSCL.items() for n_b, _, p in rows}
     assert coded == pytest.approx(measured)
+
+
+def test_dctcp_behind_dualq_is_warned_where_the_l4s_ramp_is_below_its_k() -> None:
+    # 20 Mb/s, 40 ms: K = T_e/7 = 5.71 ms of queueing, far above the L4S ramp's 1.2 ms; the
+    # simulator keeps 39 % utilization there (test_sim_dualq.py: 48-49 % with 8 flows).
+    wan = LinkScenario(
+        capacity_bps=20e6, rtts_s=(0.04,), flows=4, congestion_control="dctcp", aqm="dualq"
+    )
+    [note] = [w for w in recommend(wan).warnings if w.startswith("DCTCP behind DualQ")]
+    assert "K = C·T_e/7 = 5.71 ms" in note and "39 %" in note
+    # A data-centre leaf, 100 µs: K = 14 µs, below the ramp: nothing to say. Nor without DualQ.
+    leaf = LinkScenario(
+        capacity_bps=10e9, rtts_s=(0.0001,), flows=8, congestion_control="dctcp", aqm="dualq"
+    )
+    plain = LinkScenario(capacity_bps=20e6, rtts_s=(0.04,), flows=4, congestion_control="dctcp")
+    for link in (leaf, plain):
+        assert not any(w.startswith("DCTCP behind DualQ") for w in recommend(link).warnings)
