@@ -127,6 +127,15 @@ def _traffic(link: LinkScenario) -> list[str]:
         out.append("the switch's input queues (CIOQ) are not simulated: an output queue is")
     if link.medium == "optical":
         out.append("the optical buffer's delay lines are not simulated: an electronic FIFO is")
+    if link.aqm == "dualq":
+        queue = "L4S" if link.congestion_control == "dctcp" else "Classic"
+        out.append(
+            f"DualQ is simulated with one class of traffic, the link's senders in its {queue} "
+            "queue: the other queue, the scheduler between the two and the coupling of "
+            "Classic and L4S flows are not; its drops and marks are decided at enqueue (Linux "
+            "sch_dualpi2's drop_early), from the backlog's delay rather than the head packet's "
+            "sojourn time"
+        )
     return out
 
 

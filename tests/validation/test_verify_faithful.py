@@ -86,6 +86,8 @@ def test_traffic_and_senders_not_modelled_are_listed() -> None:
         f"capped at {MAX_SIMULATED_WINDOW:,}": {"max_window_packets": 100_000},
         "offered load ρ = 0.7 is not simulated": {"load": 0.7},
         "optical buffer": {"medium": "optical"},
+        "its Classic queue: the other queue": {"aqm": "dualq"},
+        "its L4S queue: the other queue": {"aqm": "dualq", "congestion_control": "dctcp"},
     }
     for words, fields in cases.items():
         listed = _plan(LinkScenario(**{**base, **fields})).not_represented
