@@ -3,14 +3,16 @@
 :class:`app.trace_jobs.TraceJobs` starts one for each job (``spawn``: a fresh interpreter, not
 a fork of the threaded service). The process dies with the service
 (:func:`validation.lifeline.die_with_service`), limits its own address space to
-``trace_job_memory_bytes`` (``RLIMIT_AS``; the processes of a check's simulator runs inherit
-the limit) and runs the job's runner, which sends ``("progress", fraction)`` and
-``("message", text)``; last it sends ``("outcome", (status, message, result))``. SIGTERM
-stops it, and the simulator processes of its check with it.
+``trace_job_memory_bytes`` (``RLIMIT_AS``) and runs the job's runner; the service gives it
+``workers`` = :data:`validation.sweeps.IN_PROCESS`, so the check's simulator runs are made in
+this process too and the limit bounds the whole job. The runner sends ``("progress",
+fraction)`` and ``("message", text)``; last the process sends ``("outcome", (status, message,
+result))``. SIGTERM stops it (and the simulator processes of a check given worker processes).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import resource
 import signal
@@ -110,6 +112,7 @@ def run_child(
     except MemoryError:
         outcome = ("failed", memory_message(memory_bytes), None)
     except Exception as exc:  # a bug: report it as ours, not as the user's input
+        logging.getLogger(__name__).exception("trace job failed on %s", path)
         outcome = ("failed", f"internal error while reading the trace ({type(exc).__name__})", None)
     pipe.send(("outcome", outcome))
     pipe.close()

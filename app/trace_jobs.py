@@ -3,8 +3,17 @@
 A trace job runs in a child process started for it (:mod:`app.trace_child`), one at a time per
 service, under a memory limit (``trace_job_memory_bytes``, the child's address space): a trace
 that needs more fails with that reason, and the service process never holds the trace's
-arrays. The child reports over a pipe; a thread of the service writes the job's status,
-progress, message and result into the ``trace_jobs`` table of the job store's database
+arrays. The child is one of the service's ``workers`` processes: it waits for a slot of the
+budget it shares with the simulation pool (:class:`app.jobs.budget.WorkerBudget`), and its
+check's simulator runs are made in it, one after another, so that the job is one process,
+within its one limit, and simulations and traces together never run more than ``workers``
+processes. (A process of its own rather than a task of the pool's executor: a process's
+address-space limit can only be lowered, so a pool worker would keep a trace job's limit for
+every later job; and cancelling a trace job kills its process, which would break the
+executor and interrupt every simulation running in it.)
+
+The child reports over a pipe; a thread of the service writes the job's status, progress,
+message and result into the ``trace_jobs`` table of the job store's database
 (:class:`app.trace_store.TraceJobRow`), so a finished job answers after a restart as a
 simulation job does. The child dies with the service (:func:`validation.lifeline.die_with_service`).
 
@@ -41,12 +50,14 @@ from typing import Any, Literal, cast
 from sqlalchemy import Table, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.jobs.budget import WorkerBudget
 from app.jobs.store import ClientQuotaFull, NotOwner, QueueFull, make_engine, token_key
 from app.jobs.tables import rows_changed
 from app.services.trace import TraceOptions, summary
 from app.settings import Settings
 from app.trace_child import TraceRunner, memory_message, read_trace, run_child
 from app.trace_store import TraceJobRow
+from validation.sweeps import IN_PROCESS
 
 #: The states of a trace job; the last three are final.
 TraceStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
@@ -140,9 +151,16 @@ def _delete(directory: str) -> None:
 class TraceJobs:
     """The trace jobs of this service: rows in the store, and the thread that runs them."""
 
-    def __init__(self, settings: Settings, runner: TraceRunner = read_trace) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        runner: TraceRunner = read_trace,
+        budget: WorkerBudget | None = None,
+    ) -> None:
         self.settings = settings
         self.runner = runner
+        #: The worker slots shared with the simulation pool: a running job holds one.
+        self.budget = budget if budget is not None else WorkerBudget(settings.workers)
         self.instance = this_instance()
         self.engine = make_engine(settings.database_url)
         TraceJobRow.metadata.create_all(self.engine, tables=[cast(Table, TraceJobRow.__table__)])
@@ -153,6 +171,7 @@ class TraceJobs:
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
+        self.budget.on_release("traces", self._wake.set)
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -340,10 +359,24 @@ class TraceJobs:
             return row if rows_changed(done) == 1 else None
 
     def _run_next(self) -> bool:
-        """Run the oldest queued job of this service; False when there is none."""
-        row = self._claim()
-        if row is None:
+        """Run the oldest queued job of this service; False when there is none, or no worker
+        slot is free (a slot given back wakes this thread)."""
+        if not self.budget.take("traces", 1):
             return False
+        try:
+            row = self._claim()
+        except BaseException:
+            self.budget.give(1, ended=False)
+            raise
+        if row is None:
+            self.budget.give(1, ended=False)
+            return False
+        try:
+            return self._run(row)
+        finally:
+            self.budget.give(1)
+
+    def _run(self, row: TraceJobRow) -> bool:
         options = TraceOptions(**row.options)
         outcome = self._in_child(row.id, row.upload_path, options)
         if outcome is None:  # the service is stopping: the job runs again at the next start
@@ -404,7 +437,7 @@ class TraceJobs:
                 self.runner,
                 path,
                 options,
-                self.settings.workers,
+                IN_PROCESS,
                 memory_bytes,
                 send,
                 os.getpid(),

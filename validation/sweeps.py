@@ -9,7 +9,6 @@ for its seed, so are the results.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import threading
 import time
@@ -17,9 +16,11 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from validation.lifeline import die_with_service
 from validation.simulator import Scenario, simulate
+from validation.socket_dir import forkserver_context
 
 #: Measures of a run that a sweep returns (floats; see validation.simulator.RunResult).
 MEASURES = (
@@ -63,6 +64,23 @@ def run_task(task: Task) -> dict[str, float]:
     return out
 
 
+#: ``workers`` for runs one after another in the calling process (no worker process): a trace
+#: job's check, whose process is its one slot of the service's workers and its memory limit.
+IN_PROCESS = 0
+
+
+class InProcessExecutor(Executor):
+    """Runs each submitted call at once, in this process; its future is already done."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # the caller sees it from future.result(), as from a pool
+            future.set_exception(exc)
+        return future
+
+
 def default_workers() -> int:
     """Local worker processes: the CPUs this process may use."""
     return max(len(os.sched_getaffinity(0)), 1)
@@ -78,8 +96,12 @@ def executor(scheduler: str | None = None, workers: int | None = None) -> Iterat
         Address of a Dask scheduler; ``None`` reads ``BUFSIZE_DASK_SCHEDULER``; "" forces the
         local pool.
     workers : int, optional
-        Local worker processes (default: the CPUs available).
+        Local worker processes (default: the CPUs available); :data:`IN_PROCESS` (0) runs them
+        in this process, one after another, whatever the scheduler.
     """
+    if workers == IN_PROCESS:
+        yield InProcessExecutor()
+        return
     address = os.environ.get(SCHEDULER_ENV, "") if scheduler is None else scheduler
     if address:
         from distributed import Client
@@ -90,7 +112,7 @@ def executor(scheduler: str | None = None, workers: int | None = None) -> Iterat
         finally:
             client.close()
         return
-    context = multiprocessing.get_context("forkserver")
+    context = forkserver_context()
     # The fork server compiles (or loads) the simulator's core once; the workers inherit it.
     context.set_forkserver_preload(["validation.sweeps", "validation.warm_core"])
     # Each worker dies with this process (kill -9 included): no sweep computes for nobody.
@@ -171,13 +193,20 @@ def run_tasks(
     with ExitStack() as stack:
         if pool is None:
             pool = stack.enter_context(executor(scheduler, workers))
-        futures: dict[Future[dict[str, float]], int] = {
-            pool.submit(run_task, tasks[i]): i for i in order
-        }
-        for done, future in enumerate(as_completed(futures), start=1):
-            results[futures[future]] = future.result()
+        finished: Iterator[tuple[int, dict[str, float]]]
+        if isinstance(pool, InProcessExecutor):
+            # One run after another, each reported as it ends (a submission would run them all
+            # before the first report).
+            finished = ((i, run_task(tasks[i])) for i in order)
+        else:
+            futures: dict[Future[dict[str, float]], int] = {
+                pool.submit(run_task, tasks[i]): i for i in order
+            }
+            finished = ((futures[f], f.result()) for f in as_completed(futures))
+        for done, (i, result) in enumerate(finished, start=1):
+            results[i] = result
             if on_result is not None:
-                on_result(tasks[futures[future]], future.result())
+                on_result(tasks[i], result)
             if progress is not None:
                 progress(done, len(tasks))
     return [r for r in results if r is not None]

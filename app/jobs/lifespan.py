@@ -14,6 +14,7 @@ from typing import Any, cast
 from fastapi import FastAPI, HTTPException, Request
 from starlette.concurrency import run_in_threadpool
 
+from app.jobs.budget import WorkerBudget
 from app.jobs.pool import JobPool
 from app.jobs.runner import run_replications
 from app.jobs.warmup import SimulatorWarmup
@@ -48,14 +49,16 @@ async def jobs_lifespan(application: FastAPI) -> AsyncIterator[None]:
     # app.storage.DatabaseAtStartup).
     await run_in_threadpool(check_database, settings.database_url)
     runner = cast(Runner, _resolve(application, simulation_runner))
-    pool = JobPool(settings, runner)
+    # simulations and trace jobs share the service's workers
+    budget = WorkerBudget(settings.workers)
+    pool = JobPool(settings, runner, budget=budget)
     warmup = SimulatorWarmup()
     if settings.warm_simulator:
         warmup.start(pool)
     application.state.simulator_warmup = warmup
     await run_in_threadpool(pool.start)
     application.state.job_pool = pool
-    traces = TraceJobs(settings, cast(TraceRunner, _resolve(application, trace_runner)))
+    traces = TraceJobs(settings, cast(TraceRunner, _resolve(application, trace_runner)), budget)
     await run_in_threadpool(traces.start)
     application.state.trace_jobs = traces
     try:

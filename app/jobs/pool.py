@@ -1,5 +1,8 @@
 """The bounded worker pool: hands queued jobs to workers, at most ``workers`` at a time.
 
+The ``workers`` slots are shared with the trace jobs (:class:`app.jobs.budget.WorkerBudget`):
+a simulation job takes one for its worker, a trace job one for its process.
+
 Workers are a local :class:`~concurrent.futures.ProcessPoolExecutor` (processes forked from a
 ``forkserver``, each replaced after ``jobs_per_worker_process`` jobs) or, when ``dask_scheduler`` is
 set, the executor of a Dask distributed client. Both are driven through the same
@@ -17,7 +20,6 @@ at shutdown, this pool's running jobs go back to the queue.
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import threading
 import time
@@ -25,11 +27,13 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from app.jobs.budget import WorkerBudget
 from app.jobs.spec import SimulationSpec
 from app.jobs.store import ClientQuota, JobStore, JobView
 from app.jobs.worker import Runner, execute_job
 from app.settings import Settings
 from validation.lifeline import die_with_service
+from validation.socket_dir import forkserver_context
 
 logger = logging.getLogger(__name__)
 
@@ -42,9 +46,18 @@ SHUTDOWN_MESSAGE = (
 class JobPool:
     """Submits, dispatches and cancels simulation jobs for one service instance."""
 
-    def __init__(self, settings: Settings, runner: Runner, *, poll_s: float = 1.0) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        runner: Runner,
+        *,
+        poll_s: float = 1.0,
+        budget: WorkerBudget | None = None,
+    ) -> None:
         self.settings = settings
         self.runner = runner
+        #: The worker slots this pool shares with the service's trace jobs.
+        self.budget = budget if budget is not None else WorkerBudget(settings.workers)
         self.store = JobStore(settings.database_url)
         self._poll_s = poll_s
         self._executor: Executor | None = None
@@ -54,6 +67,7 @@ class JobPool:
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
+        self.budget.on_release("simulations", self._wake.set)
         #: Cleared while the simulator is being compiled at start-up: no job is dispatched.
         self.ready = threading.Event()
         self.ready.set()
@@ -108,7 +122,7 @@ class JobPool:
         # Worker processes are forked from a single-threaded server process that has already
         # imported the worker code: safe from a threaded web process, and quick to start, so a
         # fresh process per job costs little.
-        context = multiprocessing.get_context("forkserver")
+        context = forkserver_context()
         context.set_forkserver_preload(["app.jobs.worker", "app.jobs.runner"])
         # Each worker stops when this process is gone (killed, say), so that a restarted service
         # is the only one computing the jobs it resumes.
@@ -183,14 +197,21 @@ class JobPool:
         if not self.ready.is_set():
             return
         with self._lock:
-            free = self.settings.workers - len(self._inflight)
-            for job_id, attempt in self.store.claim(free):
+            free = self.budget.take("simulations", self.settings.workers)
+            try:
+                claimed = self.store.claim(free) if free else []
+            except BaseException:
+                self.budget.give(free, ended=False)
+                raise
+            self.budget.give(free - len(claimed), ended=False)
+            for job_id, attempt in claimed:
                 try:
                     future = self._submit(job_id, attempt)
                 except Exception as exc:
                     self.store.fail_attempt(
                         job_id, attempt, f"could not start a worker: {type(exc).__name__}: {exc}"
                     )
+                    self.budget.give(1)
                     continue
                 self._inflight[future] = (job_id, attempt)
                 future.add_done_callback(self._finished)
@@ -210,6 +231,7 @@ class JobPool:
     def _finished(self, future: Future[str]) -> None:
         with self._lock:
             job_id, attempt = self._inflight.pop(future)
+        self.budget.give(1)
         exc = None if future.cancelled() else future.exception()
         if isinstance(exc, BrokenProcessPool):
             # A worker process died (killed, out of memory), taking the pool with it: every

@@ -53,3 +53,10 @@ def crashing(path: Path, options: TraceOptions, workers: int | None, send: Send)
     """Kills its own process, as the kernel's out-of-memory killer would."""
     send(("progress", 0.1))
     os._exit(9)
+
+
+def told_workers(
+    path: Path, options: TraceOptions, workers: int | None, send: Send
+) -> dict[str, Any]:
+    """Refuses the trace, saying which ``workers`` its check was given."""
+    raise ValueError(f"the check's workers: {workers!r}")

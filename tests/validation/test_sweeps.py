@@ -5,8 +5,9 @@ from __future__ import annotations
 import distributed
 import pytest
 
+from validation import sweeps
 from validation.simulator import Scenario, replication_seeds
-from validation.sweeps import Task, run_task, run_tasks
+from validation.sweeps import IN_PROCESS, Task, run_task, run_tasks
 
 # A small Fig. 3.1-like case (000 §3.4): 10 Mb/s, 8 flows, two buffers × two seeds.
 SCENARIO = Scenario(capacity_bps=10e6, flows=8, rtt_s=0.05, duration_s=3.0, warmup_s=1.0)
@@ -24,6 +25,26 @@ def test_local_pool_gives_each_task_its_own_result_in_order() -> None:
     assert [_measures(r) for r in results] == [_measures(run_task(task)) for task in TASKS]
     # A bigger buffer gives at least the utilization of a smaller one (same seeds).
     assert results[2]["utilization"] >= results[0]["utilization"] - 0.02
+
+
+def test_in_process_runs_give_the_pools_results_each_reported_as_it_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    events: list[str] = []
+    results = run_tasks(
+        TASKS, workers=IN_PROCESS, progress=lambda d, t: events.append(f"reported {d}/{t}")
+    )
+    assert [_measures(r) for r in results] == [_measures(run_task(task)) for task in TASKS]
+    # Each run reported before the next one starts (a trace job relays these as it goes).
+    events.clear()
+
+    def recorded(task: Task) -> dict[str, float]:
+        events.append("run")
+        return {"buffer_packets": float(task.buffer_packets)}
+
+    monkeypatch.setattr(sweeps, "run_task", recorded)
+    run_tasks(TASKS[:3], workers=IN_PROCESS, progress=lambda d, t: events.append(f"{d}/{t}"))
+    assert events == ["run", "1/3", "run", "2/3", "run", "3/3"]
 
 
 @pytest.mark.slow
