@@ -43,7 +43,10 @@ class Settings(BaseSettings):
         default_factory=_default_workers,
         ge=1,
         le=256,
-        description="Simulation jobs run at once (local worker processes or Dask tasks).",
+        description=(
+            "Jobs run at once: simulation workers (local processes or Dask tasks) and trace "
+            "jobs' processes together."
+        ),
     )
     max_pending_jobs: int = Field(
         default=16,
@@ -68,9 +71,9 @@ class Settings(BaseSettings):
         ge=268_435_456,
         le=1_099_511_627_776,
         description=(
-            "Address space the process of one trace job may use, in bytes (and each simulator "
-            "process of its check); a trace that needs more fails with that reason, and the "
-            "service goes on."
+            "Address space the process of one trace job may use, in bytes (its check's "
+            "simulator runs included: they run in that process); a trace that needs more fails "
+            "with that reason, and the service goes on."
         ),
     )
     max_packets_per_job: int = Field(
