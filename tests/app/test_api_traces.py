@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.jobs.lifespan import trace_runner
+from app.jobs.lifespan import simulation_runner, trace_runner
+from app.jobs.worker import Runner
 from app.main import create_app
 from app.services.names import OPTION_OF, FieldError, api_word, option_word
 from app.services.trace import TRACE_REPLICATIONS, trace_options
@@ -26,10 +27,14 @@ from tests.app.trace_links import write_congested_trace
 
 @contextmanager
 def trace_service(
-    tmp_path: Path, runner: TraceRunner | None = None, **limits: Any
+    tmp_path: Path,
+    runner: TraceRunner | None = None,
+    simulations: Runner | None = None,
+    **limits: Any,
 ) -> Iterator[TestClient]:
     """The app with its job database in ``tmp_path``, one worker, four pending jobs, these
-    settings (``max_trace_bytes``, ...) and trace jobs run by ``runner`` (None: the real one)."""
+    settings (``max_trace_bytes``, ...), trace jobs run by ``runner`` and simulation jobs by
+    ``simulations`` (None: the real ones)."""
     settings = Settings(
         database_url=f"sqlite:///{tmp_path / 'jobs.db'}",
         workers=1,
@@ -41,6 +46,8 @@ def trace_service(
     app.dependency_overrides[get_settings] = lambda: settings
     if runner is not None:
         app.dependency_overrides[trace_runner] = lambda: runner
+    if simulations is not None:
+        app.dependency_overrides[simulation_runner] = lambda: simulations
     with TestClient(app) as test_client:
         yield test_client
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -20,13 +18,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.jobs.budget import WorkerBudget
-from app.jobs.lifespan import simulation_runner, trace_runner
-from app.main import create_app
-from app.settings import Settings, get_settings
-from app.trace_child import TraceRunner
 from tests.app import trace_runners
 from tests.app.test_api_simulations import request_body
 from tests.app.test_api_simulations_runners import quick_runner
+from tests.app.test_api_traces import trace_service
 from validation.sweeps import IN_PROCESS, executor
 
 TRACE = b"time_s,flow,size_bytes,dropped\n" + b"".join(
@@ -66,22 +61,6 @@ def test_an_in_process_executor_runs_in_this_process() -> None:
             failed.result()
 
 
-@contextmanager
-def _service(tmp_path: Path, runner: TraceRunner) -> Iterator[TestClient]:
-    settings = Settings(
-        database_url=f"sqlite:///{tmp_path / 'jobs.db'}",
-        workers=1,
-        max_pending_jobs=4,
-        dask_scheduler=None,
-    )
-    app = create_app()
-    app.dependency_overrides[get_settings] = lambda: settings
-    app.dependency_overrides[trace_runner] = lambda: runner
-    app.dependency_overrides[simulation_runner] = lambda: quick_runner
-    with TestClient(app) as client:
-        yield client
-
-
 def _until(client: TestClient, url: str, done: Any) -> dict[str, Any]:
     deadline = time.monotonic() + 300
     while True:
@@ -102,7 +81,7 @@ def release(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_a_running_trace_job_holds_the_only_worker(tmp_path: Path, release: Path) -> None:
-    with _service(tmp_path, trace_runners.held) as client:
+    with trace_service(tmp_path, trace_runners.held, quick_runner) as client:
         posted = client.post("/v1/traces", files={"file": ("link.csv", TRACE, "text/csv")})
         assert posted.status_code == 202, posted.text
         trace_url = f"/v1/traces/{posted.json()['id']}"
@@ -122,7 +101,7 @@ def test_a_running_trace_job_holds_the_only_worker(tmp_path: Path, release: Path
 
 
 def test_a_trace_jobs_check_runs_in_its_own_process(tmp_path: Path, release: Path) -> None:
-    with _service(tmp_path, trace_runners.told_workers) as client:
+    with trace_service(tmp_path, trace_runners.told_workers) as client:
         posted = client.post("/v1/traces", files={"file": ("link.csv", TRACE, "text/csv")})
         assert posted.status_code == 202, posted.text
         url = f"/v1/traces/{posted.json()['id']}"
