@@ -188,3 +188,18 @@ def test_capacity_of_a_short_trace_is_at_least_what_it_carried() -> None:
     assert times[-1] - times[0] < 1.0
     assert est.capacity_bps >= carried_bps * (1 - 1e-12)
     assert any("capacity estimated" in note for note in est.notes)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, e in EXPECTED.items() if e == "estimate"))
+def test_capacity_given_or_estimated_the_flows_and_rtts_agree(name: str) -> None:
+    """The capacity the capture gave, given back as ``--capacity``: every estimate (flows,
+    their RTTs, N_b, T_e, the rates) the same; only where the capacity came from, and its
+    note, differ."""
+    estimated = estimate_trace(open_trace(CORPUS / name)).to_dict(flows=True)
+    given = estimate_trace(
+        open_trace(CORPUS / name), capacity_bps=estimated["capacity_bps"]
+    ).to_dict(flows=True)
+    assert estimated["capacity_source"] != given["capacity_source"]
+    differ = {key for key in estimated if estimated[key] != given.get(key)}
+    assert differ == {"capacity_source", "notes"}
+    assert estimated["flows"] > 0
