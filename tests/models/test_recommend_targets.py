@@ -462,6 +462,7 @@ def test_bscl_at_3000_reno_flows_states_the_simulated_loss_and_claims_no_size_it
     size = int(note.split("puts 0.01 loss at ")[1].split(" packets")[0].replace(",", ""))
     assert 37_000 < size < 38_000
     assert "not a size shown to meet it" in note and "1.37 % ± 0.29 %" in note
+    assert "144,000 (0.83 % ± 0.10 %, met)" in note
     assert "meet 0.01 loss" not in note
     assert "this simulator's senders lose more" in rec.recommended.reason
     # N_b = 300 (BSCL's utilization term governs, 3,409 packets): the simulator lost 0.12 %
