@@ -22,10 +22,23 @@ def serve(host: str, port: int, access_log: bool) -> None:
     # The simulator is compiled in the background at start (unless BUFSIZE_WARM_SIMULATOR=0).
     os.environ.setdefault("BUFSIZE_WARM_SIMULATOR", "1")
     from app.settings import get_settings
+
+    settings = get_settings()
+    early = None
+    if settings.warm_simulator:
+        # First thing, so that the compile overlaps the service's own start (its imports).
+        from app.jobs.warmup import start_early
+
+        early = start_early()
     from app.storage import DatabaseUnusable, check_database
 
     try:
-        check_database(get_settings().database_url)
-    except DatabaseUnusable as exc:
-        raise click.ClickException(str(exc)) from exc
-    uvicorn.run("app.main:app", host=host, port=port, access_log=access_log)
+        try:
+            check_database(settings.database_url)
+        except DatabaseUnusable as exc:
+            raise click.ClickException(str(exc)) from exc
+        uvicorn.run("app.main:app", host=host, port=port, access_log=access_log)
+    finally:
+        if early is not None and early.poll() is None:  # refused, or stopped before it ended
+            early.kill()
+            early.wait()

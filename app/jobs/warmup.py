@@ -28,6 +28,26 @@ TYPICAL_COMPILE_S = 30.0
 #: The longest the warm-up may take before the pool stops waiting for it.
 WARMUP_TIMEOUT_S = 900.0
 MESSAGE = "preparing the simulator (first run only)"
+#: The simulator's own warm-up run (``python -m validation.simulator.warm``).
+WARM_COMMAND = (sys.executable, "-m", "validation.simulator.warm")
+
+#: A warm-up started before the service, with its start time (:func:`start_early`).
+_early: list[tuple[subprocess.Popen[str], float]] = []
+
+
+def start_early(command: tuple[str, ...] = WARM_COMMAND) -> subprocess.Popen[str]:
+    """Start the compile first thing, before the service imports and starts (``bufsize serve``
+    does): the lifespan's :class:`SimulatorWarmup` then waits for this process instead of
+    starting its own, so the compile overlaps the service's start-up."""
+    process = _spawn(command)
+    _early.append((process, time.monotonic()))
+    return process
+
+
+def _spawn(command: tuple[str, ...]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        list(command), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 class Gate(Protocol):
@@ -43,29 +63,35 @@ class SimulatorWarmup:
     outcome (a failed warm-up only means the first job compiles, as without it)."""
 
     def __init__(self, command: tuple[str, ...] | None = None) -> None:
-        #: The child process that compiles (the simulator's own warm-up run by default).
-        self.command = command or (sys.executable, "-m", "validation.simulator.warm")
+        #: The child process that compiles (the simulator's own warm-up run by default, or
+        #: the one :func:`start_early` started, adopted).
+        self.command = command or WARM_COMMAND
         self.started_at: float | None = None
         self.finished_at: float | None = None
 
     def start(self, gate: Gate) -> None:
         gate.ready.clear()
-        self.started_at = time.monotonic()
-        threading.Thread(target=self._run, args=(gate,), name="bufsize-warmup", daemon=True).start()
+        early = _early.pop() if _early and self.command == WARM_COMMAND else None
+        self.started_at = time.monotonic() if early is None else early[1]
+        process = None if early is None else early[0]
+        threading.Thread(
+            target=self._run, args=(gate, process), name="bufsize-warmup", daemon=True
+        ).start()
 
-    def _run(self, gate: Gate) -> None:
+    def _run(self, gate: Gate, process: subprocess.Popen[str] | None) -> None:
         try:
-            done = subprocess.run(
-                list(self.command),
-                capture_output=True,
-                text=True,
-                timeout=WARMUP_TIMEOUT_S,
-                check=False,
-            )
-            if done.returncode != 0:
-                logger.warning("simulator warm-up failed: %s", done.stderr.strip()[-500:])
+            if process is None:
+                process = _spawn(self.command)
+            try:
+                out, err = process.communicate(timeout=WARMUP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate()
+                raise
+            if process.returncode != 0:
+                logger.warning("simulator warm-up failed: %s", err.strip()[-500:])
             else:
-                logger.info("%s", done.stdout.strip())
+                logger.info("%s", out.strip())
         except (OSError, subprocess.TimeoutExpired) as exc:
             logger.warning("simulator warm-up did not finish: %s", exc)
         finally:

@@ -6,8 +6,12 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from pathlib import Path
 
-from app.jobs.warmup import MESSAGE, SimulatorWarmup
+import pytest
+
+from app.jobs import warmup as warmup_module
+from app.jobs.warmup import MESSAGE, SimulatorWarmup, start_early
 
 
 class Gate:
@@ -53,3 +57,23 @@ def test_a_failed_compile_still_opens_the_gate() -> None:
 
 def test_without_warm_up_nothing_waits() -> None:
     assert SimulatorWarmup().status() is None
+
+
+def test_a_compile_started_before_the_service_is_adopted_not_repeated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bufsize serve starts the compile first thing (start_early); the lifespan's warm-up then
+    # waits for that process and counts its progress from its start, instead of compiling again.
+    runs = tmp_path / "runs"
+    command = (sys.executable, "-c", f"open({str(runs)!r}, 'a').write('run\\n')")
+    monkeypatch.setattr(warmup_module, "WARM_COMMAND", command)
+    before = time.monotonic()
+    early = start_early(command)
+    after = time.monotonic()
+    gate = Gate()
+    warmup = SimulatorWarmup()
+    warmup.start(gate)
+    assert warmup.started_at is not None and before <= warmup.started_at <= after
+    assert _wait(gate.ready)
+    assert early.returncode == 0
+    assert runs.read_text().splitlines() == ["run"]
