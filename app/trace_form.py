@@ -77,3 +77,21 @@ TRACE_FORM_FIELDS: dict[str, dict[str, Any]] = {
         "Seed of the check, a whole number of at most 15 digits.", "^ *[0-9]{1,15} *$"
     ),
 }
+
+#: The rule between the form's fields that JSON Schema states: buffer_packets (not blank) needs
+#: capacity_bps (not blank), as the service refuses otherwise.
+TRACE_FORM_RULES: dict[str, Any] = {
+    "anyOf": [
+        {
+            "properties": {
+                "buffer_packets": {**TRACE_FORM_FIELDS["buffer_packets"], "pattern": "^ *$"}
+            }
+        },
+        {
+            "required": ["capacity_bps"],
+            "properties": {
+                "capacity_bps": {**TRACE_FORM_FIELDS["capacity_bps"], "pattern": PATTERNS["rate"]}
+            },
+        },
+    ]
+}

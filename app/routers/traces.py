@@ -43,7 +43,7 @@ from app.schemas.traces import TraceCreatedOut, TraceJobOut
 from app.services.names import FieldError, api_word
 from app.services.trace import TraceOptions, trace_options
 from app.settings import Settings
-from app.trace_form import TRACE_FORM_FIELDS
+from app.trace_form import TRACE_FORM_FIELDS, TRACE_FORM_RULES
 from app.trace_jobs import TraceJob, TraceJobs
 
 router = APIRouter(prefix="/traces", tags=["traces"])
@@ -129,6 +129,7 @@ def _options(form: dict[str, str], filename: str) -> TraceOptions:
                             },
                             **TRACE_FORM_FIELDS,
                         },
+                        **TRACE_FORM_RULES,
                     }
                 }
             },

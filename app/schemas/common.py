@@ -216,6 +216,56 @@ MaxWindowPackets = Annotated[
 ]
 
 
+# JSON Schema for the rules between fields that it can state (which fields go together), so
+# that the contract carries them and a client generated from it keeps them; rules that compare
+# two fields' values (a target below an interval, N_b <= N) stay in the descriptions, and
+# docs/contract.md lists them.
+
+
+def given(*names: str) -> dict[str, Any]:
+    """Each of ``names`` present and not null."""
+    return {
+        "required": list(names),
+        "properties": {name: {"not": {"type": "null"}} for name in names},
+    }
+
+
+def absent(*names: str) -> dict[str, Any]:
+    """Each of ``names`` absent or null."""
+    return {"properties": {name: {"type": "null"} for name in names}}
+
+
+def exactly_one_of(*names: str) -> dict[str, Any]:
+    """Exactly one of ``names`` given (present and not null)."""
+    return {"oneOf": [given(name) for name in names]}
+
+
+def not_both(first: str, second: str) -> dict[str, Any]:
+    """``first`` and ``second`` not both given."""
+    return {"not": given(first, second)}
+
+
+def only_with_an_aqm(aqms: tuple[str, ...], *names: str) -> dict[str, Any]:
+    """``names`` (an AQM's target and interval) given only with ``aqm`` one of ``aqms``."""
+    return {
+        "anyOf": [{**given("aqm"), "properties": {"aqm": {"enum": list(aqms)}}}, absent(*names)]
+    }
+
+
+def together(*rules: dict[str, Any]) -> dict[str, Any]:
+    """One schema holding the ``required`` and ``properties`` of each of ``rules``."""
+    required = [name for rule in rules for name in rule.get("required", [])]
+    properties = {k: v for rule in rules for k, v in rule.get("properties", {}).items()}
+    return (
+        {"required": required, "properties": properties} if required else {"properties": properties}
+    )
+
+
+def all_of(*rules: dict[str, Any]) -> dict[str, Any]:
+    """Every one of ``rules`` (for a model's ``json_schema_extra``)."""
+    return {"allOf": list(rules)}
+
+
 class RequestModel(BaseModel):
     """Base of the request bodies: unknown fields, non-finite numbers and type coercions
     (``true`` for 1, ``"2"`` for an integer count) are refused.

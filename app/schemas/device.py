@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
-from app.schemas.common import RequestModel, ResponseModel, Unit
+from app.schemas.common import RequestModel, ResponseModel, Unit, given
 from app.services.device import DeviceRequest
 from models.choices import TcQdisc, Vendor
 
@@ -25,8 +25,17 @@ MAX_CONGESTED_QUEUES = 65_536
 DeviceBytes = Annotated[float, Field(ge=1.0, le=MAX_DEVICE_BYTES), Unit("size")]
 
 
+#: SONiC needs the chip's shared memory (stated in the schema: a SONiC device gives it).
+SONIC_NEEDS_CHIP_BUFFER: dict[str, Any] = {
+    "if": {"required": ["vendor"], "properties": {"vendor": {"const": "sonic"}}},
+    "then": given("chip_buffer_bytes"),
+}
+
+
 class DeviceIn(RequestModel):
     """The device a snippet is for: its family and, optionally, its memory and port."""
+
+    model_config = ConfigDict(json_schema_extra=SONIC_NEEDS_CHIP_BUFFER)
 
     vendor: Vendor = Field(description="Device family: tc, sonic, junos, iosxr or eos.")
     cell_bytes: int | None = Field(

@@ -14,9 +14,14 @@ from app.schemas.common import (
     PacketBytes,
     ResponseModel,
     Unit,
+    absent,
+    all_of,
+    given,
+    only_with_an_aqm,
+    together,
 )
-from app.schemas.device import DeviceBytes, DeviceConfigOut, DeviceIn
-from app.schemas.recommend import AqmTimeS, ScenarioIn, TargetsIn
+from app.schemas.device import SONIC_NEEDS_CHIP_BUFFER, DeviceBytes, DeviceConfigOut, DeviceIn
+from app.schemas.recommend import AQM_NAMES, AqmTimeS, ScenarioIn, TargetsIn
 from models.choices import Aqm
 
 MAX_BUFFER_PACKETS = 1_000_000_000
@@ -59,7 +64,35 @@ _EXAMPLES: list[Any] = [
 class ConfigRequest(DeviceIn):
     """What to configure: a size (``buffer_bytes`` or ``buffer_packets``) or a ``scenario``."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": _EXAMPLES})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": _EXAMPLES,
+            # One size: a scenario (with nothing of its own outside it), or buffer_bytes or
+            # buffer_packets with the port's capacity_bps (and no targets); an AQM's target and
+            # interval only with an aqm.
+            **all_of(
+                {
+                    "oneOf": [
+                        together(
+                            given("scenario"),
+                            absent("buffer_bytes", "buffer_packets", "capacity_bps"),
+                            absent("packet_bytes", *QUEUE_FIELDS),
+                        ),
+                        together(
+                            given("buffer_bytes", "capacity_bps"),
+                            absent("buffer_packets", "scenario", "targets"),
+                        ),
+                        together(
+                            given("buffer_packets", "capacity_bps"),
+                            absent("buffer_bytes", "scenario", "targets"),
+                        ),
+                    ]
+                },
+                only_with_an_aqm(AQM_NAMES, "aqm_target_s", "aqm_interval_s"),
+                SONIC_NEEDS_CHIP_BUFFER,
+            ),
+        }
+    )
 
     buffer_bytes: DeviceBytes | None = Field(
         default=None, description="Per-queue buffer, in bytes (or e.g. '1.25 MB')."

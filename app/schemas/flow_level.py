@@ -6,7 +6,7 @@ from typing import Annotated, Literal, Self
 
 from pydantic import ConfigDict, Field, model_validator
 
-from app.schemas.common import RequestModel, ResponseModel
+from app.schemas.common import RequestModel, ResponseModel, not_both
 
 MIN_PEAK_RATE_FRACTION = 1e-9
 MAX_PHI_TABLE = 10_000
@@ -24,7 +24,8 @@ class PsRequest(RequestModel):
                 {"load": 0.5, "tail_flows": 4},
                 {"load": 0.85, "peak_rate_fraction": 0.1, "max_loss": 0.01},
                 {"load": 0.6, "phi": [0.7, 0.85, 0.93, 0.97]},
-            ]
+            ],
+            **not_both("peak_rate_fraction", "phi"),
         }
     )
 

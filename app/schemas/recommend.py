@@ -24,15 +24,21 @@ from app.schemas.common import (
     RttS,
     StringItems,
     Unit,
+    all_of,
+    exactly_one_of,
+    only_with_an_aqm,
 )
 from app.schemas.device import DeviceConfigOut, DeviceIn
 from app.schemas.optical import OpticalDesignOut
 from app.services.device import config_answer
 from app.services.recommend import RecommendationForDevice
-from models.choices import Aqm, CongestionControl, Medium, Priority
+from models.choices import AQMS, Aqm, CongestionControl, Medium, Priority
 from models.recommend import LinkScenario, Recommendation, Targets
 
 Status = Literal["holds", "fails", "unknown"]
+
+#: The AQMs (``aqm`` other than none): only they take a target and an interval.
+AQM_NAMES = tuple(a for a in AQMS if a != "none")
 
 #: The engine's inputs, each taken from the request's field of the same name.
 _LINK_FIELDS = tuple(f.name for f in fields(LinkScenario))
@@ -62,6 +68,13 @@ _THESIS_EXAMPLE: dict[str, Any] = {
 
 class ScenarioIn(RequestModel):
     """The port and the traffic through it."""
+
+    model_config = ConfigDict(
+        json_schema_extra=all_of(
+            exactly_one_of("rtt_s", "rtts_s"),
+            only_with_an_aqm(AQM_NAMES, "aqm_target_s", "aqm_interval_s"),
+        )
+    )
 
     capacity_bps: CapacityBps
     rtt_s: RttS | None = Field(

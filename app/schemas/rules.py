@@ -24,6 +24,7 @@ from app.schemas.common import (
     RttS,
     StringItems,
     Unit,
+    exactly_one_of,
 )
 
 RttList = Annotated[
@@ -51,7 +52,8 @@ class BdpRequest(RequestModel):
             "examples": [
                 {"capacity_bps": "10 Gbit/s", "rtt_s": "100 ms", "packet_bytes": "1000 B"},
                 {"capacity_bps": 40e9, "rtts_s": [0.2, 0.25, 0.3], "md_beta": 0.7},
-            ]
+            ],
+            **exactly_one_of("rtt_s", "rtts_s"),
         }
     )
 
@@ -215,7 +217,8 @@ class BsclRequest(RequestModel):
                     "max_loss": 0.01,
                     "max_queueing_delay_s": "200 ms",
                 }
-            ]
+            ],
+            **exactly_one_of("effective_rtt_s", "rtts_s"),
         }
     )
 

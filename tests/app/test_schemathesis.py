@@ -6,15 +6,20 @@ every response matches its schema, invalid data is refused, valid data is accept
 lists the path's methods. The simulation jobs run on the stand-in runner of
 ``test_api_simulations_runners`` (they finish at once), on a store of this test's own.
 
-Valid data the server refuses is a failure, with two exceptions JSON Schema cannot state and
-the schema states in words: a quantity string outside its field's bounds (the bounds are the
-string branch's ``x-minimum``, ``x-maximum``, ... in the unit ``x-quantity`` names), and the
-rules between fields listed in :data:`FIELD_RULES` (each in its operation's description or in a
-field's).
+Valid data the server refuses is a failure. The rules between fields that JSON Schema can state
+(one of two fields, fields that go together, a field only with another's value) are in the
+schema itself, and the generated bodies keep them; the exceptions are what JSON Schema cannot
+state, listed in docs/contract.md ("Rules between fields"): a quantity string outside its
+field's bounds (the string branch's ``x-minimum``, ``x-maximum``, ... in the unit
+``x-quantity`` names), and the rules that compare two fields' values, in :data:`FIELD_RULES`
+(each in its field's description). Most are written out here; a device's memory limits and the
+simulator's rules are decided by running the service's own code (``_device_limits``,
+``_simulation_rules``), so a wrong rule there would not be caught by this test.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -38,15 +43,17 @@ from schemathesis.specs.openapi.checks import (
 
 from app.jobs.lifespan import simulation_runner
 from app.main import create_app
-from app.schemas.device_config import QUEUE_FIELDS
-from app.schemas.recommend import ScenarioIn, TargetsIn
+from app.routers.device_config import config
+from app.schemas.device_config import ConfigRequest
+from app.schemas.recommend import RecommendRequest
 from app.schemas.simulations import SimulationScenarioIn
-from app.services.device import given_discipline
+from app.services.recommend import recommend_for
 from app.services.simulate import build_scenario
 from app.services.trace import TRACE_PACKET_BYTES
 from app.settings import Settings, get_settings
 from app.units import parse_fraction, parse_packets, parse_quantity
 from models.errors import ParameterError
+from models.recommend.scenario import AQM_INTERVAL_S, AQM_TARGET_S
 from tests.app import test_api_simulations_runners as runners
 
 
@@ -88,50 +95,69 @@ def _given(body: dict[str, Any], name: str) -> bool:
     return body.get(name) is not None
 
 
-def _exactly_one(*names: str) -> Callable[[dict[str, Any]], bool]:
-    return lambda body: sum(_given(body, name) for name in names) != 1
+def _codel_target_not_below_interval(body: dict[str, Any]) -> bool:
+    # CoDel's target below its interval (RFC defaults 5 ms and 100 ms), as aqm_times refuses.
+    if body.get("aqm") != "codel":
+        return False
+    try:
+        target = _si(body, "aqm_target_s", "time", AQM_TARGET_S["codel"])
+        interval = _si(body, "aqm_interval_s", "time", AQM_INTERVAL_S["codel"])
+    except (TypeError, ValueError):
+        return False
+    return target >= interval
 
 
 def _link_rules(body: dict[str, Any]) -> bool:
-    # A link's rules between fields: one of rtt_s and rtts_s, and those of the engine's
-    # LinkScenario and Targets (an AQM's target only with an AQM, CoDel's target below its
-    # interval, ...), stated in the fields' descriptions.
+    # A link's rules that compare two fields' values: N_b at most N, and CoDel's target below
+    # its interval. (One of rtt_s and rtts_s, and an AQM's times only with an AQM, are stated
+    # in the schema.)
     scenario = body.get("scenario")
     if not isinstance(scenario, dict):
         return False
-    if _exactly_one("rtt_s", "rtts_s")(scenario):
-        return True
+    flows, bottlenecked = _whole(scenario.get("flows")), _whole(scenario.get("bottlenecked_flows"))
+    more = flows is not None and bottlenecked is not None and bottlenecked > flows
+    return more or _codel_target_not_below_interval(scenario)
+
+
+#: What a device's own limits refuse, by comparing the size with them: the chip's shared memory
+#: must hold the congested queues at that size (SONiC, EOS), and IOS XR's queue-limit range.
+DEVICE_LIMITS = ("chip_buffer_bytes", "buffer_bytes")
+
+
+def _device_limits(body: dict[str, Any]) -> bool:
+    # The size comes from the engine (with a scenario) or the request: the device configuration
+    # is computed as the route computes it, and a refusal by a device limit is excused.
     try:
-        link = ScenarioIn.model_validate(scenario)
-        goals = TargetsIn.model_validate(body.get("targets", {}))
+        if "device" in body:
+            request = RecommendRequest.model_validate(body)
+            if request.device is None:
+                return False
+            scenario, targets = request.to_domain()
+            recommend_for(scenario, targets, request.device.to_domain())
+        else:
+            asyncio.run(config(ConfigRequest.model_validate(body)))
+    except ParameterError as exc:
+        return exc.name.removeprefix("device.") in DEVICE_LIMITS
     except ValueError:
-        return False  # refused by the schema's own bounds: not excused
-    try:
-        link.to_domain()
-        goals.to_domain()
-    except ParameterError:
-        return True
+        return False  # refused by the schema's own rules: not excused
     return False
 
 
+def _recommend_rules(body: dict[str, Any]) -> bool:
+    return _link_rules(body) or _device_limits(body)
+
+
 def _config_rules(body: dict[str, Any]) -> bool:
-    sizes = sum(_given(body, name) for name in ("buffer_bytes", "buffer_packets", "scenario"))
-    without_scenario = not _given(body, "scenario")
-    queue = any(_given(body, name) for name in QUEUE_FIELDS)
-    return (
-        sizes != 1
-        or (without_scenario and not _given(body, "capacity_bps"))
-        or (without_scenario and _given(body, "targets"))
-        or (not without_scenario and queue)
-        or (without_scenario and _queue_rules(body))
-        or _link_rules(body)
-    )
-
-
-def _queue_rules(body: dict[str, Any]) -> bool:
-    # A size given with its queue: an AQM's target and interval as the engine takes them
-    # (only with an AQM, CoDel's target below its interval) and K below the buffer, stated in
-    # the fields' descriptions and the operation's.
+    # A scenario's rules (_link_rules), or for a size given with its queue: CoDel's target
+    # below its interval and DCTCP's threshold K below the buffer. (One size, what goes with a
+    # scenario and what with a size, and an AQM's times only with an AQM, are stated in the
+    # schema.)
+    if _given(body, "scenario"):
+        return _link_rules(body) or _device_limits(body)
+    if _device_limits(body):
+        return True
+    if not _given(body, "ecn_threshold_bytes"):
+        return _codel_target_not_below_interval(body)
     try:
         packet = _si(body, "packet_bytes", "size", 1500)
         size = (
@@ -139,29 +165,21 @@ def _queue_rules(body: dict[str, Any]) -> bool:
             if _given(body, "buffer_packets")
             else _si(body, "buffer_bytes", "size", 0)
         )
-        k = (
-            _si(body, "ecn_threshold_bytes", "size", 0)
-            if _given(body, "ecn_threshold_bytes")
-            else None
-        )
-        times = [
-            _si(body, name, "time", 0) if _given(body, name) else None
-            for name in ("aqm_target_s", "aqm_interval_s")
-        ]
+        k = _si(body, "ecn_threshold_bytes", "size", 0)
     except (TypeError, ValueError):
         return False
-    try:
-        given_discipline(body.get("aqm") or "none", *times, k, buffer_bytes=size)
-    except ParameterError:
-        return True
-    return False
+    return k >= size or _codel_target_not_below_interval(body)
 
 
 def _ps_rules(body: dict[str, Any]) -> bool:
-    both = _given(body, "peak_rate_fraction") and _given(body, "phi")
+    # background_load at most load, and with a phi table load below its last value. (Not both
+    # peak_rate_fraction and phi: in the schema.)
     load, background = body.get("load"), body.get("background_load", 0.0)
-    numbers = all(isinstance(x, int | float) for x in (load, background))
-    return both or (numbers and background > load)
+    if not isinstance(load, int | float) or not isinstance(background, int | float):
+        return False
+    phi = body.get("phi")
+    last = phi[-1] if isinstance(phi, list) and phi else None
+    return background > load or (isinstance(last, int | float) and load >= last)
 
 
 def _verification_rules(body: dict[str, Any]) -> bool:
@@ -169,13 +187,10 @@ def _verification_rules(body: dict[str, Any]) -> bool:
     return _link_rules(body) or (most is not None and wanted is not None and most < wanted)
 
 
-def _blank(body: dict[str, Any], name: str) -> bool:
-    value = body.get(name)
-    return value is None or (isinstance(value, str) and not value.strip())
-
-
 def _si(body: dict[str, Any], name: str, kind: str, default: float) -> float:
-    value = body.get(name, default)
+    value = body.get(name)
+    if value is None:
+        return default
     return parse_quantity(name, value, kind) if isinstance(value, str) else float(value)
 
 
@@ -224,22 +239,15 @@ def _simulation_rules(body: dict[str, Any]) -> bool:
     return False
 
 
-def _trace_rules(body: dict[str, Any]) -> bool:
-    return not _blank(body, "buffer_packets") and _blank(body, "capacity_bps")
-
-
 #: The rules between fields a request must also keep, by operation: each returns True when the
 #: body breaks its rule (the server's 422 is then right, though the body matches the schema).
 FIELD_RULES: dict[str, Callable[[dict[str, Any]], bool]] = {
-    "POST /v1/rules/bdp": _exactly_one("rtt_s", "rtts_s"),
-    "POST /v1/rules/bscl": _exactly_one("effective_rtt_s", "rtts_s"),
-    "POST /v1/recommend": _link_rules,
+    "POST /v1/recommend": _recommend_rules,
     "POST /v1/verifications": _verification_rules,
     "POST /v1/config": _config_rules,
     "POST /v1/flow-level/ps": _ps_rules,
     "POST /v1/pacing/bound": _pacing_rules,
     "POST /v1/optical/fifo": _optical_rules,
-    "POST /v1/traces": _trace_rules,
     "POST /v1/simulations": _simulation_rules,
 }
 
