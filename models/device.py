@@ -65,10 +65,10 @@ CELL_SOURCE: dict[str, str] = {
     "tc": "Linux counts bytes (tc-bfifo(8): limit in bytes): no cell",
     "sonic": "sonic-buildimage platform/*/asic_table.j2 cell_size: Spectrum 96, Spectrum-2/3 144, "
     "Tofino-2 176, Spectrum-4/5 192, Spectrum-6 256 bytes; 256, the largest, by default",
-    "junos": "the cited Junos document gives no memory cell: none unless --cell-bytes is given",
+    "junos": "the cited Junos document gives no memory cell: none unless a cell size is given",
     "iosxr": "the cited IOS XR document gives no memory cell (its 'packets' unit is 256 B): "
-    "none unless --cell-bytes is given",
-    "eos": "the cited Arista documents give no memory cell: none unless --cell-bytes is given",
+    "none unless a cell size is given",
+    "eos": "the cited Arista documents give no memory cell: none unless a cell size is given",
 }
 DEFAULT_INTERFACE: dict[str, str] = {
     "tc": "eth0",

@@ -277,7 +277,8 @@ FIELDS: tuple[FormField, ...] = (
         ("device", "chip_buffer_bytes"),
         "Chip buffer",
         "bytes, e.g. 64 MiB; needed for SONiC",
-        "Shared packet memory of the switch chip: sets SONiC's dynamic threshold (α).",
+        "Shared packet memory of the switch chip: sets the queue's dynamic threshold (α) of "
+        "SONiC and of Arista's Trident-family switches.",
         group="device",
         dimension="size",
     ),

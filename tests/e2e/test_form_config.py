@@ -166,3 +166,41 @@ def test_eos_commands_by_keyboard_on_a_phone(
         page.locator("#device").scroll_into_view_if_needed()
         screenshot(page, "device-config-eos-dctcp-390", full_page=False)
         log.assert_clean()
+
+
+def test_eos_with_the_chip_buffer_gives_the_trident_mmu_profile(
+    browser: Browser, live_server: LiveServer, screenshot: Screenshot
+) -> None:
+    # With the chip's shared memory, EOS's text also sets the queue's dynamic threshold α on
+    # Trident-family switches (AVD's 'platform trident mmu queue profile'), as /v1/recommend
+    # answers for the same inputs.
+    query = "capacity=10+Gbit/s&rtt=100+ms&packet=1000+B&flows=1000&cc=cubic&vendor=eos&chip=64+MiB"
+    with sized_page(browser, live_server, 1366, 768) as (page, log):
+        page.goto(f"{live_server.url}/?{query}")
+        expect(page.locator("#device-title")).to_have_text("Device configuration: Arista EOS")
+        body = {
+            "scenario": {
+                "capacity_bps": "10 Gbit/s",
+                "rtt_s": "100 ms",
+                "packet_bytes": "1000 B",
+                "flows": 1000,
+                "congestion_control": "cubic",
+            },
+            "targets": DEFAULT_BODY["targets"],
+            "device": {"vendor": "eos", "chip_buffer_bytes": "64 MiB"},
+        }
+        answer = api_answer(live_server, body)
+        snippet = page.locator("#device-snippet").inner_text()
+        assert snippet == answer["device_config"]["text"]
+        # α is a power of two: 2^k written 1/2^-k below one (the API's shared.alpha_log2).
+        k = answer["device_config"]["shared"]["alpha_log2"]
+        alpha = f"1/{2**-k}" if k < 0 else f"{2**k}"
+        commands = [line for line in snippet.splitlines() if line[:1] != "!"]
+        assert commands[:3] == [
+            "platform trident mmu queue profile bufsize",
+            f"    egress unicast queue 0 threshold {alpha}",
+            "platform trident mmu queue profile bufsize apply",
+        ]
+        page.locator("#device").scroll_into_view_if_needed()
+        screenshot(page, "device-config-eos-trident", full_page=False)
+        log.assert_clean()
