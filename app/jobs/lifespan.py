@@ -69,6 +69,7 @@ async def jobs_lifespan(application: FastAPI) -> AsyncIterator[None]:
         # a running trace job's process (and its check's simulator processes) stop now
         await run_in_threadpool(traces.shutdown)
         await run_in_threadpool(pool.shutdown)
+        warmup.stop()
 
 
 def get_warmup(request: Request) -> SimulatorWarmup:

@@ -68,10 +68,12 @@ class SimulatorWarmup:
         self.command = command or WARM_COMMAND
         self.started_at: float | None = None
         self.finished_at: float | None = None
+        self._process: subprocess.Popen[str] | None = None
+        self._stopped = False
 
     def start(self, gate: Gate) -> None:
         gate.ready.clear()
-        early = _early.pop() if _early and self.command == WARM_COMMAND else None
+        early = _early.pop() if _early and _early[-1][0].args == list(self.command) else None
         self.started_at = time.monotonic() if early is None else early[1]
         process = None if early is None else early[0]
         threading.Thread(
@@ -82,13 +84,18 @@ class SimulatorWarmup:
         try:
             if process is None:
                 process = _spawn(self.command)
+            self._process = process
+            if self._stopped:  # stopped before the thread got here
+                process.kill()
             try:
                 out, err = process.communicate(timeout=WARMUP_TIMEOUT_S)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.communicate()
                 raise
-            if process.returncode != 0:
+            if self._stopped:
+                logger.info("simulator warm-up stopped with the service")
+            elif process.returncode != 0:
                 logger.warning("simulator warm-up failed: %s", err.strip()[-500:])
             else:
                 logger.info("%s", out.strip())
@@ -98,6 +105,13 @@ class SimulatorWarmup:
             self.finished_at = time.monotonic()
             gate.ready.set()
             gate.wake()
+
+    def stop(self) -> None:
+        """Stop the compile if it still runs (the service stops): no child outlives it."""
+        self._stopped = True
+        process = self._process
+        if process is not None and process.poll() is None:
+            process.kill()
 
     @property
     def preparing(self) -> bool:

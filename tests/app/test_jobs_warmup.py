@@ -8,9 +8,6 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
-
-from app.jobs import warmup as warmup_module
 from app.jobs.warmup import MESSAGE, SimulatorWarmup, start_early
 
 
@@ -59,21 +56,29 @@ def test_without_warm_up_nothing_waits() -> None:
     assert SimulatorWarmup().status() is None
 
 
-def test_a_compile_started_before_the_service_is_adopted_not_repeated(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_compile_started_before_the_service_is_adopted_not_repeated(tmp_path: Path) -> None:
     # bufsize serve starts the compile first thing (start_early); the lifespan's warm-up then
     # waits for that process and counts its progress from its start, instead of compiling again.
     runs = tmp_path / "runs"
     command = (sys.executable, "-c", f"open({str(runs)!r}, 'a').write('run\\n')")
-    monkeypatch.setattr(warmup_module, "WARM_COMMAND", command)
     before = time.monotonic()
     early = start_early(command)
     after = time.monotonic()
     gate = Gate()
-    warmup = SimulatorWarmup()
+    warmup = SimulatorWarmup(command=command)
     warmup.start(gate)
     assert warmup.started_at is not None and before <= warmup.started_at <= after
     assert _wait(gate.ready)
     assert early.returncode == 0
     assert runs.read_text().splitlines() == ["run"]
+
+
+def test_stopping_the_service_stops_the_compile() -> None:
+    # The lifespan stops the warm-up at shutdown: a compile still running is killed, and the
+    # gate opens (no child process outlives the service).
+    gate = Gate()
+    warmup = SimulatorWarmup(command=(sys.executable, "-c", "import time; time.sleep(600)"))
+    warmup.start(gate)
+    warmup.stop()
+    assert _wait(gate.ready)
+    assert not warmup.preparing
