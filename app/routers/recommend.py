@@ -5,14 +5,14 @@ from __future__ import annotations
 from functools import lru_cache
 
 from fastapi import APIRouter, Response
+from pydantic import TypeAdapter
 
 from app.schemas.recommend import (
     RecommendRequest,
-    RecommendResponse,
     RecommendWithDeviceResponse,
 )
 from app.services import recommend as service
-from models.recommend import LinkScenario, Targets
+from models.recommend import LinkScenario, Recommendation, Targets
 
 router = APIRouter(tags=["recommend"])
 
@@ -21,10 +21,17 @@ router = APIRouter(tags=["recommend"])
 CACHED_RECOMMENDATIONS = 512
 
 
+#: The engine's answer written straight from its dataclasses: the bytes
+#: ``RecommendResponse.of(answer).model_dump_json()`` writes (field for field, non-finite
+#: numbers as null; tests/app/test_api_recommend_shape.py compares them), without validating
+#: every answer into the response model first (0.28 -> 0.09 ms of an answer's ~2.5 ms).
+_ANSWER_JSON = TypeAdapter(Recommendation)
+
+
 @lru_cache(maxsize=CACHED_RECOMMENDATIONS)
 def recommendation_json(scenario: LinkScenario, targets: Targets) -> bytes:
-    """The engine's answer as JSON bytes, checked against :class:`RecommendResponse`."""
-    return RecommendResponse.of(service.recommend(scenario, targets)).model_dump_json().encode()
+    """The engine's answer as JSON bytes, in :class:`RecommendResponse`'s shape."""
+    return _ANSWER_JSON.dump_json(service.recommend(scenario, targets))
 
 
 @router.post(

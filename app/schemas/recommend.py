@@ -285,14 +285,17 @@ def link_and_targets(scenario: ScenarioIn, targets: TargetsIn) -> tuple[LinkScen
 # of its dataclass. What these add is the OpenAPI description and the bounds of each field.
 
 
-def _finite_or_none(value: Any) -> Any:
-    """Non-finite floats become null (JSON has no infinity); curves may reach them."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
+def _finite_or_none(values: Any) -> Any:
+    """Non-finite floats become null (JSON has no infinity); curves may reach them. One call
+    per list (a curve has 160 points, and a validator per item cost a tenth of an answer)."""
+    if not isinstance(values, list | tuple):
+        return values
+    return [
+        None if isinstance(value, float) and not math.isfinite(value) else value for value in values
+    ]
 
 
-FiniteOrNone = Annotated[float | None, BeforeValidator(_finite_or_none)]
+FiniteOrNone = Annotated[list[float | None], BeforeValidator(_finite_or_none)]
 
 
 class AssumptionOut(ResponseModel):
@@ -401,10 +404,10 @@ class TradeOffOut(ResponseModel):
 
 class CurvesOut(ResponseModel):
     buffer_packets: list[float] = Field(description="Buffer sizes, packets (log-spaced).")
-    utilization: list[FiniteOrNone]
-    normalized_utilization: list[FiniteOrNone]
-    loss_probability: list[FiniteOrNone]
-    queueing_delay_s: list[FiniteOrNone] = Field(description="Seconds.")
+    utilization: FiniteOrNone
+    normalized_utilization: FiniteOrNone
+    loss_probability: FiniteOrNone
+    queueing_delay_s: FiniteOrNone = Field(description="Seconds.")
 
 
 class DerivedInputsOut(ResponseModel):

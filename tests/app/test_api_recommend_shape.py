@@ -15,14 +15,15 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from app.cli import main as cli
 from app.main import app
 from app.schemas import recommend as out
 from app.schemas.optical import OpticalDesignOut
+from app.schemas.recommend import ScenarioIn, TargetsIn, link_and_targets
 from models import optical
-from models.recommend import result
+from models.recommend import recommend, result
 
 PAIRS: list[tuple[type[BaseModel], type[Any]]] = [
     (out.AssumptionOut, result.Assumption),
@@ -84,3 +85,62 @@ def test_cli_json_and_api_answer_have_the_same_names() -> None:
     assert _keys(cli_json) == _keys(api)
     assert cli_json["recommended"]["buffer_packets"] == api["recommended"]["buffer_packets"]
     assert api["software_versions"].keys() == {"bufsize", "numpy", "scipy", "numba"}
+
+
+def test_curve_points_that_are_not_finite_are_sent_as_null() -> None:
+    # JSON has no infinity: a curve point the models leave infinite or undefined is null, both
+    # in the response model (the answer with a device) and as /v1/recommend writes the engine's
+    # answer straight from its dataclasses.
+    points = {
+        "buffer_packets": (1.0, 2.0, 3.0),
+        "utilization": (0.5, float("nan"), 1.0),
+        "normalized_utilization": (0.5, 0.9, 1.0),
+        "loss_probability": (None, 0.01, 0.0),
+        "queueing_delay_s": (float("inf"), 0.002, 0.003),
+    }
+    for sent in (
+        json.loads(out.CurvesOut.model_validate(points).model_dump_json()),
+        json.loads(TypeAdapter(result.Curves).dump_json(result.Curves(**points))),
+    ):
+        assert sent["utilization"] == [0.5, None, 1.0]
+        assert sent["loss_probability"] == [None, 0.01, 0.0]
+        assert sent["queueing_delay_s"] == [None, 0.002, 0.003]
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    [
+        # 000 §3.2's link: window-limited, every rule; the loss of N_b unknown is null.
+        {
+            "capacity_bps": 1e10,
+            "rtt_s": 0.1,
+            "flows": 1000,
+            "packet_bytes": 1000.0,
+            "max_window_packets": 64.0,
+        },
+        # Congestion control not given, few flows: both candidates, a what-if.
+        {"capacity_bps": 1e9, "rtt_s": 0.05, "flows": 3},
+        # N_b given, CUBIC, an AQM, an optical buffer, a CIOQ switch.
+        {
+            "capacity_bps": "40 Gbit/s",
+            "rtts_s": ["20 ms", "80 ms"],
+            "flows": 5000,
+            "bottlenecked_flows": 400,
+            "congestion_control": "cubic",
+            "aqm": "codel",
+            "medium": "optical",
+            "input_queued": True,
+            "ports": 16,
+            "load": 0.7,
+        },
+    ],
+)
+def test_recommend_writes_what_the_response_model_writes(scenario: dict[str, Any]) -> None:
+    # /v1/recommend writes the engine's answer without validating it into RecommendResponse:
+    # its bytes must be the ones the response model (the documented schema) would write.
+    with TestClient(app) as client:
+        response = client.post("/v1/recommend", json={"scenario": scenario})
+    assert response.status_code == 200, response.text
+    link, goals = link_and_targets(ScenarioIn.model_validate(scenario), TargetsIn())
+    expected = out.RecommendResponse.of(recommend(link, goals)).model_dump_json().encode()
+    assert response.content == expected
