@@ -270,6 +270,8 @@ def allocate(p: RunParameters, trace: bool) -> Arrays:
         sq=np.zeros(scap, dtype=np.int64),
         scw=np.zeros((scap, int(gi[GlobalInt.TRACED_FLOWS]))),
         rs=_rate_slots(p, rows, window),
+        sx=np.zeros(_sack_slots(p, rows, window)),
+        rq=np.zeros(_sack_slots(p, rows, window), dtype=np.int64),
         fd=np.zeros((rows, len(FlowDue))),
     )
     return _grow_nodes(arrays, initial_list_nodes(n, window))
@@ -280,6 +282,13 @@ def _rate_slots(p: RunParameters, rows: int, window: int) -> Any:
     if any(group.congestion_control == "bbr" for group in p.groups):
         return np.zeros((rows, window, RATE_SLOT))
     return np.zeros((1, 1, RATE_SLOT))
+
+
+def _sack_slots(p: RunParameters, rows: int, window: int) -> tuple[int, int]:
+    """Shape of RACK's per-slot arrays (``sx``, ``rq``): one slot when no group uses SACK."""
+    if any(group.recovery == "sack" for group in p.groups):
+        return rows, window
+    return 1, 1
 
 
 def _grow_nodes(a: Arrays, cap: int | None = None) -> Arrays:

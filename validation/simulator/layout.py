@@ -86,7 +86,15 @@ def ecn_mode(cc: str, ecn: bool) -> EcnMode:
 #: Bits of a packet's flags, carried beside its epoch in the heap payload (``FLAGS_SHIFT``).
 CE_FLAG = 1  # Congestion Experienced, set by the port (RFC 3168 §5)
 CWR_FLAG = 2  # Congestion Window Reduced, set by the sender (RFC 3168 §6.1.2)
-FLAG_MASK = 3
+#: A SACK flow's packet carries its copy number, how many times its sequence number has been
+#: sent modulo COPIES (1 for the first transmission), in the flags above CWR_FLAG: the
+#: receiver keeps the number of the copy it delivered, so that RACK tells a delivery of an
+#: earlier copy from one of the last retransmission (RFC 8985 §6.2 step 2, which reads it
+#: from the timestamp echo, RFC 7323; ``core/sender.py``, ``_rack_advance``).
+COPY_SHIFT = 2
+COPIES = 4
+FLAG_MASK = (1 << (COPY_SHIFT + 2)) - 1
+assert COPIES == 1 << (FLAG_MASK.bit_length() - COPY_SHIFT)
 
 
 class BbrMode(IntEnum):
@@ -213,7 +221,10 @@ class FlowFloat(IntEnum):
     BBR_RS_BW_PER_S = 35  # this ACK's delivery-rate sample (-1: none)
     BBR_RS_RTT_S = 36  # this ACK's RTT sample (-1: none)
     BBR_PACING_GAP_S = 37  # 1 / BBR_PACING_RATE_PER_S, set with it
-    BBR_BW_ROUND = 38  # first of BBR_BW_ROUNDS per-round maxima (round number modulo)
+    # RACK (RFC 8985 §6.2; core/sender.py, _rack_advance): reset when a transfer starts
+    RACK_XMIT_S = 38  # send time of the latest-sent packet delivered (-1: none yet)
+    MIN_RTT_S = 39  # the smallest RTT sample (inf: none yet)
+    BBR_BW_ROUND = 40  # first of BBR_BW_ROUNDS per-round maxima (round number modulo)
 
 
 class FlowInt(IntEnum):
@@ -288,6 +299,12 @@ class FlowInt(IntEnum):
     # a PACE event kept off the heap, at FlowDue.PACE_S (core/sender.py, _delivery_first);
     # kept across transfers, as PACE_PENDING is
     PACE_DEFERRED = 59
+    # RACK (RFC 8985 §6.2; core/sender.py): the sequence number of the packet at
+    # FlowFloat.RACK_XMIT_S, and the queue of retransmissions in the order sent (a ring in
+    # ``rq``: first entry, entries); reset by start_flow
+    RACK_SEQ = 60
+    RQ_HEAD = 61
+    RQ_COUNT = 62
 
     CA_INCREASE = 36  # a CaIncrease
 
@@ -372,6 +389,15 @@ class SlotFlag(IntEnum):
     SACKED = 1
     REXMIT = 2  # retransmitted since the last timeout
     OOO = 4  # held out of order by the receiver
+    # two 2-bit fields (SACK flows; layout.COPY_SHIFT): the copy number of the slot's last
+    # transmission, and that of the copy the receiver delivered (SLOT_SENT_SHIFT, ..._GOT_...)
+    SENT_COPY = 8
+    GOT_COPY = 32
+
+
+#: Shifts of SlotFlag's two copy-number fields (each ``COPIES - 1`` wide).
+SLOT_SENT_SHIFT = 3
+SLOT_GOT_SHIFT = 5
 
 
 class GlobalFloat(IntEnum):
@@ -525,10 +551,11 @@ class TraceInt(IntEnum):
 
 #: Heap key: kind << KEY_SHIFT | sequence number.
 KEY_SHIFT = 56
-#: Heap payload: (flow + 1) << 42 | flags << 40 | epoch << 32 | argument (sequence number,
-#: timer generation). A packet's flags (CE_FLAG, CWR_FLAG) travel with it from the sender to the
-#: port and on to the receiver: the core passes ``epoch | flags << EPOCH_BITS`` as the epoch.
-FLOW_SHIFT = 42
+#: Heap payload: (flow + 1) << 44 | flags << 40 | epoch << 32 | argument (sequence number,
+#: timer generation). A packet's flags (CE_FLAG, CWR_FLAG, its copy number) travel with it from
+#: the sender to the port and on to the receiver: the core passes ``epoch | flags << EPOCH_BITS``
+#: as the epoch.
+FLOW_SHIFT = 44
 FLAGS_SHIFT = 40
 EPOCH_SHIFT = 32
 EPOCH_BITS = 8
@@ -536,6 +563,9 @@ ARG_MASK = (1 << 32) - 1
 #: Restarts of a flow slot are told apart modulo this (stale packets of an earlier transfer).
 EPOCHS = 256
 assert EPOCHS == 1 << EPOCH_BITS and FLAGS_SHIFT == EPOCH_SHIFT + EPOCH_BITS
+assert FLOW_SHIFT == FLAGS_SHIFT + FLAG_MASK.bit_length()
+assert SLOT_SENT_SHIFT == SlotFlag.SENT_COPY.bit_length() - 1
+assert SLOT_GOT_SHIFT == SlotFlag.GOT_COPY.bit_length() - 1 == SLOT_SENT_SHIFT + 2
 
 
 class Arrays(NamedTuple):
@@ -577,6 +607,8 @@ class Arrays(NamedTuple):
     sq: IntArray  # sampled trace: queue packets
     scw: FloatArray  # (samples, traced flows): cwnd
     rs: FloatArray  # (flows, window slots, RATE_SLOT): RateSlot (1 x 1 without BBR groups)
+    sx: FloatArray  # (flows, window slots): last send time of each slot (1 x 1 without SACK)
+    rq: IntArray  # (flows, window slots): RACK's retransmissions, a ring (1 x 1 without SACK)
     fd: FloatArray  # (flows, len(FlowDue)): FlowDue (apart from ff: a few bytes a flow)
 
 

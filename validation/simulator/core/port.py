@@ -9,14 +9,14 @@ from validation.simulator.core.fair_queue import fq_arrive
 from validation.simulator.core.fifo import fifo_arrive
 from validation.simulator.core.heap import exponential
 from validation.simulator.core.jit import jit
-from validation.simulator.layout import Aqm, FlowCount, GlobalFloat, GlobalInt
+from validation.simulator.layout import EPOCH_BITS, Aqm, FlowCount, GlobalFloat, GlobalInt
 
 
 @jit
 def arrive(sp, t, f, epoch, seq, flags):
     """A packet of flow ``f`` (``FLOWS``: background or open loop) arrives at time t.
 
-    ``flags`` are the packet's CE_FLAG and CWR_FLAG bits (``layout.py``).
+    ``flags`` are the packet's CE_FLAG and CWR_FLAG bits and its copy number (``layout.py``).
     """
     s = sp[0]
     g, gi = s.g, s.gi
@@ -29,7 +29,7 @@ def arrive(sp, t, f, epoch, seq, flags):
     if gi[GlobalInt.OPEN_EXPONENTIAL] != 0:
         size = exponential(sp, g[GlobalFloat.WIRE_BYTES])
     if gi[GlobalInt.FAIR_QUEUEING] != 0:
-        fq_arrive(sp, t, f, epoch, seq, size)
+        fq_arrive(sp, t, f, epoch | (flags << EPOCH_BITS), seq, size)  # the tag DELIVER carries
     elif gi[GlobalInt.AQM] == Aqm.CODEL:
         codel_arrive(sp, t, f, epoch, seq, size, flags)
     else:

@@ -14,8 +14,11 @@ from validation.simulator.core.heap import push_delack
 from validation.simulator.core.jit import jit
 from validation.simulator.core.sender import on_ack
 from validation.simulator.layout import (
+    COPIES,
+    COPY_SHIFT,
     FLOW_FLOATS,
     FLOW_INTS,
+    SLOT_GOT_SHIFT,
     EcnMode,
     FlowDue,
     FlowFloat,
@@ -59,6 +62,10 @@ def deliver(sp, t, f, epoch, seq, flags):
     wmask = gi[GlobalInt.WINDOW_MASK]
     row = f * (wmask + 1)
     rcv = fi[b + FlowInt.RCV_NXT]
+    if seq >= rcv and fi[b + FlowInt.SACK] != 0:  # the copy delivered (layout.COPY_SHIFT)
+        j = row + (seq & wmask)
+        got = (flags >> COPY_SHIFT) & (COPIES - 1)
+        s.rg[j] = (s.rg[j] & ~((COPIES - 1) << SLOT_GOT_SHIFT)) | (got << SLOT_GOT_SHIFT)
     if seq == rcv:
         rcv += 1
         while fi[b + FlowInt.OOO_PACKETS] > 0 and s.rg[row + (rcv & wmask)] & SlotFlag.OOO:

@@ -1,9 +1,12 @@
-"""The TCP sender: Reno congestion control, SACK (RFC 6675) or NewReno (RFC 6582) recovery,
-the retransmission timer (RFC 6298), pacing, and the start and end of transfers.
+"""The TCP sender: Reno congestion control, SACK (RFC 6675, with RACK's detection of lost
+retransmissions, RFC 8985 §6.2) or NewReno (RFC 6582) recovery, the retransmission timer
+(RFC 6298), pacing, and the start and end of transfers.
 
 The model is the reference's (``validation/simulator/reference/simulator.py``, its docstring); this
 is the same on arrays.
-A flow's SACK scoreboard is one byte of :class:`SlotFlag` bits per window slot in ``rg``.
+A flow's SACK scoreboard is one byte of :class:`SlotFlag` bits per window slot in ``rg``; the
+send time of each slot's last transmission is in ``sx`` and RACK's queue of retransmissions in
+``rq`` (SACK flows only).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from validation.simulator.core.ecn import ecn_on_ack, ecn_start
 from validation.simulator.core.heap import heap_push, push_packet, push_rto, uniform
 from validation.simulator.core.jit import jit
 from validation.simulator.layout import (
+    COPIES,
+    COPY_SHIFT,
     CWR_FLAG,
     EPOCH_BITS,
     EPOCHS,
@@ -33,6 +38,8 @@ from validation.simulator.layout import (
     FLOW_INTS,
     GROUP_FLOATS,
     GROUP_INTS,
+    SLOT_GOT_SHIFT,
+    SLOT_SENT_SHIFT,
     TCP_STATE,
     BbrMode,
     CaIncrease,
@@ -102,11 +109,14 @@ def _transmit(sp, t, f, seg):
     if bbr:
         bbr_on_send(sp, t, f, seg, fi[b + FlowInt.HIGH_TX] - fi[b + FlowInt.SND_UNA])
     restart = False
+    sack = fi[b + FlowInt.SACK] != 0
+    j = f * (wmask + 1) + (seg & wmask)
     if seg < fi[b + FlowInt.HIGH_TX]:
-        j = f * (wmask + 1) + (seg & wmask)
         flags = s.rg[j]
         if (flags & (SlotFlag.SACKED | SlotFlag.REXMIT)) == 0:
             fi[b + FlowInt.REXMIT_OUT] += 1
+            if sack:
+                _rack_queue(sp, f, seg)
         s.rg[j] = flags | SlotFlag.REXMIT
         fi[b + FlowInt.RTT_SEQ] = -1
         restart = seg == fi[b + FlowInt.SND_UNA]
@@ -118,6 +128,9 @@ def _transmit(sp, t, f, seg):
         if fi[b + FlowInt.RTT_SEQ] < 0:
             fi[b + FlowInt.RTT_SEQ] = seg
             ff[a + FlowFloat.RTT_TIME_S] = t
+    if sack:
+        s.sx[j] = t
+        tag |= _next_copy(sp, j) << (COPY_SHIFT + EPOCH_BITS)
     if seg == fi[b + FlowInt.SND_NXT]:
         fi[b + FlowInt.SND_NXT] += 1
     gi[GlobalInt.SENT] += 1
@@ -133,6 +146,122 @@ def _transmit(sp, t, f, seg):
         srtt = ff[a + FlowFloat.SRTT_S] if ff[a + FlowFloat.SRTT_S] > 0 else ff[a + FlowFloat.RTT_S]
         window = min(ff[a + FlowFloat.CWND_PACKETS], float(fi[b + FlowInt.MAX_WINDOW_PACKETS]))
         ff[a + FlowFloat.NEXT_SEND_S] = t + srtt / window
+
+
+@jit
+def _next_copy(sp, j):
+    """Window slot ``j`` is sent once more: its copy number, kept modulo COPIES, goes up by
+    one and is returned, for the packet to carry (``layout.COPY_SHIFT``)."""
+    s = sp[0]
+    flags = s.rg[j]
+    copy = ((flags >> SLOT_SENT_SHIFT) + 1) & (COPIES - 1)
+    s.rg[j] = (flags & ~((COPIES - 1) << SLOT_SENT_SHIFT)) | (copy << SLOT_SENT_SHIFT)
+    return copy
+
+
+@jit
+def _rack_queue(sp, f, seq):
+    """Retransmission ``seq`` joins RACK's queue, kept in the order sent (RFC 8985 §6.2; Linux
+    walks ``tsorted_sent_queue``, net/ipv4/tcp_recovery.c). Each entry is a sequence number
+    retransmitted once more since the last timeout, so no number is in the queue twice; a
+    full queue (one entry per window slot, more than a window's worth of retransmissions
+    that no delivery has resolved) leaves this one to the retransmission timer."""
+    s = sp[0]
+    fi = s.fi
+    b = f * FLOW_INTS
+    wmask = s.gi[GlobalInt.WINDOW_MASK]
+    count = fi[b + FlowInt.RQ_COUNT]
+    if count > wmask:
+        return
+    s.rq[f * (wmask + 1) + ((fi[b + FlowInt.RQ_HEAD] + count) & wmask)] = seq
+    fi[b + FlowInt.RQ_COUNT] = count + 1
+
+
+@jit
+def _rack_advance(sp, t, f, seq):
+    """RFC 8985 §6.2 step 2 (Linux ``tcp_rack_advance``): packet ``seq``, newly delivered at
+    t, becomes RACK's reference if it was sent after the reference (send time, then
+    sequence number: ``tcp_skb_sent_after``). §6.2 step 2 ignores a retransmitted packet
+    whose delivery may be that of an earlier copy: when the copy delivered is not the last
+    one sent (the timestamp echo's test; here the copy number the packet carried,
+    ``layout.COPY_SHIFT``), or when it was delivered sooner than the smallest RTT after the
+    retransmission (Linux's only test, ``tcp_rack_advance``).
+
+    Without the first test, the delivery of an original transmission still queued when a
+    timeout sent it again made the retransmission's send time RACK's reference: each
+    retransmission sent before it and still on its way was deemed lost and sent again, and
+    those again at the next such delivery. In 004 §VII's mix at 300 LBP flows and 2,459
+    packets (seed 6480233911101838503, 60 s) that turned into a flood of copies: 92 % loss,
+    where the simulator without RACK lost 1.6 % (Linux leaves the state after a spurious
+    timeout, F-RTO, RFC 5682, or when the timestamp echo shows the original was delivered,
+    ``tcp_packet_delayed``; neither is modelled here)."""
+    s = sp[0]
+    ff, fi = s.ff, s.fi
+    a = f * FLOW_FLOATS
+    b = f * FLOW_INTS
+    j = f * (s.gi[GlobalInt.WINDOW_MASK] + 1) + (seq & s.gi[GlobalInt.WINDOW_MASK])
+    xmit = s.sx[j]
+    flags = s.rg[j]
+    if ((flags >> SLOT_SENT_SHIFT) ^ (flags >> SLOT_GOT_SHIFT)) & (COPIES - 1):
+        return
+    if (flags & SlotFlag.REXMIT) and t - xmit < ff[a + FlowFloat.MIN_RTT_S]:
+        return
+    rack = ff[a + FlowFloat.RACK_XMIT_S]
+    if xmit > rack or (xmit == rack and seq > fi[b + FlowInt.RACK_SEQ]):
+        ff[a + FlowFloat.RACK_XMIT_S] = xmit
+        fi[b + FlowInt.RACK_SEQ] = seq
+
+
+@jit
+def _rack_detect(sp, f):
+    """RFC 8985 §6.2 step 5 for retransmissions: one sent before RACK's reference and not yet
+    delivered is lost again; it leaves the queue and may be retransmitted once more. Returns
+    how many were deemed lost.
+
+    The path of a flow never reorders its packets, so a packet sent before one delivered
+    that is not itself delivered is lost: the reordering window RACK.reo_wnd is 0 here, as
+    Linux makes it in recovery while it has seen no reordering (``tcp_rack_reo_wnd``), and
+    then §6.2's ``RACK.xmit_ts + RACK.rtt + RACK.reo_wnd - Now() <= 0`` holds for every
+    packet sent before the reference. Original transmissions need no such pass: the first
+    ones sent before a SACKed packet are those below it, LOST_LIMIT's rule (``on_ack``).
+    Without this, a lost retransmission stayed outstanding until the retransmission timer
+    (RFC 6675 retransmits each hole once), where Linux's RACK resends it about an RTT later
+    (its LINUX_MIB_TCPLOSTRETRANSMIT counter; net/ipv4/tcp_recovery.c,
+    ``tcp_rack_mark_skb_lost``). Entries already delivered or below SND_UNA are dropped;
+    the queue empties whenever no retransmission is outstanding.
+    """
+    s = sp[0]
+    ff, fi = s.ff, s.fi
+    a = f * FLOW_FLOATS
+    b = f * FLOW_INTS
+    wmask = s.gi[GlobalInt.WINDOW_MASK]
+    row = f * (wmask + 1)
+    una = fi[b + FlowInt.SND_UNA]
+    rack = ff[a + FlowFloat.RACK_XMIT_S]
+    rack_seq = fi[b + FlowInt.RACK_SEQ]
+    head = fi[b + FlowInt.RQ_HEAD]
+    count = fi[b + FlowInt.RQ_COUNT]
+    lost = 0
+    while count > 0:
+        seq = s.rq[row + head]
+        j = row + (seq & wmask)
+        flags = s.rg[j]
+        if seq >= una and (flags & (SlotFlag.SACKED | SlotFlag.REXMIT)) == SlotFlag.REXMIT:
+            xmit = s.sx[j]
+            if not (rack > xmit or (rack == xmit and rack_seq > seq)):
+                break  # sent after the reference: so is every later entry
+            s.rg[j] = flags & ~SlotFlag.REXMIT
+            fi[b + FlowInt.REXMIT_OUT] -= 1
+            if seq < fi[b + FlowInt.REXMIT_PTR]:
+                fi[b + FlowInt.REXMIT_PTR] = seq
+            lost += 1
+        head = (head + 1) & wmask
+        count -= 1
+    if fi[b + FlowInt.REXMIT_OUT] == 0:
+        count = 0
+    fi[b + FlowInt.RQ_HEAD] = head
+    fi[b + FlowInt.RQ_COUNT] = count
+    return lost
 
 
 @jit
@@ -356,6 +485,9 @@ def start_flow(sp, t, f):
     fi[b + FlowInt.RECOVER] = -1
     fi[b + FlowInt.RTO_RECOVER] = -1
     fi[b + FlowInt.RTT_SEQ] = -1
+    fi[b + FlowInt.RACK_SEQ] = -1
+    fi[b + FlowInt.RQ_HEAD] = 0
+    fi[b + FlowInt.RQ_COUNT] = 0
     fi[b + FlowInt.ACTIVE] = 1
     fi[b + FlowInt.SIZE_PACKETS] = _draw_size(sp, fi[b + FlowInt.GROUP])
     slots = s.gi[GlobalInt.WINDOW_MASK] + 1
@@ -371,6 +503,8 @@ def start_flow(sp, t, f):
     ff[a + FlowFloat.RTTVAR_S] = 0.0
     ff[a + FlowFloat.RTO_S] = ff[a + FlowFloat.INITIAL_RTO_S]
     ff[a + FlowFloat.RTT_TIME_S] = 0.0
+    ff[a + FlowFloat.RACK_XMIT_S] = -1.0
+    ff[a + FlowFloat.MIN_RTT_S] = INF
     ff[a + FlowFloat.RTO_EXPIRY_S] = INF
     ff[a + FlowFloat.NEXT_SEND_S] = t
     try_send(sp, t, f)
@@ -421,6 +555,7 @@ def rto_fire(sp, t, f):
         j = row + (seq & wmask)
         s.rg[j] = s.rg[j] & ~SlotFlag.REXMIT
     fi[b + FlowInt.REXMIT_OUT] = 0
+    fi[b + FlowInt.RQ_COUNT] = 0
     fi[b + FlowInt.REXMIT_PTR] = una
     if fi[b + FlowInt.SACK] != 0:
         fi[b + FlowInt.RECOVERY] = RecoveryState.AFTER_TIMEOUT
@@ -440,6 +575,8 @@ def _rtt_sample(sp, f, r):
     s = sp[0]
     ff = s.ff
     a = f * FLOW_FLOATS
+    if r < ff[a + FlowFloat.MIN_RTT_S]:
+        ff[a + FlowFloat.MIN_RTT_S] = r
     if ff[a + FlowFloat.SRTT_S] == 0.0:
         ff[a + FlowFloat.SRTT_S] = r
         ff[a + FlowFloat.RTTVAR_S] = r / 2.0
@@ -464,6 +601,9 @@ def on_ack(sp, t, f, cum, sack_seq, ece):
     wmask = gi[GlobalInt.WINDOW_MASK]
     row = f * (wmask + 1)
     sack = fi[b + FlowInt.SACK] != 0
+    # RACK's reference moves only while a retransmission is queued: any later one is sent
+    # after every packet delivered so far, so earlier deliveries cannot make it lost
+    rack = sack and fi[b + FlowInt.RQ_COUNT] > 0
     bbr = fi[b + FlowInt.CC] == CongestionControl.BBR
     if bbr:  # the flight before the ACK matters only in ProbeBW's 5/4 and 3/4 phases
         probing = (
@@ -475,6 +615,8 @@ def on_ack(sp, t, f, cum, sack_seq, ece):
         j = row + (sack_seq & wmask)
         flags = s.rg[j]
         if (flags & SlotFlag.SACKED) == 0:
+            if rack:
+                _rack_advance(sp, t, f, sack_seq)
             fi[b + FlowInt.SACKED_OUT] += 1
             if sack_seq >= max(fi[b + FlowInt.SND_UNA], fi[b + FlowInt.LOST_LIMIT]):
                 fi[b + FlowInt.SACKED_ABOVE] += 1
@@ -499,8 +641,11 @@ def on_ack(sp, t, f, cum, sack_seq, ece):
                     sacked += 1
                     if seq >= lost_limit:
                         above += 1
-                elif flags & SlotFlag.REXMIT:
-                    rexmit += 1
+                else:
+                    if rack:
+                        _rack_advance(sp, t, f, seq)
+                    if flags & SlotFlag.REXMIT:
+                        rexmit += 1
                 s.rg[j] = flags & ~(SlotFlag.SACKED | SlotFlag.REXMIT)
             fi[b + FlowInt.SACKED_OUT] -= sacked
             fi[b + FlowInt.SACKED_ABOVE] -= above
@@ -554,7 +699,17 @@ def on_ack(sp, t, f, cum, sack_seq, ece):
             and fi[b + FlowInt.DUPACKS] == 3
             and cum > fi[b + FlowInt.RTO_RECOVER]
         ):
-            flight = fi[b + FlowInt.HIGH_TX] - una
+            # RFC 5681 eq. 4 halves FlightSize, data sent and not cumulatively acknowledged;
+            # with SACK that counts what was SACKed above a hole. A recovery that a lost
+            # retransmission prolongs (resent by RACK, _rack_detect) keeps SND_UNA at the
+            # hole while new data goes out, so the flight grew to several cwnds and the
+            # "reduction" raised cwnd: one LBP flow of 004 §VII's mix (300 LBP flows, 2,459
+            # packets, seed 4452820398021706475) went from 1,078 to 3,062 packets in one
+            # recovery, its flight above the whole buffer, and the mix lost 28 % of its
+            # packets. Linux halves cwnd (tcp_reno_ssthresh) and ns-2 its window()
+            # (TcpAgent::slowdown); the flight below cwnd, a sender that the application or
+            # the receiver's window limits, is still what is halved.
+            flight = min(fi[b + FlowInt.HIGH_TX] - una, ff[a + FlowFloat.CWND_PACKETS])
             if fi[b + FlowInt.CC] == CongestionControl.CUBIC:
                 ssthresh = cubic_reduce(sp, f)
             elif bbr:  # BBR keeps its cwnd (set after the ACK) and saves it
@@ -591,6 +746,10 @@ def on_ack(sp, t, f, cum, sack_seq, ece):
         if bbr:
             bbr_lost(sp, f, fi[b + FlowInt.LOST_LIMIT], fi[b + FlowInt.HIGH_SACKED])
         _raise_lost_limit(sp, f, fi[b + FlowInt.HIGH_SACKED])
+    if rack:
+        lost = _rack_detect(sp, f)
+        if bbr:
+            fi[b + FlowInt.BBR_LOSSES] += lost
     if fi[b + FlowInt.ECN_MODE] != EcnMode.OFF:
         ecn_on_ack(sp, t, f, cum, cum - una if cum > una else 0, ece)
     if bbr:

@@ -23,8 +23,10 @@ The model, in one place:
   on the third duplicate ACK (the first missing packet is resent at once, RFC 6675 step 4.3),
   RTO per RFC 6298 with backoff (restarted when the first unacknowledged packet is
   retransmitted, as ns-2 and Linux do); SACK recovery (RFC 6675, pipe algorithm; since packets of a
-  flow are never reordered, a hole below the highest SACKed packet is lost) or NewReno
-  (RFC 6582) without SACK, go-back-N after a timeout;
+  flow are never reordered, a hole below the highest SACKed packet is lost, and a
+  retransmission not delivered when a packet sent after it is, RACK's rule, RFC 8985 §6.2 with
+  no reordering window, is lost again and resent, as Linux does) or NewReno (RFC 6582)
+  without SACK, go-back-N after a timeout;
 - pacing (``pacing``, and BBR always): a sender sends no earlier than ``next_send`` (srtt/cwnd,
   or BBR's 1/pacing rate, after its last packet); a packet the window allows earlier waits for
   a PACE event at ``next_send``, or, when none of the flow's own events can run before that
@@ -77,6 +79,8 @@ from validation.simulator.core.pie import (
 from validation.simulator.core.sender import WHOLE_SEGMENT_SLACK
 from validation.simulator.layout import (
     CE_FLAG,
+    COPIES,
+    COPY_SHIFT,
     CWR_FLAG,
     EPOCHS,
     BbrCaState,
@@ -183,6 +187,18 @@ class Flow:
     # its delayed-ACK timer (while delack_count > 0): quiet_until reads them
     deliver_due: deque[float] = field(default_factory=deque)
     delack_due: float = INF
+    # RACK (RFC 8985 §6.2; SACK only): each packet's last send time, the retransmissions
+    # outstanding in the order sent, the reference (send time and number of the latest-sent
+    # packet delivered) and the smallest RTT sample
+    sent_at: dict[int, float] = field(default_factory=dict)
+    rexmit_queue: deque[int] = field(default_factory=deque)
+    rack_xmit: float = -1.0
+    rack_seq: int = -1
+    min_rtt: float = INF
+    # each packet's copy number (layout.COPY_SHIFT): of its last transmission, and of the
+    # copy the receiver delivered
+    sent_copy: dict[int, int] = field(default_factory=dict)
+    got_copy: dict[int, int] = field(default_factory=dict)
 
 
 class ReferenceSimulator:
@@ -199,6 +215,10 @@ class ReferenceSimulator:
         self.rand = UniformStream(self.p.generator)
         self.raw = RawCounters.empty(self.p)
         self.trace = trace
+        # RACK's queue holds at most one entry per window slot (the core's ring in ``rq``)
+        self.rack_queue_cap = (
+            1 << max((g.max_window_packets for g in self.p.groups), default=1).bit_length()
+        )
         self.heap: list[tuple[float, int, int, int, int, int, int]] = []
         self.seq = 0
         p = self.p
@@ -319,7 +339,7 @@ class ReferenceSimulator:
         if self.sc.traffic == "open_loop" and p.open_exponential:
             size = self.exp(p.wire_bits / 8.0)
         if self.sc.discipline == "fq":
-            self.fq_arrive(t, f, epoch, seq, size)
+            self.fq_arrive(t, f, epoch, seq, size, flags)
             return
         arrived_to = (self.q_packets, self.q_bytes)
         if self.sc.byte_mode:
@@ -602,12 +622,12 @@ class ReferenceSimulator:
     def fifo_next(self) -> Packet | None:
         return self.fifo.popleft() if self.fifo else None
 
-    def fq_arrive(self, t: float, f: int, epoch: int, seq: int, size: float) -> None:
+    def fq_arrive(self, t: float, f: int, epoch: int, seq: int, size: float, flags: int) -> None:
         p = self.p
         queue = self.fq[f]
         if not queue:
             self.fq_active.append(f)
-        queue.append((f, epoch, seq, size, t, 0))
+        queue.append((f, epoch, seq, size, t, flags))
         self.fq_bytes[f] += size
         self.q_packets += 1
         self.q_bytes += size
@@ -837,7 +857,11 @@ class ReferenceSimulator:
         if fl.bbr is not None:
             bbr.on_send(fl.bbr, t, seg, fl.high_tx - fl.snd_una)
         restart = False
+        sack = fl.grp.recovery == "sack"
         if seg < fl.high_tx:
+            if sack and seg not in fl.rexmitted and seg not in fl.sacked:
+                if len(fl.rexmit_queue) < self.rack_queue_cap:  # full: left to the RTO
+                    fl.rexmit_queue.append(seg)
             fl.rexmitted.add(seg)
             fl.rtt_seq = -1
             restart = seg == fl.snd_una
@@ -849,6 +873,10 @@ class ReferenceSimulator:
             if fl.rtt_seq < 0:
                 fl.rtt_seq = seg
                 fl.rtt_time = t
+        if sack:
+            fl.sent_at[seg] = t
+            fl.sent_copy[seg] = (fl.sent_copy.get(seg, 0) + 1) % COPIES
+            flags |= fl.sent_copy[seg] << COPY_SHIFT
         if seg == fl.snd_nxt:
             fl.snd_nxt += 1
         self.raw.sent += 1
@@ -905,6 +933,7 @@ class ReferenceSimulator:
         fl.recover = fl.high_tx - 1
         fl.rto_recover = fl.high_tx - 1
         fl.rexmitted.clear()
+        fl.rexmit_queue.clear()
         fl.rexmit_ptr = fl.snd_una
         if fl.grp.recovery == "sack":
             fl.recovery = RecoveryState.AFTER_TIMEOUT
@@ -924,6 +953,8 @@ class ReferenceSimulator:
         if epoch != fl.epoch or not fl.active:
             return
         ce = 1 if flags & CE_FLAG else 0
+        if seq >= fl.rcv_nxt and fl.grp.recovery == "sack":
+            fl.got_copy[seq] = (flags >> COPY_SHIFT) % COPIES
         ack_now = False
         if fl.ecn == EcnMode.DCTCP and ce != fl.ce_state:
             # RFC 8257 §3.2: the packets waiting for a delayed ACK are acknowledged at once
@@ -974,9 +1005,15 @@ class ReferenceSimulator:
         una = fl.snd_una
         sack = fl.grp.recovery == "sack"
         bb = fl.bbr
+        # the packets this ACK delivers: the one newly SACKed, those newly ACKed in order
+        fresh = [sack_seq] if sack_seq >= cum and sack_seq not in fl.sacked else []
+        fresh += [s for s in range(fl.snd_una, cum) if s not in fl.sacked]
+        # RACK's reference need move only while a retransmission is queued (core/sender.py)
+        rack = sack and bool(fl.rexmit_queue)
+        if rack:
+            for s in fresh:
+                self.rack_advance(t, fl, s)
         if bb is not None:
-            fresh = [sack_seq] if sack_seq >= cum and sack_seq not in fl.sacked else []
-            fresh += [s for s in range(fl.snd_una, cum) if s not in fl.sacked]
             bbr.ack_sample(bb, t, fresh, fl.rexmitted.__contains__, self.in_flight(fl))
         if sack_seq >= cum:
             fl.sacked.add(sack_seq)
@@ -986,6 +1023,9 @@ class ReferenceSimulator:
             for s in range(fl.snd_una, cum):
                 fl.sacked.discard(s)
                 fl.rexmitted.discard(s)
+                fl.sent_at.pop(s, None)
+                fl.sent_copy.pop(s, None)
+                fl.got_copy.pop(s, None)
             fl.snd_una = cum
             fl.snd_nxt = max(fl.snd_nxt, cum)
             fl.dupacks = 0
@@ -1028,7 +1068,8 @@ class ReferenceSimulator:
                 if bb is not None:  # BBR keeps its cwnd (set after the ACK) and saves it
                     bbr.save_cwnd(bb, fl.cwnd)
                 else:
-                    fl.ssthresh = self.reduce(fl, fl.high_tx - fl.snd_una)
+                    # the flight, but no more than cwnd (the core's on_ack says why)
+                    fl.ssthresh = self.reduce(fl, min(fl.high_tx - fl.snd_una, fl.cwnd))
                 fl.recover = fl.high_tx - 1
                 fl.recovery = RecoveryState.FAST
                 fl.rtt_seq = -1
@@ -1053,6 +1094,10 @@ class ReferenceSimulator:
             if bb is not None and fl.high_sacked > fl.lost_limit:
                 bbr.lost(bb, self.unsacked(fl, fl.lost_limit, fl.high_sacked))
             fl.lost_limit = max(fl.lost_limit, fl.high_sacked)
+        if rack:
+            lost = self.rack_detect(fl)
+            if bb is not None:
+                bbr.lost(bb, lost)
         if fl.ecn != EcnMode.OFF:
             self.ecn_on_ack(fl, cum, cum - una if cum > una else 0, ece)
         if bb is not None:
@@ -1066,6 +1111,40 @@ class ReferenceSimulator:
             in_flight = self.in_flight(fl)
             fl.cwnd = bbr.on_ack(bb, t, fl.cwnd, in_flight, state, wire_bytes, self.rand.next)
         self.try_send(t, f)
+
+    def rack_advance(self, t: float, fl: Flow, seq: int) -> None:
+        """RFC 8985 §6.2 step 2: packet ``seq``, newly delivered at t, becomes RACK's reference
+        if sent after it (send time, then number); a delivery of a copy other than the last
+        one sent, and a retransmission delivered sooner than the smallest RTT after it was
+        sent, are ignored (the core's ``_rack_advance`` says why)."""
+        xmit = fl.sent_at[seq]
+        if fl.got_copy[seq] != fl.sent_copy[seq]:
+            return  # an earlier copy was delivered
+        if seq in fl.rexmitted and t - xmit < fl.min_rtt:
+            return
+        if xmit > fl.rack_xmit or (xmit == fl.rack_xmit and seq > fl.rack_seq):
+            fl.rack_xmit = xmit
+            fl.rack_seq = seq
+
+    def rack_detect(self, fl: Flow) -> int:
+        """RFC 8985 §6.2 step 5 for retransmissions, with no reordering window: a
+        retransmission sent before RACK's reference and not delivered is lost again, leaves
+        the queue and may be retransmitted once more (the core's ``_rack_detect`` says why);
+        returns how many."""
+        lost = 0
+        while fl.rexmit_queue:
+            seq = fl.rexmit_queue[0]
+            if seq >= fl.snd_una and seq in fl.rexmitted and seq not in fl.sacked:
+                xmit = fl.sent_at[seq]
+                if not (fl.rack_xmit > xmit or (fl.rack_xmit == xmit and fl.rack_seq > seq)):
+                    break
+                fl.rexmitted.discard(seq)
+                fl.rexmit_ptr = min(fl.rexmit_ptr, seq)
+                lost += 1
+            fl.rexmit_queue.popleft()
+        if all(s in fl.sacked for s in fl.rexmitted):
+            fl.rexmit_queue.clear()
+        return lost
 
     def ecn_on_ack(self, fl: Flow, cum: int, newly: int, ece: bool) -> None:
         """The sender's ECN: DCTCP's α (RFC 8257 §3.3 steps 1-8), then at most once per window
@@ -1106,7 +1185,7 @@ class ReferenceSimulator:
         """Packets in [lo, hi) not SACKed (newly deemed lost)."""
         return sum(1 for s in range(lo, hi) if s not in fl.sacked)
 
-    def reduce(self, fl: Flow, flight: int) -> float:
+    def reduce(self, fl: Flow, flight: float) -> float:
         """The new ssthresh at a congestion event (Reno: half the flight; CUBIC: §4.6-4.7)."""
         if fl.grp.congestion_control != "cubic":
             return max(flight / 2.0, 2.0)
@@ -1143,6 +1222,7 @@ class ReferenceSimulator:
         fl.cwnd = cwnd + (target - cwnd) / cwnd
 
     def rtt_sample(self, fl: Flow, r: float) -> None:
+        fl.min_rtt = min(fl.min_rtt, r)
         if fl.srtt == 0.0:
             fl.srtt = r
             fl.rttvar = r / 2.0
