@@ -76,9 +76,9 @@ def warnings_for(
         out.append(
             f"BBR senders (v1, as simulated) are paced and not governed by loss: they keep the "
             f"port busy with a small buffer, but their loss does not fall with the buffer as "
-            f"loss-based senders' does. In this simulator 4 to 100 BBR flows kept 96-99 % "
-            f"utilization at the BBR rule's 0.25·C·T_e and lost 3.7-6.7 % there, still "
-            f"4.6-5.3 % at one BDP ({ctx.bdp_packets:,.0f} packets here) and 0.15-6.4 % at two "
+            f"loss-based senders' does. In this simulator 4 to 100 BBR flows kept 99-100 % "
+            f"utilization at the BBR rule's 0.25·C·T_e and lost 13.2-17.3 % there, still "
+            f"7.7-13.2 % at one BDP ({ctx.bdp_packets:,.0f} packets here) and 0.15-10.9 % at two "
             "(studies/results/sim_loss_at_rule_sizes.md, 3 runs each, seed 1): no buffer up to "
             "a BDP meets a 1 % loss target for these senders, so their loss is not predicted "
             "here. Published measurements of BBR v1 agree: each flow keeps up to cwnd_gain = "
