@@ -132,9 +132,7 @@ def _traffic(link: LinkScenario) -> list[str]:
         out.append(
             f"DualQ is simulated with one class of traffic, the link's senders in its {queue} "
             "queue: the other queue, the scheduler between the two and the coupling of "
-            "Classic and L4S flows are not; its drops and marks are decided at enqueue (Linux "
-            "sch_dualpi2's drop_early), from the backlog's delay rather than the head packet's "
-            "sojourn time"
+            "Classic and L4S flows are not"
         )
     return out
 

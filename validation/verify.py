@@ -460,7 +460,7 @@ def simulated_scenario(
     if aqm == "codel":
         marking["codel_target_s"] = link.aqm_target
         marking["codel_interval_s"] = link.aqm_interval
-    if cc == "dctcp" and aqm != "dualq":  # DualQ's L4S queue marks by its own ramp
+    if cc == "dctcp" and aqm != "dualq":  # DualQ's L4S queue marks by its own step
         marking["ecn_threshold_packets"] = dctcp_marking_threshold_packets(link, scaling.factor)
     return Scenario(
         capacity_bps=scaling.capacity_bps,

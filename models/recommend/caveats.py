@@ -12,8 +12,7 @@ from models.recommend.rules import (
     BBR_CWND_GAIN,
     BSCL,
     DCTCP_K_DIVISOR,
-    DUALQ_L4S_MIN_THRESHOLD_S,
-    DUALQ_L4S_RANGE_S,
+    DUALQ_L4S_STEP_S,
     TINY,
 )
 from models.recommend.simulated_loss import fitted_loss, fitted_window
@@ -103,17 +102,17 @@ def warnings_for(
 
 
 def dctcp_in_l4s_queue_note(ctx: Context) -> str:
-    """DCTCP senders behind DualQ: its L4S queue marks them from 0.8 ms of queueing (RFC 9332
-    Appendix A.1), far below the K = C·T_e/7 DCTCP needs to keep the port busy (Alizadeh et
+    """DCTCP senders behind DualQ: its L4S queue marks them above 1 ms of sojourn time (Linux
+    sch_dualpi2.c's default step; RFC 9332 Appendix A.1's ramp has its middle there), far
+    below the K = C·T_e/7 DCTCP needs to keep the port busy (Alizadeh et
     al. 2010 §3.4) once T_e is more than a few ms ("" otherwise)."""
     sc = ctx.scenario
     k_s = ctx.effective_rtt_s / DCTCP_K_DIVISOR
-    ramp_top_s = DUALQ_L4S_MIN_THRESHOLD_S + DUALQ_L4S_RANGE_S
-    if sc.aqm != "dualq" or sc.congestion_control != "dctcp" or k_s <= ramp_top_s:
+    if sc.aqm != "dualq" or sc.congestion_control != "dctcp" or k_s <= DUALQ_L4S_STEP_S:
         return ""
     return (
         f"DCTCP behind DualQ: its L4S queue marks every packet once the queueing delay passes "
-        f"{ramp_top_s * 1e3:g} ms (RFC 9332 App. A.1 ramp), while DCTCP needs a marking "
+        f"{DUALQ_L4S_STEP_S * 1e3:g} ms (Linux sch_dualpi2.c's step), while DCTCP needs a marking "
         f"threshold K = C·T_e/7 = {k_s * 1e3:.3g} ms to keep the port busy (Alizadeh et al. "
         "2010 §3.4): its windows are cut before the pipe is full, and no buffer size changes "
         "that. In this simulator 4 DCTCP flows at 20 Mb/s, 40 ms kept 39 % ± 7 % utilization "

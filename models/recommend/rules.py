@@ -84,17 +84,18 @@ BBR_CWND_GAIN = 2.0
 
 #: AQM targets: the scenario's (``LinkScenario.aqm_target``), by default the RFCs' (CoDel 5 ms,
 #: PIE 15 ms, DualQ's Classic queue 15 ms; see models/recommend/scenario.py, AQM_TARGET_S). The
-#: DualQ Coupled AQM's L4S marking ramp runs from minTh = 800 µs over range = 400 µs (RFC 9332
-#: Appendix A.1, Fig. 2, the example PI2 pseudocode's parameters, as descriptions of the RFC
-#: quote them), with a buffer limit sized apart from both. RFC 8289 and RFC 8033 are read in
-#: their text; RFC 9332's values are confirmed through such quotations only.
+#: DualQ Coupled AQM's L4S queue marks every packet whose sojourn time passes 1 ms: Linux's
+#: sch_dualpi2.c default ("q->step_thresh = 1 * NSEC_PER_MSEC; q->step_in_packets = false;",
+#: dualpi2_reset_default; read in the kernel source), the native AQM a Linux box runs. RFC 9332
+#: Appendix A.1's example pseudocode uses a ramp instead (minTh = 800 µs over range = 400 µs,
+#: confirmed through quotations of the RFC only), whose middle is that 1 ms. The buffer limit
+#: is sized apart from both. RFC 8289 and RFC 8033 are read in their text.
 AQM_REFERENCE = {
     "codel": "RFC 8289 §4.2-4.3 (TARGET 5 ms, INTERVAL 100 ms)",
     "pie": "RFC 8033 §4.2 (QDELAY_REF 15 ms)",
-    "dualq": "RFC 9332 Appendix A.1 (Classic target 15 ms, L4S ramp from 0.8 ms over 0.4 ms)",
+    "dualq": "RFC 9332 Appendix A.1 (Classic target 15 ms); Linux sch_dualpi2.c (L4S step at 1 ms)",
 }
-DUALQ_L4S_MIN_THRESHOLD_S = 0.0008
-DUALQ_L4S_RANGE_S = 0.0004
+DUALQ_L4S_STEP_S = 0.001
 
 #: Largest buffer the paced-traffic rule searches, packets (the bound is for log-sized buffers).
 _PACED_SEARCH_MAX = 1 << 16
@@ -945,9 +946,8 @@ def aqm_rule(ctx: Context) -> RuleResult | None:
     )
     if sc.aqm == "dualq":
         note += (
-            f"; the L4S queue marks from {DUALQ_L4S_MIN_THRESHOLD_S * 1e3:g} ms "
-            f"({DUALQ_L4S_MIN_THRESHOLD_S / ctx.packet_time_s:.3g} packets), all packets by "
-            f"{(DUALQ_L4S_MIN_THRESHOLD_S + DUALQ_L4S_RANGE_S) * 1e3:g} ms"
+            f"; the L4S queue marks every packet that waited over {DUALQ_L4S_STEP_S * 1e3:g} ms "
+            f"({DUALQ_L4S_STEP_S / ctx.packet_time_s:.3g} packets; Linux sch_dualpi2.c's step)"
         )
     if sc.aqm == "codel":
         note += (
@@ -1007,8 +1007,9 @@ def aqm_limit_rule(ctx: Context) -> RuleResult | None:
     drop to be noticed. A hard limit below C·(R + T_e) fills first, and tail drops, not the
     AQM, end the start-up (this simulator, 20 Mb/s, 40 ms, 4 CUBIC flows starting together,
     first 3 s, seeds 1-3 summed: CoDel, tail drops 169 against CoDel's 48 at 0.43 BDP, 31
-    against 132 at C·(R + T_e) ≈ 3.6 BDP; DualQ's Classic queue, 221 against 7 at 0.43 BDP,
-    128 against 250 at C·(R + T_e) ≈ 1.8 BDP; tests/validation/test_aqm_limit.py). Senders
+    against 132 at C·(R + T_e) ≈ 3.6 BDP; DualQ's Classic queue as Linux runs it (decisions at
+    dequeue from the head packet's sojourn time), 231 against 4 at 0.43 BDP, 126 against 239
+    at C·(R + T_e) ≈ 1.8 BDP; tests/validation/test_aqm_limit.py). Senders
     whose windows are capped (``max_window_packets``) queue at most N·W_max − C·T_e, the
     limit's cap.
     """

@@ -187,13 +187,14 @@ def test_busy_peak_rate_limited_link_is_not_transparent() -> None:
 
 def test_aqm_target_is_sized_apart_from_the_hard_limit() -> None:
     # 1 Gb/s, 50 ms, 20 CUBIC flows with the L4S DualQ: the Classic PI2 target of 15 ms is
-    # 0.015/(8·1500/1e9) = 1,250 packets of standing queue and the L4S ramp starts at 0.8 ms =
-    # 66.7 packets (RFC 9332 Appendix A.1, Fig. 2); the hard limit is the recommendation (one
-    # RTT here, C·T_e = 4,167 packets at most), above the AQM's target.
+    # 0.015/(8·1500/1e9) = 1,250 packets of standing queue and the L4S step (Linux
+    # sch_dualpi2.c's default, 1 ms of sojourn) is 0.001/12e-6 = 83.3 packets; the hard limit
+    # is the recommendation (one RTT here, C·T_e = 4,167 packets at most), above the AQM's
+    # target.
     rec = recommend(LinkScenario(capacity_bps=1e9, rtts_s=(0.05,), flows=20, aqm="dualq"))
     aqm = next(r for r in rec.rules if r.rule == "aqm")
     assert aqm.buffer_packets == 1250
-    assert "L4S queue marks from 0.8 ms (66.7 packets)" in (aqm.note or "")
+    assert "L4S queue marks every packet that waited over 1 ms (83.3 packets" in (aqm.note or "")
     assert rec.recommended.buffer_packets > 1250
     assert "hard limit" in rec.recommended.reason
     # A tiny-buffer link under CoDel: 15 packets is far below CoDel's 5 ms (6,250 packets at
@@ -494,15 +495,15 @@ def test_the_fitted_loss_law_holds_the_study_s_figures() -> None:
     assert coded == pytest.approx(measured)
 
 
-def test_dctcp_behind_dualq_is_warned_where_the_l4s_ramp_is_below_its_k() -> None:
-    # 20 Mb/s, 40 ms: K = T_e/7 = 5.71 ms of queueing, far above the L4S ramp's 1.2 ms; the
+def test_dctcp_behind_dualq_is_warned_where_the_l4s_step_is_below_its_k() -> None:
+    # 20 Mb/s, 40 ms: K = T_e/7 = 5.71 ms of queueing, far above the L4S step's 1 ms; the
     # simulator keeps 39 % utilization there (test_sim_dualq.py: 48-49 % with 8 flows).
     wan = LinkScenario(
         capacity_bps=20e6, rtts_s=(0.04,), flows=4, congestion_control="dctcp", aqm="dualq"
     )
     [note] = [w for w in recommend(wan).warnings if w.startswith("DCTCP behind DualQ")]
     assert "K = C·T_e/7 = 5.71 ms" in note and "39 %" in note
-    # A data-centre leaf, 100 µs: K = 14 µs, below the ramp: nothing to say. Nor without DualQ.
+    # A data-centre leaf, 100 µs: K = 14 µs, below the step: nothing to say. Nor without DualQ.
     leaf = LinkScenario(
         capacity_bps=10e9, rtts_s=(0.0001,), flows=8, congestion_control="dctcp", aqm="dualq"
     )

@@ -347,6 +347,19 @@ AQM_CASES = {
     "dualq marking: DCTCP in the L4S queue": BASE.replace(
         aqm="dualq", congestion_control="dctcp", max_window_packets=128, duration_s=6.0
     ),
+    # Slow starts together into the 200 packets: several packets dropped at one dequeue
+    # (sch_dualpi2.c drop_and_retry) and the overload's drops of ECN-capable packets.
+    "dualq start-up: classic ECN CUBIC, all at once": BASE.replace(
+        aqm="dualq",
+        congestion_control="cubic",
+        ecn=True,
+        flows=16,
+        max_window_packets=512,
+        rtt_jitter_s=0.002,
+        start_spread_s=0.0,
+        duration_s=3.0,
+        warmup_s=0.001,
+    ),
     "pie open loop exponential": classic_scenario(
         traffic="open_loop",
         aqm="pie",

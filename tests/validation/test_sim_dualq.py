@@ -1,8 +1,9 @@
 """The DualQ Coupled AQM (RFC 9332's DualPI2, validation/simulator/core/dualq.py).
 
 Its laws against values worked out by hand from RFC 9332 Appendix A.1 and Linux's
-sch_dualpi2.c defaults; then the simulator's port under it: Classic senders held near the PI2
-target of 15 ms, DCTCP senders marked by the L4S ramp near 1 ms, and a mix refused.
+sch_dualpi2.c defaults (decisions at dequeue, the L4S step at 1 ms); then the simulator's port
+under it: Classic senders held near the PI2 target of 15 ms, DCTCP senders marked by the L4S
+step near 1 ms, and a mix refused.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ from models.errors import ParameterError
 from validation.simulator import FlowGroup, Scenario, simulate
 from validation.simulator.core.dualq import (
     DROP,
+    PASS,
     SIGNAL,
-    l4s_ramp,
     pi2_step,
     signal_probability,
+    step_marks,
 )
 
 WIRE = 1500.0
@@ -35,36 +37,43 @@ def test_pi2_update_is_the_rfc_s_pi_law_with_linux_s_gains() -> None:
     assert pi2_step(0.9, 2.0, 0.0) == 1.0
 
 
-def test_the_l4s_ramp_runs_from_800_us_over_400_us() -> None:
-    # RFC 9332 Appendix A.1: "minTh = 800 us", "range = 400 us".
-    assert l4s_ramp(0.0) == 0.0
-    assert l4s_ramp(0.0008) == 0.0
-    assert l4s_ramp(0.001) == pytest.approx(0.5, abs=1e-9)
-    assert l4s_ramp(0.0011) == pytest.approx(0.75, abs=1e-9)
-    assert l4s_ramp(0.0012) == pytest.approx(1.0, abs=1e-9)
-    assert l4s_ramp(0.00121) == 1.0
-    assert l4s_ramp(0.5) == 1.0
+def test_the_l4s_step_marks_above_1_ms_of_sojourn() -> None:
+    # Linux dualpi2_reset_default: "q->step_thresh = 1 * NSEC_PER_MSEC", in time; do_step_aqm
+    # marks when the sojourn time is above it ("qdelay > q->step_thresh").
+    assert not step_marks(0.0)
+    assert not step_marks(0.001)
+    assert step_marks(0.0010001)
+    assert step_marks(0.5)
 
 
 def test_classic_squared_l4s_coupled_and_overload() -> None:
-    backlog = 10 * WIRE  # above Linux's two-packet floor
+    backlog = 10 * WIRE  # what is left at the port: above Linux's two-packet floor
     # Classic: (p')² = 0.01 at p' = 0.1, a mark or a drop as the packet is ECN-capable or not.
-    p, action = signal_probability(0.1, 0, 0.0, backlog, WIRE)
-    assert p == pytest.approx(0.01, abs=1e-15) and action == SIGNAL
-    # L4S: max(k·p', ramp) with k = 2: 0.2 with no queueing delay, 0.75 at 1.1 ms.
-    p, action = signal_probability(0.1, 1, 0.0, backlog, WIRE)
-    assert p == pytest.approx(0.2, abs=1e-15) and action == SIGNAL
-    p, _ = signal_probability(0.1, 1, 0.0011, backlog, WIRE)
-    assert p == pytest.approx(0.75, abs=1e-9)
-    # Overload, k·p' = 1.2 > 1: both classes dropped with (p')² = 0.36, ECN-capable or not.
-    for scalable in (0, 1):
-        p, action = signal_probability(0.6, scalable, 0.002, backlog, WIRE)
-        assert p == pytest.approx(0.36, abs=1e-12) and action == DROP
-    # Below two packets at the port p' is not applied (sch_dualpi2.c must_drop); the L4S
-    # ramp still is.
-    assert signal_probability(0.5, 0, 0.0, 1.5 * WIRE, WIRE)[0] == 0.0
-    assert signal_probability(0.1, 1, 0.0, 1.5 * WIRE, WIRE)[0] == 0.0
-    assert signal_probability(0.1, 1, 0.0011, 1.5 * WIRE, WIRE)[0] == pytest.approx(0.75)
+    assert signal_probability(0.1, 0, backlog, WIRE) == (
+        pytest.approx(0.01, abs=1e-15),
+        SIGNAL,
+        PASS,
+    )
+    # L4S: the coupled k·p' with k = 2: 0.2.
+    assert signal_probability(0.1, 1, backlog, WIRE) == (
+        pytest.approx(0.2, abs=1e-15),
+        SIGNAL,
+        PASS,
+    )
+    # Overload, k·p' = 1.2 > 1: Classic dropped with (p')² = 0.36, ECN-capable or not; L4S
+    # dropped with (p')² and otherwise marked (sch_dualpi2.c dualpi2_scalable_marking: "goto
+    # mark" when the two rolls do not both hit).
+    assert signal_probability(0.6, 0, backlog, WIRE) == (pytest.approx(0.36, abs=1e-12), DROP, PASS)
+    assert signal_probability(0.6, 1, backlog, WIRE) == (
+        pytest.approx(0.36, abs=1e-12),
+        DROP,
+        SIGNAL,
+    )
+    # Below two full packets left at the port p' is not applied (sch_dualpi2.c must_drop:
+    # "backlog < 2 * psched_mtu"), for either class.
+    assert signal_probability(0.5, 0, 1.5 * WIRE, WIRE) == (0.0, PASS, PASS)
+    assert signal_probability(0.9, 1, 1.5 * WIRE, WIRE) == (0.0, PASS, PASS)
+    assert signal_probability(0.5, 0, 2.0 * WIRE, WIRE)[0] == pytest.approx(0.25)
 
 
 def _link(cc: str, **extra: object) -> Scenario:
@@ -83,12 +92,12 @@ def _link(cc: str, **extra: object) -> Scenario:
 @pytest.mark.parametrize(("cc", "ecn"), [("reno", False), ("cubic", True)])
 def test_classic_senders_are_held_near_the_pi2_target(cc: str, ecn: bool) -> None:
     # 8 flows on 20 Mb/s, 40 ms, a 1,000-packet buffer they never fill. PI2's integral term
-    # stops moving only when the delay at its updates averages the 15 ms target. Measured
-    # (seeds 1-2): Reno 14.59 and 14.83 ms mean delay, utilization 0.9974 and 0.9939, loss
-    # 0.97 % and 1.03 %, all AQM drops; classic-ECN CUBIC 14.64 and 14.80 ms, 0.9990 and
-    # 0.9984, no loss (445 and 483 marks). Bands: ±10 % of 15 ms (the packets' mean wait is
-    # taken at arrivals, not at the update instants, as for PIE in test_sim_aqm.py) and
-    # utilization >= 0.99.
+    # stops moving only when the head packet's sojourn time at its updates averages the 15 ms
+    # target. Measured (seeds 1-2): Reno 15.27 and 15.33 ms mean delay, utilization 0.9973
+    # and 0.9973, loss 0.92 % and 1.02 %, all AQM drops; classic-ECN CUBIC 15.20 and
+    # 15.29 ms, 0.9991 and 0.9994, no loss (436 and 466 marks). Bands: ±10 % of 15 ms (the
+    # packets' mean wait is taken over all of them, not at the update instants, as for PIE in
+    # test_sim_aqm.py) and utilization >= 0.99.
     scenario = _link(cc, ecn=ecn)
     for seed in (1, 2):
         r = simulate(scenario, 1000, seed=seed)
@@ -101,13 +110,14 @@ def test_classic_senders_are_held_near_the_pi2_target(cc: str, ecn: bool) -> Non
             assert r.aqm_drops > 100 and r.marks == 0
 
 
-def test_dctcp_in_the_l4s_queue_is_marked_by_the_ramp_near_1_ms() -> None:
-    # DCTCP alone goes to the L queue: the ramp (0.8-1.2 ms) marks it, so the mean delay sits
-    # near 1 ms, with no loss. At 40 ms the ramp is far below DCTCP's K = C·RTT/7 (9.5 packets,
-    # 5.7 ms: Alizadeh et al. 2010 §3.4), and the link is half idle: measured (seeds 1-2)
-    # mean delay 1.05 and 1.08 ms, utilization 0.4875 and 0.4822. This is why Linux's
-    # sch_dualpi2.c says DCTCP "can only be used with DualPI2 in a datacenter context".
-    # Bands: the mean delay within the ramp's span ±50 % (0.4-1.8 ms); utilization below 0.7.
+def test_dctcp_in_the_l4s_queue_is_marked_by_the_step_near_1_ms() -> None:
+    # DCTCP alone goes to the L queue: the step (1 ms of sojourn) marks it, so the mean delay
+    # sits near 1 ms, with no loss. At 40 ms the step is far below DCTCP's K = C·RTT/7
+    # (9.5 packets, 5.7 ms: Alizadeh et al. 2010 §3.4), and the link is half idle: measured
+    # (seeds 1-2) mean delay 1.00 and 1.06 ms, utilization 0.4867 and 0.4751. This is why
+    # Linux's sch_dualpi2.c says DCTCP "can only be used with DualPI2 in a datacenter
+    # context". Bands: the mean delay within 0.4-1.8 ms (the step ±0.6 ms: a packet marked at
+    # dequeue has waited just over 1 ms, the others less); utilization below 0.7.
     r = simulate(_link("dctcp"), 1000, seed=1)
     assert r.loss_rate == 0.0 and r.marks > 1000
     assert 0.0004 <= r.queue_delay_mean_s <= 0.0018
@@ -124,7 +134,7 @@ def test_a_mix_of_classes_is_refused_by_name() -> None:
     assert err.value.name == "aqm"
     with pytest.raises(ParameterError, match="Poisson background"):
         Scenario(aqm="dualq", congestion_control="dctcp", background_load=0.1).validate()
-    with pytest.raises(ParameterError, match="its own ramp"):
+    with pytest.raises(ParameterError, match="its own step"):
         Scenario(aqm="dualq", congestion_control="dctcp", ecn_threshold_packets=20).validate()
     # One class each is accepted.
     Scenario(aqm="dualq", congestion_control="dctcp").validate()

@@ -175,7 +175,7 @@ def test_the_links_aqm_is_simulated_or_refused(aqm: str) -> None:
 
 
 def test_dualq_is_simulated_with_one_class_and_its_own_times_only() -> None:
-    # DCTCP alone goes to DualQ's L4S queue, marked by its ramp (no DCTCP K threshold); DCTCP
+    # DCTCP alone goes to DualQ's L4S queue, marked by its 1 ms step (no DCTCP K threshold); DCTCP
     # beside background traffic would be a mix of classes, and other PI2 times than Linux's
     # are not simulated: both are refused by name.
     base = {"capacity_bps": 100e6, "rtts_s": (0.1,), "flows": 40, "packet_bytes": 1000}

@@ -208,7 +208,8 @@ FIELDS: dict[str, FieldSpec] = {
     "aqm": _choice(
         "Active queue management below the buffer's hard limit: CoDel (RFC 8289, drops at "
         "dequeue), PIE (RFC 8033, random drops at enqueue, 15 ms reference delay) or DualQ "
-        "(RFC 9332 DualPI2 at enqueue, one class of traffic: DCTCP senders alone or none); "
+        "(RFC 9332 DualPI2 at dequeue, Linux's defaults, one class of traffic: DCTCP senders "
+        "alone or none); "
         "packets of ECN-capable senders are marked CE instead. Not with discipline fq",
         SIMULATED_AQMS,
     ),

@@ -116,7 +116,7 @@ class Aqm(IntEnum):
     NONE = 0
     CODEL = 1  # RFC 8289, at dequeue (core/codel.py)
     PIE = 2  # RFC 8033, at enqueue (core/pie.py)
-    DUALQ = 3  # RFC 9332 DualPI2, one class of traffic, at enqueue (core/dualq.py)
+    DUALQ = 3  # RFC 9332 DualPI2 as Linux runs it, one class of traffic, at dequeue (core/dualq.py)
 
 
 #: Scenario AQM name -> code.

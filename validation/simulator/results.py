@@ -204,7 +204,7 @@ class RunResult:
     goodput_bps : payload delivered in order to the receivers, bit/s.
     loss_rate : fraction of bottleneck arrivals dropped (dimensionless), by the AQM or the full
         buffer.
-    aqm_drops : packets the AQM (CoDel at dequeue, PIE and DualQ at enqueue) dropped after the
+    aqm_drops : packets the AQM (CoDel and DualQ at dequeue, PIE at enqueue) dropped after the
         warm-up.
     overflow_drops : packets dropped after the warm-up because the buffer was full.
     queue_delay_mean_s, queue_delay_std_s, queue_delay_p99_s : waiting time in the buffer

@@ -283,7 +283,8 @@ class Scenario:
     aqm : active queue management of the drop-tail FIFO, the buffer staying the hard limit:
         "none", "codel" (RFC 8289, at dequeue; validation/simulator/core/codel.py), "pie"
         (RFC 8033, at enqueue, QDELAY_REF 15 ms; validation/simulator/core/pie.py) or "dualq"
-        (RFC 9332's DualPI2, at enqueue, PI2 target 15 ms; validation/simulator/core/dualq.py)
+        (RFC 9332's DualPI2 as Linux runs it by default: at dequeue, PI2 target 15 ms, L4S step
+        at 1 ms; validation/simulator/core/dualq.py)
         for one class of traffic: DCTCP senders alone (L4S, its L queue), or no DCTCP sender
         (Classic, its C queue); a mix is refused.
     codel_target_s : CoDel's TARGET, the sojourn time it allows to persist, s (RFC 8289 §4.3: 5 ms).
@@ -516,14 +517,14 @@ def _check_marking(scenario: Scenario) -> None:
 
 def _check_dualq(scenario: Scenario) -> None:
     """DualQ runs one class of traffic (core/dualq.py): DCTCP senders alone, marked by its own
-    L4S ramp, or no DCTCP sender."""
+    L4S step, or no DCTCP sender."""
     if scenario.aqm != "dualq":
         return
     if scenario.ecn_threshold_packets is not None or scenario.ecn_threshold_bytes is not None:
         raise ParameterError(
             "aqm",
             "none when an ECN marking threshold is set",
-            "aqm dualq marks L4S packets by its own ramp (RFC 9332); leave "
+            "aqm dualq marks L4S packets by its own step (Linux sch_dualpi2.c); leave "
             "ecn_threshold_packets and ecn_threshold_bytes out",
         )
     kinds = {g.congestion_control for g in scenario.flow_groups}

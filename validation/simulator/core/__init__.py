@@ -9,9 +9,10 @@ driver (``engine.py``) allocates; their layouts and every code are declared once
 - ``cache.py``: numba's on-disk cache, invalidated by a change to any module here;
 - ``heap.py``: the event heap, the per-flow event lists, the uniform random stream;
 - ``counters.py``, ``fifo.py``, ``fair_queue.py``, ``port.py``: the bottleneck;
-- ``codel.py`` (CoDel, RFC 8289, with its own FIFO), ``pie.py`` (PIE, RFC 8033, on the
-  drop-tail FIFO), ``dualq.py`` (DualPI2, RFC 9332, one class of traffic, on the drop-tail
-  FIFO), ``aqm.py`` (where their signal becomes a drop): the port's AQM;
+- ``codel.py`` (CoDel, RFC 8289), ``dualq.py`` (DualPI2, RFC 9332, as Linux runs it by
+  default, one class of traffic), both deciding at dequeue on the FIFO of
+  ``dequeue_fifo.py``; ``pie.py`` (PIE, RFC 8033, on the drop-tail FIFO); ``aqm.py`` (where
+  their signal becomes a drop): the port's AQM;
 - ``sender.py``, ``receiver.py``: TCP;
 - ``loop.py``: the first events, ``run_chunk`` and ``finish``, the driver's entry points.
 
@@ -23,8 +24,8 @@ Differences of structure (not of model) from the reference:
   at most one in the heap, and the latest timer enters it, with the time and key the
   reference gave it, when the earlier one runs stale (``heap.push_delack``);
 - in drop-tail FIFO mode a packet's departure time is known when it is accepted, so
-  departures are not heap events (``fifo.py``). With fair queueing, and with CoDel (whose
-  drops at dequeue move later departures), departures are events.
+  departures are not heap events (``fifo.py``). With fair queueing, and with CoDel and DualQ
+  (whose drops at dequeue move later departures), departures are events.
 """
 
 from validation.simulator.core.loop import HEAP_MARGIN, finish, init_events, run_chunk

@@ -10,14 +10,20 @@ probability exceeds ``mark_ecnth`` = 10 %, which the caller passes as ``may_mark
 10 %, as Linux's ``sch_pie.c``). DualQ (``dualq.py``): RFC 9332 Appendix A.1, an ECN-capable
 packet is marked, any other dropped, except on overload, where ``may_mark`` is False (Linux's
 ``sch_dualpi2.c``, ``dualpi2_classic_marking``).
+
+Also here, for the AQMs that decide at dequeue (CoDel, DualQ; their FIFO is
+``dequeue_fifo.py``): :func:`take_head` takes the oldest waiting packet out of the ring and
+:func:`signal_taken` signals it.
 """
 
 from __future__ import annotations
 
-from validation.simulator.core.counters import COUNTS, drop
+from validation.simulator.core.counters import COUNTS, account_occupancy, drop
 from validation.simulator.core.ecn import mark_or_drop
 from validation.simulator.core.jit import jit
-from validation.simulator.layout import FlowCount, GlobalFloat, GlobalInt
+from validation.simulator.layout import EPOCH_BITS, FlowCount, GlobalFloat, GlobalInt, QueueField
+
+QUEUE = len(QueueField)
 
 
 @jit
@@ -36,3 +42,31 @@ def aqm_signal(sp, t, flow, size, may_mark):
             s.gi[GlobalInt.AQM_DROPS] += 1
             s.fc[COUNTS * flow + FlowCount.AQM_DROPS] += 1.0
     return signal
+
+
+@jit
+def take_head(sp):
+    """Take the oldest waiting packet out of the ring ``qf`` of a FIFO whose departures are
+    events (the link is free): its offset in ``qf``, or -1 when none waits."""
+    gi = sp[0].gi
+    if gi[GlobalInt.QUEUE_PACKETS] == 0:  # nothing in transmission: all of them wait
+        return -1
+    h = gi[GlobalInt.QUEUE_HEAD]
+    gi[GlobalInt.QUEUE_HEAD] = (h + 1) & gi[GlobalInt.QUEUE_MASK]
+    return QUEUE * h
+
+
+@jit
+def signal_taken(sp, t, q, may_mark):
+    """Signal the packet taken at ring offset q (:func:`aqm_signal`): True when it was dropped
+    (it leaves the port), False when it was marked CE (its tag carries the mark)."""
+    s = sp[0]
+    size = s.qf[q + QueueField.BYTES]
+    signal = aqm_signal(sp, t, int(s.qf[q + QueueField.FLOW]), size, may_mark)
+    if signal < 0:
+        account_occupancy(sp, t)
+        s.gi[GlobalInt.QUEUE_PACKETS] -= 1
+        s.g[GlobalFloat.QUEUE_BYTES] -= size
+        return True
+    s.qf[q + QueueField.EPOCH] = int(s.qf[q + QueueField.EPOCH]) | (signal << EPOCH_BITS)
+    return False

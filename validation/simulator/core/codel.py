@@ -2,11 +2,10 @@
 J. Iyengar, RFC 8289, January 2018), at the bottleneck FIFO; the buffer stays the hard limit.
 
 CoDel drops at dequeue, which moves every later packet's departure earlier, so with CoDel the
-FIFO's departures are heap events (``Event.DEPART``) as with fair queueing, not the implicit
-departures of ``fifo.py``: the ring ``qf`` holds the waiting packets, the packet in
-transmission is in the ``SERVICE_*`` globals. A packet is *dequeued* when the link is free
-to start sending it; its sojourn time is the time from its arrival to then (the simulator's
-queueing delay, ``queue_delay_mean_s``).
+FIFO's departures are heap events (``Event.DEPART``), the FIFO of ``dequeue_fifo.py``, not the
+implicit departures of ``fifo.py``. A packet is *dequeued* when the link is free to start
+sending it; its sojourn time is the time from its arrival to then (the simulator's queueing
+delay, ``queue_delay_mean_s``).
 
 The algorithm is the annotated pseudocode of RFC 8289 §5 (read in the RFC's text: §5.5
 "Dequeue Routine", §5.6 "Helper Routines" for ``dodequeue`` and ``control_law``), which says
@@ -50,25 +49,10 @@ from __future__ import annotations
 
 import math
 
-from validation.simulator.core.aqm import aqm_signal
-from validation.simulator.core.counters import (
-    accepted,
-    account_occupancy,
-    drop,
-    end_service,
-)
-from validation.simulator.core.ecn import mark_on_arrival
-from validation.simulator.core.heap import heap_push
+from validation.simulator.core.aqm import signal_taken, take_head
 from validation.simulator.core.jit import jit
-from validation.simulator.layout import (
-    EPOCH_BITS,
-    Event,
-    GlobalFloat,
-    GlobalInt,
-    QueueField,
-)
+from validation.simulator.layout import GlobalFloat, GlobalInt, QueueField
 
-QUEUE = len(QueueField)
 #: RFC 8289 §5.5 (the Linux re-use rule): the last cycle's count is re-used within 16 intervals.
 REUSE_INTERVALS = 16.0
 
@@ -93,31 +77,12 @@ def codel_ok_to_signal(sp, t, sojourn_s, backlog_bytes):
 def _dodequeue(sp, t):
     """Take the oldest waiting packet: (its ring offset or -1 when empty, OK to drop)."""
     s = sp[0]
-    g, gi, qf = s.g, s.gi, s.qf
-    if gi[GlobalInt.QUEUE_PACKETS] == 0:  # nothing in transmission: all of them wait
-        g[GlobalFloat.CODEL_FIRST_ABOVE_S] = 0.0
+    q = take_head(sp)
+    if q < 0:
+        s.g[GlobalFloat.CODEL_FIRST_ABOVE_S] = 0.0
         return -1, False
-    h = gi[GlobalInt.QUEUE_HEAD]
-    gi[GlobalInt.QUEUE_HEAD] = (h + 1) & gi[GlobalInt.QUEUE_MASK]
-    q = QUEUE * h
-    backlog = g[GlobalFloat.QUEUE_BYTES] - qf[q + QueueField.BYTES]
-    return q, codel_ok_to_signal(sp, t, t - qf[q + QueueField.ARRIVAL_S], backlog)
-
-
-@jit
-def _signal(sp, t, q):
-    """Signal the dequeued packet at ring offset q; True when it was dropped (it leaves),
-    False when it was marked CE (its tag carries the mark to the receiver)."""
-    s = sp[0]
-    size = s.qf[q + QueueField.BYTES]
-    signal = aqm_signal(sp, t, int(s.qf[q + QueueField.FLOW]), size, True)
-    if signal < 0:
-        account_occupancy(sp, t)
-        s.gi[GlobalInt.QUEUE_PACKETS] -= 1
-        s.g[GlobalFloat.QUEUE_BYTES] -= size
-        return True
-    s.qf[q + QueueField.EPOCH] = int(s.qf[q + QueueField.EPOCH]) | (signal << EPOCH_BITS)
-    return False
+    backlog = s.g[GlobalFloat.QUEUE_BYTES] - s.qf[q + QueueField.BYTES]
+    return q, codel_ok_to_signal(sp, t, t - s.qf[q + QueueField.ARRIVAL_S], backlog)
 
 
 @jit
@@ -134,7 +99,7 @@ def codel_dequeue(sp, t):
         while gi[GlobalInt.CODEL_DROPPING] != 0 and t >= g[GlobalFloat.CODEL_DROP_NEXT_S]:
             gi[GlobalInt.CODEL_COUNT] += 1
             count = gi[GlobalInt.CODEL_COUNT]
-            if not _signal(sp, t, q):  # marked: it is sent; the next signal per the law
+            if not signal_taken(sp, t, q, True):  # marked: it is sent; the next signal per the law
                 g[GlobalFloat.CODEL_DROP_NEXT_S] += interval / math.sqrt(count)
                 return q
             q, ok = _dodequeue(sp, t)
@@ -143,7 +108,7 @@ def codel_dequeue(sp, t):
             else:
                 g[GlobalFloat.CODEL_DROP_NEXT_S] += interval / math.sqrt(count)
     elif ok:
-        if _signal(sp, t, q):
+        if signal_taken(sp, t, q, True):
             q, ok = _dodequeue(sp, t)
         gi[GlobalInt.CODEL_DROPPING] = 1
         delta = gi[GlobalInt.CODEL_COUNT] - gi[GlobalInt.CODEL_LASTCOUNT]
@@ -154,64 +119,3 @@ def codel_dequeue(sp, t):
         g[GlobalFloat.CODEL_DROP_NEXT_S] = t + interval / math.sqrt(count)
         gi[GlobalInt.CODEL_LASTCOUNT] = count
     return q
-
-
-@jit
-def _start(sp, t):
-    """The link is free at t: dequeue (CoDel) and start sending; the departure is an event."""
-    s = sp[0]
-    q = codel_dequeue(sp, t)
-    if q < 0:
-        return
-    g, gi, qf = s.g, s.gi, s.qf
-    f = int(qf[q + QueueField.FLOW])
-    size = qf[q + QueueField.BYTES]
-    gi[GlobalInt.IN_SERVICE] = 1
-    gi[GlobalInt.SERVICE_FLOW] = f
-    gi[GlobalInt.SERVICE_EPOCH] = int(qf[q + QueueField.EPOCH])
-    gi[GlobalInt.SERVICE_SEQ] = int(qf[q + QueueField.SEQ])
-    g[GlobalFloat.SERVICE_BYTES] = size
-    g[GlobalFloat.SERVICE_ARRIVAL_S] = qf[q + QueueField.ARRIVAL_S]
-    dep = t + size * 8.0 / g[GlobalFloat.CAPACITY_BPS]
-    g[GlobalFloat.SERVICE_DEPARTURE_S] = dep
-    heap_push(sp, dep, Event.DEPART, f, 0, 0)
-
-
-@jit
-def codel_arrive(sp, t, f, epoch, seq, size, flags):
-    """Queue the packet (or drop it at the full buffer); start sending if the link is free.
-
-    As on the drop-tail FIFO, an accepted ECN-capable packet may also be marked CE by the
-    port's threshold (``ecn.mark_on_arrival``); its ``flags`` travel with it in its tag.
-    """
-    s = sp[0]
-    g, gi, qf = s.g, s.gi, s.qf
-    qmask = gi[GlobalInt.QUEUE_MASK]
-    count = gi[GlobalInt.QUEUE_PACKETS]
-    if gi[GlobalInt.BYTE_MODE] != 0:
-        accept = g[GlobalFloat.QUEUE_BYTES] + size <= g[GlobalFloat.LIMIT_BYTES] and count <= qmask
-    else:
-        accept = count < gi[GlobalInt.BUFFER_PACKETS]
-    if not accept:
-        drop(sp, t, f, size)
-        return
-    accepted(sp, t)
-    flags |= mark_on_arrival(sp, t, f, count, g[GlobalFloat.QUEUE_BYTES])
-    waiting = count - gi[GlobalInt.IN_SERVICE]
-    q = QUEUE * ((gi[GlobalInt.QUEUE_HEAD] + waiting) & qmask)
-    qf[q + QueueField.ARRIVAL_S] = t
-    qf[q + QueueField.FLOW] = f
-    qf[q + QueueField.BYTES] = size
-    qf[q + QueueField.EPOCH] = epoch | (flags << EPOCH_BITS)  # the tag DELIVER carries
-    qf[q + QueueField.SEQ] = seq
-    gi[GlobalInt.QUEUE_PACKETS] = count + 1
-    g[GlobalFloat.QUEUE_BYTES] += size
-    if gi[GlobalInt.IN_SERVICE] == 0:
-        _start(sp, t)
-
-
-@jit
-def codel_depart(sp, t):
-    """The packet in transmission leaves: count it, schedule its delivery, send the next."""
-    end_service(sp, t)
-    _start(sp, t)

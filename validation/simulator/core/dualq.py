@@ -1,53 +1,54 @@
 """The DualQ Coupled AQM, DualPI2 (K. De Schepper, B. Briscoe, G. White, RFC 9332, January
-2023, §2.4-2.5 and Appendix A), at the bottleneck FIFO, for one class of traffic per run: the
-buffer stays the hard limit (a full buffer drops first, as Linux's ``dualpi2_enqueue_skb``).
+2023, §2.4-2.5 and Appendix A), as Linux runs it by default, at the bottleneck FIFO of
+``dequeue_fifo.py``, for one class of traffic per run: the buffer stays the hard limit (a full
+buffer drops first, as Linux's ``dualpi2_enqueue_skb``).
 
-Read beside Linux's ``net/sched/sch_dualpi2.c`` (torvalds/linux at 92b9c2b), whose defaults
-are taken here (``dualpi2_reset_default``): PI2 target 15 ms, Tupdate 16 ms, alpha 0.16 Hz,
-beta 3.2 Hz, coupling factor k = 2.
+Read in Linux's ``net/sched/sch_dualpi2.c`` (torvalds/linux at 92b9c2b), whose defaults are
+taken here (``dualpi2_reset_default``): PI2 target 15 ms, Tupdate 16 ms, alpha 0.16 Hz,
+beta 3.2 Hz, coupling factor k = 2, ``drop_early`` off ("Drop dequeue"), ``drop_overload``
+on, the L4S step threshold 1 ms of sojourn time (``step_in_packets`` false), applied to every
+L4S packet (``min_qlen_step = 0``).
 
-- The base probability p' (RFC 9332 Appendix A.1, ``dualpi2_update``; Linux
-  ``calculate_probability``): every Tupdate, ``p' += alpha·(qdelay − target) +
-  beta·(qdelay − prev_qdelay)``, clamped to [0, 1] (Linux's default ``drop_overload``: no cap
-  at 1/k); ``prev_qdelay = qdelay``.
-- Classic packets (not ECN-capable, or ECT(0): Reno, CUBIC, BBR senders): dropped, or marked
-  CE when ECN-capable, with probability p_C = (p')² (Linux ``dualpi2_classic_marking``, two
-  rolls of p'; here one uniform against (p')², the same law); on overload (k·p' > 1) dropped
-  even when ECN-capable.
-- L4S packets (ECT(1): here DCTCP senders): marked with p_L = max(p'_L, p_CL), the native
-  ramp p'_L of their own queueing delay (RFC 9332 Appendix A.1, ``laqm``: 0 below minTh =
-  800 µs, rising linearly over range = 400 µs to 1) and the coupled p_CL = k·p' (RFC 9332
-  §2.4, equation (1)); on overload (k·p' > 1) dropped with (p')² instead (Linux
-  ``dualpi2_scalable_marking`` with ``drop_overload``). Linux's default native AQM is a step
-  at 1 ms (``step_thresh``), the middle of the RFC's ramp; the RFC's ramp is taken here.
-- No drop or mark from p' while the port holds less than two full packets (Linux
-  ``must_drop``: ``backlog < 2 * psched_mtu``).
+- The base probability p' (Linux ``calculate_probability``, run by the ``dualpi2_timer``
+  every Tupdate; RFC 9332 Appendix A.1 ``dualpi2_update``): ``p' += alpha·(qdelay −
+  target) + beta·(qdelay − prev_qdelay)``, clamped to [0, 1] (with ``drop_overload`` no cap
+  at 1/k); ``prev_qdelay = qdelay``. The queueing delay is the sojourn time so far of the
+  packet at the head of the queue (``get_queue_delays``: now minus ``c_head_ts``, the head's
+  enqueue time, which ``dequeue_packet`` moves to the next packet's; 0 when the queue is
+  empty), as RFC 9332 §2.5.2 allows ("the sojourn time of the head packet").
+- Every decision is made at dequeue (``dualpi2_qdisc_dequeue``: ``must_drop`` when
+  ``drop_early`` is off, then ``do_step_aqm``); a dropped packet is freed and the next one
+  dequeued (``drop_and_retry``), as here in one call of :func:`dualq_dequeue`.
+- ``must_drop``: nothing while the port holds less than two full packets besides the packet
+  dequeued (``sch->qstats.backlog < 2 * psched_mtu``, the backlog after ``dequeue_packet``
+  took that packet off). Classic packets (not ECN-capable, or ECT(0): Reno, CUBIC, BBR
+  senders): dropped, or marked CE when ECN-capable, with probability p_C = (p')²
+  (``dualpi2_classic_marking``, two rolls of p'; here one uniform against (p')², the same
+  law); on overload (k·p' > 1) dropped even when ECN-capable. L4S packets (ECT(1): here DCTCP
+  senders; ``dualpi2_scalable_marking``): marked with the coupled probability p_CL = k·p'
+  (RFC 9332 §2.4, equation (1)); on overload dropped with (p')², and otherwise marked.
+- ``do_step_aqm``, L4S packets only: marked when their sojourn time exceeds 1 ms. This step is
+  Linux's default native L4S AQM; RFC 9332 Appendix A.1's pseudocode uses a ramp instead
+  (``laqm``: minTh = 800 µs, range = 400 µs), whose middle is the step's 1 ms. The step is
+  taken here because it is what a Linux box runs unless told otherwise.
 
-What differs from Linux, and why:
+What differs from Linux, and why: one class per run (``Scenario.validate`` refuses a mix).
+The Classic and L4S queues and their weighted round-robin scheduler (``dequeue_packet``,
+C-queue weight 10 %) are not modelled: with one class only one queue ever holds packets, so
+the port is this single FIFO and the other queue's head delay is 0.
 
-- One class per run (``Scenario.validate`` refuses a mix): the Classic and L4S queues and
-  their weighted round-robin scheduler (``dequeue_packet``) are not modelled; with one class
-  only one of them ever holds packets, so the port is this single FIFO.
-- Decisions at enqueue, Linux's ``drop_early`` option (``must_drop`` called from
-  ``dualpi2_enqueue_skb``); its default decides at dequeue. The native ramp is evaluated on
-  the arriving packet's own queueing delay, which this FIFO knows at enqueue exactly (the
-  time until its transmission starts): the sojourn time Linux's ``do_step_aqm`` measures at
-  dequeue.
-- The queueing delay p' is updated from is the time the link needs to send what the port
-  holds (as the simulator's PIE, ``pie.py``; RFC 8033 §4.3), not the sojourn time so far of
-  the packet at the head (Linux ``get_queue_delays``): in a steady queue they agree; while the
-  queue grows the head's sojourn lags, so Linux's p' rises somewhat later than here.
-
-The updates are run lazily, at the next arrival, for every update time up to it, as PIE's:
-the FIFO's backlog only changes at an accepted arrival, so the delay at a past update time is
-exact.
+The probability updates are run lazily, before the next arrival or dequeue, for every update
+time up to it: between those events the waiting queue and its head do not change, so the
+head's sojourn time at a past update time is exact. An update due at the very time of an
+arrival or a dequeue runs before it.
 """
 
 from __future__ import annotations
 
+from validation.simulator.core.aqm import signal_taken, take_head
 from validation.simulator.core.heap import uniform
 from validation.simulator.core.jit import jit
-from validation.simulator.layout import GlobalFloat, GlobalInt
+from validation.simulator.layout import GlobalFloat, GlobalInt, QueueField
 
 #: Linux ``sch_dualpi2.c``, ``dualpi2_reset_default``: "q->pi2_target = 15 * NSEC_PER_MSEC",
 #: "q->pi2_tupdate = 16 * NSEC_PER_MSEC", alpha "~0.16 Hz * 256" (41/256), beta "~3.20 Hz *
@@ -59,14 +60,16 @@ TUPDATE_S = 0.016
 ALPHA_PER_S = 41.0 / 256.0
 BETA_PER_S = 819.0 / 256.0
 COUPLING = 2.0
-#: RFC 9332 Appendix A.1: the L4S ramp, "minTh = 800 us", "range = 400 us".
-MIN_TH_S = 0.0008
-RANGE_S = 0.0004
+#: Linux ``dualpi2_reset_default``: "q->step_thresh = 1 * NSEC_PER_MSEC;
+#: q->step_in_packets = false;" (``do_step_aqm`` marks when the sojourn time is above it).
+STEP_THRESH_S = 0.001
 
-#: What the AQM does to an arriving packet (:func:`dualq_action`).
+#: What PI2 does to the packet taken at the head (:func:`signal_probability`).
 PASS = 0
 SIGNAL = 1  # mark CE if ECN-capable, else drop
 DROP = 2  # drop even if ECN-capable (overload)
+
+QUEUE = len(QueueField)
 
 
 @jit
@@ -77,35 +80,38 @@ def pi2_step(prob, qdelay, old):
 
 
 @jit
-def l4s_ramp(qdelay):
-    """The native L4S AQM's marking probability at this queueing delay (RFC 9332 ``laqm``)."""
-    if qdelay >= MIN_TH_S + RANGE_S:
-        return 1.0
-    if qdelay > MIN_TH_S:
-        return (qdelay - MIN_TH_S) / RANGE_S
-    return 0.0
+def signal_probability(prob, scalable, backlog_bytes, wire_bytes):
+    """Linux ``must_drop`` for a dequeued packet: (probability, action taken with it, action
+    otherwise). p' is ``prob``; ``scalable`` is 1 for an L4S packet; ``backlog_bytes`` are the
+    bytes left at the port once the packet is taken off."""
+    if backlog_bytes < 2.0 * wire_bytes:
+        return 0.0, PASS, PASS
+    overload = COUPLING * prob > 1.0
+    if scalable != 0:
+        if overload:  # dualpi2_scalable_marking with drop_overload: drop, else mark
+            return prob * prob, DROP, SIGNAL
+        return COUPLING * prob, SIGNAL, PASS
+    return prob * prob, DROP if overload else SIGNAL, PASS
 
 
 @jit
-def signal_probability(prob, scalable, qdelay, backlog_bytes, wire_bytes):
-    """(probability, action) for an arriving packet: p' is ``prob``; ``scalable`` is 1 for an
-    L4S packet; ``qdelay`` is the time until its transmission would start."""
-    coupled = backlog_bytes >= 2.0 * wire_bytes
-    overload = COUPLING * prob > 1.0
-    if scalable != 0 and not overload:
-        p = COUPLING * prob if coupled else 0.0
-        return max(p, l4s_ramp(qdelay)), SIGNAL
-    p = prob * prob if coupled else 0.0
-    return p, DROP if overload else SIGNAL
+def step_marks(sojourn_s):
+    """Linux ``do_step_aqm`` with its defaults: an L4S packet is marked above 1 ms."""
+    return sojourn_s > STEP_THRESH_S
 
 
 @jit
 def dualq_update(sp, t):
-    """Run every p' update due at or before t."""
-    g = sp[0].g
+    """Run every p' update due at or before t, from the head's sojourn time."""
+    s = sp[0]
+    g, gi = s.g, s.gi
+    waiting = gi[GlobalInt.QUEUE_PACKETS] - gi[GlobalInt.IN_SERVICE]
+    head_arrival = 0.0
+    if waiting > 0:
+        head_arrival = s.qf[QUEUE * gi[GlobalInt.QUEUE_HEAD] + QueueField.ARRIVAL_S]
     while g[GlobalFloat.DUALQ_NEXT_UPDATE_S] <= t:
         u = g[GlobalFloat.DUALQ_NEXT_UPDATE_S]
-        qdelay = max(g[GlobalFloat.LAST_DEPARTURE_S] - u, 0.0)
+        qdelay = u - head_arrival if waiting > 0 else 0.0
         g[GlobalFloat.DUALQ_PROB] = pi2_step(
             g[GlobalFloat.DUALQ_PROB], qdelay, g[GlobalFloat.DUALQ_QDELAY_OLD_S]
         )
@@ -114,19 +120,32 @@ def dualq_update(sp, t):
 
 
 @jit
-def dualq_action(sp, t):
-    """PASS, SIGNAL or DROP for a packet the buffer has room for, arriving at t (one uniform
-    of the run's stream is drawn when the probability is above 0)."""
+def dualq_dequeue(sp, t):
+    """Linux ``dualpi2_qdisc_dequeue`` at t (the link is free): the ring offset of the packet
+    to send (-1: none), after the drops of the packets before it. One uniform of the run's
+    stream is drawn for each packet whose probability is above 0."""
     s = sp[0]
-    g = s.g
+    g, qf = s.g, s.qf
     dualq_update(sp, t)
-    p, action = signal_probability(
-        g[GlobalFloat.DUALQ_PROB],
-        s.gi[GlobalInt.DUALQ_SCALABLE],
-        max(g[GlobalFloat.LAST_DEPARTURE_S] - t, 0.0),
-        g[GlobalFloat.QUEUE_BYTES],
-        g[GlobalFloat.WIRE_BYTES],
-    )
-    if p > 0.0 and uniform(sp) < p:
-        return action
-    return PASS
+    scalable = s.gi[GlobalInt.DUALQ_SCALABLE]
+    while True:
+        q = take_head(sp)
+        if q < 0:
+            return -1
+        backlog = g[GlobalFloat.QUEUE_BYTES] - qf[q + QueueField.BYTES]
+        p, hit, miss = signal_probability(
+            g[GlobalFloat.DUALQ_PROB], scalable, backlog, g[GlobalFloat.WIRE_BYTES]
+        )
+        action = miss
+        if p > 0.0 and uniform(sp) < p:
+            action = hit
+        if action == DROP:
+            signal_taken(sp, t, q, False)
+            continue
+        if action == SIGNAL:
+            if signal_taken(sp, t, q, True):  # not ECN-capable: dropped
+                continue
+        elif scalable != 0 and step_marks(t - qf[q + QueueField.ARRIVAL_S]):
+            if signal_taken(sp, t, q, True):
+                continue
+        return q

@@ -15,7 +15,6 @@ from validation.simulator.core.counters import (
     drop,
     record,
 )
-from validation.simulator.core.dualq import DROP, PASS, dualq_action
 from validation.simulator.core.ecn import mark_on_arrival
 from validation.simulator.core.heap import push_packet
 from validation.simulator.core.jit import jit
@@ -82,13 +81,6 @@ def fifo_arrive(sp, t, f, epoch, seq, size, flags):
         if signal < 0:
             return
         flags |= signal
-    elif gi[GlobalInt.AQM] == Aqm.DUALQ:
-        action = dualq_action(sp, t)
-        if action != PASS:
-            signal = aqm_signal(sp, t, f, size, action != DROP)
-            if signal < 0:
-                return
-            flags |= signal
     accepted(sp, t)
     flags |= mark_on_arrival(sp, t, f, count, g[GlobalFloat.QUEUE_BYTES])
     tx = size * 8.0 / g[GlobalFloat.CAPACITY_BPS]

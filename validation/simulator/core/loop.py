@@ -7,8 +7,8 @@ buffers, so that the Python driver can refill them, report progress and cancel b
 
 from __future__ import annotations
 
-from validation.simulator.core.codel import codel_depart
 from validation.simulator.core.counters import account_occupancy
+from validation.simulator.core.dequeue_fifo import dequeue_fifo_depart
 from validation.simulator.core.fair_queue import FQI, fq_depart
 from validation.simulator.core.fifo import QUEUE, fifo_advance
 from validation.simulator.core.heap import (
@@ -110,7 +110,10 @@ def _run_chunk(t_stop, heap_cap, rand_len, trace_cap, sample_cap, sp):
     node_margin = 2 * (gi[GlobalInt.WINDOW_MASK] + 1) + 16  # one event sends at most 2 windows
     trace_margin = 2 * (gi[GlobalInt.QUEUE_MASK] + 1) + 16
     fq = gi[GlobalInt.FAIR_QUEUEING] != 0
-    implicit = not fq and gi[GlobalInt.AQM] != Aqm.CODEL  # departures are not events
+    at_dequeue = gi[GlobalInt.AQM] == Aqm.CODEL or gi[GlobalInt.AQM] == Aqm.DUALQ
+    implicit = not fq and not at_dequeue  # departures are not events
+    # DualQ may draw a uniform for every packet at the port in one dequeue (core/dualq.py)
+    dualq = gi[GlobalInt.AQM] == Aqm.DUALQ
     trace = gi[GlobalInt.TRACE] != 0
     while True:
         timer = next_in_timers(sp)
@@ -124,7 +127,8 @@ def _run_chunk(t_stop, heap_cap, rand_len, trace_cap, sample_cap, sp):
             return Status.DONE
         if t > limit:
             return Status.STOPPED
-        if gi[GlobalInt.RANDOM_POSITION] + 8 > rand_len:
+        drawn = 8 + gi[GlobalInt.QUEUE_PACKETS] if dualq else 8
+        if gi[GlobalInt.RANDOM_POSITION] + drawn > rand_len:
             return Status.NEED_RANDOM
         if max(gi[GlobalInt.HEAP_ENTRIES], gi[GlobalInt.RTO_ENTRIES]) + HEAP_MARGIN > heap_cap:
             return Status.HEAP_FULL
@@ -159,7 +163,7 @@ def _run_chunk(t_stop, heap_cap, rand_len, trace_cap, sample_cap, sp):
             if fq:
                 fq_depart(sp, t)
             else:
-                codel_depart(sp, t)
+                dequeue_fifo_depart(sp, t)
         elif kind == Event.RTO:
             rto_fire(sp, t, f)
         elif kind == Event.DELACK:
@@ -212,7 +216,8 @@ def finish(arrays):
     g, gi = s.g, s.gi
     end = g[GlobalFloat.END_S]
     fq = gi[GlobalInt.FAIR_QUEUEING] != 0
-    codel = not fq and gi[GlobalInt.AQM] == Aqm.CODEL
+    at_dequeue = gi[GlobalInt.AQM] == Aqm.CODEL or gi[GlobalInt.AQM] == Aqm.DUALQ
+    codel = not fq and at_dequeue  # the FIFO of dequeue_fifo.py (CoDel and DualQ)
     if not fq and not codel:
         fifo_advance(sp, end)
     account_occupancy(sp, end)

@@ -1,10 +1,10 @@
-"""A packet reaches the bottleneck port: count it and hand it to the FIFO (with CoDel: the
-FIFO of ``codel.py``) or fair queueing."""
+"""A packet reaches the bottleneck port: count it and hand it to the FIFO (with CoDel or DualQ,
+which decide at dequeue: the FIFO of ``dequeue_fifo.py``) or fair queueing."""
 
 from __future__ import annotations
 
-from validation.simulator.core.codel import codel_arrive
 from validation.simulator.core.counters import COUNTS, account_occupancy
+from validation.simulator.core.dequeue_fifo import dequeue_fifo_arrive
 from validation.simulator.core.fair_queue import fq_arrive
 from validation.simulator.core.fifo import fifo_arrive
 from validation.simulator.core.heap import exponential
@@ -30,7 +30,7 @@ def arrive(sp, t, f, epoch, seq, flags):
         size = exponential(sp, g[GlobalFloat.WIRE_BYTES])
     if gi[GlobalInt.FAIR_QUEUEING] != 0:
         fq_arrive(sp, t, f, epoch | (flags << EPOCH_BITS), seq, size)  # the tag DELIVER carries
-    elif gi[GlobalInt.AQM] == Aqm.CODEL:
-        codel_arrive(sp, t, f, epoch, seq, size, flags)
+    elif gi[GlobalInt.AQM] == Aqm.CODEL or gi[GlobalInt.AQM] == Aqm.DUALQ:
+        dequeue_fifo_arrive(sp, t, f, epoch, seq, size, flags)
     else:
         fifo_arrive(sp, t, f, epoch, seq, size, flags)

@@ -13,9 +13,10 @@ The model, in one place:
   is evaluated at that time, which is equivalent since the ACK path has no queue);
 - the bottleneck holds at most ``B`` packets (or ``B`` full packets' bytes in byte mode), the
   one in transmission included; FIFO drop-tail, or DRR fair queueing that drops from the
-  longest queue; the FIFO may run an AQM below that hard limit: CoDel (RFC 8289) deciding at
-  dequeue, PIE (RFC 8033) at enqueue (see ``core/codel.py`` and ``core/pie.py`` for the
-  algorithms and their sources);
+  longest queue; the FIFO may run an AQM below that hard limit: CoDel (RFC 8289) and DualPI2
+  (RFC 9332, as Linux's sch_dualpi2.c runs it by default) deciding at dequeue, PIE
+  (RFC 8033) at enqueue (see ``core/codel.py``, ``core/dualq.py`` and ``core/pie.py`` for
+  the algorithms and their sources);
 - TCP Reno: slow start (at most one packet per ACK, RFC 5681 §3.1, even when an ACK covers
   a repaired hole), congestion avoidance counting the packets acknowledged (``ca_increase``
   "bytes_acked", RFC 3465) or one packet per ACK ("per_ack", RFC 5681 §3.1 Eq. 3, ns-2's
@@ -63,8 +64,7 @@ from validation.simulator.core.dualq import ALPHA_PER_S as PI2_ALPHA_PER_S
 from validation.simulator.core.dualq import BETA_PER_S as PI2_BETA_PER_S
 from validation.simulator.core.dualq import (
     COUPLING,
-    MIN_TH_S,
-    RANGE_S,
+    STEP_THRESH_S,
     TARGET_S,
     TUPDATE_S,
 )
@@ -342,6 +342,8 @@ class ReferenceSimulator:
             self.fq_arrive(t, f, epoch, seq, size, flags)
             return
         arrived_to = (self.q_packets, self.q_bytes)
+        if self.sc.aqm == "dualq":  # updates due by t see the queue before this arrival
+            self.dualq_update(t)
         if self.sc.byte_mode:
             accept = self.q_bytes + size <= p.limit_bytes
         else:
@@ -355,13 +357,6 @@ class ReferenceSimulator:
             if signal < 0:
                 return
             flags |= signal
-        elif self.sc.aqm == "dualq":
-            action = self.dualq_action(t)
-            if action is not None:
-                signal = self.aqm_signal(t, f, size, action == "signal")
-                if signal < 0:
-                    return
-                flags |= signal
         self.accepted(t)
         flags |= self.mark_on_arrival(t, f, *arrived_to)
         self.q_packets += 1
@@ -370,9 +365,9 @@ class ReferenceSimulator:
         self.last_dep = max(t, self.last_dep) + size * 8.0 / self.sc.capacity_bps
         if self.busy:
             self.fifo.append(pkt)
-        elif self.sc.aqm == "codel":
+        elif self.sc.aqm in ("codel", "dualq"):
             self.fifo.append(pkt)
-            nxt = self.codel_dequeue(t)
+            nxt = self.aqm_dequeue(t)
             if nxt is not None:
                 self.start_service(t, nxt)
         else:
@@ -407,9 +402,13 @@ class ReferenceSimulator:
         pkt = self.fifo.popleft()
         return pkt, self.codel_ok(t, t - pkt[4], self.q_bytes - pkt[3])
 
-    def codel_signal(self, t: float, pkt: Packet) -> Packet | None:
+    def aqm_dequeue(self, t: float) -> Packet | None:
+        """The packet an AQM that decides at dequeue (CoDel, DualQ) sends at t."""
+        return self.dualq_dequeue(t) if self.sc.aqm == "dualq" else self.codel_dequeue(t)
+
+    def signal_taken(self, t: float, pkt: Packet, may_mark: bool = True) -> Packet | None:
         """Signal the dequeued packet: None when dropped (it leaves), else it marked CE."""
-        signal = self.aqm_signal(t, pkt[0], pkt[3], True)
+        signal = self.aqm_signal(t, pkt[0], pkt[3], may_mark)
         if signal < 0:
             self.account_occupancy(t)
             self.q_packets -= 1
@@ -427,7 +426,7 @@ class ReferenceSimulator:
             while self.dropping and t >= self.drop_next:
                 assert pkt is not None
                 self.count += 1
-                marked = self.codel_signal(t, pkt)
+                marked = self.signal_taken(t, pkt)
                 if marked is not None:  # sent; the next signal per the law
                     self.drop_next += interval / math.sqrt(self.count)
                     return marked
@@ -438,7 +437,7 @@ class ReferenceSimulator:
                     self.drop_next += interval / math.sqrt(self.count)
         elif ok:
             assert pkt is not None
-            marked = self.codel_signal(t, pkt)
+            marked = self.signal_taken(t, pkt)
             if marked is None:
                 pkt, ok = self.codel_dodequeue(t)
             else:
@@ -491,10 +490,11 @@ class ReferenceSimulator:
 
     # ---------------------------------------------------------------- DualQ
     def dualq_update(self, t: float) -> None:
-        """RFC 9332 Appendix A.1 ``dualpi2_update``: every p' update due at or before t."""
+        """Linux ``calculate_probability``: every p' update due at or before t, from the
+        sojourn time of the packet at the head of the queue (0 when none waits)."""
         while self.dualq_next_update <= t:
             u = self.dualq_next_update
-            qdelay = max(self.last_dep - u, 0.0)
+            qdelay = u - self.fifo[0][4] if self.fifo else 0.0
             old = self.dualq_qdelay_old
             step = PI2_ALPHA_PER_S * (qdelay - TARGET_S) + PI2_BETA_PER_S * (qdelay - old)
             prob = self.dualq_prob + step
@@ -502,26 +502,35 @@ class ReferenceSimulator:
             self.dualq_qdelay_old = qdelay
             self.dualq_next_update = u + TUPDATE_S
 
-    def dualq_action(self, t: float) -> str | None:
-        """ "signal" (mark if ECN-capable, else drop), "drop" (overload) or None for a packet
-        the buffer has room for: Classic (p')², L4S max(ramp, k·p'), none below 2 packets."""
+    def dualq_dequeue(self, t: float) -> Packet | None:
+        """Linux ``dualpi2_qdisc_dequeue`` with its defaults: ``must_drop`` (nothing below two
+        packets left at the port; Classic (p')², a drop on overload; L4S k·p', on overload a
+        drop with (p')² and else a mark), then L4S packets marked above 1 ms of sojourn."""
         self.dualq_update(t)
         p = self.dualq_prob
-        coupled = self.q_bytes >= 2.0 * self.p.wire_bits / 8.0
         overload = COUPLING * p > 1.0
-        action = "drop" if overload else "signal"
-        if self.sc.dualq_scalable and not overload:
-            qdelay = max(self.last_dep - t, 0.0)
-            ramp = 0.0  # RFC 9332 ``laqm``
-            if qdelay >= MIN_TH_S + RANGE_S:
-                ramp = 1.0
-            elif qdelay > MIN_TH_S:
-                ramp = (qdelay - MIN_TH_S) / RANGE_S
-            prob = max(COUPLING * p if coupled else 0.0, ramp)
-        else:
-            prob = p * p if coupled else 0.0
-        if prob > 0.0 and self.rand.next() < prob:
-            return action
+        scalable = self.sc.dualq_scalable
+        while self.fifo:
+            pkt = self.fifo.popleft()
+            hit, miss = ("drop" if overload else "signal"), None
+            prob = p * p
+            if scalable:
+                hit, miss = ("drop", "signal") if overload else ("signal", None)
+                prob = p * p if overload else COUPLING * p
+            if self.q_bytes - pkt[3] < 2.0 * self.p.wire_bits / 8.0:
+                prob, miss = 0.0, None
+            action = miss
+            if prob > 0.0 and self.rand.next() < prob:
+                action = hit
+            taken: Packet | None = pkt
+            if action == "drop":
+                taken = self.signal_taken(t, pkt, False)
+            elif action == "signal":
+                taken = self.signal_taken(t, pkt)
+            elif scalable and t - pkt[4] > STEP_THRESH_S:
+                taken = self.signal_taken(t, pkt)
+            if taken is not None:
+                return taken
         return None
 
     def accepted(self, t: float) -> None:
@@ -595,8 +604,8 @@ class ReferenceSimulator:
         self.in_service = None
         if self.sc.discipline == "fq":
             nxt = self.fq_next()
-        elif self.sc.aqm == "codel":
-            nxt = self.codel_dequeue(t)
+        elif self.sc.aqm in ("codel", "dualq"):
+            nxt = self.aqm_dequeue(t)
         else:
             nxt = self.fifo_next()
         if nxt is not None:
