@@ -1006,9 +1006,9 @@ def aqm_limit_rule(ctx: Context) -> RuleResult | None:
     (:func:`aqm_reaction_s`) after the queue passes its target, plus one round trip for the
     drop to be noticed. A hard limit below C·(R + T_e) fills first, and tail drops, not the
     AQM, end the start-up (this simulator, 20 Mb/s, 40 ms, 4 CUBIC flows starting together,
-    first 3 s, seeds 1-3 summed: CoDel, tail drops 169 against CoDel's 48 at 0.43 BDP, 31
-    against 132 at C·(R + T_e) ≈ 3.6 BDP; DualQ's Classic queue as Linux runs it (decisions at
-    dequeue from the head packet's sojourn time), 231 against 4 at 0.43 BDP, 126 against 239
+    first 3 s, seeds 1-3 summed: CoDel, tail drops 171 against CoDel's 49 at 0.43 BDP, 31
+    against 147 at C·(R + T_e) ≈ 3.6 BDP; DualQ's Classic queue as Linux runs it (decisions at
+    dequeue from the head packet's sojourn time), 232 against 4 at 0.43 BDP, 128 against 295
     at C·(R + T_e) ≈ 1.8 BDP; tests/validation/test_aqm_limit.py). Senders
     whose windows are capped (``max_window_packets``) queue at most N·W_max − C·T_e, the
     limit's cap.

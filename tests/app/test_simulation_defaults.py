@@ -126,7 +126,7 @@ def test_cli_and_api_give_the_same_aqm_scenario_with_units(client: TestClient) -
     [
         ({"codel_target_s": 0}, "codel_target_s", "greater than 0"),
         ({"codel_interval_s": "200 s"}, "codel_interval_s", "less than or equal to 100"),
-        ({"aqm": "red"}, "aqm", "'none', 'codel' or 'pie'"),
+        ({"aqm": "red"}, "aqm", "'none', 'codel', 'pie' or 'dualq'"),
         ({"aqm": "pie", "discipline": "fq"}, "aqm", "with discipline fq it must be none"),
     ],
 )

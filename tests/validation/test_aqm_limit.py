@@ -53,12 +53,13 @@ def test_the_aqm_not_the_tail_drop_ends_the_start_up_at_the_engine_s_limit(
     old = next(r for r in rec.rules if r.rule == "md_beta").buffer_packets
     assert old == 29  # CUBIC's β rule, the limit the engine gave before
     aqm_drops, tail_drops = _drops(aqm, rec.recommended.buffer_packets)
-    # Measured (seeds 1-3, summed): CoDel 132 AQM drops against 31 tail drops at 242 packets;
-    # PIE 745 against 0 at 342; DualQ as Linux runs it (decisions at dequeue from the head
-    # packet's sojourn time, core/dualq.py) 239 (68, 105, 66) against 126 (37, 80, 9) at 119.
+    # Measured (seeds 1-3, summed; simulator with RACK): CoDel 147 AQM drops against 31 tail
+    # drops at 242 packets; PIE 1,871 against 0 at 342; DualQ as Linux runs it (decisions at
+    # dequeue from the head packet's sojourn time, core/dualq.py) 295 (77, 148, 70) against
+    # 128 (37, 82, 9) at 119.
     # The AQM must at least match the tail drop.
     assert aqm_drops >= tail_drops
-    # At the old limit the tail drop ended the start-up (CoDel 48 against 169, PIE 0 against
-    # 220, DualQ 4 against 231): the test can tell the two apart.
+    # At the old limit the tail drop ended the start-up (CoDel 49 against 171, PIE 0 against
+    # 236, DualQ 4 against 232): the test can tell the two apart.
     old_aqm, old_tail = _drops(aqm, old)
     assert old_tail > old_aqm
