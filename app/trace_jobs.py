@@ -6,8 +6,8 @@ that needs more fails with that reason, and the service process never holds the 
 arrays. The child is one of the service's ``workers`` processes: it waits for a slot of the
 budget it shares with the simulation pool (:class:`app.jobs.budget.WorkerBudget`), and its
 check's simulator runs are made in it, one after another, so that the job is one process,
-within its one limit, and simulations and traces together never run more than ``workers``
-processes. (A process of its own rather than a task of the pool's executor: a process's
+within its one limit, and simulations and traces together never compute more than ``workers``
+jobs at once. (A process of its own rather than a task of the pool's executor: a process's
 address-space limit can only be lowered, so a pool worker would keep a trace job's limit for
 every later job; and cancelling a trace job kills its process, which would break the
 executor and interrupt every simulation running in it.)

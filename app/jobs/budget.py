@@ -2,8 +2,9 @@
 
 A simulation job takes one slot for its worker process (:class:`app.jobs.pool.JobPool`), a trace
 job one for its own process (:class:`app.trace_jobs.TraceJobs`, whose check runs its simulator
-runs in that same process), so that at most ``workers`` job processes run at any time, whatever
-the mix of jobs.
+runs in that same process), so that at most ``workers`` jobs compute at any time, each in one
+process, whatever the mix of jobs (an idle worker process of the simulation pool may wait
+beside a running trace job).
 
 A consumer takes slots before it claims jobs and gives back those it did not use. A slot given
 back wakes every consumer when a job ended, and otherwise only the consumers that were refused
