@@ -56,7 +56,7 @@ RBP_FLOWS, WINDOW_LIMITED_FLOWS = 20, 10
 #: flows, Table I's BSCL size, seeds 1-6: 1.33% loss at 1 Gb/s and 1.25-1.37% at every rate
 #: from 51 Mb/s to 1 Gb/s (studies/results/bscl_access_sensitivity.md). ns-2.35 on the same
 #: flows, without the short flows, gives 1.30% at 1 Gb/s and 1.25% at 100 Mb/s, this simulator
-#: 1.24% and 1.18% (studies/results/ns2_bscl_mix.md).
+#: 1.22% and 1.17% (studies/results/ns2_bscl_mix.md).
 LBP_ACCESS_BPS = 1e9
 
 
@@ -139,13 +139,13 @@ MIX_NOTE = (
     "window-limited flows and Poisson short flows of 14 packets, the non-LBP 10% split 40/40/20."
     " RTTs uniform in 20-414 ms (mean 217 ms); ns-2's TCP as the paper ran it: 1/cwnd per ACK, "
     "delayed ACKs with ns-2's 100 ms timer; the LBP, window-limited and short flows behind 1 "
-    "Gb/s access links (004 does not give the rate). Full suite: loss 1.34% (BSCL), 4.05% (C·T),"
-    " 9.37% (Stanford), in the paper's order and inside its three readings. ns-2.35 given the "
+    "Gb/s access links (004 does not give the rate). Full suite: loss 1.31% (BSCL), 4.02% (C·T),"
+    " 9.38% (Stanford), in the paper's order and inside its three readings. ns-2.35 given the "
     "same flows (studies/ns2_bscl_mix.py, seeds 1-3) loses 1.35 ± 0.15%, 4.09 ± 0.89% and "
-    "10.52 ± 3.08% at these sizes, this simulator 1.35 ± 0.24%, 4.09 ± 0.77% and 9.23 ± 2.52% "
-    "(without the short flows, seeds 1-6: ns-2 1.30%, 3.87%, 10.03%; here 1.24%, 3.69%, "
-    "8.56%): the LBP flows see ns-2's loss-event rate at 2459 packets (0.72% against 0.73%) "
-    "and less at 38 (5.56% against 6.62%), with 1.6-1.9 packets per loss event in both (the two"
+    "10.52 ± 3.08% at these sizes, this simulator 1.31 ± 0.03%, 4.10 ± 0.73% and 9.30 ± 2.43% "
+    "(without the short flows, seeds 1-6: ns-2 1.30%, 3.87%, 10.03%; here 1.22%, 3.70%, "
+    "8.59%): the LBP flows see ns-2's loss-event rate at 2459 packets (0.71% against 0.73%) "
+    "and less at 38 (5.59% against 6.62%), with 1.6-1.9 packets per loss event in both (the two"
     " segments a delayed ACK releases, dropped together at a full buffer). Until the sender took"
     " whole segments of cwnd (RFC 5681 §2; ns-2's window() is (int)cwnd_), the flight reached "
     "ceil(cwnd) with ns-2's fractional cwnd, the LBP flows saw 1.26x ns-2's loss events, and "
