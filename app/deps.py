@@ -1,4 +1,4 @@
-"""The typed dependencies of the routes, in one place: ``JobPoolDep``, ``SettingsDep``.
+"""The typed dependencies of the routes, in one place: ``JobPoolDep``, ``SettingsDep``, ...
 
 Each alias is ``Annotated[T, Depends(provider)]``; a route names the alias and gets a ``T``, and
 ``app.dependency_overrides[provider]`` replaces it (the tests give a temporary database so).
@@ -12,7 +12,8 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request, Security
 from fastapi.security import APIKeyHeader
 
-from app.jobs.lifespan import get_job_pool, get_trace_jobs, get_warmup
+from app.answer_pool import AnswerPool
+from app.jobs.lifespan import get_answer_pool, get_job_pool, get_trace_jobs, get_warmup
 from app.jobs.pool import JobPool
 from app.jobs.warmup import SimulatorWarmup
 from app.settings import Settings, get_settings, settings_of
@@ -26,6 +27,8 @@ TraceJobsDep = Annotated[TraceJobs, Depends(get_trace_jobs)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 #: The start-up compile of the simulator (what a waiting check says meanwhile).
 WarmupDep = Annotated[SimulatorWarmup, Depends(get_warmup)]
+#: The processes computing /v1/recommend's answers (none: computed on the event loop).
+AnswerPoolDep = Annotated[AnswerPool, Depends(get_answer_pool)]
 
 #: Methods that read: open by id even when API keys are set.
 READING = frozenset({"GET", "HEAD", "OPTIONS"})

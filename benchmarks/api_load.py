@@ -21,12 +21,14 @@ time (every request runs the engine).
 
 Targets on a 2-core machine, client and service on the same host: bdp >= 1,000 req/s with
 p99 < 20 ms; recommend p99 < 50 ms, at 20 concurrent clients. With closed-loop clients the
-service answers one request at a time, so the p99 of distinct scenarios is about 20 times the
-engine's time per answer: 50 ms needs about 2.5 ms per answer.
+service answers them about as fast as its cores allow, so the p99 of distinct scenarios is about
+20 times the machine's CPU time per answer (service and load generator) divided by its cores.
 
 Each run's line gives throughput, p50/p99/max latency, the CPU per request of the load generator
-and of the service (``psutil``; the service's only when this command started it), and the share
-of the machine's cores the load generator took; ``--only distinct`` runs one of them.
+and of the service (``psutil``; the service's only when this command started it: the web process
+with its worker processes, which compute /v1/recommend's answers, and the web process alone),
+and the share of the machine's cores the load generator took; ``--only distinct`` runs one of
+them.
 
 The client shares the machine with the service, so it must cost much less per request than the
 service. By default each simulated client is one keep-alive HTTP/1.1 connection driven by
@@ -81,10 +83,11 @@ class RunResult:
     failed: int
     elapsed_s: float
     latencies_s: np.ndarray[Any, np.dtype[np.float64]]
-    #: CPU seconds the load generator (this process) and the service spent during the run
-    #: (None: the service is not ours to measure).
+    #: CPU seconds the load generator (this process) and the service spent during the run:
+    #: its web process, and the web process with its worker processes (None: the service is
+    #: not ours to measure).
     client_cpu_s: float
-    service_cpu_s: float | None
+    service_cpu_s: tuple[float, float] | None
 
     def line(self) -> str:
         if self.completed == 0:
@@ -94,7 +97,8 @@ class RunResult:
         requests = self.completed + self.failed
         cpu = f"client CPU {self.client_cpu_s / requests * 1e3:.2f} ms/req"
         if self.service_cpu_s is not None:
-            cpu += f", service CPU {self.service_cpu_s / requests * 1e3:.2f} ms/req"
+            web, total = (seconds / requests * 1e3 for seconds in self.service_cpu_s)
+            cpu += f", service CPU {total:.2f} ms/req (web process {web:.2f})"
         # The share of the machine's cores the load generator took: on a 2-core host it
         # competes with the service for them.
         share = self.client_cpu_s / (self.elapsed_s * (os.cpu_count() or 1))
@@ -213,16 +217,35 @@ async def run(
         elapsed,
         latencies_s,
         time.process_time() - client_cpu,
-        None if after is None or service_cpu is None else after - service_cpu,
+        None
+        if service_pid is None or after is None or service_cpu is None
+        else _cpu_between(service_pid, service_cpu, after),
     )
 
 
-def _cpu_s(pid: int | None) -> float | None:
-    """CPU seconds (user + system) the process ``pid`` has used, None without one."""
+def _cpu_s(pid: int | None) -> dict[int, float] | None:
+    """CPU seconds (user + system) used so far by the process ``pid`` and by each of its
+    descendants (its answer and job workers), by process id; None without one."""
     if pid is None:
         return None
-    times = psutil.Process(pid).cpu_times()
-    return float(times.user + times.system)
+    process = psutil.Process(pid)
+    used: dict[int, float] = {}
+    for each in [process, *process.children(recursive=True)]:
+        try:
+            times = each.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        used[each.pid] = float(times.user + times.system)
+    return used
+
+
+def _cpu_between(
+    pid: int, before: dict[int, float], after: dict[int, float]
+) -> tuple[float, float]:
+    """CPU seconds the web process ``pid`` and its descendants (together) used between two
+    :func:`_cpu_s` readings (a descendant that ended between them is not counted)."""
+    spent = {p: after[p] - before.get(p, 0.0) for p in after}
+    return spent.get(pid, 0.0), sum(spent.values())
 
 
 async def main(args: argparse.Namespace) -> None:

@@ -14,6 +14,7 @@ from typing import Any, cast
 from fastapi import FastAPI, HTTPException, Request
 from starlette.concurrency import run_in_threadpool
 
+from app.answer_pool import AnswerPool
 from app.jobs.budget import WorkerBudget
 from app.jobs.pool import JobPool
 from app.jobs.runner import run_replications
@@ -43,7 +44,8 @@ def _resolve(application: FastAPI, provider: Callable[[], Any]) -> Any:
 @asynccontextmanager
 async def jobs_lifespan(application: FastAPI) -> AsyncIterator[None]:
     """Start the simulation job pool and the trace jobs (each recovering the jobs a stopped
-    service left) and stop them at shutdown."""
+    service left) and the processes computing /v1/recommend's answers, and stop them at
+    shutdown."""
     settings = cast(Settings, _resolve(application, get_settings))
     # An unusable database stops the start here, however the service was started (one line:
     # app.storage.DatabaseAtStartup).
@@ -61,11 +63,16 @@ async def jobs_lifespan(application: FastAPI) -> AsyncIterator[None]:
     traces = TraceJobs(settings, cast(TraceRunner, _resolve(application, trace_runner)), budget)
     await run_in_threadpool(traces.start)
     application.state.trace_jobs = traces
+    answers = AnswerPool(settings.answer_workers)
+    await run_in_threadpool(answers.start)
+    application.state.answer_pool = answers
     try:
         yield
     finally:
         application.state.job_pool = None
         application.state.trace_jobs = None
+        application.state.answer_pool = None
+        await run_in_threadpool(answers.shutdown)
         # a running trace job's process (and its check's simulator processes) stop now
         await run_in_threadpool(traces.shutdown)
         await run_in_threadpool(pool.shutdown)
@@ -76,6 +83,16 @@ def get_warmup(request: Request) -> SimulatorWarmup:
     """The start-up compile of the simulator (one that never started when not configured)."""
     warmup = getattr(request.app.state, "simulator_warmup", None)
     return warmup if isinstance(warmup, SimulatorWarmup) else SimulatorWarmup()
+
+
+#: Without the lifespan's pool, answers are computed on the event loop.
+_NO_ANSWER_WORKERS = AnswerPool(0)
+
+
+def get_answer_pool(request: Request) -> AnswerPool:
+    """The processes computing /v1/recommend's answers (none before the lifespan starts them)."""
+    pool = getattr(request.app.state, "answer_pool", None)
+    return pool if isinstance(pool, AnswerPool) else _NO_ANSWER_WORKERS
 
 
 def get_trace_jobs(request: Request) -> TraceJobs:

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections import OrderedDict
 
 from fastapi import APIRouter, Response
-from pydantic import TypeAdapter
 
+from app.answer_pool import AnswerPool
+from app.deps import AnswerPoolDep
 from app.schemas.recommend import (
     RecommendRequest,
     RecommendWithDeviceResponse,
 )
 from app.services import recommend as service
-from models.recommend import LinkScenario, Recommendation, Targets
+from models.recommend import LinkScenario, Targets
 
 router = APIRouter(tags=["recommend"])
 
@@ -21,17 +22,27 @@ router = APIRouter(tags=["recommend"])
 CACHED_RECOMMENDATIONS = 512
 
 
-#: The engine's answer written straight from its dataclasses: the bytes
-#: ``RecommendResponse.of(answer).model_dump_json()`` writes (field for field, non-finite
-#: numbers as null; tests/app/test_api_recommend_shape.py compares them), without validating
-#: every answer into the response model first (0.28 -> 0.09 ms of an answer's ~2.5 ms).
-_ANSWER_JSON = TypeAdapter(Recommendation)
+#: Recent answers, JSON, by scenario and targets (least recently used dropped first).
+_ANSWERS: OrderedDict[tuple[LinkScenario, Targets], bytes] = OrderedDict()
 
 
-@lru_cache(maxsize=CACHED_RECOMMENDATIONS)
-def recommendation_json(scenario: LinkScenario, targets: Targets) -> bytes:
-    """The engine's answer as JSON bytes, in :class:`RecommendResponse`'s shape."""
-    return _ANSWER_JSON.dump_json(service.recommend(scenario, targets))
+def clear_cached_answers() -> None:
+    _ANSWERS.clear()
+
+
+async def recommendation_json(pool: AnswerPool, scenario: LinkScenario, targets: Targets) -> bytes:
+    """The engine's answer as JSON bytes, in :class:`RecommendResponse`'s shape: a recent one
+    from the cache, else computed by ``pool``."""
+    key = (scenario, targets)
+    content = _ANSWERS.get(key)
+    if content is not None:
+        _ANSWERS.move_to_end(key)
+        return content
+    content = await pool.recommendation_json(scenario, targets)
+    _ANSWERS[key] = content
+    if len(_ANSWERS) > CACHED_RECOMMENDATIONS:
+        _ANSWERS.popitem(last=False)
+    return content
 
 
 @router.post(
@@ -45,13 +56,14 @@ def recommendation_json(scenario: LinkScenario, targets: Targets) -> bytes:
     "buffer size for plotting. With a device, also the recommended size as that device's "
     "configuration (device_config, the shape /v1/config returns).",
 )
-async def recommend_buffer(body: RecommendRequest) -> Response:
-    # Run on the event loop, not in the thread pool: one answer is ~2 ms of CPU, and twenty
-    # threads sharing the GIL made the slowest answers wait three times longer than the queue
-    # (benchmarks/api_load.py: distinct scenarios, p99 161 ms in threads, 41 ms here).
+async def recommend_buffer(body: RecommendRequest, pool: AnswerPoolDep) -> Response:
+    # Computed by the service's answer processes (app.answer_pool), awaited on the event loop;
+    # never in the thread pool: one answer is ~2 ms of CPU, and twenty threads sharing the GIL
+    # made the slowest answers wait three times longer than the queue (benchmarks/api_load.py:
+    # distinct scenarios, p99 161 ms in threads, 41 ms on the loop).
     scenario, targets = body.to_domain()
     if body.device is None:
-        content = recommendation_json(scenario, targets)
+        content = await recommendation_json(pool, scenario, targets)
     else:
         result = service.recommend_for(scenario, targets, body.device.to_domain())
         content = RecommendWithDeviceResponse.for_device(result).model_dump_json().encode()

@@ -92,10 +92,10 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
     service = create_app()
     service.dependency_overrides[get_settings] = lambda: settings
     service.dependency_overrides[simulation_runner] = lambda: runners.quick_runner
-    app.routers.recommend.recommendation_json.cache_clear()
+    app.routers.recommend.clear_cached_answers()
     with TestClient(service, raise_server_exceptions=False) as test_client:
         yield test_client
-    app.routers.recommend.recommendation_json.cache_clear()
+    app.routers.recommend.clear_cached_answers()
 
 
 THESIS = {"capacity_bps": "10 Gbit/s", "rtt_s": "100 ms", "flows": 1000, "packet_bytes": 1000}

@@ -180,3 +180,33 @@ def test_workers_die_with_the_service_and_the_job_finishes_once(
         assert all(0.0 < r["utilization"] <= 1.0 for r in job["results"])
     finally:
         second.stop()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "SIGTERM"])
+def test_answer_workers_die_with_the_service(
+    paths: tuple[Path, Path], stop: signal.Signals
+) -> None:
+    # /v1/recommend's answer processes (app/answer_pool.py): BUFSIZE_ANSWER_WORKERS of them,
+    # none left once the service is gone.
+    database, log = paths
+    service = Service(database, log, {"BUFSIZE_ANSWER_WORKERS": "2", "BUFSIZE_WARM_SIMULATOR": "0"})
+    try:
+        answer = httpx.post(
+            f"{service.url}/v1/recommend",
+            json={"scenario": {"capacity_bps": 1e9, "rtt_s": 0.05, "flows": 4}},
+            timeout=60,
+        )
+        assert answer.status_code == 200, answer.text
+        # the two workers, with the fork server and the resource tracker
+        below = descendants(service.process.pid)
+        assert len(below) >= 2, _commands(sorted(below))
+        service.process.send_signal(stop)
+        service.process.wait(timeout=60)
+        stopped_at = time.monotonic()
+        while any(alive(pid) for pid in below) and time.monotonic() - stopped_at < GRACE_S:
+            time.sleep(0.1)
+        survivors = [pid for pid in below if alive(pid)]
+        assert survivors == [], f"{_commands(survivors)} still run {GRACE_S} s after the service"
+    finally:
+        service.stop()
