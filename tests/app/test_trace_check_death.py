@@ -5,7 +5,8 @@ A real service (``bufsize serve``, ``BUFSIZE_WORKERS=1``) reads a simulated trac
 ``verify=true`` and 20 replications (a check of a minute or more); while the check runs, the
 trace job's process is the only job process below the service (no simulator process of its
 own: its check's runs are made in it, within its memory limit and its one worker slot). Then
-the service is stopped: every process below it (the job's process, the resource trackers, a
+the service is stopped: every process below it (the job's process, /v1/recommend's answer
+workers, the resource trackers, a
 forkserver) must be gone within a few seconds. A check's simulator processes once ran on for
 minutes (~560 MB).
 """
@@ -22,6 +23,9 @@ import pytest
 from tests.app.test_jobs_service_death import GRACE_S, Service, _commands, alive, descendants
 from tests.app.trace_links import write_congested_trace
 
+#: /v1/recommend's answer processes (app/answer_pool.py), forked by the same forkserver: they
+#: run beside the job and must die with the service too.
+ANSWER_WORKERS = 2
 #: In the command line of a forkserver, and of the processes it forks.
 FORKSERVER = "multiprocessing.forkserver import main"
 #: In the command line of a process started by multiprocessing's ``spawn``.
@@ -83,7 +87,9 @@ def test_no_process_outlives_the_service_during_a_trace_check(
     trace = tmp_path / "link.csv"
     write_congested_trace(trace)
     service = Service(
-        tmp_path / "jobs.sqlite3", tmp_path / "service.log", env={"BUFSIZE_WORKERS": "1"}
+        tmp_path / "jobs.sqlite3",
+        tmp_path / "service.log",
+        env={"BUFSIZE_WORKERS": "1", "BUFSIZE_ANSWER_WORKERS": str(ANSWER_WORKERS)},
     )
     try:
         answer = httpx.post(
@@ -104,7 +110,8 @@ def test_no_process_outlives_the_service_during_a_trace_check(
             assert time.monotonic() < deadline, httpx.get(location).json()
             time.sleep(0.25)
         # BUFSIZE_WORKERS=1: the trace job's process, and no simulator process beside it (a
-        # check once had a pool of its own, outside the job's memory limit and worker slot).
+        # check once had a pool of its own, outside the job's memory limit and worker slot);
+        # the forkserver's only children are the answer workers.
         # Counted every 0.1 s for a second, not once: the check runs several sweeps, and a
         # single look could fall between two of them.
         counts = []
@@ -112,7 +119,7 @@ def test_no_process_outlives_the_service_during_a_trace_check(
             pid = service.process.pid
             counts.append((len(_trace_job_processes(pid)), len(_forkserver_children(pid))))
             time.sleep(0.1)
-        assert set(counts) == {(1, 0)}, counts
+        assert set(counts) == {(1, ANSWER_WORKERS)}, counts
         processes = descendants(service.process.pid)
         service.process.send_signal(stop)
         service.process.wait(timeout=60)
