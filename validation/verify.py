@@ -552,22 +552,24 @@ def prediction_fate(
 
     Utilization is within when the simulated mean is within :data:`UTILIZATION_TOLERANCE` (or
     its 99 % interval) of the prediction; loss within a factor :data:`LOSS_FACTOR` (or both below
-    :data:`LOSS_FLOOR`), not judged when the engine did not predict it; the predicted delay is
+    :data:`LOSS_FLOOR`), each not judged when the engine did not predict it; the predicted delay is
     the full buffer's, a bound, so it can only be within or optimistic (the p99's upper bound
     above it, by more than ``slack_s`` for rounding the scaled buffer).
     """
     fates: dict[str, Fate] = {}
     notes = []
     ci = util.ci99_half_width if math.isfinite(util.ci99_half_width) else 0.0
-    gap = util.mean - predicted.utilization
-    fates["utilization"] = _fate(
-        gap, abs(gap) <= max(UTILIZATION_TOLERANCE, ci), better_when_positive=True
-    )
-    if fates["utilization"] != "within":
-        notes.append(
-            f"utilization {util.mean:.1%} vs predicted {predicted.utilization:.1%} "
-            f"({'above' if gap > 0 else 'below'} by {abs(gap):.1%})"
+    u = predicted.utilization  # None: the engine does not predict it for these senders here
+    if u is not None:
+        gap = util.mean - u
+        fates["utilization"] = _fate(
+            gap, abs(gap) <= max(UTILIZATION_TOLERANCE, ci), better_when_positive=True
         )
+        if fates["utilization"] != "within":
+            notes.append(
+                f"utilization {util.mean:.1%} vs predicted {u:.1%} "
+                f"({'above' if gap > 0 else 'below'} by {abs(gap):.1%})"
+            )
     p = predicted.loss_probability  # None: the inputs do not decide the loss (N_b unknown)
     if p is not None:
         loss_ci = loss.ci99_half_width if math.isfinite(loss.ci99_half_width) else 0.0

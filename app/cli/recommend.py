@@ -62,7 +62,8 @@ def _predicted(p: Prediction | None) -> tuple[str, str]:
     if p is None:
         return "", ""
     loss = "?" if p.loss_probability is None else f"{p.loss_probability:.2g}"
-    return f"{p.normalized_utilization:.1%}", loss
+    nu = p.normalized_utilization
+    return ("not predicted" if nu is None else f"{nu:.1%}"), loss
 
 
 def answer_line(rec: Recommendation) -> str:

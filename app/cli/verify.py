@@ -79,6 +79,11 @@ def _loss(probability: float | None) -> str:
     return "unknown" if probability is None else f"{probability:.2g}"
 
 
+def _predicted_utilization(fraction: float | None) -> str:
+    """A predicted utilization, or "not predicted" where the engine has none for the senders."""
+    return "not predicted" if fraction is None else f"{fraction:.1%}"
+
+
 _COLOURS = {"met": "green", "missed": "red", "undecided": "yellow"}
 
 
@@ -121,7 +126,8 @@ def render_verification(
             c.label,
             f"{c.buffer_packets:,} ({c.simulated_buffer_packets:,})",
             str(c.replications),
-            f"{c.predicted.utilization:.1%} / {_pct(c.utilization, c.utilization_ci99)}",
+            f"{_predicted_utilization(c.predicted.utilization)} / "
+            f"{_pct(c.utilization, c.utilization_ci99)}",
             f"{_loss(c.predicted.loss_probability)} / {c.loss_rate:.2g}"
             + (f" ± {c.loss_rate_ci99:.2g}" if math.isfinite(c.loss_rate_ci99) else ""),
             f"{c.predicted.queueing_delay_s * 1e3:.3g} / "

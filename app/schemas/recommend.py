@@ -306,9 +306,17 @@ class AssumptionOut(ResponseModel):
 
 class PredictionOut(ResponseModel):
     buffer_packets: float = Field(ge=0.0, description="Buffer, in packets.")
-    utilization: float = Field(ge=0.0, le=1.0, description="Fraction of the capacity.")
-    normalized_utilization: float = Field(
-        ge=0.0, le=1.0, description="Fraction of what the traffic can carry (vs. the target)."
+    utilization: float | None = Field(
+        ge=0.0,
+        le=1.0,
+        description="Fraction of the capacity. Null where not predicted (BBR senders below "
+        "0.1 BDP; DCTCP behind DualQ's L4S step on a wide-area link).",
+    )
+    normalized_utilization: float | None = Field(
+        ge=0.0,
+        le=1.0,
+        description="Fraction of what the traffic can carry (vs. the target); null where the "
+        "utilization is not predicted.",
     )
     loss_probability: float | None = Field(
         ge=0.0, le=1.0, description="Null when the inputs do not decide it (N_b not given)."
@@ -316,7 +324,7 @@ class PredictionOut(ResponseModel):
     queueing_delay_s: float = Field(
         ge=0.0, description="Largest queueing delay, a full buffer at line rate, in seconds."
     )
-    meets_utilization: bool
+    meets_utilization: bool | None
     meets_loss: bool | None
     meets_delay: bool
 

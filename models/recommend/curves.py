@@ -22,10 +22,16 @@ def plot_curves(
     top = max([2.0 * ctx.bdp_packets, 2.0 * recommended, 10.0, *(2.0 * s for s in sizes)])
     grid = np.unique(np.logspace(0.0, math.log10(top), CURVE_POINTS))
     utilization = model.utilization(grid)
+    known = model.utilization_known(grid).tolist()
+    normalized = np.minimum(1.0, utilization / model.max_utilization)
     return Curves(
         buffer_packets=tuple(grid.tolist()),
-        utilization=tuple(utilization.tolist()),
-        normalized_utilization=tuple(np.minimum(1.0, utilization / model.max_utilization).tolist()),
+        utilization=tuple(
+            x if k else None for x, k in zip(utilization.tolist(), known, strict=True)
+        ),
+        normalized_utilization=tuple(
+            x if k else None for x, k in zip(normalized.tolist(), known, strict=True)
+        ),
         loss_probability=tuple(
             None if math.isnan(x) else x for x in model.loss_probability(grid).tolist()
         ),

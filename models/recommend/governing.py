@@ -20,6 +20,7 @@ from models.recommend.rules import (
     SQRT_N,
     TINY,
     TRANSPARENT,
+    dctcp_k_above_l4s_step_s,
     paced_or_slow,
 )
 from models.recommend.wording import percent
@@ -129,6 +130,15 @@ def choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
             "keeps the link busy with a small standing queue (Alizadeh et al. SIGCOMM 2010 "
             "§3.4; RFC 8257 §3.1), and the buffer above K absorbs synchronized fan-in bursts"
         )
+        k_s = dctcp_k_above_l4s_step_s(ctx)
+        if k_s is not None:
+            # DualQ's L4S step marks them far below K: no model here gives their utilization.
+            model = replace(model, utilization_unknown=True)
+            why += (
+                f". Behind DualQ they are marked above 1 ms of queueing, below the K = "
+                f"{k_s * 1e3:.3g} ms they need, so their utilization is not predicted: this "
+                "simulator gives far less than 100 % there (see the warnings)"
+            )
         return model, DCTCP, why
     if sc.congestion_control == "bbr":
         # Not governed by loss: no loss-based rule sizes for it, and no loss is predicted.

@@ -29,7 +29,7 @@ import numpy.typing as npt
 from models import checks
 from models.pacing import paced_drop_bound_bracket
 from models.queues import mm1b_loss_bound, mm1b_loss_probability
-from models.recommend.simulated_loss import bbr_utilization
+from models.recommend.simulated_loss import bbr_utilization, bbr_utilization_measured
 from models.sqrt_n import appenzeller_utilization_bound, sqrt_n_buffer_packets
 from models.tiny_buffers import tiny_buffers_utilization_bound
 
@@ -239,6 +239,10 @@ class TrafficModel:
     window-limited or open-loop traffic below saturation, 1 otherwise. ``bbr``: the congested
     senders are BBR v1, whose utilization is this simulator's measured figure
     (:func:`models.recommend.simulated_loss.bbr_utilization`), not the loss-driven sawtooth.
+    ``utilization_unknown``: no model here holds for these senders at this port (DCTCP behind
+    DualQ's L4S step on a wide-area link), so the utilization is not predicted at any size
+    (:meth:`utilization_known`); :meth:`utilization` keeps the model's number for the searches
+    and curves, which never print it as a prediction.
     """
 
     kind: TrafficModelKind
@@ -258,11 +262,24 @@ class TrafficModel:
     loss_known: bool = True
     slowdown: float | None = None
     bbr: bool = False
+    utilization_unknown: bool = False
 
     @property
     def packet_time_s(self) -> float:
         """Transmission time of one packet at line rate, seconds."""
         return 8.0 * self.packet_bytes / self.capacity_bps
+
+    def utilization_known(self, buffer_packets: Any) -> npt.NDArray[np.bool_]:
+        """Whether :meth:`utilization` is a prediction at each buffer size: not for senders no
+        model here describes (``utilization_unknown``), nor for BBR below the smallest buffer
+        its simulated figures were measured at."""
+        b = np.atleast_1d(np.asarray(buffer_packets, dtype=np.float64))
+        if self.utilization_unknown:
+            return np.zeros(b.shape, dtype=bool)
+        if self.kind == "congested_tcp" and self.bbr:
+            p_e = self.bottlenecked_share * self.bdp_packets
+            return bbr_utilization_measured(self._nonnegative(b) / p_e)
+        return np.ones(b.shape, dtype=bool)
 
     def utilization(self, buffer_packets: Any) -> Array:
         """Predicted utilization (fraction of capacity) at each buffer size."""

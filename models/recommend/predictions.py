@@ -48,6 +48,7 @@ def predict_many(
     b = np.asarray(sizes, dtype=np.float64)
     u = model.utilization(b)
     nu = np.minimum(1.0, u / model.max_utilization)  # model.normalized_utilization(b)
+    u_known = model.utilization_known(b)
     loss = model.loss_probability(b)
     delay = model.queueing_delay_s(b)
     d_max = targets.max_queueing_delay_s
@@ -55,14 +56,17 @@ def predict_many(
     for i, size in enumerate(sizes):
         loss_i = float(loss[i])
         known = math.isfinite(loss_i)
+        nu_i = float(nu[i]) if u_known[i] else None
         out.append(
             Prediction(
                 buffer_packets=float(size),
-                utilization=float(u[i]),
-                normalized_utilization=float(nu[i]),
+                utilization=float(u[i]) if u_known[i] else None,
+                normalized_utilization=nu_i,
                 loss_probability=loss_i if known else None,
                 queueing_delay_s=float(delay[i]),
-                meets_utilization=float(nu[i]) >= targets.min_utilization * (1.0 - _TOLERANCE),
+                meets_utilization=(
+                    None if nu_i is None else nu_i >= targets.min_utilization * (1.0 - _TOLERANCE)
+                ),
                 meets_loss=(loss_i <= targets.max_loss * (1.0 + _TOLERANCE)) if known else None,
                 meets_delay=float(delay[i]) <= d_max * (1.0 + _TOLERANCE),
             )

@@ -64,15 +64,18 @@ class Prediction(_Serialisable):
     the most the traffic can carry (what :class:`Targets.min_utilization` is compared with);
     ``queueing_delay_s`` is the largest queueing delay, a full buffer at line rate (004 eq. 24).
     ``loss_probability`` and ``meets_loss`` are ``None`` when the inputs do not decide the loss
-    (long-lived flows whose number N_b at this port is not given).
+    (long-lived flows whose number N_b at this port is not given). ``utilization``,
+    ``normalized_utilization`` and ``meets_utilization`` are ``None`` where no model here
+    predicts the utilization (BBR senders below the smallest buffer their simulated figures
+    were measured at; DCTCP senders behind DualQ's L4S step on a wide-area link).
     """
 
     buffer_packets: float
-    utilization: float
-    normalized_utilization: float
+    utilization: float | None
+    normalized_utilization: float | None
     loss_probability: float | None
     queueing_delay_s: float
-    meets_utilization: bool
+    meets_utilization: bool | None
     meets_loss: bool | None
     meets_delay: bool
 
@@ -160,11 +163,12 @@ class TradeOff(_Serialisable):
 
 @dataclass(frozen=True)
 class Curves(_Serialisable):
-    """Predicted utilization, loss and delay against buffer size (log-spaced), for plotting."""
+    """Predicted utilization, loss and delay against buffer size (log-spaced), for plotting
+    (``None`` where not predicted, as in :class:`Prediction`)."""
 
     buffer_packets: tuple[float, ...]
-    utilization: tuple[float, ...]
-    normalized_utilization: tuple[float, ...]
+    utilization: tuple[float | None, ...]
+    normalized_utilization: tuple[float | None, ...]
     loss_probability: tuple[float | None, ...]
     queueing_delay_s: tuple[float, ...]
 

@@ -97,6 +97,18 @@ AQM_REFERENCE = {
 }
 DUALQ_L4S_STEP_S = 0.001
 
+
+def dctcp_k_above_l4s_step_s(ctx: Context) -> float | None:
+    """DCTCP senders behind DualQ: the marking threshold K = T_e/7 they need (Alizadeh et al.
+    2010 §3.4), in seconds of queueing, when it is above the L4S step that marks them (a
+    wide-area link, where no model here predicts their utilization); None otherwise."""
+    sc = ctx.scenario
+    k_s = ctx.effective_rtt_s / DCTCP_K_DIVISOR
+    if sc.aqm != "dualq" or sc.congestion_control != "dctcp" or k_s <= DUALQ_L4S_STEP_S:
+        return None
+    return k_s
+
+
 #: Largest buffer the paced-traffic rule searches, packets (the bound is for log-sized buffers).
 _PACED_SEARCH_MAX = 1 << 16
 

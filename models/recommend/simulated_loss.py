@@ -108,6 +108,14 @@ BBR_UTILIZATION_BY_BDP_FRACTION: tuple[tuple[float, float], ...] = (
 )
 
 
+def bbr_utilization_measured(bdp_fractions: Any) -> npt.NDArray[np.bool_]:
+    """Whether :func:`bbr_utilization` rests on a measurement at each fraction of the BDP: at
+    or above the smallest measured fraction (0.1 BDP); below it nothing is claimed."""
+    x = np.asarray(bdp_fractions, dtype=np.float64)
+    out: npt.NDArray[np.bool_] = x * (1.0 + 1e-12) >= BBR_UTILIZATION_BY_BDP_FRACTION[0][0]
+    return out
+
+
 def bbr_utilization(bdp_fractions: Any) -> npt.NDArray[np.float64]:
     """BBR senders' utilization at buffers of these fractions of the BDP: the measured figure
     at the largest measured fraction at or below each (a step, never above what was measured

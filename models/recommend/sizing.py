@@ -98,7 +98,7 @@ def _unattainable(
     t = ctx.targets
     top = predict(model, t, SEARCH_MAX_PACKETS)
     missing = []
-    if not top.meets_utilization:
+    if top.meets_utilization is False and top.normalized_utilization is not None:
         missing.append(
             f"utilization {t.min_utilization:.0%} ({t.source('min_utilization')}; at most "
             f"{top.normalized_utilization:.1%} at any size)"
@@ -139,6 +139,11 @@ def _capped(
             f"Raised to {need:,} packets, the smallest size at which the model predicts "
             f"utilization >= {t.min_utilization:.0%}"
             + (f" and loss <= {t.max_loss:.2g}" if model.loss_known else "")
+            + (
+                " (the senders' own model, which this port does not follow: not a prediction)"
+                if model.utilization_unknown
+                else ""
+            )
             + "."
         )
     if not bounds.delay_user:

@@ -12,9 +12,14 @@ def describe(prediction: Prediction) -> str:
         if prediction.loss_probability is None
         else f"{prediction.loss_probability:.2g}"
     )
+    u, nu = prediction.utilization, prediction.normalized_utilization
+    utilization = (
+        "not predicted (no model or measurement here for these senders at this size)"
+        if u is None or nu is None
+        else f"{u:.1%} of C ({nu:.1%} of what the traffic can carry)"
+    )
     return (
-        f"{prediction.buffer_packets:,.0f} packets: utilization {prediction.utilization:.1%} of C "
-        f"({prediction.normalized_utilization:.1%} of what the traffic can carry), loss "
+        f"{prediction.buffer_packets:,.0f} packets: utilization {utilization}, loss "
         f"{loss}, queueing delay up to {prediction.queueing_delay_s * 1e3:.3g} ms"
     )
 
