@@ -28,7 +28,8 @@ transmission (mean and 99th percentile from a 10 µs histogram), the bytes sent 
 port, the lateness of the writes, and the *stalls*: writes more than ``STALL_S`` late, after
 which the packets due meanwhile leave together (ACKs bunched into a sender's burst), and the
 drops that follow a stall within ``STALL_DROP_WINDOW_S``, which are the machine's, not
-TCP's. How the arrivals come: the backlog each data packet finds at the port (0 .. BUFFER,
+TCP's, and the *burst drops* (``BURST_PACKETS``), also the machine's. How the arrivals
+come: the backlog each data packet finds at the port (0 .. BUFFER,
 BUFFER meaning dropped), the lengths of the *trains* of data packets that reach the port less
 than ``TRAIN_GAP_S`` apart (what the senders send back to back), and of the ACK trains the
 line writes out that close together. On SIGTERM or SIGINT it writes them to ``STATS_PATH``
@@ -66,6 +67,13 @@ STALL_DROP_WINDOW_S = 10e-3
 #: Packets closer together than this belong to one train (under one 1500-byte packet's
 #: transmission at 100 Mbit/s, 120 µs), s.
 TRAIN_GAP_S = 50e-6
+#: A drop that ends a run of this many packets of one flow (each less than TRAIN_GAP_S after
+#: the one before) is a *burst drop*: a flow's ACKs (two segments each, three when its window
+#: grows) release at most three packets at once in congestion avoidance, so a longer run was
+#: let go by ACKs that the machine bunched (measured with the kernel's tracepoints,
+#: ``studies/kernel_loss_trace.py``: the forwarder reading or writing them late, the
+#: receiver sending them together, the sender's socket holding them).
+BURST_PACKETS = 4
 #: Histogram bins of the waits and of the lateness, s, and their number.
 _BIN_S = 10e-6
 _BINS = 100_000
@@ -139,6 +147,7 @@ class Window:
         self.stalls = 0
         self.stall_drops = 0
         self.last_stall_s = -1.0
+        self.burst_drops = 0
         self.backlog_found: collections.Counter[int] = collections.Counter()
         self.trains: collections.Counter[int] = collections.Counter()
         self.ack_trains: collections.Counter[int] = collections.Counter()
@@ -156,6 +165,7 @@ class Window:
                 **self.late.summary(),
                 "stalls": self.stalls,
                 "stall_drops": self.stall_drops,
+                "burst_drops": self.burst_drops,
             },
             "bytes_by_port": {str(k): v for k, v in self.bytes_by_port.items()},
             "backlog_found": {str(k): v for k, v in sorted(self.backlog_found.items())},
@@ -230,6 +240,7 @@ def run(
     in_port: collections.deque[float] = collections.deque()  # ends of accepted transmissions
     last_end = 0.0
     sequence = 0
+    flow_runs: dict[int, tuple[float, int]] = {}  # source port: (last arrival, run length)
     try:
         while True:
             now = clock()
@@ -275,6 +286,11 @@ def run(
                     while in_port and in_port[0] <= arrival:
                         in_port.popleft()
                     counting = state["counting"]
+                    ports = tcp_ports(packet)
+                    source = ports[0] if ports else -1
+                    last_s, run_length = flow_runs.get(source, (-1.0, 0))
+                    run_length = run_length + 1 if arrival - last_s < TRAIN_GAP_S else 1
+                    flow_runs[source] = (arrival, run_length)
                     if counting:
                         state["window"].arrivals += 1
                         state["window"].backlog_found[min(len(in_port), buffer_packets)] += 1
@@ -285,6 +301,8 @@ def run(
                             window.drops += 1
                             if arrival - window.last_stall_s <= STALL_DROP_WINDOW_S:
                                 window.stall_drops += 1
+                            if run_length >= BURST_PACKETS:
+                                window.burst_drops += 1
                         continue
                     start = max(arrival, last_end)
                     last_end = start + 8.0 * len(packet) / rate_bps
