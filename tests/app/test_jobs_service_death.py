@@ -77,6 +77,15 @@ def alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+def assert_none_outlives(processes: set[int]) -> None:
+    """Every one of ``processes`` has ended within ``GRACE_S`` of now (the service's end)."""
+    ended_at = time.monotonic()
+    while any(alive(pid) for pid in processes) and time.monotonic() - ended_at < GRACE_S:
+        time.sleep(0.1)
+    survivors = [pid for pid in processes if alive(pid)]
+    assert survivors == [], f"{_commands(survivors)} still run {GRACE_S} s after the service"
+
+
 def _commands(pids: list[int]) -> list[str]:
     out = []
     for pid in pids:
@@ -162,11 +171,7 @@ def test_workers_die_with_the_service_and_the_job_finishes_once(
         assert workers, "no worker process below the service"
         first.process.kill()  # kill -9
         first.process.wait()
-        killed_at = time.monotonic()
-        while any(alive(pid) for pid in workers) and time.monotonic() - killed_at < GRACE_S:
-            time.sleep(0.1)
-        survivors = [pid for pid in workers if alive(pid)]
-        assert survivors == [], f"{_commands(survivors)} still run {GRACE_S} s after the service"
+        assert_none_outlives(workers)
     finally:
         first.stop()
 
@@ -203,10 +208,6 @@ def test_answer_workers_die_with_the_service(
         assert len(below) >= 2, _commands(sorted(below))
         service.process.send_signal(stop)
         service.process.wait(timeout=60)
-        stopped_at = time.monotonic()
-        while any(alive(pid) for pid in below) and time.monotonic() - stopped_at < GRACE_S:
-            time.sleep(0.1)
-        survivors = [pid for pid in below if alive(pid)]
-        assert survivors == [], f"{_commands(survivors)} still run {GRACE_S} s after the service"
+        assert_none_outlives(below)
     finally:
         service.stop()

@@ -20,7 +20,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.app.test_jobs_service_death import GRACE_S, Service, _commands, alive, descendants
+from tests.app.test_jobs_service_death import (
+    Service,
+    alive,
+    assert_none_outlives,
+    descendants,
+)
 from tests.app.trace_links import write_congested_trace
 
 #: /v1/recommend's answer processes (app/answer_pool.py), forked by the same forkserver: they
@@ -123,10 +128,6 @@ def test_no_process_outlives_the_service_during_a_trace_check(
         processes = descendants(service.process.pid)
         service.process.send_signal(stop)
         service.process.wait(timeout=60)
-        stopped_at = time.monotonic()
-        while any(alive(pid) for pid in processes) and time.monotonic() - stopped_at < GRACE_S:
-            time.sleep(0.1)
-        survivors = [pid for pid in processes if alive(pid)]
-        assert survivors == [], f"{_commands(survivors)} still run {GRACE_S} s after the service"
+        assert_none_outlives(processes)
     finally:
         service.stop()
