@@ -74,6 +74,19 @@ def record(sp, t, flow, size, dropped):
 
 
 @jit
+def room_for(sp, size):
+    """Whether the FIFO's hard limit admits a packet of ``size`` bytes: the buffer in packets,
+    or in bytes in byte mode (and the ring not full)."""
+    s = sp[0]
+    gi = s.gi
+    count = gi[GlobalInt.QUEUE_PACKETS]
+    if gi[GlobalInt.BYTE_MODE] != 0:
+        fits = s.g[GlobalFloat.QUEUE_BYTES] + size <= s.g[GlobalFloat.LIMIT_BYTES]
+        return fits and count <= gi[GlobalInt.QUEUE_MASK]
+    return count < gi[GlobalInt.BUFFER_PACKETS]
+
+
+@jit
 def accepted(sp, t):
     """A packet was accepted: close the run of drops before it."""
     s = sp[0]

@@ -11,7 +11,7 @@ start sending it.
 from __future__ import annotations
 
 from validation.simulator.core.codel import codel_dequeue
-from validation.simulator.core.counters import accepted, drop, end_service
+from validation.simulator.core.counters import accepted, drop, end_service, room_for
 from validation.simulator.core.dualq import dualq_dequeue, dualq_update
 from validation.simulator.core.ecn import mark_on_arrival
 from validation.simulator.core.heap import heap_push
@@ -67,11 +67,7 @@ def dequeue_fifo_arrive(sp, t, f, epoch, seq, size, flags):
         dualq_update(sp, t)
     qmask = gi[GlobalInt.QUEUE_MASK]
     count = gi[GlobalInt.QUEUE_PACKETS]
-    if gi[GlobalInt.BYTE_MODE] != 0:
-        accept = g[GlobalFloat.QUEUE_BYTES] + size <= g[GlobalFloat.LIMIT_BYTES] and count <= qmask
-    else:
-        accept = count < gi[GlobalInt.BUFFER_PACKETS]
-    if not accept:
+    if not room_for(sp, size):
         drop(sp, t, f, size)
         return
     accepted(sp, t)

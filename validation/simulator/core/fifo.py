@@ -14,6 +14,7 @@ from validation.simulator.core.counters import (
     account_occupancy,
     drop,
     record,
+    room_for,
 )
 from validation.simulator.core.ecn import mark_on_arrival
 from validation.simulator.core.heap import push_packet
@@ -68,11 +69,7 @@ def fifo_arrive(sp, t, f, epoch, seq, size, flags):
     g, gi, qf = s.g, s.gi, s.qf
     qmask = gi[GlobalInt.QUEUE_MASK]
     count = gi[GlobalInt.QUEUE_PACKETS]
-    if gi[GlobalInt.BYTE_MODE] != 0:
-        accept = g[GlobalFloat.QUEUE_BYTES] + size <= g[GlobalFloat.LIMIT_BYTES] and count <= qmask
-    else:
-        accept = count < gi[GlobalInt.BUFFER_PACKETS]
-    if not accept:
+    if not room_for(sp, size):
         drop(sp, t, f, size)
         return
     if gi[GlobalInt.AQM] == Aqm.PIE and pie_ok_to_signal(sp, t):
