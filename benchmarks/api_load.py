@@ -24,6 +24,10 @@ p99 < 20 ms; recommend p99 < 50 ms, at 20 concurrent clients. With closed-loop c
 service answers them about as fast as its cores allow, so the p99 of distinct scenarios is about
 20 times the machine's CPU time per answer (service and load generator) divided by its cores.
 
+The service it starts takes the environment's ``BUFSIZE_*`` settings: ``BUFSIZE_ANSWER_WORKERS=2``
+before the command measures /v1/recommend computed by two worker processes (app/answer_pool.py)
+instead of on the web process's event loop (the default, 0).
+
 Each run's line gives throughput, p50/p99/max latency, the CPU per request of the load generator
 and of the service (``psutil``; the service's only when this command started it: the web process
 with its worker processes, which compute /v1/recommend's answers, and the web process alone),
