@@ -9,6 +9,8 @@
 - ``sanity.py``: the checks a run passes before its figures count (RTT within 1 ms, no
   drop outside the bottleneck, the congestion control asked for; per link, one Reno flow
   with 2 BDP of buffer at >= 99 %).
+- ``wakeups.py``: while a testbed is open it holds a PM QoS request that keeps idle CPUs
+  polling, so a virtual machine's halted vCPUs do not wake late and stretch the RTTs.
 """
 
 from validation.testbed.bed import (

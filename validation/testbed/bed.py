@@ -46,6 +46,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from validation.testbed import wakeups
+
 #: The namespaces' names begin with this (then the role and the tag).
 NAME_PREFIX = "bzk"
 #: The sink's port; the senders' source ports start at FIRST_SOURCE_PORT.
@@ -212,11 +214,13 @@ class Testbed:
         self._sink: subprocess.Popen[str] | None = None
         self._workdir = Path(tempfile.mkdtemp(prefix=f"{NAME_PREFIX}-{self.tag}-"))
         self._signals = _signals_interrupt()
+        self._wakeups: int | None = None
 
     # -- building and removal -------------------------------------------------------------
 
     def __enter__(self) -> Testbed:
         self._signals.__enter__()
+        self._wakeups = wakeups.hold_prompt_wakeups()
         try:
             self._build()
         except BaseException:
@@ -246,6 +250,8 @@ class Testbed:
                 pass
             self._sink = None
         shutil.rmtree(self._workdir, ignore_errors=True)
+        wakeups.release(self._wakeups)
+        self._wakeups = None
         try:
             self._signals.__exit__(None, None, None)
         except (ValueError, RuntimeError):
