@@ -36,7 +36,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directory", nargs="?", type=Path, default=CORPUS)
     args = parser.parse_args()
-    files = sorted(p for p in args.directory.iterdir() if p.name != "MANIFEST.csv")
+    files = sorted(
+        p for p in args.directory.iterdir() if p.name not in ("MANIFEST.csv", "README.md")
+    )
     estimate_trace(open_trace(CORPUS / "ssh-bulk.pcap"))  # load the compiled code
     base_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"loaded process: {base_mb:.0f} MB peak resident")
