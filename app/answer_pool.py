@@ -22,12 +22,20 @@ import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
+from app import heap
 from app.services import recommend as service
 from models.recommend import LinkScenario, Targets
 from validation.lifeline import die_with_service
 from validation.socket_dir import forkserver_context
 
 logger = logging.getLogger(__name__)
+
+
+def _worker_start(service_pid: int) -> None:
+    """A worker's start: it dies with the service, and its start-up heap is settled
+    (:func:`app.heap.settle`: no full garbage collection pauses an answer)."""
+    die_with_service(service_pid)
+    heap.settle()
 
 
 def _ready() -> int:
@@ -58,7 +66,7 @@ class AnswerPool:
         executor = ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=forkserver_context(),
-            initializer=die_with_service,
+            initializer=_worker_start,
             initargs=(os.getpid(),),
         )
         with self._lock:
