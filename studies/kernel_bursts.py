@@ -20,7 +20,8 @@ root::
 
     sudo .venv/bin/python studies/kernel_bursts.py [--no-kernel]
 
-Writes ``results/kernel_bursts.md`` (the notes below its tables are kept).
+Writes ``results/kernel_bursts.md`` (the notes below its tables are kept): the points asked
+for and every point stored in ``results/kernel_bursts.json``.
 """
 
 from __future__ import annotations
@@ -156,33 +157,39 @@ def main() -> None:
         "longest ACK train",
     )  # fmt: skip
     rows = ["| " + " | ".join(columns) + " |", "| " + " | ".join("---" for _ in columns) + " |"]
-    for family in families:
-        for buffer_packets in buffers:
-            for seed in seeds:
-                key = f"{family.name},B={buffer_packets},seed={seed}"
-                stored_refused = key in runs and bool(runs[key]["problems"])
-                if (key not in runs or stored_refused) and not args.no_kernel:
-                    if stored_refused:  # kept aside; a quieter machine may pass the checks now
-                        aside = sum(k.startswith(key + ",refused") for k in runs)
-                        runs[f"{key},refused-{aside + 1}"] = runs.pop(key)
-                    runs[key] = kernel(family, buffer_packets, seed)
-                    RESULTS.mkdir(exist_ok=True)
-                    RUNS.write_text(json.dumps(runs, indent=1, sort_keys=True) + "\n")
-                sides = [("bufsize", simulated(family, buffer_packets, seed))]
-                if key in runs:
-                    sides.insert(0, ("Linux", runs[key]))
-                for side, run in sides:
-                    refused = (
-                        " (refused: " + "; ".join(run["problems"]) + ")"
-                        if run.get("problems")
-                        else ""
-                    )
-                    rows.append(
-                        f"| {family.name} | {buffer_packets} | {seed} | {side}{refused} | "
-                        f"{run['utilization']:.3f} | "
-                        f"{_summary(run['arrival_counts'], buffer_packets)} |"
-                    )
-                print(rows[-1], flush=True)
+    asked = [(f.name, b, s) for f in families for b in buffers for s in seeds]
+    by_name = {f.name: f for f in FAMILIES}
+    order = list(by_name)
+    stored = [k.split(",") for k in runs if len(k.split(",")) == 3]  # not the refused ones
+    points = sorted(
+        set(asked) | {(n, int(b[2:]), int(s[5:])) for n, b, s in stored if n in by_name},
+        key=lambda p: (order.index(p[0]), p[1], p[2]),
+    )
+    for name, buffer_packets, seed in points:
+        family = by_name[name]
+        key = f"{name},B={buffer_packets},seed={seed}"
+        stored_refused = key in runs and bool(runs[key]["problems"])
+        wanted = (name, buffer_packets, seed) in asked
+        if wanted and (key not in runs or stored_refused) and not args.no_kernel:
+            if stored_refused:  # kept aside; a quieter machine may pass the checks now
+                aside = sum(k.startswith(key + ",refused") for k in runs)
+                runs[f"{key},refused-{aside + 1}"] = runs.pop(key)
+            runs[key] = kernel(family, buffer_packets, seed)
+            RESULTS.mkdir(exist_ok=True)
+            RUNS.write_text(json.dumps(runs, indent=1, sort_keys=True) + "\n")
+        sides = [("bufsize", simulated(family, buffer_packets, seed))]
+        if key in runs:
+            sides.insert(0, ("Linux", runs[key]))
+        for side, run in sides:
+            refused = (
+                " (refused: " + "; ".join(run["problems"]) + ")" if run.get("problems") else ""
+            )
+            rows.append(
+                f"| {name} | {buffer_packets} | {seed} | {side}{refused} | "
+                f"{run['utilization']:.3f} | "
+                f"{_summary(run['arrival_counts'], buffer_packets)} |"
+            )
+        print(rows[-1], flush=True)
     text = write_keeping_notes(
         TABLE,
         "# How packets reach the port: Linux's testbed and bufsize (studies/kernel_bursts.py)",

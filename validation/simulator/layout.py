@@ -224,7 +224,11 @@ class FlowFloat(IntEnum):
     # RACK (RFC 8985 §6.2; core/sender.py, _rack_advance): reset when a transfer starts
     RACK_XMIT_S = 38  # send time of the latest-sent packet delivered (-1: none yet)
     MIN_RTT_S = 39  # the smallest RTT sample (inf: none yet)
-    BBR_BW_ROUND = 40  # first of BBR_BW_ROUNDS per-round maxima (round number modulo)
+    # BBR's ACK-aggregation estimate (core/bbr.py, _update_ack_aggregation), in packets
+    BBR_ACK_EPOCH_S = 40  # start of the ACK sampling epoch
+    BBR_ACK_EPOCH_ACKED = 41  # packets (S)ACKed in the epoch
+    BBR_EXTRA_ACKED = 42  # first of two windows' max excess ACKed (BBR_EXTRA_ACKED_WIN_IDX)
+    BBR_BW_ROUND = 44  # first of BBR_BW_ROUNDS per-round maxima (round number modulo)
 
 
 class FlowInt(IntEnum):
@@ -305,6 +309,9 @@ class FlowInt(IntEnum):
     RACK_SEQ = 60
     RQ_HEAD = 61
     RQ_COUNT = 62
+    # BBR's ACK-aggregation windows (core/bbr.py): reset by bbr_start
+    BBR_EXTRA_ACKED_WIN_RTTS = 63  # rounds since the window last changed
+    BBR_EXTRA_ACKED_WIN_IDX = 64  # the window being filled (0 or 1)
 
     CA_INCREASE = 36  # a CaIncrease
 

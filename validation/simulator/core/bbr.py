@@ -20,10 +20,16 @@ its functions. Rates are in packets per second, windows in packets, times in sec
   delivered), kept exactly as the max of 10 per-round maxima (Linux approximates the same
   with Nichols' three-sample filter).
   App-limited samples (here only those of ProbeRTT) enter only if they raise it.
-- RTprop [bbr_update_min_rtt]: min RTT over 10 s; the handshake's RTT (the propagation
-  delay) is the first sample. A sample refreshes it when lower (Linux's ``<``; the draft's
-  pseudocode, §4.1.2.3 ``packet.rtt <= BBR.RTprop``, followed by ns-3 3.44, also takes an
-  equal one).
+- RTprop [bbr_update_min_rtt]: min RTT over 10 s; the handshake's RTT is the first sample
+  [bbr_init: ``tcp_min_rtt``, which the SYN's RTT set; bbr_init_pacing_rate_from_rtt: the
+  SRTT, the same sample]: the propagation delay plus the wait the SYN would find at the
+  bottleneck when the transfer starts (``_syn_wait``; none with fair queueing, where a new
+  flow's queue is served at once). A transfer that starts behind a standing queue thus takes
+  an RTprop too large until a smaller sample comes (``studies/results/kernel_bbr_cwnd.md``:
+  Linux's last-started of ten flows kept 175 ms for an 87.5 ms path). The handshake itself
+  takes no time here: data leaves at the start. A sample refreshes RTprop when lower (Linux's
+  ``<``; the draft's pseudocode, §4.1.2.3 ``packet.rtt <= BBR.RTprop``, followed by ns-3
+  3.44, also takes an equal one).
 - Startup: pacing_gain = cwnd_gain = 2/ln 2; the pipe is full after 3 rounds in which BtlBw grew
   by less than 25% [bbr_check_full_bw_reached]. Drain: pacing gain ln 2 / 2 until the packets in
   flight are at most one BDP [bbr_check_drain].
@@ -40,6 +46,14 @@ its functions. Rates are in packets per second, windows in packets, times in sec
   127; Linux's bytes per 2^-10 s over the MSS, taken here as packets per 2^-10 s), rounded up to
   even, plus 2 in the 5/4 phase [bbr_quantization_budget]. cwnd grows by the packets delivered
   up to the target (in Startup without the cap), at least 4.
+- ACK aggregation [bbr_update_ack_aggregation, bbr_ack_aggregation_cwnd, bbr_extra_acked]:
+  on each ACK with a valid rate sample, the packets (S)ACKed since the epoch began beyond
+  BtlBw · (time since then) (an epoch restarts when the ACKs fall behind that rate) is
+  "extra acked", at most cwnd; its max is kept in two windows that take turns every 5 rounds
+  (bbr_extra_acked_win_rtts); once the pipe is full, cwnd's target grows by the larger of the
+  two, at most BtlBw · 100 ms (bbr_extra_acked_max_us), before the quantization allowance
+  [bbr_set_cwnd]. Not in Linux's v1 paper or draft; in ``tcp_bbr.c`` since Linux 5.1, so in
+  this machine's 6.18 (``studies/results/kernel_bbr_cwnd.md`` measures it there).
 - Loss [bbr_set_cwnd_to_recover_or_restore, bbr_ssthresh; draft-00 §4.2.3.4]: BBR v1 does
   not cut its model on loss. Packets newly deemed lost come off cwnd; the first round of fast
   recovery is packet conservation (cwnd = in flight + delivered, starting a round); leaving
@@ -47,8 +61,7 @@ its functions. Rates are in packets per second, windows in packets, times in sec
   (the sender) and restarts the full-pipe count [bbr_set_state]. Retransmissions follow the
   sender's SACK or NewReno recovery.
 
-Not modelled (simplifications): the ACK-aggregation allowance (``extra_acked``, added to
-Linux after v1's paper and draft), long-term bandwidth sampling (policer detection,
+Not modelled (simplifications): long-term bandwidth sampling (policer detection,
 ``lt_bw``), idle restart, application-limited periods other than ProbeRTT (flows always have
 data; a finite transfer is not marked app-limited near its end), EDT adjustments of the flight,
 the delayed-ACK exemption of RTT samples; RTprop is also the lower bound of a valid rate
@@ -70,6 +83,7 @@ from validation.simulator.layout import (
     FLOW_FLOATS,
     FLOW_INTS,
     RATE_SLOT,
+    Aqm,
     BbrCaState,
     BbrMode,
     FlowFloat,
@@ -115,6 +129,13 @@ PROBE_RTT_S = 0.2
 MIN_CWND_PACKETS = 4.0
 #: Linux's pacing margin (bbr_pacing_margin_percent = 1).
 PACING_MARGIN = 0.99
+#: ACK aggregation: the estimate's two windows take turns every this many rounds
+#: (bbr_extra_acked_win_rtts), and its cwnd allowance is at most BtlBw times this
+#: (bbr_extra_acked_max_us = 100 ms; gain bbr_extra_acked_gain = 1); an epoch with this many
+#: packets ACKed restarts (bbr_ack_epoch_acked_reset_thresh, 2^20).
+EXTRA_ACKED_WIN_ROUNDS = 5
+EXTRA_ACKED_MAX_S = 0.1
+ACK_EPOCH_RESET_PACKETS = float(1 << 20)
 #: Linux's initial window (TCP_INIT_CWND) below which Startup grows cwnd regardless.
 INIT_CWND_PACKETS = 10
 #: Send quantum (Linux bbr_tso_segs_goal): packets per 2^-10 s of the pacing rate, at least 2
@@ -125,8 +146,24 @@ MAX_QUANTUM_PACKETS = 127.0
 
 
 @jit
+def _syn_wait(sp, t):
+    """The wait a packet arriving now would have at the bottleneck before its transmission
+    ends: the last accepted packet's departure with the FIFO (and PIE), the bytes queued over
+    the rate with CoDel or DualQ (drops they will make at dequeue not foreseen), none with
+    fair queueing (a new flow's queue is served at once)."""
+    s = sp[0]
+    g, gi = s.g, s.gi
+    if gi[GlobalInt.FAIR_QUEUEING] != 0:
+        return 0.0
+    if gi[GlobalInt.AQM] == Aqm.CODEL or gi[GlobalInt.AQM] == Aqm.DUALQ:
+        return g[GlobalFloat.QUEUE_BYTES] * 8.0 / g[GlobalFloat.CAPACITY_BPS]
+    return max(g[GlobalFloat.LAST_DEPARTURE_S] - t, 0.0)
+
+
+@jit
 def bbr_start(sp, t, f):
-    """A new transfer: Startup, RTprop = the handshake's RTT, no bandwidth sample [bbr_init]."""
+    """A new transfer: Startup, RTprop = the handshake's RTT (the propagation delay and the
+    bottleneck's queue now), no bandwidth sample [bbr_init]."""
     s = sp[0]
     ff, fi = s.ff, s.fi
     a = f * FLOW_FLOATS
@@ -138,7 +175,10 @@ def bbr_start(sp, t, f):
     fi[b + FlowInt.BBR_MODE] = BbrMode.STARTUP
     fi[b + FlowInt.BBR_PREV_CA_STATE] = BbrCaState.OPEN
     fi[b + FlowInt.BBR_RS_PRIOR_DELIVERED] = -1
-    rtt = ff[a + FlowFloat.RTT_S]
+    fi[b + FlowInt.BBR_EXTRA_ACKED_WIN_RTTS] = 0
+    fi[b + FlowInt.BBR_EXTRA_ACKED_WIN_IDX] = 0
+    ff[a + FlowFloat.BBR_ACK_EPOCH_S] = t
+    rtt = ff[a + FlowFloat.RTT_S] + _syn_wait(sp, t)
     ff[a + FlowFloat.BBR_MIN_RTT_S] = rtt
     ff[a + FlowFloat.BBR_MIN_RTT_STAMP_S] = t
     ff[a + FlowFloat.BBR_PACING_GAIN] = HIGH_GAIN
@@ -294,13 +334,15 @@ def bbr_on_timeout(sp, f):
 
 
 @jit
-def _inflight(sp, f, bw, gain):
-    """ceil(gain · bw · RTprop) plus the quantization allowance [bbr_inflight]."""
+def _inflight(sp, f, bw, gain, extra):
+    """ceil(gain · bw · RTprop) plus ``extra`` packets (the ACK-aggregation allowance, for
+    cwnd's target; 0 elsewhere) plus the quantization allowance [bbr_inflight,
+    bbr_set_cwnd]."""
     s = sp[0]
     ff, fi = s.ff, s.fi
     a = f * FLOW_FLOATS
     b = f * FLOW_INTS
-    cwnd = np.ceil(bw * ff[a + FlowFloat.BBR_MIN_RTT_S] * gain)
+    cwnd = np.ceil(bw * ff[a + FlowFloat.BBR_MIN_RTT_S] * gain) + extra
     rate = ff[a + FlowFloat.BBR_PACING_RATE_PER_S]
     least = 1.0 if rate * s.g[GlobalFloat.WIRE_BYTES] < MIN_TSO_RATE_BYTES_PER_S else 2.0
     quantum = min(max(np.floor(rate / QUANTUM_SHIFT_PER_S), least), MAX_QUANTUM_PACKETS)
@@ -309,6 +351,48 @@ def _inflight(sp, f, bw, gain):
     if fi[b + FlowInt.BBR_MODE] == BbrMode.PROBE_BW and fi[b + FlowInt.BBR_CYCLE_INDEX] == 0:
         cwnd += 2.0
     return cwnd
+
+
+@jit
+def _update_ack_aggregation(sp, f, bw, acked, round_start):
+    """The ACK-aggregation estimate after an ACK with a valid rate sample that newly
+    delivered ``acked`` packets; ``bw`` is BtlBw after it [bbr_update_ack_aggregation]."""
+    s = sp[0]
+    ff, fi = s.ff, s.fi
+    a = f * FLOW_FLOATS
+    b = f * FLOW_INTS
+    if round_start:
+        rounds = min(fi[b + FlowInt.BBR_EXTRA_ACKED_WIN_RTTS] + 1, 0x1F)
+        if rounds >= EXTRA_ACKED_WIN_ROUNDS:
+            rounds = 0
+            idx = 1 - fi[b + FlowInt.BBR_EXTRA_ACKED_WIN_IDX]
+            fi[b + FlowInt.BBR_EXTRA_ACKED_WIN_IDX] = idx
+            ff[a + FlowFloat.BBR_EXTRA_ACKED + idx] = 0.0
+        fi[b + FlowInt.BBR_EXTRA_ACKED_WIN_RTTS] = rounds
+    now = ff[a + FlowFloat.BBR_DELIVERED_TIME_S]
+    expected = np.floor(bw * (now - ff[a + FlowFloat.BBR_ACK_EPOCH_S]))
+    epoch_acked = ff[a + FlowFloat.BBR_ACK_EPOCH_ACKED]
+    if epoch_acked <= expected or epoch_acked + acked >= ACK_EPOCH_RESET_PACKETS:
+        epoch_acked = 0.0
+        ff[a + FlowFloat.BBR_ACK_EPOCH_S] = now
+        expected = 0.0
+    epoch_acked += acked
+    ff[a + FlowFloat.BBR_ACK_EPOCH_ACKED] = epoch_acked
+    extra = min(epoch_acked - expected, ff[a + FlowFloat.CWND_PACKETS])
+    k = a + FlowFloat.BBR_EXTRA_ACKED + fi[b + FlowInt.BBR_EXTRA_ACKED_WIN_IDX]
+    if extra > ff[k]:
+        ff[k] = extra
+
+
+@jit
+def _aggregation_cwnd(sp, f, bw):
+    """cwnd's allowance for ACK aggregation, packets [bbr_ack_aggregation_cwnd]."""
+    s = sp[0]
+    a = f * FLOW_FLOATS
+    if s.fi[f * FLOW_INTS + FlowInt.BBR_FULL_BW_REACHED] == 0:
+        return 0.0
+    extra = max(s.ff[a + FlowFloat.BBR_EXTRA_ACKED], s.ff[a + FlowFloat.BBR_EXTRA_ACKED + 1])
+    return min(extra, np.floor(bw * EXTRA_ACKED_MAX_S))
 
 
 @jit
@@ -369,6 +453,8 @@ def bbr_on_ack(sp, t, f, in_flight):
             ff[a + FlowFloat.BBR_MAX_BW_PER_S] = bw_sample if bw_sample > top else top
     fi[b + FlowInt.BBR_ROUND_START] = 1 if round_start else 0
     bw = ff[a + FlowFloat.BBR_MAX_BW_PER_S]
+    if bw_sample >= 0.0 and fi[b + FlowInt.BBR_RS_ACKED] > 0:
+        _update_ack_aggregation(sp, f, bw, float(fi[b + FlowInt.BBR_RS_ACKED]), round_start)
     min_rtt = ff[a + FlowFloat.BBR_MIN_RTT_S]
     # ProbeBW's gain cycle [bbr_update_cycle_phase]
     if fi[b + FlowInt.BBR_MODE] == BbrMode.PROBE_BW:
@@ -379,9 +465,9 @@ def bbr_on_ack(sp, t, f, in_flight):
         if gain == 1.0:
             advance = full
         elif gain > 1.0:
-            advance = full and (losses > 0 or prior >= _inflight(sp, f, bw, gain))
+            advance = full and (losses > 0 or prior >= _inflight(sp, f, bw, gain, 0.0))
         else:
-            advance = full or prior <= _inflight(sp, f, bw, 1.0)
+            advance = full or prior <= _inflight(sp, f, bw, 1.0, 0.0)
         if advance:
             _advance_cycle(sp, f)
     # the pipe is full [bbr_check_full_bw_reached]
@@ -396,7 +482,7 @@ def bbr_on_ack(sp, t, f, in_flight):
     # Drain [bbr_check_drain]
     if fi[b + FlowInt.BBR_MODE] == BbrMode.STARTUP and fi[b + FlowInt.BBR_FULL_BW_REACHED] != 0:
         fi[b + FlowInt.BBR_MODE] = BbrMode.DRAIN
-    if fi[b + FlowInt.BBR_MODE] == BbrMode.DRAIN and in_flight <= _inflight(sp, f, bw, 1.0):
+    if fi[b + FlowInt.BBR_MODE] == BbrMode.DRAIN and in_flight <= _inflight(sp, f, bw, 1.0, 0.0):
         _reset_mode(sp, f)
     # RTprop and ProbeRTT [bbr_update_min_rtt, bbr_check_probe_rtt_done]
     expired = t > ff[a + FlowFloat.BBR_MIN_RTT_STAMP_S] + MIN_RTT_WINDOW_S
@@ -470,7 +556,7 @@ def bbr_on_ack(sp, t, f, in_flight):
         if fi[b + FlowInt.BBR_PACKET_CONSERVATION] != 0:
             cwnd = max(cwnd, float(in_flight + acked))
         else:
-            target = _inflight(sp, f, bw, cwnd_gain)
+            target = _inflight(sp, f, bw, cwnd_gain, _aggregation_cwnd(sp, f, bw))
             if fi[b + FlowInt.BBR_FULL_BW_REACHED] != 0:
                 cwnd = min(cwnd + acked, target)
             elif cwnd < target or fi[b + FlowInt.BBR_DELIVERED] < INIT_CWND_PACKETS:

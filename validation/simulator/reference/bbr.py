@@ -10,10 +10,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from validation.simulator.core.bbr import (
+    ACK_EPOCH_RESET_PACKETS,
     CWND_GAIN,
     CYCLE_LENGTH,
     CYCLE_RAND,
     DRAIN_GAIN,
+    EXTRA_ACKED_MAX_S,
+    EXTRA_ACKED_WIN_ROUNDS,
     FULL_BW_GROWTH,
     FULL_BW_ROUNDS,
     HIGH_GAIN,
@@ -78,6 +81,12 @@ class Bbr:
     rs_bw: float = -1.0
     rs_rtt: float = -1.0
     rs_prior_in_flight: int = 0
+    # ACK aggregation
+    ack_epoch: float = 0.0
+    ack_epoch_acked: float = 0.0
+    extra_acked: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    extra_acked_win_rtts: int = 0
+    extra_acked_win_idx: int = 0
 
 
 def start(t: float, rtt: float, cwnd: float) -> Bbr:
@@ -88,6 +97,7 @@ def start(t: float, rtt: float, cwnd: float) -> Bbr:
         pacing_rate=HIGH_GAIN * (cwnd / rtt) * PACING_MARGIN,
         delivered_time=t,
         first_tx=t,
+        ack_epoch=t,
     )
 
 
@@ -158,8 +168,8 @@ def on_timeout(bb: Bbr, cwnd: float) -> None:
     bb.full_bw = 0.0
 
 
-def _inflight(bb: Bbr, bw: float, gain: float, wire_bytes: float) -> float:
-    cwnd = float(math.ceil(bw * bb.min_rtt * gain))
+def _inflight(bb: Bbr, bw: float, gain: float, wire_bytes: float, extra: float = 0.0) -> float:
+    cwnd = float(math.ceil(bw * bb.min_rtt * gain)) + extra
     rate = bb.pacing_rate
     least = 1.0 if rate * wire_bytes < MIN_TSO_RATE_BYTES_PER_S else 2.0
     quantum = min(max(float(math.floor(rate / QUANTUM_SHIFT_PER_S)), least), MAX_QUANTUM_PACKETS)
@@ -169,6 +179,34 @@ def _inflight(bb: Bbr, bw: float, gain: float, wire_bytes: float) -> float:
     if bb.mode == BbrMode.PROBE_BW and bb.cycle_index == 0:
         cwnd += 2.0
     return cwnd
+
+
+def _update_ack_aggregation(bb: Bbr, bw: float, cwnd: float, round_start: bool) -> None:
+    """``_update_ack_aggregation``."""
+    if round_start:
+        rounds = min(bb.extra_acked_win_rtts + 1, 0x1F)
+        if rounds >= EXTRA_ACKED_WIN_ROUNDS:
+            rounds = 0
+            bb.extra_acked_win_idx = 1 - bb.extra_acked_win_idx
+            bb.extra_acked[bb.extra_acked_win_idx] = 0.0
+        bb.extra_acked_win_rtts = rounds
+    expected = float(math.floor(bw * (bb.delivered_time - bb.ack_epoch)))
+    acked = float(bb.rs_acked)
+    if bb.ack_epoch_acked <= expected or bb.ack_epoch_acked + acked >= ACK_EPOCH_RESET_PACKETS:
+        bb.ack_epoch_acked = 0.0
+        bb.ack_epoch = bb.delivered_time
+        expected = 0.0
+    bb.ack_epoch_acked += acked
+    extra = min(bb.ack_epoch_acked - expected, cwnd)
+    if extra > bb.extra_acked[bb.extra_acked_win_idx]:
+        bb.extra_acked[bb.extra_acked_win_idx] = extra
+
+
+def _aggregation_cwnd(bb: Bbr, bw: float) -> float:
+    """``_aggregation_cwnd``."""
+    if not bb.full_bw_reached:
+        return 0.0
+    return min(max(bb.extra_acked), float(math.floor(bw * EXTRA_ACKED_MAX_S)))
 
 
 def _advance_cycle(bb: Bbr) -> None:
@@ -219,6 +257,8 @@ def on_ack(
             if bw_sample > bb.max_bw:
                 bb.max_bw = bw_sample
     bw = bb.max_bw
+    if bw_sample >= 0.0 and bb.rs_acked > 0:
+        _update_ack_aggregation(bb, bw, cwnd, round_start)
     min_rtt = bb.min_rtt
     if bb.mode == BbrMode.PROBE_BW:
         gain = bb.pacing_gain
@@ -297,7 +337,7 @@ def on_ack(
         if bb.packet_conservation:
             cwnd = max(cwnd, float(in_flight + acked))
         else:
-            target = _inflight(bb, bw, cwnd_gain, wire_bytes)
+            target = _inflight(bb, bw, cwnd_gain, wire_bytes, _aggregation_cwnd(bb, bw))
             if bb.full_bw_reached:
                 cwnd = min(cwnd + acked, target)
             elif cwnd < target or bb.delivered < INIT_CWND_PACKETS:

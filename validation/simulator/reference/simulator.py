@@ -744,9 +744,17 @@ class ReferenceSimulator:
         fl.rto = fl.grp.initial_rto_s
         fl.next_send = t
         if fl.grp.congestion_control == "bbr":
-            fl.bbr = bbr.start(t, fl.rtt_s, fl.cwnd)
+            fl.bbr = bbr.start(t, fl.rtt_s + self.syn_wait(t), fl.cwnd)
         self.flows[f] = fl
         self.try_send(t, f)
+
+    def syn_wait(self, t: float) -> float:
+        """The core's ``_syn_wait`` (core/bbr.py)."""
+        if self.sc.discipline == "fq":
+            return 0.0
+        if self.sc.aqm in ("codel", "dualq"):
+            return self.q_bytes * 8.0 / self.sc.capacity_bps
+        return max(self.last_dep - t, 0.0)
 
     def window(self, fl: Flow) -> float:
         return min(fl.cwnd, float(fl.grp.max_window_packets))
