@@ -150,7 +150,7 @@ def choose(ctx: Context, regime: RegimeInfo) -> tuple[TrafficModel, str, str]:
             "it; its ProbeBW phase sends 1.25× that rate for one round trip, a queue of "
             "0.25·C·T_e (Cardwell et al. 2016), which keeps the port busy. Its utilization is "
             "this simulator's, not a model's: the lowest mean of four links (4 to 100 flows) at "
-            "the largest measured buffer at or below the size, 98.9 % at 0.1 BDP to 99.3 % at "
+            "the largest measured buffer at or below the size, 98.7-99.4 % from 0.1 to "
             "2 BDP, none claimed below 0.1 BDP (studies/results/sim_loss_at_rule_sizes.md). "
             "Its loss is not predicted: see the warnings"
         )

@@ -922,7 +922,7 @@ def bbr_rule(ctx: Context) -> RuleResult | None:
     ]
     note = (
         "in this simulator, 0.25·C·T_e kept 99-100 % utilization with 4 to 100 BBR flows, and "
-        "their loss, 13.2-17.3 % there, did not fall below 7.7 % up to one BDP "
+        "their loss, 11.7-16.3 % there, did not fall below 7.5 % up to one BDP "
         "(studies/results/sim_loss_at_rule_sizes.md): BBR v1 ignores loss, and its cwnd cap of "
         "2·C·T_e lets about one BDP queue with several flows (Hock et al. ICNP 2017)"
     )
