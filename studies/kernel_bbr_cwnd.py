@@ -49,6 +49,7 @@ from typing import Any
 from kernel_compare import FAMILIES, MTU_BYTES, Family, kernel_flows, write_keeping_notes
 
 from validation.testbed import Testbed, run_problems
+from validation.testbed.bed import FIRST_SOURCE_PORT
 
 RESULTS = Path(__file__).resolve().parent / "results"
 RUNS = RESULTS / "kernel_bbr_cwnd.json"
@@ -253,15 +254,16 @@ def run(family: Family, buffer_packets: int, seed: int, capture: bool) -> dict[s
 
 
 def _rtprop_excess_ms(r: dict[str, Any]) -> str:
-    """The largest RTprop - path RTT of a flow at the first reading after the warm-up, ms (the
-    testbed numbers the flows' source ports in the order of its flows)."""
+    """The largest RTprop - path RTT of a BBR flow at the first reading after the warm-up, ms
+    (a new testbed's first run gives flow i the source port FIRST_SOURCE_PORT + i)."""
     if not r["samples"]:
         return ""
     family = next(f for f in FAMILIES if f.name == r["family"])
     scenario = family.scenario(DURATION_S, WARMUP_S)
     flows = kernel_flows(family, scenario, r["buffer_packets"], r["seed"])
-    first = sorted(r["samples"][0][1], key=lambda e: e["port"])
-    return f"{max(1e3 * (e['mrtt_s'] - f.rtt_s) for e, f in zip(first, flows, strict=True)):.1f}"
+    first = r["samples"][0][1]
+    excess = [e["mrtt_s"] - flows[e["port"] - FIRST_SOURCE_PORT].rtt_s for e in first]
+    return f"{1e3 * max(excess):.1f}"
 
 
 def _row(r: dict[str, Any]) -> str:
