@@ -26,7 +26,11 @@ service answers them about as fast as its cores allow, so the p99 of distinct sc
 
 The service it starts takes the environment's ``BUFSIZE_*`` settings: ``BUFSIZE_ANSWER_WORKERS=2``
 before the command measures /v1/recommend computed by two worker processes (app/answer_pool.py)
-instead of on the web process's event loop (the default, 0).
+instead of on the web process's event loop (the default, 0). An A/B of that setting in one
+command, each setting's service started in turn, three rounds, the order reversed every other
+round, then one line per setting with the latencies of its runs pooled (about 3 minutes)::
+
+    .venv/bin/python benchmarks/api_load.py --only distinct --answer-workers 0,2
 
 Each run's line gives throughput, p50/p99/max latency, the CPU per request of the load generator
 and of the service (``psutil``; the service's only when this command started it: the web process
@@ -45,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import itertools
 import json
 import os
@@ -252,7 +257,8 @@ def _cpu_between(
     return spent.get(pid, 0.0), sum(spent.values())
 
 
-async def main(args: argparse.Namespace) -> None:
+async def main(args: argparse.Namespace) -> list[RunResult]:
+    results: list[RunResult] = []
     limits = httpx.Limits(max_connections=args.clients, max_keepalive_connections=args.clients)
     async with httpx.AsyncClient(base_url=args.url, limits=limits, timeout=30.0) as client:
         (await client.get("/healthz")).raise_for_status()
@@ -305,6 +311,7 @@ async def main(args: argparse.Namespace) -> None:
                 service_pid=args.service_pid,
             )
             print(result.line(), flush=True)
+            results.append(result)
         for connection in connections:
             await connection.close()
         if args.service_pid is not None and args.jobs > 0:
@@ -317,6 +324,39 @@ async def main(args: argparse.Namespace) -> None:
                 f"{after[0] / 2**20:.0f} / {after[1] / 2**20:.0f} MiB",
                 flush=True,
             )
+    return results
+
+
+def summary(setting: str, results: list[RunResult]) -> str:
+    """One line for the runs of one setting of an A/B: latencies pooled over its runs."""
+    latencies = np.concatenate([r.latencies_s for r in results])
+    if latencies.size == 0:
+        return f"BUFSIZE_ANSWER_WORKERS={setting}: no successful request"
+    p50, p99, top = np.percentile(latencies, [50, 99, 100]) * 1e3
+    rate = sum(r.completed for r in results) / sum(r.elapsed_s for r in results)
+    each = ", ".join(
+        f"{np.percentile(r.latencies_s, 99) * 1e3:.0f}" for r in results if r.completed
+    )
+    return (
+        f"BUFSIZE_ANSWER_WORKERS={setting}: {len(results)} runs, {rate:.0f} req/s, "
+        f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {top:.1f} ms (p99 of each run: {each} ms)"
+    )
+
+
+def answer_workers_ab(args: argparse.Namespace) -> None:
+    """Each setting of ``--answer-workers`` in turn, ``--rounds`` times (the order reversed every
+    other round), each with a service of its own; then one summary line per setting."""
+    settings = args.answer_workers.split(",")
+    args.jobs = 0  # the A/B is about the answers' latency
+    results: dict[str, list[RunResult]] = {setting: [] for setting in settings}
+    for round_ in range(args.rounds):
+        for setting in settings if round_ % 2 == 0 else settings[::-1]:
+            print(f"round {round_ + 1}: BUFSIZE_ANSWER_WORKERS={setting}", flush=True)
+            with started_service({"BUFSIZE_ANSWER_WORKERS": setting}) as (url, pid):
+                args.url, args.service_pid = url, pid
+                results[setting] += asyncio.run(main(args))
+    for setting, runs in results.items():
+        print(summary(setting, runs), flush=True)
 
 
 #: A small simulation: one flow on a 1 Mbit/s link for 2 s, one buffer size, one run.
@@ -378,8 +418,9 @@ def _free_port() -> int:
 
 
 @contextmanager
-def started_service() -> Iterator[tuple[str, int]]:
-    """``bufsize serve`` on a free loopback port with a store of its own: (url, pid)."""
+def started_service(settings: dict[str, str] | None = None) -> Iterator[tuple[str, int]]:
+    """``bufsize serve`` on a free loopback port with a store of its own, and ``settings``
+    (``BUFSIZE_*`` variables) over the environment's: (url, pid)."""
     with tempfile.TemporaryDirectory(prefix="bufsize-api-load-") as work:
         port = _free_port()
         env = {
@@ -392,6 +433,7 @@ def started_service() -> Iterator[tuple[str, int]]:
             # No simulator compile in the background while the load runs (it would take a
             # core); the first job's worker loads the compiled simulator from numba's cache.
             "BUFSIZE_WARM_SIMULATOR": "0",
+            **(settings or {}),
         }
         bufsize = str(Path(sys.executable).with_name("bufsize"))
         log = (Path(work) / "service.log").open("wb")
@@ -455,13 +497,29 @@ def parse_args() -> argparse.Namespace:
         default=1000,
         help="simulation jobs between the two memory figures (1000; 0: none)",
     )
+    parser.add_argument(
+        "--answer-workers",
+        default=None,
+        help="an A/B of BUFSIZE_ANSWER_WORKERS settings, e.g. '0,2': a service of each in "
+        "turn, --rounds times, then a summary line per setting (no jobs)",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the A/B (3)")
     return parser.parse_args()
 
 
 if __name__ == "__main__":
     arguments = parse_args()
     arguments.service_pid = None
-    if arguments.url is not None:
+    # The load generator's own start-up heap is kept out of its garbage collector's passes: a
+    # full collection of it (NumPy, httpx, ...) would stall every client at once and count as
+    # the service's latency.
+    gc.collect()
+    gc.freeze()
+    if arguments.answer_workers is not None:
+        if arguments.url is not None:
+            raise SystemExit("--answer-workers starts its own services: give no url")
+        answer_workers_ab(arguments)
+    elif arguments.url is not None:
         asyncio.run(main(arguments))
     else:
         with started_service() as (arguments.url, arguments.service_pid):
