@@ -187,11 +187,16 @@ def test_ecn_capable_flows_are_marked_instead_of_dropped(aqm: str) -> None:
     # The check's link with classic ECN (RFC 3168) CUBIC senders: the AQM's signal becomes a
     # CE mark (RFC 8289 §1: "it may be reasonable to ECN-mark packets instead", as Linux's
     # codel_impl.h does; RFC 8033 §5.1: marking until drop_prob exceeds mark_ecnth = 10 %),
-    # so no packet is dropped and no sender times out. Measured (seeds 1-3): CoDel 334, 366,
-    # 355 marks, mean delay 8.21, 7.98, 8.20 ms, utilization 0.9968, 0.9956, 0.9964; PIE 335,
-    # 312, 319 marks, 15.92, 16.42, 16.51 ms, utilization 0.9864, 0.9996, 0.9990. The queue
-    # stays where the dropping AQM keeps it (same bands as the tests above: CoDel standing
-    # queue within [target, 2 target], PIE mean within ±20 % of 15 ms), now without losses.
+    # so no packet is dropped and no sender times out. Measured (seeds 1-3, since the senders
+    # stopped growing their window while an ECE reduction's round trip is acknowledged, as
+    # Linux's CWR state does: core/ecn.py): CoDel 307, 318, 325 marks, mean delay 7.70, 7.92,
+    # 7.66 ms, standing queue 4.91, 5.32, 4.90 ms, utilization 0.9957, 0.9954, 0.9951; PIE
+    # 286, 346, 294 marks, 16.10, 17.10, 16.55 ms, utilization 0.9972, 0.9822, 0.9984. The
+    # queue stays where the dropping AQM keeps it (PIE mean within ±20 % of 15 ms, as above;
+    # CoDel standing queue within [0.9 target, 2 target]: CoDel signals only once the sojourn
+    # has stayed above its target for an interval, so without losses the interval's minimum
+    # settles about the target, on either side of it; before that sender change 8.21, 7.98,
+    # 8.20 ms mean, the standing queue just above 5 ms), now without losses.
     # Utilization is judged on the mean of the three runs: one run's start-up (the warm-up
     # ends at 5 s) moves it by a point (PIE seed 1 was 0.9930 before RACK's copy number and
     # the Reno flight rule changed the start-up losses' recovery, 0.9864 after).
@@ -211,7 +216,7 @@ def test_ecn_capable_flows_are_marked_instead_of_dropped(aqm: str) -> None:
         assert r.aqm_drops == 0 and r.overflow_drops == 0 and r.timeouts == 0
         if aqm == "codel":
             target = scenario.codel_target_s
-            assert target <= _standing_queue_s(r) <= 2.0 * target
+            assert 0.9 * target <= _standing_queue_s(r) <= 2.0 * target
         else:
             assert 0.012 <= r.queue_delay_mean_s <= 0.018
     assert sum(r.utilization for r in runs) / len(runs) >= 0.99
@@ -241,12 +246,19 @@ def test_codel_marking_does_not_hold_dctcp_near_its_target() -> None:
     queueing thresholds." RFC 8289 itself says only (§1) that "it may be reasonable to ECN-mark
     packets instead" of dropping them; its control law (§3.3, §5.6) is derived for drops.
 
-    Measured (seeds 1-3): mean queueing delay 69.6, 66.0, 67.4 ms; 2.48, 2.48, 2.48 marks per
+    The balance above assumes growth in every round trip. A DCTCP sender grows nothing in the
+    round trip that acknowledges its reduced window (Linux's CWR state, ``core/ecn.py``), so a
+    flow cut every m round trips grows m − 1 packets per cut and balances at W·α/2 = m − 1,
+    about 2(m − 1) marked packets per flow per round trip: fewer than 2 when the cuts come
+    less than two round trips apart, and CoDel reaches that rate sooner.
+
+    Measured (seeds 1-3): mean queueing delay 20.1, 28.6, 32.3 ms; 1.24, 1.24, 1.10 marks per
     flow per round trip (round trip = 100 ms + the mean queueing delay); no drop, no timeout,
-    utilization 1.0000. Asserted, seed 1: the mean delay above 5 targets (25 ms; the CUBIC
-    runs above stay below 3 targets) and below the buffer (one BDP, 100 ms); the mark rate
-    within [1.5, 4] per flow per round trip around the 2 the balance above gives (rounding of
-    "once per window" and α's lag spread it; measured 2.48); every signal a mark.
+    utilization 1.0000 (before the senders held their window in CWR, 29 Nov 2026: 69.6, 66.0,
+    67.4 ms and 2.48 marks). Asserted, seed 1: the mean delay above 3 targets (15 ms; the
+    CUBIC runs above stay below 8 ms) and below the buffer (one BDP, 100 ms); the mark rate
+    within [1, 4] per flow per round trip, the balance's 2(m − 1) for a cut every 1.5 to 3
+    round trips (measured 1.24); every signal a mark.
     """
     scenario = Scenario(
         capacity_bps=CAPACITY_BPS,
@@ -259,9 +271,9 @@ def test_codel_marking_does_not_hold_dctcp_near_its_target() -> None:
     )
     r = simulate(scenario, BDP_PACKETS, seed=1)
     target = scenario.codel_target_s
-    assert 5.0 * target < r.queue_delay_mean_s < RTT_S
+    assert 3.0 * target < r.queue_delay_mean_s < RTT_S
     assert r.aqm_drops == 0 and r.overflow_drops == 0 and r.timeouts == 0
     measured_s = scenario.duration_s - WARMUP_S
     marks_per_flow_per_rtt = r.marks / 40 / (measured_s / (RTT_S + r.queue_delay_mean_s))
-    assert 1.5 <= marks_per_flow_per_rtt <= 4.0
+    assert 1.0 <= marks_per_flow_per_rtt <= 4.0
     assert r.utilization >= 0.99

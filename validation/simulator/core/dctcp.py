@@ -26,7 +26,9 @@ conventional TCP". What differs is the reaction to ECN-Echo:
   where step 4 and this code wait for the acknowledgment number to pass it), the cut comes
   with the first ECE outside the last cut's window and uses the α of the last completed
   observation window.
-  The cut is immediate (Linux and ns-3 reach the reduced window over the next round trip).
+  The cut is immediate (Linux and ns-3 reach the reduced window over the next round trip, by
+  proportional rate reduction), and the window does not grow until that round trip is
+  acknowledged (Linux's CWR state; ``ecn.py``).
 - α starts at 1, so the first reaction halves the window: §3.3, "DCTCP.Alpha, which is
   initialized to 1"; also the default of Linux (``dctcp_alpha_on_init``) and of ns-3's
   ``TcpDctcp``. g = 1/16: §4.2, "A fixed estimation gain of 1/16 is used in some

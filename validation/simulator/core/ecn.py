@@ -40,11 +40,21 @@ an ACK with ECE makes the sender reduce: a classic ECN sender as on a loss (Reno
 half the flight; CUBIC: RFC 9438 §4.6) but with no retransmission and no fast recovery, cwnd =
 ssthresh; DCTCP by cwnd·(1 − α/2) (``dctcp.py``). Either then sets CWR on its next new data
 packet (RFC 3168 §6.1.2: "the TCP sender sets the CWR flag in the TCP header of the first new
-data packet sent after the window reduction"). DCTCP's estimator also runs on every ACK
+data packet sent after the window reduction"). Until that window is acknowledged (every ACK
+at or below the highest packet sent at the reduction) and on any ACK with ECE, the window does
+not grow (``sender.py``): Linux's ECE puts the sender in CWR (``tcp_try_to_open`` calls
+``tcp_enter_cwr``, which records ``high_seq = snd_nxt``), and ``tcp_cong_control`` in
+``net/ipv4/tcp_input.c`` calls ``tcp_cong_avoid`` only when not ``tcp_in_cwnd_reduction``;
+the state ends once ``snd_una`` reaches ``high_seq``, cwnd = ssthresh (``tcp_end_cwnd_reduction``).
+ns-3 3.44's CA_CWR state does not grow it either. (Until 29 Nov 2026 the window grew through
+that round trip: with 10 DCTCP flows at 1 Gbit/s, 200 µs, 9.5 points more of the packets were
+marked, ``studies/dctcp_queue_p99.py``.) DCTCP's estimator also runs on every ACK
 (RFC 8257 §3.3 steps 1-8, read) and updates α when an ACK passes DCTCP.WindowEnd, once per
 observation window, as Alizadeh et al. §3.1 eq. (1) does once per window of data.
 
-Simplifications: a loss detected (third duplicate ACK) within the window of an ECE reduction
+Simplifications: the reduction is immediate, where Linux's ``tcp_cwnd_reduction`` (and ns-3's
+PRR) lower cwnd over that round trip by proportional rate reduction (RFC 6937) and end at the
+same ssthresh; a loss detected (third duplicate ACK) within the window of an ECE reduction
 reduces again (RFC 3168 §6.1.2 would not lower ssthresh twice in one round trip, and RFC 8257
 §3.5 says "a DCTCP sender will only reduce the cwnd once per window of data across all loss
 signals"); a sender

@@ -1062,7 +1062,9 @@ class ReferenceSimulator:
                     else:
                         fl.cwnd = max(fl.cwnd - newly + 1.0, 1.0)
                     self.transmit(t, f, fl.snd_una)
-            elif not exited and bb is None:
+            elif not exited and bb is None and not (ece or cum <= fl.ecn_recover):
+                # no growth in ECN's CWR state (core/ecn.py: an ACK with ECE, or one within
+                # the window of the last ECE reduction)
                 if fl.cwnd < fl.ssthresh:  # at most one packet per ACK (RFC 5681 eq. 2)
                     fl.cwnd += min(newly, 1)
                 else:
