@@ -11,6 +11,7 @@ second; the conversion ``C [bytes/s] = capacity_bps / 8`` is done here.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -265,6 +266,18 @@ _ROOT_XTOL = 2e-12
 _ROOT_RTOL = 4.0 * float(np.finfo(np.float64).eps)
 
 
+def _scalar_gap(flows: float, x: float, m: float, k: float, a: float) -> float:
+    """``gap`` of :func:`_crossover` at one point: the same operations in the same order as
+    :func:`_q`, :func:`_b_rho` and :func:`_b_p`, NumPy's ``log1p`` and ``expm1`` included (the
+    math module's differ from them in the last digit), the rest in plain floats (the same
+    IEEE arithmetic), without the arrays' per-call cost: a root takes a dozen evaluations."""
+    # log1p(−1/N_b) is −inf at N_b = 1, where q is exactly 1 (NumPy's, without its warning)
+    log_keep = -math.inf if flows == 1.0 else float(np.log1p(-1.0 / flows))
+    q = -float(np.expm1((a * flows) * log_keep))
+    b_rho = (q * x - 2.0 * m * flows * (1.0 - q)) / (2.0 - q)
+    return b_rho - (k * flows * m - x)
+
+
 def _crossover(
     in_flight_bytes: npt.NDArray[np.float64],
     packet_bytes: npt.NDArray[np.float64],
@@ -306,7 +319,7 @@ def _crossover(
             point = tuple(float(v[index]) for v in args)
 
             def gap_at(n: float, p: tuple[float, ...] = point) -> float:
-                return float(gap(n, *p))
+                return _scalar_gap(n, *p)
 
             result[index] = bracketed_root(
                 gap_at,

@@ -144,6 +144,8 @@ class _Sized:
     ctx: Context
     regime: RegimeInfo
     model: TrafficModel
+    #: Every rule's size, not yet with the model's prediction at it (:func:`_answer` adds them:
+    #: a candidate that is not chosen never needs them).
     rules: tuple[RuleResult, ...]
     governing: RuleResult
     recommended: RecommendedSize
@@ -157,7 +159,7 @@ def _size(ctx: Context) -> _Sized:
     model, governing_id, why = choose(ctx, regime)
     regime = replace(regime, traffic_model=model.kind)
     classified = regime.regime if regime.source == "models.regimes" else None
-    rules = with_predictions(all_rules(ctx, classified), model, ctx)
+    rules = all_rules(ctx, classified)
     governing, why = governing_rule(rules, governing_id, why)
     assert governing.buffer_packets is not None
     recommended, trade_off = recommended_size(ctx, model, governing, why)
@@ -185,6 +187,8 @@ def _answer(sized: _Sized) -> Recommendation:
     CIOQ), curves and what-ifs added."""
     ctx, recommended = sized.ctx, sized.recommended
     scenario = ctx.scenario
+    rules = with_predictions(sized.rules, sized.model, ctx)
+    governing = next(p for r, p in zip(sized.rules, rules, strict=True) if r is sized.governing)
     optical = None
     if scenario.medium == "optical":
         optical = optical_fifo_design(
@@ -215,12 +219,12 @@ def _answer(sized: _Sized) -> Recommendation:
             congestion_control=str(scenario.congestion_control),
             congestion_control_given=ctx.congestion_control_given,
         ),
-        rules=sized.rules,
+        rules=rules,
         regime=sized.regime,
         recommended=recommended,
         feasible=sized.trade_off is None,
         trade_off=sized.trade_off,
-        curves=plot_curves(ctx, sized.model, sized.rules, recommended.buffer_packets),
+        curves=plot_curves(ctx, sized.model, rules, recommended.buffer_packets),
         optical=optical,
         warnings=sized.warnings,
         software_versions=dict(software_versions()),
@@ -228,7 +232,7 @@ def _answer(sized: _Sized) -> Recommendation:
             Target(name=name, value=getattr(ctx.targets, name), source=ctx.targets.source(name))
             for name in ("min_utilization", "max_loss", "max_queueing_delay_s")
         ),
-        what_if=what_ifs(ctx, sized.regime, sized.model, sized.rules, sized.governing),
+        what_if=what_ifs(ctx, sized.regime, sized.model, rules, governing),
         cioq=cioq,
     )
 
@@ -318,9 +322,11 @@ def _unknown_senders(scenario: LinkScenario, targets: Targets) -> Recommendation
         ),
     )
     known = {r.rule for r in chosen.rules}
+    # The other candidate's own rules (CUBIC's β rule), with its model's predictions.
+    extra = tuple(r for r in other.rules if r.rule not in known)
     return replace(
         chosen,
-        rules=chosen.rules + tuple(r for r in other.rules if r.rule not in known),
+        rules=chosen.rules + with_predictions(extra, other.model, other.ctx),
         recommended=replace(chosen.recommended, reason=chosen.recommended.reason + " " + note),
         warnings=(
             *((note,) if differ else ()),

@@ -525,3 +525,22 @@ def test_crossover_with_a_long_loss_burst_is_the_bracket_end(
     assert result.crossover_flows == pytest.approx(expected, rel=1e-9)
     # Few flows: 004 §VII's correction "B = CT_e if N_b is less than 5 flows".
     assert result.buffer_bytes == pytest.approx(capacity * rtt / 8.0, rel=1e-9)
+
+
+def test_the_crossovers_scalar_gap_has_the_array_gaps_digits() -> None:
+    # A single crossover is found by evaluating the gap B_ρ − B_p at plain floats
+    # (models.bscl._scalar_gap); it must give exactly the digits of the array formulas
+    # (_q, _b_rho, _b_p) it replaces there, N_b = 1 (q exactly 1) included. Fixed seed.
+    from models.bscl import _b_p, _b_rho, _q, _scalar_gap
+
+    rng = np.random.default_rng(20261129)
+    for _ in range(20_000):
+        flows = 1.0 if rng.random() < 0.05 else float(10 ** rng.uniform(0, 6))
+        x = float(10 ** rng.uniform(2, 10))
+        m = float(rng.choice([64.0, 576.0, 1000.0, 1500.0, 9000.0]))
+        k = float(rng.uniform(1, 30))
+        a = float(10 ** rng.uniform(-2, 2))
+        with np.errstate(divide="ignore"):
+            q = _q(flows, a * flows)
+        expected = float(_b_rho(q, x, flows, m) - _b_p(k, x, flows, m))
+        assert _scalar_gap(flows, x, m, k, a) == expected, (flows, x, m, k, a)
