@@ -38,6 +38,7 @@ bytes.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import version as _package_version
 from typing import Any
@@ -579,14 +580,21 @@ def _connect(ok: bool) -> None:
 
 
 def run(
-    spec: Ns3Run, *, diagnose: bool = False, defaults: tuple[tuple[str, str], ...] = ()
+    spec: Ns3Run,
+    *,
+    diagnose: bool = False,
+    defaults: tuple[tuple[str, str], ...] = (),
+    attach: Callable[[Any, Any], Any] | None = None,
 ) -> dict[str, Any]:
     """Build the dumbbell, run it, and return the bottleneck's measures after the warm-up.
 
     Diagnosis options (not used by the comparison's table): ``diagnose`` adds the senders'
     per-flow counters after the warm-up (``FlowMeter`` above) under ``"flows"``; ``defaults``
     are further ``Config::SetDefault`` pairs given as strings, set after the spec's own (for
-    example ``("ns3::TcpL4Protocol::RecoveryType", "ns3::TcpClassicRecovery")``).
+    example ``("ns3::TcpL4Protocol::RecoveryType", "ns3::TcpClassicRecovery")``); ``attach``
+    is called with the bottleneck's device and its queue disc (None without marking) before
+    the run and returns a further meter, whose ``Finish()`` is called at the end of the run
+    and which is returned under ``"attached"``.
     """
     if spec.cc not in SOCKET_TYPES:
         raise ValueError(f"cc must be one of {sorted(SOCKET_TYPES)}, got {spec.cc!r}")
@@ -683,7 +691,11 @@ def run(
         discs = red.Install(core.Get(0))
         _connect(_cpp.ConnectDisc(meter, discs.Get(0)))
     else:
+        discs = None
         _connect(_cpp.ConnectDeviceArrivals(meter, core.Get(0)))
+    attached = (
+        None if attach is None else attach(core.Get(0), None if discs is None else discs.Get(0))
+    )
 
     flow_meter = _cpp.FlowMeter(flows, spec.warmup_s, spec.packet_bytes) if diagnose else None
     port = 5000
@@ -709,6 +721,8 @@ def run(
     wall_s = time.perf_counter() - start
     cpu_s = time.process_time() - cpu_start
     meter.Finish()
+    if attached is not None:
+        attached.Finish()
     measured_s = spec.duration_s - spec.warmup_s
     tx_packets = int(meter.txPackets)
     result = {
@@ -736,5 +750,7 @@ def run(
             "recovery_entry_cwnd_packets": list(flow_meter.recoveryEntryCwnd),
             "recovery_entry_flight_packets": list(flow_meter.recoveryEntryFlight),
         }
+    if attached is not None:
+        result["attached"] = attached
     ns.Simulator.Destroy()
     return result
