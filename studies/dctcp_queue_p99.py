@@ -23,7 +23,9 @@ Two behaviours of the senders are measured beside them: ns-3 lowers cwnd after a
 the next round trip (its default ``TcpPrrRecovery``, as Linux's ``tcp_cwnd_reduction``) where
 bufsize sets it to ssthresh at once (ns-3's ``TcpClassicRecovery`` does the same: the rows
 marked 'classic'); and bufsize's DCTCP receiver acknowledges a CE change at once (RFC 8257
-§3.2, Linux) where ns-3's does not (the last column runs bufsize with ns-3's receiver).
+§3.2, Linux) where ns-3's does not (a column runs bufsize with ns-3's receiver). A last
+column runs bufsize with Linux's arithmetic for DCTCP's cut (whole segments, the cut rounded
+down, ``dctcp_ssthresh``), which neither bufsize nor ns-3 has.
 
 ns-3 is the PyPI ``ns3`` 3.44 (``make ns3``) through ``ns3_dumbbell.py``; its delayed-ACK
 timer is set to bufsize's (Linux's 40 ms, ``TCP_DELACK_MIN``) and its DCTCP keeps Linux's
@@ -50,6 +52,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -139,9 +142,23 @@ class Case:
 
 class _ArrivalCounting(ReferenceSimulator):
     """The reference simulator, counting the packets each measured arrival finds at the port
-    (the marking's own view: ``mark_on_arrival`` is given them before the packet joins)."""
+    (the marking's own view: ``mark_on_arrival`` is given them before the packet joins).
+
+    With ``whole_segment_cut`` DCTCP's reduction is Linux's arithmetic on a whole number of
+    segments: ``dctcp_ssthresh`` in ``net/ipv4/tcp_dctcp.c`` returns
+    ``max(snd_cwnd - ((snd_cwnd * alpha) >> 11), 2)``, the cut ``cwnd·α/2`` rounded down,
+    where bufsize keeps ``cwnd·(1 − α/2)`` with its fraction."""
 
     found: np.ndarray
+    whole_segment_cut = False
+
+    def ecn_on_ack(self, fl: Any, cum: int, newly: int, ece: bool) -> None:
+        before, recover = fl.cwnd, fl.ecn_recover
+        super().ecn_on_ack(fl, cum, newly, ece)
+        cut = fl.ecn_recover != recover and fl.grp.congestion_control == "dctcp"
+        if cut and self.whole_segment_cut:
+            w = math.floor(before)
+            fl.cwnd = fl.ssthresh = float(max(w - math.floor(w * fl.alpha / 2.0), 2))
 
     def mark_on_arrival(self, t: float, f: int, q_packets: int, q_bytes: float) -> int:
         if t >= self.warm:
@@ -149,11 +166,14 @@ class _ArrivalCounting(ReferenceSimulator):
         return super().mark_on_arrival(t, f, q_packets, q_bytes)
 
 
-def run_bufsize(case: Case, seed: int, immediate: bool = True) -> dict[str, Any]:
+def run_bufsize(
+    case: Case, seed: int, immediate: bool = True, whole_segment_cut: bool = False
+) -> dict[str, Any]:
     """bufsize's figures of a case under every definition."""
     sim = _ArrivalCounting(case.scenario(), BUFFER_PACKETS, seed, False)
     sim.found = np.zeros(LEVELS)
     sim.immediate_ce_ack = immediate
+    sim.whole_segment_cut = whole_segment_cut
     result = to_result(sim.p, sim.run(), 0.0, "reference")
     port = np.zeros(LEVELS)
     occ = result.queue_distribution[:LEVELS]
@@ -416,6 +436,7 @@ def main() -> None:
         "p90 port, time (bufsize / ns-3)", "bufsize RTOs",
         *(f"p99 {d} (bufsize / ns-3)" for d in DEFINITIONS),
         "bufsize with ns-3's receiver: marked %, p99 port, time",
+        "bufsize with Linux's whole-segment cut: U, marked %, mean, p90, p99 port, time",
     )  # fmt: skip
     rows = ["| " + " | ".join(columns) + " |", "| " + " | ".join("---" for _ in columns) + " |"]
     for flows in map(int, args.flows.split(",")):
@@ -425,6 +446,7 @@ def main() -> None:
                     case = Case(flows, rtt_us * 1e-6, k, spread)
                     ours = run_bufsize(case, args.seed)
                     ours["ns3_receiver"] = run_bufsize(case, args.seed, immediate=False)
+                    ours["linux_cut"] = run_bufsize(case, args.seed, whole_segment_cut=True)
                     for recovery in args.ns3_recovery.split(","):
                         if recovery != "prr" and i > 0:
                             continue
@@ -452,8 +474,9 @@ def main() -> None:
             "arrival' = packets each arrival finds at the port, 'wait, per packet' = wait "
             "before transmission in packet times. ns-3 reduction: 'prr' (its default: cwnd "
             "lowered over the round trip after an ECE, as Linux) or 'classic' (cwnd = ssthresh "
-            "at once, as bufsize); bufsize's columns repeat on a case's two rows. The last "
-            "column: bufsize with ns-3's DCTCP receiver (no immediate ACK of a CE change).",
+            "at once, as bufsize); bufsize's columns repeat on a case's two rows. The last two "
+            "columns: bufsize with ns-3's DCTCP receiver (no immediate ACK of a CE change), and "
+            "with Linux's DCTCP cut on whole segments (not bufsize's arithmetic, see the notes).",
             "",
             *rows,
             "",
@@ -467,7 +490,7 @@ def _row(case: Case, recovery: str, ours: dict[str, Any], theirs: dict[str, Any]
         return f"{a:{fmt}} / " + ("not run" if b is None else f"{b:{fmt}}")
 
     t = theirs or {}
-    rx = ours["ns3_receiver"]
+    rx, lc = ours["ns3_receiver"], ours["linux_cut"]
     cells = [
         str(case.flows),
         f"{1e6 * case.rtt_s:g}",
@@ -484,6 +507,8 @@ def _row(case: Case, recovery: str, ours: dict[str, Any], theirs: dict[str, Any]
             for d in DEFINITIONS
         ),
         f"{100 * rx['mark_rate']:.1f}, {rx['p99']['port, time']}",
+        f"{lc['utilization']:.3f}, {100 * lc['mark_rate']:.1f}, {lc['mean_port']:.1f}, "
+        f"{lc['p90_port']}, {lc['p99']['port, time']}",
     ]
     return "| " + " | ".join(cells) + " |"
 
