@@ -113,8 +113,10 @@ def test_classic_senders_are_held_near_the_pi2_target(cc: str, ecn: bool) -> Non
 def test_dctcp_in_the_l4s_queue_is_marked_by_the_step_near_1_ms() -> None:
     # DCTCP alone goes to the L queue: the step (1 ms of sojourn) marks it, so the mean delay
     # sits near 1 ms, with no loss. At 40 ms the step is far below DCTCP's K = C·RTT/7
-    # (9.5 packets, 5.7 ms: Alizadeh et al. 2010 §3.4), and the link is half idle: measured
-    # (seeds 1-2) mean delay 1.00 and 1.06 ms, utilization 0.4867 and 0.4751. This is why
+    # (9.5 packets, 5.7 ms: Alizadeh et al. 2010 §3.4), and the link is more than half idle:
+    # measured (seeds 1-2) mean delay 0.76 and 0.82 ms, utilization 0.3932 and 0.3876 (1.00
+    # and 1.06 ms, 0.4867 and 0.4751 before ECN senders held their window through the round
+    # trip of a reduction, Linux's CWR state, 29 Nov 2026). This is why
     # Linux's sch_dualpi2.c says DCTCP "can only be used with DualPI2 in a datacenter
     # context". Bands: the mean delay within 0.4-1.8 ms (the step ±0.6 ms: a packet marked at
     # dequeue has waited just over 1 ms, the others less); utilization below 0.7.
