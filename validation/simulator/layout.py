@@ -269,7 +269,7 @@ class FlowInt(IntEnum):
     CC = 30  # a CongestionControl
     ECN_MODE = 31  # an EcnMode (a group parameter)
     # ECN state (core/ecn.py): reset by ecn_start when a transfer starts
-    ECN_RECOVER = 32  # highest sequence number outstanding at the last ECE reduction
+    ECN_RECOVER = 32  # one past the highest packet sent at the last ECE reduction (high_seq)
     DCTCP_WINDOW_END = 33  # DCTCP.WindowEnd, in packets (RFC 8257 §3.3)
     CE_STATE = 34  # receiver: DCTCP.CE (RFC 8257 §3.2), or the RFC 3168 ECE latch
     CWR_PENDING = 35  # sender: the next new data packet carries CWR

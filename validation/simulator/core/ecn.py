@@ -40,12 +40,16 @@ an ACK with ECE makes the sender reduce: a classic ECN sender as on a loss (Reno
 half the flight; CUBIC: RFC 9438 §4.6) but with no retransmission and no fast recovery, cwnd =
 ssthresh; DCTCP by cwnd·(1 − α/2) (``dctcp.py``). Either then sets CWR on its next new data
 packet (RFC 3168 §6.1.2: "the TCP sender sets the CWR flag in the TCP header of the first new
-data packet sent after the window reduction"). Until that window is acknowledged (every ACK
-at or below the highest packet sent at the reduction) and on any ACK with ECE, the window does
-not grow (``sender.py``): Linux's ECE puts the sender in CWR (``tcp_try_to_open`` calls
-``tcp_enter_cwr``, which records ``high_seq = snd_nxt``), and ``tcp_cong_control`` in
-``net/ipv4/tcp_input.c`` calls ``tcp_cong_avoid`` only when not ``tcp_in_cwnd_reduction``;
-the state ends once ``snd_una`` reaches ``high_seq``, cwnd = ssthresh (``tcp_end_cwnd_reduction``).
+data packet sent after the window reduction"). Until an ACK passes the packets out at the
+reduction (``ECN_RECOVER`` = one past the highest sent then; every ACK at or below it, the one
+that acknowledges exactly those packets included) and on any ACK with ECE, the window does
+not grow (``sender.py``), and no new ECE reduction comes: Linux's ECE puts the sender in CWR
+(``tcp_try_to_open`` calls ``tcp_enter_cwr``, which records ``high_seq = snd_nxt``), and
+``tcp_cong_control`` in ``net/ipv4/tcp_input.c`` calls ``tcp_cong_avoid`` only when not
+``tcp_in_cwnd_reduction``; ``tcp_fastretrans_alert`` ends the state only once ``snd_una``
+passes ``high_seq`` ("CWR is to be held something *above* high_seq is ACKed", so not when
+``snd_una == high_seq``), cwnd = ssthresh (``tcp_end_cwnd_reduction``), and only then may an
+ECE enter CWR again.
 ns-3 3.44's CA_CWR state does not grow it either. (Until 29 Nov 2026 the window grew through
 that round trip: with 10 DCTCP flows at 1 Gbit/s, 200 µs, 9.5 points more of the packets were
 marked, ``studies/dctcp_queue_p99.py``.) DCTCP's estimator also runs on every ACK
@@ -196,5 +200,5 @@ def ecn_on_ack(sp, t, f, cum, newly, ece):
         ssthresh = max((high - fi[b + FlowInt.SND_UNA]) / 2.0, 2.0)
     ff[a + FlowFloat.SSTHRESH_PACKETS] = ssthresh
     ff[a + FlowFloat.CWND_PACKETS] = ssthresh
-    fi[b + FlowInt.ECN_RECOVER] = high - 1
+    fi[b + FlowInt.ECN_RECOVER] = high
     fi[b + FlowInt.CWR_PENDING] = 1

@@ -175,7 +175,7 @@ class Flow:
     k: float = 0.0
     w_est: float = 0.0
     ecn: int = EcnMode.OFF  # the group's EcnMode
-    ecn_recover: int = -1  # highest sequence number outstanding at the last ECE reduction
+    ecn_recover: int = -1  # one past the highest packet sent at the last ECE reduction
     ce_state: int = 0  # receiver: DCTCP.CE, or the RFC 3168 ECE latch
     cwr_pending: bool = False  # the next new data packet carries CWR
     alpha: float = DCTCP_ALPHA_INIT  # DCTCP (RFC 8257 §3.3)
@@ -1191,7 +1191,7 @@ class ReferenceSimulator:
             ssthresh = self.reduce(fl, fl.high_tx - fl.snd_una)
         fl.ssthresh = ssthresh
         fl.cwnd = ssthresh
-        fl.ecn_recover = fl.high_tx - 1
+        fl.ecn_recover = fl.high_tx
         fl.cwr_pending = True
 
     def in_flight(self, fl: Flow) -> int:
