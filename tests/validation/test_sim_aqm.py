@@ -190,8 +190,8 @@ def test_ecn_capable_flows_are_marked_instead_of_dropped(aqm: str) -> None:
     # so no packet is dropped and no sender times out. Measured (seeds 1-3, with the senders
     # in Linux's CWR state until an ACK passes the packets out at the ECE reduction:
     # core/ecn.py): CoDel 451, 451, 477 marks, mean delay 9.53, 9.34, 9.14 ms, standing queue
-    # 6.86, 6.71, 6.69 ms, utilization 0.9996, 0.9992, 0.9994; PIE 422, 401, 432 marks, 15.14,
-    # 15.45, 15.63 ms, utilization 1.0000 each. The queue stays where the dropping AQM keeps
+    # 6.86, 6.71, 6.69 ms, utilization 0.9996, 0.9992, 0.9994; PIE 415, 416, 423 marks, 15.20,
+    # 15.33, 15.10 ms, utilization 1.0000 each. The queue stays where the dropping AQM keeps
     # it (PIE mean within ±20 % of 15 ms, as above; CoDel standing queue within [0.9 target,
     # 2 target]: CoDel signals only once the sojourn has stayed above its target for an
     # interval, so without losses the interval's minimum settles about the target, on either

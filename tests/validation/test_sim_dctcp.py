@@ -263,20 +263,20 @@ def test_dctcp_is_starved_by_cubic_in_a_shared_queue_with_drop_tail_for_cubic() 
     This port is the other one: packets that are not ECN-capable see drop-tail at the buffer
     (module ``ecn.py``; ``test_packets_not_ecn_capable_see_drop_tail``). With B = 300 packets
     CUBIC keeps the queue far above K = 12, so every DCTCP packet arrives to a queue at or
-    above K and is marked (mark rate measured 0.991-0.999), α goes to 1 and DCTCP halves
+    above K and is marked (mark rate measured 0.992-0.998), α goes to 1 and DCTCP halves
     once per window, while CUBIC backs off only when the buffer overflows: DCTCP is starved.
-    Measured DCTCP shares, seeds 1-4: 0.024, 0.023, 0.017, 0.023 (fair share 0.5; with the
+    Measured DCTCP shares, seeds 1-4: 0.025, 0.022, 0.017, 0.022 (fair share 0.5; with the
     200 ms default minimum RTO and 20 ms of warm-up the same mix gave 0.006, seed 1, because
     starved DCTCP flows then sit in timeouts longer than the run). The bound 0.1 is four
     times the largest of them and a fifth of the fair share.
 
     With B = K + 1 = 13 the buffer drops CUBIC's packets about where the port starts marking,
-    as at an RFC 3168 §5 switch, and DCTCP takes most of the link for seeds 1-4 and 6
-    (measured 0.82, 0.91, 0.93, 1.00, 0.80) but almost none for seeds 5, 7 and 8 (0.00, 0.00,
-    0.00), where DCTCP flows are locked in retransmission timeouts (as seed 2 was, every
-    packet of theirs in the measured 70 ms lost, before the receiver acknowledged a CE change
-    at once). That contrast is too unstable to assert and is not: the test asserts the
-    drop-tail case only.
+    as at an RFC 3168 §5 switch, and DCTCP's share swings from seed to seed: measured, seeds
+    1-8, 0.26, 0.87, 0.30, 0.61, 0.00, 0.70, 0.40, 0.00 (0.00 where DCTCP flows are locked in
+    retransmission timeouts, every packet of theirs in the measured 70 ms lost; before its
+    senders grew cwnd on ECE ACKs after a timeout, as Linux's Loss state does, 29 Nov 2026:
+    0.00, 0.00, 0.12, 1.00, 0.00, 0.87, 0.06, 0.00). That contrast is too unstable to assert
+    and is not: the test asserts the drop-tail case only.
     """
     for seed in range(1, 5):
         share, mark_rate, utilization = _dctcp_share_beside_cubic(300, seed)
@@ -409,6 +409,27 @@ def test_cwr_is_held_through_the_ack_of_exactly_the_packets_out_at_the_reduction
         assert fl.cwnd == 10.0
     sim.on_ack(0.003, 0, 22, -1, True)  # past high_seq, ECE: the next cut (α still 1)
     assert fl.cwnd == 5.0
+
+
+def test_after_a_timeout_the_window_grows_on_ece_acks() -> None:
+    # Linux: a timeout puts the sender in TCP_CA_Loss, which replaces CWR; tcp_cong_control
+    # holds cwnd only when tcp_in_cwnd_reduction (CWR or Recovery), so in Loss an ACK of new
+    # data grows cwnd by slow start (tcp_may_raise_cwnd, FLAG_DATA_ACKED) whether or not it
+    # carries ECE (tcp_fastretrans_alert's Loss case does not enter CWR). Before 29 Nov 2026
+    # bufsize held cwnd at 1 on such ACKs.
+    sc = Scenario(
+        flows=1, congestion_control="dctcp", recovery="newreno", duration_s=1.0, warmup_s=0.0
+    )
+    sim = ReferenceSimulator(sc, 10, 1, trace=False)
+    fl = sim.flows[0]
+    fl.active, fl.cwnd, fl.ssthresh, fl.snd_nxt, fl.high_tx = True, 20.0, 1e9, 20, 20
+    fl.rto_event = fl.rto_expiry = 0.01
+    sim.rto_fire(0.01, 0)  # 20 packets out: Loss until the ACK passes packet 19
+    assert fl.cwnd == 1.0 and fl.rto_recover == 19
+    sim.on_ack(0.02, 0, 1, -1, True)  # the retransmission ACKed, with ECE
+    assert fl.cwnd == 2.0
+    sim.on_ack(0.03, 0, 3, -1, True)
+    assert fl.cwnd == 3.0
 
 
 def test_classic_ecn_sender_halves_like_a_loss_without_retransmitting() -> None:

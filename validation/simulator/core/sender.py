@@ -672,9 +672,16 @@ def on_ack(sp, t, f, cum, sack_seq, ece):
                     cwnd = ff[a + FlowFloat.CWND_PACKETS]
                     ff[a + FlowFloat.CWND_PACKETS] = max(cwnd - newly + 1.0, 1.0)
                 _transmit(sp, t, f, cum)
-        elif not exited and not bbr and not (ece or cum <= fi[b + FlowInt.ECN_RECOVER]):
+        elif (
+            not exited
+            and not bbr
+            and not (
+                cum > fi[b + FlowInt.RTO_RECOVER] and (ece or cum <= fi[b + FlowInt.ECN_RECOVER])
+            )
+        ):
             # no growth in ECN's CWR state (ecn.py: an ACK with ECE, or one within the window
-            # of the last ECE reduction)
+            # of the last ECE reduction), except after a timeout: Linux's Loss state replaces
+            # CWR and grows cwnd whatever the ECE (tcp_in_cwnd_reduction is CWR or Recovery)
             cwnd = ff[a + FlowFloat.CWND_PACKETS]
             if cwnd < ff[a + FlowFloat.SSTHRESH_PACKETS]:  # at most 1 packet/ACK (RFC 5681)
                 ff[a + FlowFloat.CWND_PACKETS] = cwnd + min(newly, 1)

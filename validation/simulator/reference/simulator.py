@@ -1062,9 +1062,14 @@ class ReferenceSimulator:
                     else:
                         fl.cwnd = max(fl.cwnd - newly + 1.0, 1.0)
                     self.transmit(t, f, fl.snd_una)
-            elif not exited and bb is None and not (ece or cum <= fl.ecn_recover):
+            elif (
+                not exited
+                and bb is None
+                and not (cum > fl.rto_recover and (ece or cum <= fl.ecn_recover))
+            ):
                 # no growth in ECN's CWR state (core/ecn.py: an ACK with ECE, or one within
-                # the window of the last ECE reduction)
+                # the window of the last ECE reduction), except in Linux's Loss state after a
+                # timeout (core/sender.py)
                 if fl.cwnd < fl.ssthresh:  # at most one packet per ACK (RFC 5681 eq. 2)
                     fl.cwnd += min(newly, 1)
                 else:
