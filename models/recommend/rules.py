@@ -916,7 +916,7 @@ def bbr_rule(ctx: Context) -> RuleResult | None:
             "buffers'; Hock et al. ICNP 2017, abstract: 'unfairness, and massive packet "
             "loss'; Ware et al. IMC 2019 not read); the "
             "simulator's BBR v1 against one CUBIC flow, 20 Mb/s, 40 ms: BBR's share 0.95 at "
-            "0.5 BDP, 0.56 at 2 BDP, 0.31 at 8 BDP (means of 8 seeds)",
+            "0.5 BDP, 0.60 at 2 BDP, 0.37 at 8 BDP (means of 8 seeds)",
         ),
         congestion_limited(ctx),
     ]
