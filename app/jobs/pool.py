@@ -230,22 +230,31 @@ class JobPool:
 
     def _finished(self, future: Future[str]) -> None:
         with self._lock:
-            job_id, attempt = self._inflight.pop(future)
-        self.budget.give(1)
-        exc = None if future.cancelled() else future.exception()
-        if isinstance(exc, BrokenProcessPool):
-            # A worker process died (killed, out of memory), taking the pool with it: every
-            # job it was running is resumed, and a job that keeps killing its worker fails
-            # after max_job_restarts.
-            self.store.interrupt_attempt(
-                job_id, attempt, self.settings.max_job_restarts, WORKER_DIED
-            )
-        elif exc is not None:
-            # The worker could not record what happened (a lost Dask worker, say).
-            self.store.fail_attempt(
-                job_id, attempt, f"the worker running this job stopped: {type(exc).__name__}: {exc}"
-            )
-        self._wake.set()
+            job_id, attempt = self._inflight[future]
+        # The job stays in _inflight until its outcome is stored: recovery skips the jobs in
+        # _inflight, and would otherwise take a job whose worker just died, still marked
+        # running, for one the service left behind, and record the wrong cause.
+        try:
+            exc = None if future.cancelled() else future.exception()
+            if isinstance(exc, BrokenProcessPool):
+                # A worker process died (killed, out of memory), taking the pool with it:
+                # every job it was running is resumed, and a job that keeps killing its
+                # worker fails after max_job_restarts.
+                self.store.interrupt_attempt(
+                    job_id, attempt, self.settings.max_job_restarts, WORKER_DIED
+                )
+            elif exc is not None:
+                # The worker could not record what happened (a lost Dask worker, say).
+                self.store.fail_attempt(
+                    job_id,
+                    attempt,
+                    f"the worker running this job stopped: {type(exc).__name__}: {exc}",
+                )
+        finally:
+            with self._lock:
+                del self._inflight[future]
+            self.budget.give(1)
+            self._wake.set()
 
     @property
     def running(self) -> int:
