@@ -342,15 +342,19 @@ class TcpDctcpFloor : public TcpDctcp
 NS3_RECOVERY = {"prr": "ns3::TcpPrrRecovery", "classic": "ns3::TcpClassicRecovery"}
 
 
-def run_ns3(case: Case, seed: int, recovery: str = "prr") -> dict[str, Any]:
-    """ns-3's figures of a case (imports ns-3: about a minute the first time)."""
+def run_ns3_with(
+    case: Case, seed: int, recovery: str, attach: Any, diagnose: bool = False
+) -> dict[str, Any]:
+    """ns-3's run of a case with a probe: its DCTCP with Linux's 2-segment floor, the 40 ms
+    delayed-ACK timer and the given loss recovery; ``attach(device, disc)`` returns the probe,
+    found under ``"attached"``; ``diagnose`` adds the senders' counters (``"flows"``, see
+    ``ns3_dumbbell.run``). Imports ns-3: about a minute the first time."""
     import cppyy  # type: ignore[import-not-found]
     import ns3_dumbbell
 
     if not hasattr(cppyy.gbl, "bufsize_p99"):
         cppyy.cppdef(_PROBE_CPP)
         cppyy.gbl.bufsize_p99.TcpDctcpFloor.GetTypeId()  # registers the TypeId
-    probe_ns = cppyy.gbl.bufsize_p99
     sc = case.scenario()
     params = make_parameters(sc, BUFFER_PACKETS, seed)
     spec = ns3_dumbbell.Ns3Run(
@@ -370,11 +374,6 @@ def run_ns3(case: Case, seed: int, recovery: str = "prr") -> dict[str, Any]:
         seed=seed,
         ecn_threshold_packets=case.k_packets,
     )
-    tx_s = 8.0 * (PACKET_BYTES + HEADER_BYTES) / CAPACITY_BPS
-
-    def attach(device: Any, disc: Any) -> Any:
-        return probe_ns.Attach(device, disc, WARMUP_S, LEVELS, tx_s, WAIT_BINS_PER_PACKET)
-
     result = ns3_dumbbell.run(
         spec,
         defaults=(
@@ -383,9 +382,27 @@ def run_ns3(case: Case, seed: int, recovery: str = "prr") -> dict[str, Any]:
             ("ns3::TcpL4Protocol::RecoveryType", NS3_RECOVERY[recovery]),
         ),
         attach=attach,
+        diagnose=diagnose,
     )
+    result["spec"] = asdict(spec)
+    result["ns3_version"] = ns3_dumbbell.version()
+    return result
+
+
+def run_ns3(case: Case, seed: int, recovery: str = "prr") -> dict[str, Any]:
+    """ns-3's figures of a case under every definition (``QueueProbe``)."""
+    import cppyy
+
+    tx_s = 8.0 * (PACKET_BYTES + HEADER_BYTES) / CAPACITY_BPS
+
+    def attach(device: Any, disc: Any) -> Any:
+        return cppyy.gbl.bufsize_p99.Attach(
+            device, disc, WARMUP_S, LEVELS, tx_s, WAIT_BINS_PER_PACKET
+        )
+
+    result = run_ns3_with(case, seed, recovery, attach)
     probe = result.pop("attached")
-    record: dict[str, Any] = {"spec": asdict(spec), "ns3_version": ns3_dumbbell.version()}
+    record: dict[str, Any] = {"spec": result.pop("spec"), "ns3_version": result.pop("ns3_version")}
     record.update(result)
     for name in ("waitingTime", "portTime", "foundDisc", "foundWaiting", "foundPort", "waitHist"):
         record[name] = [float(x) for x in getattr(probe, name)]

@@ -210,7 +210,8 @@ ConnectDisc(PortMeter* meter, Ptr<QueueDisc> disc)
 }
 
 // Diagnosis: per-flow counters of the senders after the warm-up, from the sockets' trace
-// sources (tcp-socket-base.cc): entries into fast recovery (CongState -> CA_RECOVERY),
+// sources (tcp-socket-base.cc): entries into fast recovery (CongState -> CA_RECOVERY) and
+// into CWR (-> CA_CWR, an ECE reduction),
 // retransmission timeouts (ReTxTimeout doubles m_rto, "RTO" trace: new == min(2 old, 60 s)),
 // retransmitted segments ("Retransmission"), and the time integrals of cwnd and of the bytes
 // in flight (segments x seconds) and of the time spent in CA_RECOVERY and CA_LOSS; per fast
@@ -235,6 +236,7 @@ class FlowMeter
           m_state(flows, 0),
           m_last(flows, 0.0),
           recoveries(flows, 0),
+          cwrEntries(flows, 0),
           timeouts(flows, 0),
           retransmissions(flows, 0),
           cwndIntegral(flows, 0.0),
@@ -292,6 +294,10 @@ class FlowMeter
     void State(uint32_t i, int v)
     {
         Advance(i);
+        if (After() && v == TcpSocketState::CA_CWR && m_state[i] != TcpSocketState::CA_CWR)
+        {
+            cwrEntries[i] += 1;
+        }
         if (After() && v == TcpSocketState::CA_RECOVERY)
         {
             recoveries[i] += 1;
@@ -351,6 +357,7 @@ class FlowMeter
 
   public:
     std::vector<uint64_t> recoveries;
+    std::vector<uint64_t> cwrEntries;
     std::vector<uint64_t> timeouts;
     std::vector<uint64_t> retransmissions;
     std::vector<double> cwndIntegral;
@@ -740,6 +747,7 @@ def run(
         flow_meter.Finish()
         result["flows"] = {
             "recoveries": [int(x) for x in flow_meter.recoveries],
+            "cwr_entries": [int(x) for x in flow_meter.cwrEntries],
             "timeouts": [int(x) for x in flow_meter.timeouts],
             "retransmissions": [int(x) for x in flow_meter.retransmissions],
             "mean_cwnd_packets": [x / measured_s for x in flow_meter.cwndIntegral],
