@@ -22,6 +22,13 @@ def _default_workers() -> int:
     return min(8, max(1, (os.cpu_count() or 2) - 1))
 
 
+def default_answer_workers() -> int:
+    """``bufsize serve``'s processes for /v1/recommend's answers: one per core, at most 4;
+    none on a single core (they would only add the hand-over to the web process's work)."""
+    cores = os.cpu_count() or 1
+    return 0 if cores < 2 else min(4, cores)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="BUFSIZE_", extra="ignore", frozen=True)
 
@@ -191,10 +198,8 @@ class Settings(BaseSettings):
         le=64,
         description=(
             "Processes computing /v1/recommend's answers beside the web process, so that "
-            "answers to different clients use more than one core (0: computed on the web "
-            "process's event loop, one at a time). On 2 cores, 2 workers raised throughput "
-            "for distinct scenarios by 35-45 % and lowered the median latency by 30 %, but "
-            "raised the 99th percentile (benchmarks/api_load.py, README)."
+            "answers to different clients use every core (``bufsize serve``: one per core, at "
+            "most 4; 0: computed on the web process's event loop, one at a time)."
         ),
     )
     warm_simulator: bool = Field(

@@ -24,11 +24,12 @@ p99 < 20 ms; recommend p99 < 50 ms, at 20 concurrent clients. With closed-loop c
 service answers them about as fast as its cores allow, so the p99 of distinct scenarios is about
 20 times the machine's CPU time per answer (service and load generator) divided by its cores.
 
-The service it starts takes the environment's ``BUFSIZE_*`` settings: ``BUFSIZE_ANSWER_WORKERS=2``
-before the command measures /v1/recommend computed by two worker processes (app/answer_pool.py)
-instead of on the web process's event loop (the default, 0). An A/B of that setting in one
-command, each setting's service started in turn, three rounds, the order reversed every other
-round, then one line per setting with the latencies of its runs pooled (about 3 minutes)::
+The service it starts is ``bufsize serve`` with the environment's ``BUFSIZE_*`` settings: it
+computes /v1/recommend's answers in one worker process per core, at most 4 (app/answer_pool.py),
+unless ``BUFSIZE_ANSWER_WORKERS`` says otherwise (0: on the web process's event loop). An A/B of
+that setting in one command, each setting's service started in turn, three rounds, the order
+reversed every other round, then one line per setting with the latencies of its runs pooled
+(about 3 minutes)::
 
     .venv/bin/python benchmarks/api_load.py --only distinct --answer-workers 0,2
 

@@ -21,7 +21,10 @@ def serve(host: str, port: int, access_log: bool) -> None:
     """Start the bufsize service (OpenAPI at /docs)."""
     # The simulator is compiled in the background at start (unless BUFSIZE_WARM_SIMULATOR=0).
     os.environ.setdefault("BUFSIZE_WARM_SIMULATOR", "1")
-    from app.settings import get_settings
+    from app.settings import default_answer_workers, get_settings
+
+    # /v1/recommend's answers computed on every core (unless BUFSIZE_ANSWER_WORKERS says).
+    os.environ.setdefault("BUFSIZE_ANSWER_WORKERS", str(default_answer_workers()))
 
     settings = get_settings()
     early = None
