@@ -273,6 +273,8 @@ def run_ns3(case: Case, seed: int) -> dict[str, Any]:
     span_rtts = (times[-1] - times[0]) / case.rtt_s
     out["cuts_per_flow_rtt"] = sum(record["flows"]["cwr_entries"]) / (case.flows * span_rtts)
     out["mean_cwnd"] = float(np.mean(record["flows"]["mean_cwnd_packets"]))
+    cuts = sum(record["flows"]["cwr_entries"])
+    out["mean_cut"] = sum(record["flows"]["cwr_cut_packets"]) / max(cuts, 1)
     out.update(
         mark_rate=record["mark_rate"],
         acks_per_packet=int(probe.acks) / max(out["arrivals"], 1.0),

@@ -211,7 +211,7 @@ ConnectDisc(PortMeter* meter, Ptr<QueueDisc> disc)
 
 // Diagnosis: per-flow counters of the senders after the warm-up, from the sockets' trace
 // sources (tcp-socket-base.cc): entries into fast recovery (CongState -> CA_RECOVERY) and
-// into CWR (-> CA_CWR, an ECE reduction),
+// into CWR (-> CA_CWR, an ECE reduction) with the cut each one asks for (cwnd - ssthresh),
 // retransmission timeouts (ReTxTimeout doubles m_rto, "RTO" trace: new == min(2 old, 60 s)),
 // retransmitted segments ("Retransmission"), and the time integrals of cwnd and of the bytes
 // in flight (segments x seconds) and of the time spent in CA_RECOVERY and CA_LOSS; per fast
@@ -232,11 +232,13 @@ class FlowMeter
         : m_warmupS(warmupS),
           m_segment(segmentBytes),
           m_cwnd(flows, 0),
+          m_ssthresh(flows, 0),
           m_flight(flows, 0),
           m_state(flows, 0),
           m_last(flows, 0.0),
           recoveries(flows, 0),
           cwrEntries(flows, 0),
+          cwrCut(flows, 0.0),
           timeouts(flows, 0),
           retransmissions(flows, 0),
           cwndIntegral(flows, 0.0),
@@ -285,6 +287,11 @@ class FlowMeter
         m_cwnd[i] = v;
     }
 
+    void Ssthresh(uint32_t i, uint32_t v)
+    {
+        m_ssthresh[i] = v;
+    }
+
     void Flight(uint32_t i, uint32_t v)
     {
         Advance(i);
@@ -296,7 +303,9 @@ class FlowMeter
         Advance(i);
         if (After() && v == TcpSocketState::CA_CWR && m_state[i] != TcpSocketState::CA_CWR)
         {
+            // EnterCwr has set ssthresh and not yet lowered cwnd
             cwrEntries[i] += 1;
+            cwrCut[i] += (double(m_cwnd[i]) - double(m_ssthresh[i])) / m_segment;
         }
         if (After() && v == TcpSocketState::CA_RECOVERY)
         {
@@ -350,6 +359,7 @@ class FlowMeter
     double m_warmupS;
     double m_segment;
     std::vector<uint32_t> m_cwnd;
+    std::vector<uint32_t> m_ssthresh;
     std::vector<uint32_t> m_flight;
     std::vector<int> m_state;
     std::vector<double> m_last;
@@ -358,6 +368,7 @@ class FlowMeter
   public:
     std::vector<uint64_t> recoveries;
     std::vector<uint64_t> cwrEntries;
+    std::vector<double> cwrCut;
     std::vector<uint64_t> timeouts;
     std::vector<uint64_t> retransmissions;
     std::vector<double> cwndIntegral;
@@ -385,6 +396,12 @@ void
 SlotState(FlowSlot* s, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t v)
 {
     s->meter->State(s->flow, int(v));
+}
+
+void
+SlotSsthresh(FlowSlot* s, uint32_t, uint32_t v)
+{
+    s->meter->Ssthresh(s->flow, v);
 }
 
 void
@@ -419,6 +436,8 @@ ConnectSocket(FlowSlot* s, Ptr<Application> app)
               socket->TraceConnectWithoutContext("BytesInFlight",
                                                  MakeBoundCallback(&SlotFlight, s)) &&
               socket->TraceConnectWithoutContext("CongState", MakeBoundCallback(&SlotState, s)) &&
+              socket->TraceConnectWithoutContext("SlowStartThreshold",
+                                                 MakeBoundCallback(&SlotSsthresh, s)) &&
               socket->TraceConnectWithoutContext("RTO", MakeBoundCallback(&SlotRto, s)) &&
               socket->TraceConnectWithoutContext("Tx", MakeBoundCallback(&SlotTx, s)) &&
               socket->TraceConnectWithoutContext("Retransmission",
@@ -748,6 +767,7 @@ def run(
         result["flows"] = {
             "recoveries": [int(x) for x in flow_meter.recoveries],
             "cwr_entries": [int(x) for x in flow_meter.cwrEntries],
+            "cwr_cut_packets": [float(x) for x in flow_meter.cwrCut],
             "timeouts": [int(x) for x in flow_meter.timeouts],
             "retransmissions": [int(x) for x in flow_meter.retransmissions],
             "mean_cwnd_packets": [x / measured_s for x in flow_meter.cwndIntegral],
