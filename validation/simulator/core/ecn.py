@@ -43,8 +43,9 @@ packet (RFC 3168 §6.1.2: "the TCP sender sets the CWR flag in the TCP header of
 data packet sent after the window reduction"). Until an ACK passes the packets out at the
 reduction (``ECN_RECOVER`` = one past the highest sent then; every ACK at or below it, the one
 that acknowledges exactly those packets included) and on any ACK with ECE, the window does
-not grow (``sender.py``), and no new ECE reduction comes: Linux's ECE puts the sender in CWR
-(``tcp_try_to_open`` calls ``tcp_enter_cwr``, which records ``high_seq = snd_nxt``), and
+not grow (``in_cwr``, which ``sender.py`` asks), and no new ECE reduction comes: Linux's ECE
+puts the sender in CWR (``tcp_try_to_open`` calls ``tcp_enter_cwr``, which records
+``high_seq = snd_nxt``), and
 ``tcp_cong_control`` in ``net/ipv4/tcp_input.c`` calls ``tcp_cong_avoid`` only when not
 ``tcp_in_cwnd_reduction``; ``tcp_fastretrans_alert`` ends the state only once ``snd_una``
 passes ``high_seq`` ("CWR is to be held something *above* high_seq is ACKed", so not when
@@ -171,6 +172,24 @@ def dctcp_flip(sp, f):
     s = sp[0]
     b = f * FLOW_INTS
     s.fi[b + FlowInt.CE_STATE] = 1 - s.fi[b + FlowInt.CE_STATE]
+
+
+@jit
+def in_cwr(sp, f, cum, ece):
+    """Whether an ACK of everything below ``cum`` with ECN-Echo ``ece`` finds flow ``f`` in
+    ECN's CWR state, where its window does not grow (``sender.on_ack``): the ACK carries ECE
+    or does not pass the packets out at the last ECE reduction (``ECN_RECOVER``), unless it is
+    within the window of a timeout (``RTO_RECOVER``).
+
+    Linux's ``tcp_cong_control`` (``net/ipv4/tcp_input.c``) calls ``tcp_cong_avoid`` only when
+    not ``tcp_in_cwnd_reduction`` (``include/net/tcp.h``: the CA_CWR or CA_Recovery state); an
+    ECE enters CWR and an ACK above ``high_seq`` ends it (module docstring). After a timeout
+    the Loss state replaces CWR, and cwnd grows whatever the ECE.
+    """
+    s = sp[0]
+    b = f * FLOW_INTS
+    fi = s.fi
+    return cum > fi[b + FlowInt.RTO_RECOVER] and (ece or cum <= fi[b + FlowInt.ECN_RECOVER])
 
 
 @jit

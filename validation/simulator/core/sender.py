@@ -25,7 +25,7 @@ from validation.simulator.core.bbr import (
 )
 from validation.simulator.core.counters import COUNTS
 from validation.simulator.core.cubic import cubic_increase, cubic_reduce, cubic_start
-from validation.simulator.core.ecn import ecn_on_ack, ecn_start
+from validation.simulator.core.ecn import ecn_on_ack, ecn_start, in_cwr
 from validation.simulator.core.heap import heap_push, push_packet, push_rto, uniform
 from validation.simulator.core.jit import jit
 from validation.simulator.layout import (
@@ -672,16 +672,8 @@ def on_ack(sp, t, f, cum, sack_seq, ece):
                     cwnd = ff[a + FlowFloat.CWND_PACKETS]
                     ff[a + FlowFloat.CWND_PACKETS] = max(cwnd - newly + 1.0, 1.0)
                 _transmit(sp, t, f, cum)
-        elif (
-            not exited
-            and not bbr
-            and not (
-                cum > fi[b + FlowInt.RTO_RECOVER] and (ece or cum <= fi[b + FlowInt.ECN_RECOVER])
-            )
-        ):
-            # no growth in ECN's CWR state (ecn.py: an ACK with ECE, or one within the window
-            # of the last ECE reduction), except after a timeout: Linux's Loss state replaces
-            # CWR and grows cwnd whatever the ECE (tcp_in_cwnd_reduction is CWR or Recovery)
+        elif not exited and not bbr and not in_cwr(sp, f, cum, ece):
+            # no growth in ECN's CWR state (ecn.in_cwr: Linux's tcp_in_cwnd_reduction)
             cwnd = ff[a + FlowFloat.CWND_PACKETS]
             if cwnd < ff[a + FlowFloat.SSTHRESH_PACKETS]:  # at most 1 packet/ACK (RFC 5681)
                 ff[a + FlowFloat.CWND_PACKETS] = cwnd + min(newly, 1)

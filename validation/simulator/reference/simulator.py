@@ -1062,14 +1062,8 @@ class ReferenceSimulator:
                     else:
                         fl.cwnd = max(fl.cwnd - newly + 1.0, 1.0)
                     self.transmit(t, f, fl.snd_una)
-            elif (
-                not exited
-                and bb is None
-                and not (cum > fl.rto_recover and (ece or cum <= fl.ecn_recover))
-            ):
-                # no growth in ECN's CWR state (core/ecn.py: an ACK with ECE, or one within
-                # the window of the last ECE reduction), except in Linux's Loss state after a
-                # timeout (core/sender.py)
+            elif not exited and bb is None and not self.in_cwr(fl, cum, ece):
+                # no growth in ECN's CWR state (in_cwr: Linux's tcp_in_cwnd_reduction)
                 if fl.cwnd < fl.ssthresh:  # at most one packet per ACK (RFC 5681 eq. 2)
                     fl.cwnd += min(newly, 1)
                 else:
@@ -1169,6 +1163,15 @@ class ReferenceSimulator:
         if all(s in fl.sacked for s in fl.rexmitted):
             fl.rexmit_queue.clear()
         return lost
+
+    def in_cwr(self, fl: Flow, cum: int, ece: bool) -> bool:
+        """Whether an ACK of everything below ``cum`` with ECN-Echo ``ece`` finds ``fl`` in
+        ECN's CWR state, where its window does not grow (``core.ecn.in_cwr``): the ACK carries
+        ECE or does not pass the packets out at the last ECE reduction, unless it is within
+        the window of a timeout. Linux's ``tcp_cong_control`` (``net/ipv4/tcp_input.c``) calls
+        ``tcp_cong_avoid`` only when not ``tcp_in_cwnd_reduction`` (``include/net/tcp.h``: the
+        CA_CWR or CA_Recovery state); after a timeout the Loss state replaces CWR."""
+        return cum > fl.rto_recover and (ece or cum <= fl.ecn_recover)
 
     def ecn_on_ack(self, fl: Flow, cum: int, newly: int, ece: bool) -> None:
         """The sender's ECN: DCTCP's α (RFC 8257 §3.3 steps 1-8), then at most once per window
