@@ -23,8 +23,8 @@ its functions. Rates are in packets per second, windows in packets, times in sec
 - RTprop [bbr_update_min_rtt]: min RTT over 10 s; the handshake's RTT is the first sample
   [bbr_init: ``tcp_min_rtt``, which the SYN's RTT set; bbr_init_pacing_rate_from_rtt: the
   SRTT, the same sample]: the propagation delay plus the wait the SYN would find at the
-  bottleneck when the transfer starts (``_syn_wait``; none with fair queueing, where a new
-  flow's queue is served at once). A transfer that starts behind a standing queue thus takes
+  bottleneck when the transfer starts (``port.queue_wait_s``; none with fair queueing, where a
+  new flow's queue is served at once). A transfer that starts behind a standing queue thus takes
   an RTprop too large until a smaller sample comes (``studies/results/kernel_bbr_cwnd.md``:
   Linux's last-started of ten flows kept 175 ms for an 87.5 ms path). The handshake itself
   takes no time here: data leaves at the start. A sample refreshes RTprop when lower (Linux's
@@ -83,12 +83,12 @@ import numpy as np
 
 from validation.simulator.core.heap import uniform
 from validation.simulator.core.jit import jit
+from validation.simulator.core.port import queue_wait_s
 from validation.simulator.layout import (
     BBR_BW_ROUNDS,
     FLOW_FLOATS,
     FLOW_INTS,
     RATE_SLOT,
-    Aqm,
     BbrCaState,
     BbrMode,
     FlowFloat,
@@ -151,21 +151,6 @@ MAX_QUANTUM_PACKETS = 127.0
 
 
 @jit
-def _syn_wait(sp, t):
-    """The wait a packet arriving now would have at the bottleneck before its transmission
-    ends: the last accepted packet's departure with the FIFO (and PIE), the bytes queued over
-    the rate with CoDel or DualQ (drops they will make at dequeue not foreseen), none with
-    fair queueing (a new flow's queue is served at once)."""
-    s = sp[0]
-    g, gi = s.g, s.gi
-    if gi[GlobalInt.FAIR_QUEUEING] != 0:
-        return 0.0
-    if gi[GlobalInt.AQM] == Aqm.CODEL or gi[GlobalInt.AQM] == Aqm.DUALQ:
-        return g[GlobalFloat.QUEUE_BYTES] * 8.0 / g[GlobalFloat.CAPACITY_BPS]
-    return max(g[GlobalFloat.LAST_DEPARTURE_S] - t, 0.0)
-
-
-@jit
 def bbr_start(sp, t, f):
     """A new transfer: Startup, RTprop = the handshake's RTT (the propagation delay and the
     bottleneck's queue now), no bandwidth sample [bbr_init]."""
@@ -183,7 +168,7 @@ def bbr_start(sp, t, f):
     fi[b + FlowInt.BBR_EXTRA_ACKED_WIN_RTTS] = 0
     fi[b + FlowInt.BBR_EXTRA_ACKED_WIN_IDX] = 0
     ff[a + FlowFloat.BBR_ACK_EPOCH_S] = t
-    rtt = ff[a + FlowFloat.RTT_S] + _syn_wait(sp, t)
+    rtt = ff[a + FlowFloat.RTT_S] + queue_wait_s(sp, t)  # the SYN's wait at the bottleneck
     ff[a + FlowFloat.BBR_MIN_RTT_S] = rtt
     ff[a + FlowFloat.BBR_MIN_RTT_STAMP_S] = t
     ff[a + FlowFloat.BBR_PACING_GAIN] = HIGH_GAIN

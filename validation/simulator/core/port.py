@@ -1,5 +1,6 @@
 """A packet reaches the bottleneck port: count it and hand it to the FIFO (with CoDel or DualQ,
-which decide at dequeue: the FIFO of ``dequeue_fifo.py``) or fair queueing."""
+which decide at dequeue: the FIFO of ``dequeue_fifo.py``) or fair queueing; and how long a
+packet arriving now would wait there (``queue_wait_s``, BBR's first RTprop)."""
 
 from __future__ import annotations
 
@@ -34,3 +35,19 @@ def arrive(sp, t, f, epoch, seq, flags):
         dequeue_fifo_arrive(sp, t, f, epoch, seq, size, flags)
     else:
         fifo_arrive(sp, t, f, epoch, seq, size, flags)
+
+
+@jit
+def queue_wait_s(sp, t):
+    """The wait a packet arriving at time t would have at the bottleneck before its
+    transmission starts: until the last accepted packet's departure with the FIFO (and PIE),
+    the bytes queued over the rate with CoDel or DualQ (drops they will make at dequeue not
+    foreseen), none with fair queueing (a new flow's queue is served at once). ``bbr.py``
+    adds it to a new transfer's first RTT: the SYN's wait."""
+    s = sp[0]
+    g, gi = s.g, s.gi
+    if gi[GlobalInt.FAIR_QUEUEING] != 0:
+        return 0.0
+    if gi[GlobalInt.AQM] == Aqm.CODEL or gi[GlobalInt.AQM] == Aqm.DUALQ:
+        return g[GlobalFloat.QUEUE_BYTES] * 8.0 / g[GlobalFloat.CAPACITY_BPS]
+    return max(g[GlobalFloat.LAST_DEPARTURE_S] - t, 0.0)

@@ -744,12 +744,13 @@ class ReferenceSimulator:
         fl.rto = fl.grp.initial_rto_s
         fl.next_send = t
         if fl.grp.congestion_control == "bbr":
-            fl.bbr = bbr.start(t, fl.rtt_s + self.syn_wait(t), fl.cwnd)
+            fl.bbr = bbr.start(t, fl.rtt_s + self.queue_wait_s(t), fl.cwnd)
         self.flows[f] = fl
         self.try_send(t, f)
 
-    def syn_wait(self, t: float) -> float:
-        """The core's ``_syn_wait`` (core/bbr.py)."""
+    def queue_wait_s(self, t: float) -> float:
+        """The wait a packet arriving at time t would have at the port before its transmission
+        starts (the core's ``port.queue_wait_s``): BBR's first RTprop adds it, the SYN's."""
         if self.sc.discipline == "fq":
             return 0.0
         if self.sc.aqm in ("codel", "dualq"):
