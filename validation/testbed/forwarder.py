@@ -235,8 +235,9 @@ def run(
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     port_fd, line_fd = open_tun(devices[0]), open_tun(devices[1])
-    # (due time, sequence, fd, packet, wait before transmission or -1 for the line)
-    held: list[tuple[float, int, int, bytes, float]] = []
+    # (due time, sequence, fd, packet, wait before transmission or -1 for the line, TCP source
+    # port or -1): each packet's ports are read once, when it arrives
+    held: list[tuple[float, int, int, bytes, float, int]] = []
     in_port: collections.deque[float] = collections.deque()  # ends of accepted transmissions
     last_end = 0.0
     sequence = 0
@@ -245,7 +246,7 @@ def run(
         while True:
             now = clock()
             while held and held[0][0] <= now:
-                due, _, fd, packet, wait_s = heapq.heappop(held)
+                due, _, fd, packet, wait_s, source = heapq.heappop(held)
                 os.write(fd, packet)
                 if state["counting"]:
                     window = state["window"]
@@ -260,9 +261,8 @@ def run(
                         window.sent += 1
                         window.sent_bytes += len(packet)
                         window.wait.add(wait_s)
-                        ports = tcp_ports(packet)
-                        if ports is not None:
-                            window.bytes_by_port[ports[0]] += len(packet)
+                        if source >= 0:
+                            window.bytes_by_port[source] += len(packet)
                 now = clock()
             timeout_s = max(0.0, held[0][0] - now) if held else 0.5
             readable, _, _ = select.select([port_fd, line_fd], [], [], timeout_s)
@@ -275,7 +275,7 @@ def run(
                         break
                     ports = tcp_ports(packet)
                     delay_s = delays_s.get(ports[1], default_s) if ports else default_s
-                    heapq.heappush(held, (arrival + delay_s, sequence, line_fd, packet, -1.0))
+                    heapq.heappush(held, (arrival + delay_s, sequence, line_fd, packet, -1.0, -1))
                     sequence += 1
             if port_fd in readable:
                 while True:
@@ -307,7 +307,8 @@ def run(
                     start = max(arrival, last_end)
                     last_end = start + 8.0 * len(packet) / rate_bps
                     in_port.append(last_end)
-                    heapq.heappush(held, (last_end, sequence, port_fd, packet, start - arrival))
+                    entry = (last_end, sequence, port_fd, packet, start - arrival, source)
+                    heapq.heappush(held, entry)
                     sequence += 1
     except _Stop:
         pass
