@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
+from cachetools import LRUCache
 from fastapi import APIRouter, Response
 
 from app.answer_pool import AnswerPool
@@ -22,8 +21,10 @@ router = APIRouter(tags=["recommend"])
 CACHED_RECOMMENDATIONS = 512
 
 
-#: Recent answers, JSON, by scenario and targets (least recently used dropped first).
-_ANSWERS: OrderedDict[tuple[LinkScenario, Targets], bytes] = OrderedDict()
+#: Recent answers, JSON, by scenario and targets (least recently used dropped first). A
+#: mapping the awaited answer is put into, not functools.lru_cache, which would keep the
+#: coroutine instead of its answer.
+_ANSWERS: LRUCache[tuple[LinkScenario, Targets], bytes] = LRUCache(CACHED_RECOMMENDATIONS)
 
 
 def clear_cached_answers() -> None:
@@ -34,14 +35,10 @@ async def recommendation_json(pool: AnswerPool, scenario: LinkScenario, targets:
     """The engine's answer as JSON bytes, in :class:`RecommendResponse`'s shape: a recent one
     from the cache, else computed by ``pool``."""
     key = (scenario, targets)
-    content = _ANSWERS.get(key)
-    if content is not None:
-        _ANSWERS.move_to_end(key)
-        return content
-    content = await pool.recommendation_json(scenario, targets)
-    _ANSWERS[key] = content
-    if len(_ANSWERS) > CACHED_RECOMMENDATIONS:
-        _ANSWERS.popitem(last=False)
+    content = _ANSWERS.get(key)  # marks it the most recently used
+    if content is None:
+        content = await pool.recommendation_json(scenario, targets)
+        _ANSWERS[key] = content  # dropping the least recently used one when full
     return content
 
 
