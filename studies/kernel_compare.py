@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from models.choices import CongestionControl
-from validation.simulator import FlowGroup, Scenario, simulate
+from validation.simulator import FlowGroup, RunResult, Scenario, simulate
 from validation.simulator.parameters import make_parameters
 from validation.testbed import Flow, Testbed, reno_check, run_problems
 from validation.testbed.sanity import stall_problem
@@ -205,7 +205,11 @@ def simulated(
     family: Family, buffer_packets: int, seed: int, duration_s: float, warmup_s: float
 ) -> dict[str, Any]:
     """The simulator's run of the same point."""
-    result = simulate(family.scenario(duration_s, warmup_s), buffer_packets, seed)
+    return figures(simulate(family.scenario(duration_s, warmup_s), buffer_packets, seed))
+
+
+def figures(result: RunResult) -> dict[str, Any]:
+    """The table's figures of one simulated run."""
     total = sum(g.throughput_bps for g in result.groups)
     return {
         "utilization": result.utilization,

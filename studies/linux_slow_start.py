@@ -149,19 +149,11 @@ def run_variant(scenario: Scenario, buffer_packets: int, seed: int) -> dict[str,
     start = time.perf_counter()
     sim = LinuxSlowStart(scenario, buffer_packets, seed)
     result = to_result(sim.p, sim.run(), time.perf_counter() - start, "reference")
-    total = sum(g.throughput_bps for g in result.groups)
     TALLY["runs"] += 1
     TALLY["linux_acks"] += sim.linux_acks
     TALLY["measured"] += sim.linux_acks_measured
     TALLY["held"] += sim.held
-    return {
-        "utilization": result.utilization,
-        "loss_rate": result.loss_rate,
-        "queue_delay_mean_s": result.queue_delay_mean_s,
-        "timeouts": result.timeouts,
-        "shares": {g.name: g.throughput_bps / total for g in result.groups},
-        "wall_s": result.wall_s,
-    }
+    return kernel_compare.figures(result)
 
 
 def _cells(r: dict[str, Any]) -> list[str]:
@@ -175,6 +167,14 @@ def _cells(r: dict[str, Any]) -> list[str]:
 def _mean(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return {k: float(np.mean([r[k] for r in runs])) for k in ("utilization", "loss_rate",
             "queue_delay_mean_s", "timeouts")}  # fmt: skip
+
+
+def _gaps(ours: dict[str, Any], linux: dict[str, Any], other: dict[str, Any] | None) -> str:
+    """bufsize's and the variant's utilization gaps to the other side's, in points."""
+    if other is None:
+        return ""
+    u = other["utilization"]
+    return f"{100 * (ours['utilization'] - u):+.1f} / {100 * (linux['utilization'] - u):+.1f}"
 
 
 def kernel_rows(seeds: list[int]) -> list[str]:
@@ -206,13 +206,7 @@ def kernel_rows(seeds: list[int]) -> list[str]:
                 cells += ["not run", "", "", "0"]
             cells += [*_cells(ours), f"{ours['timeouts']:g}"]
             cells += [*_cells(linux), f"{linux['timeouts']:g}"]
-            if kernel:
-                cells.append(
-                    f"{100 * (ours['utilization'] - k['utilization']):+.1f} / "
-                    f"{100 * (linux['utilization'] - k['utilization']):+.1f}"
-                )
-            else:
-                cells.append("")
+            cells.append(_gaps(ours, linux, k if kernel else None))
             rows.append("| " + " | ".join(cells) + " |")
             print(rows[-1], flush=True)
     return rows
@@ -241,13 +235,7 @@ def ns3_rows(seed: int) -> list[str]:
         ]
         cells += _cells(ns3) if ns3 is not None else ["not run", "", ""]
         cells += [*_cells(ours), *_cells(linux)]
-        if ns3 is not None:
-            cells.append(
-                f"{100 * (ours['utilization'] - ns3['utilization']):+.1f} / "
-                f"{100 * (linux['utilization'] - ns3['utilization']):+.1f}"
-            )
-        else:
-            cells.append("")
+        cells.append(_gaps(ours, linux, ns3))
         rows.append("| " + " | ".join(cells) + " |")
         print(rows[-1], flush=True)
     return rows
