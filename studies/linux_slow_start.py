@@ -117,7 +117,7 @@ class LinuxSlowStart(ReferenceSimulator):
             and cum > fl.snd_una
             and fl.recovery == RecoveryState.NONE
             and fl.bbr is None
-            and not (cum > fl.rto_recover and (ece or cum <= fl.ecn_recover))
+            and not self.in_cwr(fl, cum, ece)
             and fl.cwnd < fl.ssthresh
         )
         if grows:
