@@ -343,7 +343,13 @@ NS3_RECOVERY = {"prr": "ns3::TcpPrrRecovery", "classic": "ns3::TcpClassicRecover
 
 
 def run_ns3_with(
-    case: Case, seed: int, recovery: str, attach: Any, diagnose: bool = False
+    case: Case,
+    seed: int,
+    recovery: str,
+    attach: Any,
+    diagnose: bool = False,
+    socket_type: str = "bufsize::TcpDctcpFloor",
+    extra_defaults: tuple[tuple[str, str], ...] = (),
 ) -> dict[str, Any]:
     """ns-3's run of a case with a probe: its DCTCP with Linux's 2-segment floor, the 40 ms
     delayed-ACK timer and the given loss recovery; ``attach(device, disc)`` returns the probe,
@@ -377,9 +383,10 @@ def run_ns3_with(
     result = ns3_dumbbell.run(
         spec,
         defaults=(
-            ("ns3::TcpL4Protocol::SocketType", "bufsize::TcpDctcpFloor"),
+            ("ns3::TcpL4Protocol::SocketType", socket_type),
             ("ns3::TcpSocket::DelAckTimeout", DELAYED_ACK_TIMEOUT),
             ("ns3::TcpL4Protocol::RecoveryType", NS3_RECOVERY[recovery]),
+            *extra_defaults,
         ),
         attach=attach,
         diagnose=diagnose,
