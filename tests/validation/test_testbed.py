@@ -24,6 +24,7 @@ from validation.testbed import (
     remains,
     reno_check,
     run_problems,
+    transfer_problems,
     unavailable_reason,
 )
 
@@ -100,6 +101,40 @@ def test_the_testbed_passes_its_checks_measures_a_point_and_is_removed() -> None
         assert arrivals - 1 <= sum(k * n for k, n in trains.items()) <= arrivals
         assert sum(point.arrival_counts["ack_trains"].values()) > 0
     assert remains(tag) == []
+
+
+def test_a_finite_transfer_completes_is_timed_and_leaves_nothing() -> None:
+    packets = 30
+    # A buffer larger than the transfer: no packet of it can be dropped.
+    with Testbed(RATE_BPS, 2 * packets) as bed:
+        tag = bed.tag
+        # A transfer the checks refuse (the idle RTT off by more than 1 ms on a busy
+        # machine) is run again, as the bulk runs are, up to three times.
+        for _ in range(3):
+            done = bed.transfer(Flow("reno", RTT_S), packets)
+            if not transfer_problems(done):
+                break
+    assert remains(tag) == []
+    assert transfer_problems(done) == []
+    # Every segment was sent once: the size asked for, nothing lost, nothing retransmitted.
+    assert done.drops == 0
+    assert done.tcp_info["data_segs_out"] == packets
+    assert done.tcp_info["total_retrans"] == 0
+    assert done.arrivals >= packets
+    # The handshake takes the path's round trip (1 ms: the checks' tolerance).
+    assert done.handshake_s >= RTT_S - 1e-3
+    # Physics: the last segment leaves the port no sooner than the whole transfer's
+    # transmission time after the first, and its ACK takes a round trip more.
+    transmission_s = packets * 8.0 * bed.mtu / RATE_BPS
+    assert done.completion_s >= RTT_S + transmission_s - 1e-3
+    # And no later than the slowest start a standard sender makes without a loss: an initial
+    # window of 1 (RFC 5681), one packet more per ACK, an ACK for every second segment
+    # (windows 1, 2, 3, 5, 8, 12: 31 packets in 6 round trips), plus one delayed-ACK timeout
+    # (Linux's TCP_DELACK_MAX, 200 ms), the transmission time, and the checks' 1 ms a round.
+    assert done.completion_s <= 6 * (RTT_S + 1e-3) + 0.2 + transmission_s
+    # The receiver acknowledged at most every segment and at least one in two (RFC 5681 §4.2;
+    # Linux's quick-ACK mode acknowledges each at a connection's start).
+    assert 0.5 <= done.acks_per_segment <= 1.0
 
 
 def test_a_failing_run_leaves_nothing() -> None:

@@ -5,6 +5,7 @@
   given rate with a drop-tail buffer counted in packets) and the ACKs' delay line (each
   flow's RTT); bulk flows (``endpoints.py``) with their congestion control set per socket;
   :meth:`Testbed.run` measures utilization, loss and queueing delay after a warm-up;
+  :meth:`Testbed.transfer` times one finite transfer alone on the idle link;
   everything is removed when the context ends.
 - ``sanity.py``: the checks a run passes before its figures count (RTT within 1 ms, no
   drop outside the bottleneck, the congestion control asked for; per link, one Reno flow
@@ -19,10 +20,11 @@ from validation.testbed.bed import (
     Testbed,
     TestbedError,
     TestbedUnavailable,
+    Transfer,
     remains,
     unavailable_reason,
 )
-from validation.testbed.sanity import reno_check, run_problems
+from validation.testbed.sanity import reno_check, run_problems, transfer_problems
 
 __all__ = [
     "Flow",
@@ -30,8 +32,10 @@ __all__ = [
     "Testbed",
     "TestbedError",
     "TestbedUnavailable",
+    "Transfer",
     "remains",
     "reno_check",
     "run_problems",
+    "transfer_problems",
     "unavailable_reason",
 ]

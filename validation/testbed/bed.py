@@ -53,6 +53,8 @@ NAME_PREFIX = "bzk"
 #: The sink's port; the senders' source ports start at FIRST_SOURCE_PORT.
 SINK_PORT = 5001
 FIRST_SOURCE_PORT = 20_000
+#: IP and TCP headers of a full segment (20 + 20 + the timestamp option's 12), bytes.
+HEADER_BYTES = 52
 #: Ports a run uses at most (each run of one testbed takes a fresh block: no TIME_WAIT clash).
 PORTS_PER_RUN = 1000
 #: The TUN devices' queues towards the forwarder, packets (more than any window here).
@@ -135,6 +137,39 @@ class Measurement:
         values = {k: v for k, v in self.__dict__.items() if k != "flows"}
         values["flows"] = [f.__dict__ for f in self.flows]
         return values
+
+
+@dataclass
+class Transfer:
+    """One finite transfer alone on the idle link (:meth:`Testbed.transfer`).
+
+    ``handshake_s``: ``connect``'s time; ``completion_s``: from the data's write, right after
+    ``connect`` (the first segments leave with the handshake's last ACK), to the ACK of its
+    last byte at the sender (``endpoints.transfer``); ``tcp_info``: the sender's ``TCP_INFO``
+    fields at the end (segments in and out, cwnd, ssthresh, retransmissions, time limited by
+    the receiver's window); ``drops``/``arrivals``: the bottleneck's while it ran."""
+
+    flow: Flow
+    packets: int
+    handshake_s: float
+    completion_s: float
+    probe_rtt_s: float
+    drops: int
+    arrivals: int
+    forwarder_late: dict[str, float]
+    tcp_info: dict[str, float]
+    other_drops: dict[str, int]
+    kernel: str = field(default_factory=lambda: os.uname().release)
+
+    @property
+    def acks_per_segment(self) -> float:
+        """ACKs the sender received per data segment it sent (the SYN-ACK not counted)."""
+        segments = self.tcp_info["data_segs_out"]
+        return (self.tcp_info["segs_in"] - 1) / segments if segments else float("nan")
+
+    def as_dict(self) -> dict[str, Any]:
+        """The transfer as plain JSON-ready values."""
+        return {**self.__dict__, "flow": self.flow.__dict__}
 
 
 def _run(args: Sequence[str], timeout_s: float = 30.0) -> subprocess.CompletedProcess[str]:
@@ -364,60 +399,82 @@ class Testbed:
 
     # -- a run -----------------------------------------------------------------------------
 
-    def run(self, flows: Sequence[Flow], *, warmup_s: float, measure_s: float) -> Measurement:
-        """Run ``flows`` through the bottleneck; measure from ``warmup_s`` for ``measure_s``."""
-        started = time.monotonic()
+    def _ports(self, flows: Sequence[Flow]) -> tuple[dict[int, int], dict[int, int]]:
+        """A fresh block of source ports for a run: the flows' and their RTT probes'."""
         first = FIRST_SOURCE_PORT + PORTS_PER_RUN * (self._runs % 40)
         self._runs += 1
         ports = {first + i: i for i in range(len(flows))}
         probes = {port + PORTS_PER_RUN // 2: i for port, i in ports.items()}
+        return ports, probes
+
+    @contextmanager
+    def _forwarding(
+        self, flows: Sequence[Flow], ports: dict[int, int], stats_path: Path
+    ) -> Iterator[subprocess.Popen[str]]:
+        """The router's forwarder, each port's packets delayed by its flow's RTT, for a run."""
         default_s = sum(f.rtt_s for f in flows) / len(flows)
-        stats_path = self._workdir / f"forwarder-{self._runs}.json"
         forwarder = self._spawn(
             "rtr", "-m", "validation.testbed.forwarder", self.devices["port"],
             self.devices["line"], f"{self.capacity_bps:.0f}", str(self.buffer_packets),
             f"{default_s:.6f}", str(stats_path),
-            *(f"{p}={flows[i].rtt_s:.6f}" for p, i in (ports | probes).items()),
+            *(f"{p}={flows[i].rtt_s:.6f}" for p, i in ports.items()),
         )  # fmt: skip
-        sender: subprocess.Popen[str] | None = None
         try:
             time.sleep(0.3)  # the forwarder opens its devices
             if forwarder.poll() is not None:
                 error = forwarder.stderr.read() if forwarder.stderr else ""
                 raise TestbedError(f"the forwarder did not start: {error}")
-            probe_rtt_s = [float(v) for v in self._ns(
-                "snd", sys.executable, "-m", "validation.testbed.endpoints", "probe",
-                "10.78.2.2", str(SINK_PORT), *map(str, probes),
-            ).split()]  # fmt: skip
-            seconds = warmup_s + measure_s + 1.0
-            sender = self._spawn(
-                "snd", "-m", "validation.testbed.endpoints", "send", "10.78.2.2", str(SINK_PORT),
-                f"{seconds:.3f}", *(f"{p}:{flows[i].congestion_control}:{flows[i].start_s:.4f}"
-                                    for p, i in ports.items()),
-            )  # fmt: skip
-            time.sleep(warmup_s)
-            self._check_running(sender)
-            before_other, before_tcp = self._other_drops(), self._tcp_counters()
-            forwarder.send_signal(signal.SIGUSR1)
-            time.sleep(measure_s)
-            forwarder.send_signal(signal.SIGUSR2)
-            after_tcp = self._tcp_counters()
-            seen = self._flows_seen(ports)
-            after_other = self._other_drops()
-            try:
-                sender.wait(timeout=seconds + 30)
-            except subprocess.TimeoutExpired as late:
-                raise TestbedError("the senders did not stop at the end of the run") from late
-            self._check_running(sender)
+            yield forwarder
         finally:
-            if sender is not None and sender.poll() is None:
-                sender.kill()
-                sender.wait()
             forwarder.send_signal(signal.SIGTERM)
             try:
                 forwarder.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 forwarder.kill()
+
+    def _probe(self, probes: dict[int, int]) -> list[float]:
+        """Each probe port's handshake time on the idle path, s (``endpoints.probe``)."""
+        return [float(v) for v in self._ns(
+            "snd", sys.executable, "-m", "validation.testbed.endpoints", "probe",
+            "10.78.2.2", str(SINK_PORT), *map(str, probes),
+        ).split()]  # fmt: skip
+
+    def run(self, flows: Sequence[Flow], *, warmup_s: float, measure_s: float) -> Measurement:
+        """Run ``flows`` through the bottleneck; measure from ``warmup_s`` for ``measure_s``."""
+        started = time.monotonic()
+        ports, probes = self._ports(flows)
+        stats_path = self._workdir / f"forwarder-{self._runs}.json"
+        sender: subprocess.Popen[str] | None = None
+        with self._forwarding(flows, ports | probes, stats_path) as forwarder:
+            try:
+                probe_rtt_s = self._probe(probes)
+                seconds = warmup_s + measure_s + 1.0
+                specs = [
+                    f"{p}:{flows[i].congestion_control}:{flows[i].start_s:.4f}"
+                    for p, i in ports.items()
+                ]
+                sender = self._spawn(
+                    "snd", "-m", "validation.testbed.endpoints", "send", "10.78.2.2",
+                    str(SINK_PORT), f"{seconds:.3f}", *specs,
+                )  # fmt: skip
+                time.sleep(warmup_s)
+                self._check_running(sender)
+                before_other, before_tcp = self._other_drops(), self._tcp_counters()
+                forwarder.send_signal(signal.SIGUSR1)
+                time.sleep(measure_s)
+                forwarder.send_signal(signal.SIGUSR2)
+                after_tcp = self._tcp_counters()
+                seen = self._flows_seen(ports)
+                after_other = self._other_drops()
+                try:
+                    sender.wait(timeout=seconds + 30)
+                except subprocess.TimeoutExpired as late:
+                    raise TestbedError("the senders did not stop at the end of the run") from late
+                self._check_running(sender)
+            finally:
+                if sender is not None and sender.poll() is None:
+                    sender.kill()
+                    sender.wait()
         if not stats_path.exists():
             raise TestbedError("the forwarder left no measures")
         counted = json.loads(stats_path.read_text())
@@ -431,6 +488,44 @@ class Testbed:
         )
         measurement.tcp_counters = {k: n - before_tcp.get(k, 0) for k, n in after_tcp.items()}
         return measurement
+
+    def transfer(self, flow: Flow, packets: int) -> Transfer:
+        """One transfer of ``packets`` full segments with ``flow``'s congestion control and
+        RTT, alone on the idle link (``flow.start_s`` is not used)."""
+        ports, probes = self._ports([flow])
+        stats_path = self._workdir / f"forwarder-{self._runs}.json"
+        with self._forwarding([flow], ports | probes, stats_path) as forwarder:
+            probe_rtt_s = self._probe(probes)[0]
+            before_other = self._other_drops()
+            forwarder.send_signal(signal.SIGUSR1)
+            (port,) = ports
+            shown = self._ns(
+                "snd", sys.executable, "-m", "validation.testbed.endpoints", "transfer",
+                "10.78.2.2", str(SINK_PORT), str(port), flow.congestion_control,
+                str(packets * (self.mtu - HEADER_BYTES)),
+            )  # fmt: skip
+            forwarder.send_signal(signal.SIGUSR2)
+            after_other = self._other_drops()
+        if not stats_path.exists():
+            raise TestbedError("the forwarder left no measures")
+        counted = json.loads(stats_path.read_text())
+        measured = json.loads(shown)
+        return Transfer(
+            flow=flow,
+            packets=packets,
+            handshake_s=float(measured.pop("handshake_s")),
+            completion_s=float(measured.pop("completion_s")),
+            probe_rtt_s=probe_rtt_s,
+            drops=int(counted["drops"]),
+            arrivals=int(counted["arrivals"]),
+            forwarder_late={k: float(v) for k, v in counted["late"].items()},
+            tcp_info={k: float(v) for k, v in measured.items()},
+            other_drops={
+                k: n - before_other.get(k, 0)
+                for k, n in after_other.items()
+                if n != before_other.get(k, 0)
+            },
+        )
 
     @staticmethod
     def _check_running(sender: subprocess.Popen[str]) -> None:

@@ -5,6 +5,7 @@ Run inside a namespace::
     python -m validation.testbed.endpoints sink ADDRESS PORT
     python -m validation.testbed.endpoints send ADDRESS PORT SECONDS FLOW...
     python -m validation.testbed.endpoints probe ADDRESS PORT SOURCE_PORT...
+    python -m validation.testbed.endpoints transfer ADDRESS PORT SOURCE_PORT CC BYTES
 
 where each ``FLOW`` is ``SOURCE_PORT:CONGESTION_CONTROL:START_S``. Each flow binds its own
 source port (the delay line keys its delay on it), sets ``TCP_CONGESTION`` on its socket
@@ -12,14 +13,21 @@ before connecting, starts ``START_S`` after the sender does, and keeps its socke
 buffer full until ``SECONDS`` after the sender started, and then aborts (what it had not
 yet sent is discarded, not left to drain into the next run). The sink reads every connection to
 its end. The kernel does the rest: Linux's congestion control, SACK, delayed ACKs, pacing.
+
+``transfer`` is one finite transfer instead (:func:`transfer`): connect, write ``BYTES``,
+time until the receiver has acknowledged the last of them, close; it prints what it measured
+as one JSON line.
 """
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import socket
 import struct
 import sys
+import termios
 import threading
 import time
 from typing import Any
@@ -29,6 +37,22 @@ _CHUNK = b"\0" * 65536
 #: Byte offset of ``tcpi_rtt`` (µs) in Linux's ``struct tcp_info`` (include/uapi/linux/tcp.h:
 #: eight one-byte fields, then 32-bit fields of which tcpi_rtt is the sixteenth).
 _TCPI_RTT_OFFSET = 8 + 15 * 4
+#: Fields of Linux's ``struct tcp_info`` (include/uapi/linux/tcp.h) a transfer reports: name,
+#: byte offset, ``struct`` format (after the eight one-byte fields, 24 32-bit ones, four 64-bit).
+_TCPI_FIELDS = (
+    ("snd_ssthresh", 76, "I"),
+    ("snd_cwnd", 80, "I"),
+    ("total_retrans", 100, "I"),
+    ("segs_out", 136, "I"),
+    ("segs_in", 140, "I"),
+    ("data_segs_out", 156, "I"),
+    ("busy_time_us", 168, "Q"),
+    ("rwnd_limited_us", 176, "Q"),
+    ("sndbuf_limited_us", 184, "Q"),
+)
+_TCPI_BYTES = 192
+#: How often a transfer asks whether its last byte is acknowledged, s.
+_POLL_S = 2e-4
 #: The senders' and the sink's socket buffers, bytes (``SO_SNDBUFFORCE``/``SO_RCVBUFFORCE``,
 #: Linux's option numbers; root may exceed ``wmem_max``/``rmem_max``): seconds of a flow, so
 #: that neither end's program limits it when a busy machine leaves it unscheduled for a while.
@@ -62,10 +86,8 @@ def sink(address: str, port: int) -> None:
         threading.Thread(target=drain, args=(connection,), daemon=True).start()
 
 
-def _flow(
-    address: str, port: int, source_port: int, cc: str, start_at: float, end_at: float
-) -> None:
-    time.sleep(max(0.0, start_at - time.monotonic()))
+def _connect(address: str, port: int, source_port: int, cc: str) -> socket.socket:
+    """A connection from ``source_port`` with ``cc``, retried while the sink starts."""
     deadline = time.monotonic() + _CONNECT_PATIENCE_S
     while True:
         connection = socket.socket()
@@ -75,12 +97,19 @@ def _flow(
         connection.bind(("0.0.0.0", source_port))
         try:
             connection.connect((address, port))
-            break
+            return connection
         except ConnectionRefusedError:
             connection.close()
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.1)
+
+
+def _flow(
+    address: str, port: int, source_port: int, cc: str, start_at: float, end_at: float
+) -> None:
+    time.sleep(max(0.0, start_at - time.monotonic()))
+    connection = _connect(address, port, source_port, cc)
     with connection:
         try:
             while (left_s := end_at - time.monotonic()) > 0:
@@ -120,6 +149,42 @@ def send(address: str, port: int, seconds: float, flows: list[str]) -> None:
         thread.join()
     if failures:
         raise SystemExit("; ".join(failures))
+
+
+def transfer(
+    address: str, port: int, source_port: int, cc: str, size_bytes: int, timeout_s: float = 20.0
+) -> dict[str, float]:
+    """One finite transfer of ``size_bytes``: its handshake and completion times, s, and the
+    sender's ``TCP_INFO`` at its end (:data:`_TCPI_FIELDS`).
+
+    ``handshake_s`` is ``connect``'s time (SYN to SYN-ACK). ``completion_s`` runs from the
+    write of the data, at once after ``connect`` returns (the first segments leave with the
+    handshake's last ACK), to the moment the sender's queue (``TIOCOUTQ``: bytes written and
+    not yet acknowledged) is empty, i.e. the ACK of the last byte has come back: from the
+    first data packet to the ACK of the last, as the simulator times a flow. The queue is
+    polled every :data:`_POLL_S`."""
+    began = time.monotonic()
+    connection = _connect(address, port, source_port, cc)
+    with connection:
+        connected = time.monotonic()
+        connection.sendall(b"\0" * size_bytes)
+        queued = bytearray(4)
+        while True:
+            fcntl.ioctl(connection, termios.TIOCOUTQ, queued)
+            done = time.monotonic()
+            if int.from_bytes(queued, sys.byteorder) == 0:
+                break
+            if done - connected > timeout_s:
+                raise TimeoutError(f"{size_bytes} bytes not acknowledged in {timeout_s:g} s")
+            time.sleep(_POLL_S)
+        info = connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCPI_BYTES)
+    measured: dict[str, float] = {
+        "handshake_s": connected - began,
+        "completion_s": done - connected,
+    }
+    for name, offset, kind in _TCPI_FIELDS:
+        measured[name] = float(struct.unpack_from(kind, info, offset)[0])
+    return measured
 
 
 def probe(address: str, port: int, source_ports: list[int]) -> list[float]:
@@ -164,7 +229,8 @@ def _real_time() -> None:
 
 def main(argv: list[str]) -> None:
     """``sink ADDRESS PORT``, ``probe ADDRESS PORT SOURCE_PORT...`` (prints the RTTs, one a
-    line) or ``send ADDRESS PORT SECONDS FLOW...``."""
+    line), ``transfer ADDRESS PORT SOURCE_PORT CC BYTES`` (prints a JSON line) or ``send
+    ADDRESS PORT SECONDS FLOW...``."""
     role, address, port, *rest = argv
     _real_time()
     if role == "sink":
@@ -172,6 +238,9 @@ def main(argv: list[str]) -> None:
     elif role == "probe":
         for rtt_s in probe(address, int(port), [int(p) for p in rest]):
             print(f"{rtt_s:.6f}")
+    elif role == "transfer":
+        source_port, cc, size_bytes = rest
+        print(json.dumps(transfer(address, int(port), int(source_port), cc, int(size_bytes))))
     else:
         send(address, int(port), float(rest[0]), rest[1:])
 

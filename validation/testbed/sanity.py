@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 
-from validation.testbed.bed import Flow, Measurement, Testbed
+from validation.testbed.bed import Flow, Measurement, Testbed, Transfer
 from validation.testbed.forwarder import BURST_PACKETS, STALL_S
 
 #: How far the measured RTT may be from the configured one, s.
@@ -79,6 +79,19 @@ def run_problems(measurement: Measurement) -> list[str]:
         if seen != flow.congestion_control:
             problems.append(f"a flow asked for {flow.congestion_control} and ran {seen}")
             break
+    return problems
+
+
+def transfer_problems(transfer: Transfer) -> list[str]:
+    """What makes a finite transfer's timing unfit to report (empty: none): the run's checks
+    that apply to it, its idle RTT within :data:`RTT_TOLERANCE_S` and no drop outside the
+    bottleneck."""
+    problems = []
+    probe_s, rtt_s = transfer.probe_rtt_s, transfer.flow.rtt_s
+    if not math.isfinite(probe_s) or abs(probe_s - rtt_s) > RTT_TOLERANCE_S:
+        problems.append(f"the idle RTT was {1e3 * probe_s:.2f} ms, configured {1e3 * rtt_s:.2f} ms")
+    if transfer.other_drops:
+        problems.append(f"packets dropped outside the bottleneck: {transfer.other_drops}")
     return problems
 
 
