@@ -83,6 +83,8 @@ SHORT_SIZES = (10, 30, 100, 300, 1000)
 #: arriving for a load of 0.5 of the link.
 MIX_MEAN_PACKETS, MIX_LOAD = 100.0, 0.5
 MIX_DURATION_S, MIX_WARMUP_S = 60.0, 5.0
+#: The mix's flow sizes tabled apart, packets (first, last).
+MIX_BINS = ((1, 50), (51, 200), (201, 1000), (1001, 10**9))
 #: ACKs grown by Linux's rule, and those held under ssthresh + 1, over the long-flow runs.
 TALLY = {"runs": 0, "linux_acks": 0, "measured": 0, "held": 0}
 
@@ -312,6 +314,23 @@ def _completions(scenario: Scenario, buffer_packets: int, seed: int, linux: bool
     return np.array(sim.completions, dtype=float).reshape(-1, 2), result
 
 
+def mix_group(delayed_ack: int = FlowGroup.delayed_ack) -> FlowGroup:
+    """The Poisson mix's flows: Pareto sizes of mean MIX_MEAN_PACKETS for a load of MIX_LOAD,
+    RTTs 80-120 ms, ``delayed_ack`` segments per ACK."""
+    wire_bits = 8.0 * 1500
+    return FlowGroup(
+        name="web",
+        flows=400,
+        traffic="poisson_flows",
+        flow_arrival_rate_per_s=MIX_LOAD * SHORT_CAPACITY_BPS / (MIX_MEAN_PACKETS * wire_bits),
+        flow_size_distribution="pareto",
+        flow_size_packets=MIX_MEAN_PACKETS,
+        rtt_s=SHORT_RTT_S,
+        rtt_jitter_s=0.02,
+        delayed_ack=delayed_ack,
+    )
+
+
 def short_rows(seed: int) -> list[str]:
     """Completion times of finite flows at 100 Mbit/s, 100 ms: alone, and in a Poisson mix."""
     bdp = round(SHORT_CAPACITY_BPS * SHORT_RTT_S / (8.0 * 1500))
@@ -342,18 +361,8 @@ def short_rows(seed: int) -> list[str]:
             f"| {fcts[1] / fcts[0]:.2f} | {(fcts[0] - fcts[1]) / SHORT_RTT_S:.1f} |"
         )
         print(rows[-1], flush=True)
-    wire_bits = 8.0 * 1500
-    rate = MIX_LOAD * SHORT_CAPACITY_BPS / (MIX_MEAN_PACKETS * wire_bits)
-    group = FlowGroup(
-        name="web",
-        flows=400,
-        traffic="poisson_flows",
-        flow_arrival_rate_per_s=rate,
-        flow_size_distribution="pareto",
-        flow_size_packets=MIX_MEAN_PACKETS,
-        rtt_s=SHORT_RTT_S,
-        rtt_jitter_s=0.02,
-    )
+    group = mix_group()
+    rate = group.flow_arrival_rate_per_s
     rows += [
         "",
         f"Poisson arrivals ({rate:.1f} flows/s, Pareto sizes of mean {MIX_MEAN_PACKETS:g} "
@@ -366,7 +375,7 @@ def short_rows(seed: int) -> list[str]:
     ]
     scenario = _short_scenario(group, MIX_DURATION_S, MIX_WARMUP_S)
     mix = [_completions(scenario, bdp, seed, linux) for linux in (False, True)]
-    for lo, hi in ((1, 50), (51, 200), (201, 1000), (1001, 10**9)):
+    for lo, hi in MIX_BINS:
         cells = [f"{lo}-{hi}" if hi < 10**9 else f">{lo - 1}"]
         stats = []
         for done, _ in mix:

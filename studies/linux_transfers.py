@@ -6,10 +6,12 @@ round trips sooner than bufsize's (one packet per ACK, RFC 5681 eq. 2), with not
 Linux's to check it against. This study measures Linux's: one transfer at a time, alone on
 the kernel testbed's idle link (``validation.testbed``, :meth:`Testbed.transfer`), at
 100 Mbit/s, 100 ms, a drop-tail buffer of 1 BDP (833 packets), Reno and CUBIC (Linux's
-defaults: initial window 10, CUBIC's HyStart on), 10 to 3,000 segments of 1,448 bytes,
-three runs each; and the same transfers in bufsize's simulator, as it is and with Linux's
-rule (``linux_slow_start.LinuxSlowStart``), each with bufsize's receiver (an ACK for every
-second segment, 40 ms delayed-ACK timer) and with one that acknowledges every segment
+defaults: initial window 10, CUBIC's HyStart on), 10 to 3,000 segments of 1,448 bytes and
+each size up to 1,000 plus one (an odd last segment waits for a delayed-ACK timer where the
+receiver acknowledges every second segment), three runs each; and the same transfers in bufsize's
+simulator, as it is and with Linux's rule (``linux_slow_start.LinuxSlowStart``), each with
+bufsize's receiver (an ACK for every second segment, 40 ms delayed-ACK timer) and with one
+that acknowledges every segment
 (``delayed_ack=1``: Linux's quick-ACK mode, kept up for the whole transfer).
 
 The handshake: bufsize's flows send their first packet at their start, with no SYN, and a
@@ -22,14 +24,17 @@ Besides the times, the sender's ``TCP_INFO`` at the end of each Linux transfer: 
 per data segment sent (the receiver's ACK ratio), retransmissions, the drops at the port, and
 ssthresh (still ``0x7fffffff`` if slow start ended with no loss and no HyStart exit).
 
+Last, the same simulator variants on ``linux_slow_start.py``'s Poisson mix (simulated only).
+
 Run from the repository's root, as root, with the other kernel studies' priority (the
 testbed holds its PM QoS request while it is open)::
 
     sudo nice -n -5 .venv/bin/python studies/linux_transfers.py
 
-(about 2 minutes); ``--no-kernel`` reuses the stored runs (``results/linux_transfers.json``)
-and redoes the simulator's side. Writes ``results/linux_transfers.md`` with the command that
-made it; the notes below its tables are kept when it is rewritten.
+(about 2 minutes; the simulator's side some seconds); ``--no-kernel`` reuses the stored runs
+(``results/linux_transfers.json``) and redoes the simulator's side. Writes
+``results/linux_transfers.md`` with the command that made it; the notes below its tables are
+kept when it is rewritten.
 """
 
 from __future__ import annotations
@@ -43,7 +48,17 @@ from typing import Any
 
 import numpy as np
 from kernel_compare import write_keeping_notes
-from linux_slow_start import SHORT_CAPACITY_BPS, SHORT_RTT_S, _completions, _short_scenario
+from linux_slow_start import (
+    MIX_BINS,
+    MIX_DURATION_S,
+    MIX_LOAD,
+    MIX_WARMUP_S,
+    SHORT_CAPACITY_BPS,
+    SHORT_RTT_S,
+    _completions,
+    _short_scenario,
+    mix_group,
+)
 
 from validation.simulator import FlowGroup
 from validation.testbed import Flow, Testbed, transfer_problems
@@ -51,7 +66,9 @@ from validation.testbed import Flow, Testbed, transfer_problems
 RESULTS = Path(__file__).resolve().parent / "results"
 TABLE = RESULTS / "linux_transfers.md"
 RUNS = RESULTS / "linux_transfers.json"
-SIZES = (10, 30, 100, 300, 1000, 3000)
+#: The sizes asked (10-3,000) and those to 1,000 plus one: an odd last segment, which a
+#: receiver acking every second one holds for its delayed-ACK timer.
+SIZES = (10, 11, 30, 31, 100, 101, 300, 301, 1000, 1001, 3000)
 CCS = ("reno", "cubic")
 #: 1 BDP of 1,500-byte packets at 100 Mbit/s, 100 ms.
 BUFFER_PACKETS = round(SHORT_CAPACITY_BPS * SHORT_RTT_S / (8.0 * 1500))
@@ -163,6 +180,33 @@ def rows(found: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def mix_rows() -> list[str]:
+    """linux_slow_start's Poisson mix (simulated only) in each variant: completion times by
+    size, loss and delay. No Linux measurement: what the choice between the variants moves."""
+    bins = [f"{lo}-{hi}" if hi < 10**9 else f">{lo - 1}" for lo, hi in MIX_BINS]
+    out = [
+        "| variant | "
+        + " | ".join(f"{b} pkts: median (p90) s" for b in bins)
+        + " | loss % | mean queueing delay ms | utilization |",
+        "|" + " --- |" * (4 + len(bins)),
+    ]
+    for label, linux, delayed_ack in VARIANTS:
+        scenario = _short_scenario(mix_group(delayed_ack), MIX_DURATION_S, MIX_WARMUP_S)
+        done, result = _completions(scenario, BUFFER_PACKETS, 1, linux)
+        cells = [label]
+        for lo, hi in MIX_BINS:
+            sel = done[(done[:, 0] >= lo) & (done[:, 0] <= hi), 1]
+            cells.append(f"{np.median(sel):.3f} ({np.quantile(sel, 0.9):.3f})")
+        cells += [
+            f"{100 * result.loss_rate:.3f}",
+            f"{1e3 * result.queue_delay_mean_s:.1f}",
+            f"{result.utilization:.3f}",
+        ]
+        out.append("| " + " | ".join(cells) + " |")
+        print(out[-1], flush=True)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=3, help="transfers per size and cc")
@@ -200,6 +244,12 @@ def main() -> None:
         "with Linux's rule (`tcp_slow_start`), and both with an ACK for every segment.",
         "",
         *rows(found),
+        "",
+        f"The same variants on `linux_slow_start.py`'s Poisson mix (simulated only, seed 1: "
+        f"Pareto sizes of mean 100 packets, load {MIX_LOAD:g}, RTTs 80-120 ms, B = "
+        f"{BUFFER_PACKETS} packets, {MIX_DURATION_S:g} s with {MIX_WARMUP_S:g} s discarded):",
+        "",
+        *mix_rows(),
         "",
     ]
     heading = (
