@@ -72,6 +72,8 @@ KERNEL_POINTS = {
     "cubic-1": (4, 8, 17),
     "reno-40": (25, 42, 62, 83, 167),
     "cubic-40": (25, 42, 62, 83, 167),
+    # the CUBIC flows beside BBR time out 44-272 times a run: slow start after the warm-up
+    "cubic-20+bbr-20": (42, 83, 167, 417, 833, 1667),
 }
 KERNEL_DURATION_S, KERNEL_WARMUP_S = 20.0, 5.0
 NS3_DURATION_S, NS3_WARMUP_S = 30.0, 10.0
@@ -167,8 +169,10 @@ def _cells(r: dict[str, Any]) -> list[str]:
 
 
 def _mean(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    return {k: float(np.mean([r[k] for r in runs])) for k in ("utilization", "loss_rate",
-            "queue_delay_mean_s", "timeouts")}  # fmt: skip
+    out = {k: float(np.mean([r[k] for r in runs])) for k in ("utilization", "loss_rate",
+           "queue_delay_mean_s", "timeouts")}  # fmt: skip
+    out["cubic_share"] = float(np.mean([r["shares"].get("cubic", np.nan) for r in runs]))
+    return out
 
 
 def _gaps(ours: dict[str, Any], linux: dict[str, Any], other: dict[str, Any] | None) -> str:
@@ -187,8 +191,8 @@ def kernel_rows(seeds: list[int]) -> list[str]:
     rows = [
         "| family | B (pkts) | B/BDP | kernel U | kernel loss % | kernel delay ms | n "
         "| bufsize U | loss % | delay ms | RTOs | Linux slow start U | loss % | delay ms | RTOs "
-        "| ΔU to kernel: bufsize / Linux's rule |",
-        "|" + " --- |" * 16,
+        "| ΔU to kernel: bufsize / Linux's rule | CUBIC share: kernel / bufsize / Linux's rule |",
+        "|" + " --- |" * 17,
     ]
     for name, buffers in KERNEL_POINTS.items():
         family = families[name]
@@ -209,6 +213,10 @@ def kernel_rows(seeds: list[int]) -> list[str]:
             cells += [*_cells(ours), f"{ours['timeouts']:g}"]
             cells += [*_cells(linux), f"{linux['timeouts']:g}"]
             cells.append(_gaps(ours, linux, k if kernel else None))
+            shares = [k] if kernel else []
+            shares += [ours, linux]
+            mixed = len(family.groups) > 1
+            cells.append(" / ".join(f"{r['cubic_share']:.3f}" for r in shares) if mixed else "")
             rows.append("| " + " | ".join(cells) + " |")
             print(rows[-1], flush=True)
     return rows
@@ -251,6 +259,9 @@ PAIRED_POINTS = (
     ("kernel", "reno-40", 42),
     ("kernel", "cubic-40", 25),
     ("kernel", "cubic-40", 42),
+    ("kernel", "cubic-20+bbr-20", 83),
+    ("kernel", "cubic-20+bbr-20", 833),
+    ("kernel", "cubic-20+bbr-20", 1667),
     ("ns3", "reno", 59),
     ("ns3", "cubic", 59),
 )
@@ -265,8 +276,9 @@ def paired_rows(seeds: list[int]) -> list[str]:
     }
     rows = [
         "| comparison | point | B (pkts) | bufsize U (mean) | Linux slow start U (mean) "
-        "| ΔU points: mean ± s.e. | seeds up / down | Δloss points: mean ± s.e. |",
-        "|" + " --- |" * 8,
+        "| ΔU points: mean ± s.e. | seeds up / down | Δloss points: mean ± s.e. "
+        "| Δ CUBIC share points: mean ± s.e. |",
+        "|" + " --- |" * 9,
     ]
     for where, name, b in PAIRED_POINTS:
         base, linux = [], []
@@ -288,10 +300,15 @@ def paired_rows(seeds: list[int]) -> list[str]:
         dl = np.array([100 * (v["loss_rate"] - o["loss_rate"]) for o, v in pairs])
         se = float(du.std(ddof=1) / np.sqrt(du.size))
         se_l = float(dl.std(ddof=1) / np.sqrt(dl.size))
+        share = ""
+        if len(base[0].get("shares", {})) > 1:
+            ds = np.array([100 * (v["shares"]["cubic"] - o["shares"]["cubic"]) for o, v in pairs])
+            share = f"{ds.mean():+.2f} ± {float(ds.std(ddof=1) / np.sqrt(ds.size)):.2f}"
         rows.append(
             f"| {where} | {name} | {b} | {np.mean([o['utilization'] for o in base]):.3f} "
             f"| {np.mean([v['utilization'] for v in linux]):.3f} | {du.mean():+.2f} ± {se:.2f} "
-            f"| {int((du > 0).sum())} / {int((du < 0).sum())} | {dl.mean():+.3f} ± {se_l:.3f} |"
+            f"| {int((du > 0).sum())} / {int((du < 0).sum())} | {dl.mean():+.3f} ± {se_l:.3f} "
+            f"| {share} |"
         )
         print(rows[-1], flush=True)
     return rows
