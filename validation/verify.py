@@ -883,8 +883,11 @@ def _size_reason(judged: list[TargetOutcome], notes: str) -> str:
     return f"{text}. Prediction: {notes}" if notes else text
 
 
-def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
-    """Predicted vs simulated at each size, from each size's runs (measures of RunResult)."""
+def assemble(
+    p: Plan, runs: dict[str, list[dict[str, float]]], where: str = "in simulation"
+) -> Verification:
+    """Predicted vs simulated at each size, from each size's runs (measures of RunResult);
+    ``where`` the runs were made, as the verdict says it (the kernel testbed's own words)."""
     assert p.scenario is not None
     outcome = Verification(
         rule=p.rule,
@@ -927,7 +930,7 @@ def assemble(p: Plan, runs: dict[str, list[dict[str, float]]]) -> Verification:
     if slow is not None and slow.prediction != main.prediction:
         fared = f"{main.prediction} with fast access, {slow.prediction} with slow access"
     outcome.reason = (
-        f"at the recommended {main.buffer_packets} packets, {headline} in simulation{ends} The "
+        f"at the recommended {main.buffer_packets} packets, {headline} {where}{ends} The "
         f"prediction was {fared} there. Scaling: {p.scaling.reason}. Senders: "
         f"{senders_text(p.link, p.congestion_control_given)}.{access}"
     )

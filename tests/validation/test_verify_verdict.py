@@ -117,6 +117,18 @@ def test_a_missed_loss_target_is_the_headline_even_without_a_loss_prediction() -
     )
 
 
+def test_the_verdict_says_where_its_runs_were_made() -> None:
+    # The kernel testbed's verdict said "every target met in simulation" of Linux's runs.
+    link = LinkScenario(
+        capacity_bps=10e6, rtts_s=(0.1,), flows=10, packet_bytes=1000, congestion_control="reno"
+    )
+    p = plan(link, None, Targets(max_loss=0.01), replications=2, seed=1, size=("sqrt_n", 40))
+    runs = {label: [_run(1.0, 0.001), _run(1.0, 0.001)] for label in p.sizes}
+    assert "every target met in simulation (" in assemble(p, runs).reason
+    kernel = assemble(p, runs, where="on Linux's TCP").reason
+    assert "every target met on Linux's TCP (" in kernel and "in simulation" not in kernel
+
+
 def test_a_simulation_better_than_predicted_is_conservative() -> None:
     # Issue 27: "half: disagrees" was printed when the simulation did better than the prediction.
     # A prediction of 80 % and 2 % loss at 20 packets (a full buffer of 16 ms), the simulation

@@ -135,7 +135,7 @@ def verify_kernel(p: Plan, replications: int, progress: Progress | None = None) 
                 done += 1
                 if progress is not None:
                     progress(done, total)
-    outcome = assemble(p, runs)
+    outcome = assemble(p, runs, where="on Linux's TCP")
     outcome.reason = (
         f"Linux {check.kernel} through the namespace testbed ({replications} runs per size; one "
         f"Reno flow with 2 BDP reached {check.utilization:.1%}): " + outcome.reason
