@@ -409,9 +409,11 @@ class Testbed:
 
     @contextmanager
     def _forwarding(
-        self, flows: Sequence[Flow], ports: dict[int, int], stats_path: Path
-    ) -> Iterator[subprocess.Popen[str]]:
-        """The router's forwarder, each port's packets delayed by its flow's RTT, for a run."""
+        self, flows: Sequence[Flow], ports: dict[int, int]
+    ) -> Iterator[tuple[subprocess.Popen[str], Path]]:
+        """The router's forwarder, each port's packets delayed by its flow's RTT, for a run,
+        and the file it writes its measures to when it stops (:meth:`_forwarder_measures`)."""
+        stats_path = self._workdir / f"forwarder-{self._runs}.json"
         default_s = sum(f.rtt_s for f in flows) / len(flows)
         forwarder = self._spawn(
             "rtr", "-m", "validation.testbed.forwarder", self.devices["port"],
@@ -424,13 +426,26 @@ class Testbed:
             if forwarder.poll() is not None:
                 error = forwarder.stderr.read() if forwarder.stderr else ""
                 raise TestbedError(f"the forwarder did not start: {error}")
-            yield forwarder
+            yield forwarder, stats_path
         finally:
             forwarder.send_signal(signal.SIGTERM)
             try:
                 forwarder.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 forwarder.kill()
+
+    @staticmethod
+    def _forwarder_measures(stats_path: Path) -> dict[str, Any]:
+        """What the forwarder measured (:mod:`validation.testbed.forwarder`), once stopped."""
+        if not stats_path.exists():
+            raise TestbedError("the forwarder left no measures")
+        measures: dict[str, Any] = json.loads(stats_path.read_text())
+        return measures
+
+    @staticmethod
+    def _drops_between(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+        """The counters of :meth:`_other_drops` that moved, by how much."""
+        return {k: n - before.get(k, 0) for k, n in after.items() if n != before.get(k, 0)}
 
     def _probe(self, probes: dict[int, int]) -> list[float]:
         """Each probe port's handshake time on the idle path, s (``endpoints.probe``)."""
@@ -443,9 +458,8 @@ class Testbed:
         """Run ``flows`` through the bottleneck; measure from ``warmup_s`` for ``measure_s``."""
         started = time.monotonic()
         ports, probes = self._ports(flows)
-        stats_path = self._workdir / f"forwarder-{self._runs}.json"
         sender: subprocess.Popen[str] | None = None
-        with self._forwarding(flows, ports | probes, stats_path) as forwarder:
+        with self._forwarding(flows, ports | probes) as (forwarder, stats_path):
             try:
                 probe_rtt_s = self._probe(probes)
                 seconds = warmup_s + measure_s + 1.0
@@ -475,14 +489,8 @@ class Testbed:
                 if sender is not None and sender.poll() is None:
                     sender.kill()
                     sender.wait()
-        if not stats_path.exists():
-            raise TestbedError("the forwarder left no measures")
-        counted = json.loads(stats_path.read_text())
-        other_drops = {
-            k: n - before_other.get(k, 0)
-            for k, n in after_other.items()
-            if n != before_other.get(k, 0)
-        }
+        counted = self._forwarder_measures(stats_path)
+        other_drops = self._drops_between(before_other, after_other)
         measurement = self._measurement(
             flows, ports, counted, seen, other_drops, probe_rtt_s, time.monotonic() - started
         )
@@ -493,8 +501,7 @@ class Testbed:
         """One transfer of ``packets`` full segments with ``flow``'s congestion control and
         RTT, alone on the idle link (``flow.start_s`` is not used)."""
         ports, probes = self._ports([flow])
-        stats_path = self._workdir / f"forwarder-{self._runs}.json"
-        with self._forwarding([flow], ports | probes, stats_path) as forwarder:
+        with self._forwarding([flow], ports | probes) as (forwarder, stats_path):
             probe_rtt_s = self._probe(probes)[0]
             before_other = self._other_drops()
             forwarder.send_signal(signal.SIGUSR1)
@@ -506,9 +513,7 @@ class Testbed:
             )  # fmt: skip
             forwarder.send_signal(signal.SIGUSR2)
             after_other = self._other_drops()
-        if not stats_path.exists():
-            raise TestbedError("the forwarder left no measures")
-        counted = json.loads(stats_path.read_text())
+        counted = self._forwarder_measures(stats_path)
         measured = json.loads(shown)
         return Transfer(
             flow=flow,
@@ -520,11 +525,7 @@ class Testbed:
             arrivals=int(counted["arrivals"]),
             forwarder_late={k: float(v) for k, v in counted["late"].items()},
             tcp_info={k: float(v) for k, v in measured.items()},
-            other_drops={
-                k: n - before_other.get(k, 0)
-                for k, n in after_other.items()
-                if n != before_other.get(k, 0)
-            },
+            other_drops=self._drops_between(before_other, after_other),
         )
 
     @staticmethod

@@ -55,11 +55,9 @@ def run_problems(measurement: Measurement) -> list[str]:
     """What makes a run's figures unfit to report (empty: none)."""
     problems = []
     for flow, probe_s in zip(measurement.flows, measurement.probe_rtt_s, strict=True):
-        if not math.isfinite(probe_s) or abs(probe_s - flow.rtt_s) > RTT_TOLERANCE_S:
-            problems.append(
-                f"a flow's idle RTT was {1e3 * probe_s:.2f} ms, configured "
-                f"{1e3 * flow.rtt_s:.2f} ms (tolerance {1e3 * RTT_TOLERANCE_S:g} ms)"
-            )
+        rtt = rtt_problem(probe_s, flow.rtt_s)
+        if rtt is not None:
+            problems.append(rtt)
             break
     late_s = float(measurement.forwarder_late.get("mean_s", math.inf))
     if late_s > RTT_TOLERANCE_S:
@@ -74,7 +72,7 @@ def run_problems(measurement: Measurement) -> list[str]:
     if bursts is not None:
         problems.append(bursts)
     if measurement.other_drops:
-        problems.append(f"packets were dropped outside the bottleneck: {measurement.other_drops}")
+        problems.append(other_drops_problem(measurement.other_drops))
     for flow, seen in zip(measurement.flows, measurement.flow_cc, strict=True):
         if seen != flow.congestion_control:
             problems.append(f"a flow asked for {flow.congestion_control} and ran {seen}")
@@ -87,12 +85,28 @@ def transfer_problems(transfer: Transfer) -> list[str]:
     that apply to it, its idle RTT within :data:`RTT_TOLERANCE_S` and no drop outside the
     bottleneck."""
     problems = []
-    probe_s, rtt_s = transfer.probe_rtt_s, transfer.flow.rtt_s
-    if not math.isfinite(probe_s) or abs(probe_s - rtt_s) > RTT_TOLERANCE_S:
-        problems.append(f"the idle RTT was {1e3 * probe_s:.2f} ms, configured {1e3 * rtt_s:.2f} ms")
+    rtt = rtt_problem(transfer.probe_rtt_s, transfer.flow.rtt_s)
+    if rtt is not None:
+        problems.append(rtt)
     if transfer.other_drops:
-        problems.append(f"packets dropped outside the bottleneck: {transfer.other_drops}")
+        problems.append(other_drops_problem(transfer.other_drops))
     return problems
+
+
+def rtt_problem(probe_s: float, rtt_s: float) -> str | None:
+    """Why an idle RTT probe of ``probe_s`` spoils a flow configured with ``rtt_s``, or None:
+    it is not within :data:`RTT_TOLERANCE_S` of it."""
+    if math.isfinite(probe_s) and abs(probe_s - rtt_s) <= RTT_TOLERANCE_S:
+        return None
+    return (
+        f"a flow's idle RTT was {1e3 * probe_s:.2f} ms, configured "
+        f"{1e3 * rtt_s:.2f} ms (tolerance {1e3 * RTT_TOLERANCE_S:g} ms)"
+    )
+
+
+def other_drops_problem(drops: dict[str, int]) -> str:
+    """The problem of packets dropped outside the bottleneck (``drops``: device counters)."""
+    return f"packets were dropped outside the bottleneck: {drops}"
 
 
 def stall_problem(drops: int, late: dict[str, float]) -> str | None:
