@@ -166,6 +166,14 @@ class _ArrivalCounting(ReferenceSimulator):
         return super().mark_on_arrival(t, f, q_packets, q_bytes)
 
 
+def port_of(result: Any) -> np.ndarray:
+    """The share of time with k packets at bufsize's port, k < LEVELS (a RunResult's)."""
+    port = np.zeros(LEVELS)
+    occ = result.queue_distribution[:LEVELS]
+    port[: occ.size] = occ
+    return port
+
+
 def run_bufsize(
     case: Case, seed: int, immediate: bool = True, whole_segment_cut: bool = False
 ) -> dict[str, Any]:
@@ -175,9 +183,7 @@ def run_bufsize(
     sim.immediate_ce_ack = immediate
     sim.whole_segment_cut = whole_segment_cut
     result = to_result(sim.p, sim.run(), 0.0, "reference")
-    port = np.zeros(LEVELS)
-    occ = result.queue_distribution[:LEVELS]
-    port[: occ.size] = occ
+    port = port_of(result)
     tx_s = 8.0 * (PACKET_BYTES + HEADER_BYTES) / CAPACITY_BPS
     return {
         "utilization": result.utilization,
@@ -342,6 +348,18 @@ class TcpDctcpFloor : public TcpDctcp
 NS3_RECOVERY = {"prr": "ns3::TcpPrrRecovery", "classic": "ns3::TcpClassicRecovery"}
 
 
+def define_cpp() -> Any:
+    """The C++ of this study (``QueueProbe``, ``TcpDctcpFloor``) compiled into ns-3's process
+    once, after ns-3's own headers (``ns3_dumbbell``): cppyy's ``bufsize_p99`` namespace."""
+    import cppyy  # type: ignore[import-not-found]
+    import ns3_dumbbell  # noqa: F401  (its C++ headers first)
+
+    if not hasattr(cppyy.gbl, "bufsize_p99"):
+        cppyy.cppdef(_PROBE_CPP)
+        cppyy.gbl.bufsize_p99.TcpDctcpFloor.GetTypeId()  # registers the TypeId
+    return cppyy.gbl.bufsize_p99
+
+
 def run_ns3_with(
     case: Case,
     seed: int,
@@ -350,17 +368,17 @@ def run_ns3_with(
     diagnose: bool = False,
     socket_type: str = "bufsize::TcpDctcpFloor",
     extra_defaults: tuple[tuple[str, str], ...] = (),
+    sources: Any = None,
 ) -> dict[str, Any]:
     """ns-3's run of a case with a probe: its DCTCP with Linux's 2-segment floor, the 40 ms
     delayed-ACK timer and the given loss recovery; ``attach(device, disc)`` returns the probe,
-    found under ``"attached"``; ``diagnose`` adds the senders' counters (``"flows"``, see
-    ``ns3_dumbbell.run``). Imports ns-3: about a minute the first time."""
-    import cppyy  # type: ignore[import-not-found]
+    found under ``"attached"``; ``diagnose`` adds the senders' counters (``"flows"``) and
+    ``sources`` is called for each sender (see ``ns3_dumbbell.run``); ``socket_type`` and
+    ``extra_defaults`` replace the DCTCP class and add ``Config::SetDefault`` pairs. Imports
+    ns-3: about a minute the first time."""
     import ns3_dumbbell
 
-    if not hasattr(cppyy.gbl, "bufsize_p99"):
-        cppyy.cppdef(_PROBE_CPP)
-        cppyy.gbl.bufsize_p99.TcpDctcpFloor.GetTypeId()  # registers the TypeId
+    define_cpp()
     sc = case.scenario()
     params = make_parameters(sc, BUFFER_PACKETS, seed)
     spec = ns3_dumbbell.Ns3Run(
@@ -390,24 +408,22 @@ def run_ns3_with(
         ),
         attach=attach,
         diagnose=diagnose,
+        sources=sources,
     )
     result["spec"] = asdict(spec)
     result["ns3_version"] = ns3_dumbbell.version()
     return result
 
 
-def run_ns3(case: Case, seed: int, recovery: str = "prr") -> dict[str, Any]:
-    """ns-3's figures of a case under every definition (``QueueProbe``)."""
-    import cppyy
-
+def run_ns3(case: Case, seed: int, recovery: str = "prr", **options: Any) -> dict[str, Any]:
+    """ns-3's figures of a case under every definition (``QueueProbe``); ``options`` are
+    :func:`run_ns3_with`'s."""
     tx_s = 8.0 * (PACKET_BYTES + HEADER_BYTES) / CAPACITY_BPS
 
     def attach(device: Any, disc: Any) -> Any:
-        return cppyy.gbl.bufsize_p99.Attach(
-            device, disc, WARMUP_S, LEVELS, tx_s, WAIT_BINS_PER_PACKET
-        )
+        return define_cpp().Attach(device, disc, WARMUP_S, LEVELS, tx_s, WAIT_BINS_PER_PACKET)
 
-    result = run_ns3_with(case, seed, recovery, attach)
+    result = run_ns3_with(case, seed, recovery, attach, **options)
     probe = result.pop("attached")
     record: dict[str, Any] = {"spec": result.pop("spec"), "ns3_version": result.pop("ns3_version")}
     record.update(result)

@@ -39,19 +39,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import dctcp_queue_p99
 import numpy as np
 from dctcp_queue_p99 import (
     BUFFER_PACKETS,
-    CAPACITY_BPS,
-    HEADER_BYTES,
     LEVELS,
     PACKET_BYTES,
-    WAIT_BINS_PER_PACKET,
     WARMUP_S,
     Case,
     ns3_figures,
     p99_of,
-    run_ns3_with,
+    port_of,
 )
 from kernel_compare import write_keeping_notes
 
@@ -99,9 +97,7 @@ def run_bufsize(case: Case, seed: int) -> dict[str, Any]:
     sim.rows, sim.cwr_flag = [], {}
     result = to_result(sim.p, sim.run(), 0.0, "reference")
     out = cycle_figures(np.array(sim.rows), case, segment=1.0)
-    port = np.zeros(LEVELS)
-    occ = result.queue_distribution[:LEVELS]
-    port[: occ.size] = occ
+    port = port_of(result)
     out.update(
         utilization=result.utilization,
         mark_rate=result.mark_rate,
@@ -403,55 +399,26 @@ def run_ns3(
     syn_timeout: str = SYN_TIMEOUT,
 ) -> dict[str, Any]:
     import cppyy  # type: ignore[import-not-found]
-    import dctcp_queue_p99
-    import ns3_dumbbell
 
-    if not hasattr(cppyy.gbl, "bufsize_p99"):
-        cppyy.cppdef(dctcp_queue_p99._PROBE_CPP)
-        cppyy.gbl.bufsize_p99.TcpDctcpFloor.GetTypeId()
+    dctcp_queue_p99.define_cpp()  # TcpDctcpEcho derives from its TcpDctcpFloor
     if not hasattr(cppyy.gbl, "bufsize_cycle"):
         cppyy.cppdef(_CYCLE_CPP)
         cppyy.gbl.bufsize_cycle.TcpDctcpEcho.GetTypeId()
         cppyy.gbl.bufsize_cycle.LinuxPrrRecovery.GetTypeId()
     dctcp_queue_p99.NS3_RECOVERY.setdefault("linux", "bufsize::LinuxPrrRecovery")
-    cppyy.gbl.bufsize_cycle.TcpDctcpEcho.immediate = receiver == "linux"
-    socket_type = "bufsize::TcpDctcpFloor" if receiver == "ns-3" else "bufsize::TcpDctcpEcho"
-    log = cppyy.gbl.bufsize_cycle.CycleLog(case.flows)
-    original = ns3_dumbbell._cpp
-
-    class _Cpp:  # ns3_dumbbell's C++ namespace, also connecting this log to each sender
-        def __getattr__(self, name: str) -> Any:
-            return getattr(original, name)
-
-        def ScheduleConnect(self, meter: Any, flow: int, app: Any, at_s: float) -> None:
-            original.ScheduleConnect(meter, flow, app, at_s)
-            cppyy.gbl.bufsize_cycle.Schedule(log, flow, app, at_s)
-
-    ns3_dumbbell._cpp = _Cpp()
-    tx_s = 8.0 * (PACKET_BYTES + HEADER_BYTES) / CAPACITY_BPS
-
-    def attach(device: Any, disc: Any) -> Any:
-        return cppyy.gbl.bufsize_p99.Attach(
-            device, disc, WARMUP_S, LEVELS, tx_s, WAIT_BINS_PER_PACKET
-        )
-
-    try:
-        record = run_ns3_with(
-            case,
-            seed,
-            recovery,
-            attach,
-            diagnose=True,
-            socket_type=socket_type,
-            extra_defaults=(("ns3::TcpSocket::ConnTimeout", syn_timeout),),
-        )
-    finally:
-        ns3_dumbbell._cpp = original
+    cycle = cppyy.gbl.bufsize_cycle
+    cycle.TcpDctcpEcho.immediate = receiver == "linux"
+    log = cycle.CycleLog(case.flows)
+    record = dctcp_queue_p99.run_ns3(
+        case,
+        seed,
+        recovery,
+        socket_type="bufsize::TcpDctcpFloor" if receiver == "ns-3" else "bufsize::TcpDctcpEcho",
+        extra_defaults=(("ns3::TcpSocket::ConnTimeout", syn_timeout),),
+        sources=lambda flow, app, at_s: cycle.Schedule(log, flow, app, at_s),
+    )
     rows = np.array(list(log.Flat())).reshape(-1, 6)
     out = cycle_figures(rows, case, segment=float(PACKET_BYTES))
-    probe = record.pop("attached")
-    for name in ("waitingTime", "portTime", "foundPort", "waitHist"):
-        record[name] = [float(x) for x in getattr(probe, name)]
     queue = ns3_figures(record)
     out.update(
         utilization=queue["utilization"],
@@ -472,7 +439,6 @@ def cycle_figures(rows: np.ndarray, case: Case, segment: float) -> dict[str, Any
     windows: list[tuple[float, float]] = []  # M, packets
     ece_open = ece_cwr = 0
     long_cwr = 0
-    other_states = 0
     active = 0
     for f in range(case.flows):
         mine = rows[rows[:, 1] == f]
@@ -500,8 +466,6 @@ def cycle_figures(rows: np.ndarray, case: Case, segment: float) -> dict[str, Any
                         open_us.append(1e6 * (t - since))
                 if new == CWR and state != CWR and after:
                     cuts.append((b / segment, (b - c) / segment, alpha))
-                if new not in (OPEN, CWR) and after:
-                    other_states += 1
                 state, since = new, t
     c = np.array(cuts) if cuts else np.zeros((0, 3))
     w = np.array(windows) if windows else np.zeros((0, 2))
@@ -513,14 +477,12 @@ def cycle_figures(rows: np.ndarray, case: Case, segment: float) -> dict[str, Any
         "cwr_us": float(np.mean(cwr_us)),
         "cwr_us_p10_50_90": np.percentile(cwr_us, [10, 50, 90]).round(0).tolist(),
         "open_us": float(np.mean(open_us)),
-        "open_us_median": float(np.median(open_us)),
         "window_packets": float(np.mean(w[:, 1])),
         "windows_per_flow_rtt": len(w) / (case.flows * base_rtts),
         "mean_m": float(np.mean(w[:, 0])),
         "unmarked_windows": float(np.mean(w[:, 0] == 0.0)),
         "ece_acks_per_flow_rtt": (ece_open + ece_cwr) / (case.flows * base_rtts),
         "ece_open_share": ece_open / max(ece_open + ece_cwr, 1),
-        "other_states": other_states,
         "long_cwr": long_cwr,
         "active_flows": active,
     }

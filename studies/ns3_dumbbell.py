@@ -611,6 +611,7 @@ def run(
     diagnose: bool = False,
     defaults: tuple[tuple[str, str], ...] = (),
     attach: Callable[[Any, Any], Any] | None = None,
+    sources: Callable[[int, Any, float], None] | None = None,
 ) -> dict[str, Any]:
     """Build the dumbbell, run it, and return the bottleneck's measures after the warm-up.
 
@@ -620,7 +621,9 @@ def run(
     example ``("ns3::TcpL4Protocol::RecoveryType", "ns3::TcpClassicRecovery")``); ``attach``
     is called with the bottleneck's device and its queue disc (None without marking) before
     the run and returns a further meter, whose ``Finish()`` is called at the end of the run
-    and which is returned under ``"attached"``.
+    and which is returned under ``"attached"``; ``sources(i, app, at_s)`` is called for each
+    flow's BulkSend application with a time just after its start, when its socket exists (to
+    connect further per-socket meters, as ``FlowMeter`` is).
     """
     if spec.cc not in SOCKET_TYPES:
         raise ValueError(f"cc must be one of {sorted(SOCKET_TYPES)}, got {spec.cc!r}")
@@ -739,6 +742,8 @@ def run(
         apps.Start(ns.Seconds(spec.starts_s[i]))
         if flow_meter is not None:
             _cpp.ScheduleConnect(flow_meter, i, apps.Get(0), spec.starts_s[i] + 1e-6)
+        if sources is not None:
+            sources(i, apps.Get(0), spec.starts_s[i] + 1e-6)
 
     ns.Simulator.Stop(ns.Seconds(spec.duration_s))
     start = time.perf_counter()
