@@ -47,6 +47,7 @@ from types import FrameType
 from typing import Any
 
 from validation.testbed import wakeups
+from validation.testbed.endpoints import PROBE_HANDSHAKES
 
 #: The namespaces' names begin with this (then the role and the tag).
 NAME_PREFIX = "bzk"
@@ -447,12 +448,20 @@ class Testbed:
         """The counters of :meth:`_other_drops` that moved, by how much."""
         return {k: n - before.get(k, 0) for k, n in after.items() if n != before.get(k, 0)}
 
-    def _probe(self, probes: dict[int, int]) -> list[float]:
-        """Each probe port's handshake time on the idle path, s (``endpoints.probe``)."""
+    def _probe(self, probes: dict[int, int], handshakes: int = PROBE_HANDSHAKES) -> list[float]:
+        """Each probe port's round trip on the idle path, s: the least of ``handshakes``
+        handshake times (``endpoints.probe``)."""
         return [float(v) for v in self._ns(
             "snd", sys.executable, "-m", "validation.testbed.endpoints", "probe",
-            "10.78.2.2", str(SINK_PORT), *map(str, probes),
+            "10.78.2.2", str(SINK_PORT), str(handshakes), *map(str, probes),
         ).split()]  # fmt: skip
+
+    def idle_rtts(self, flows: Sequence[Flow], handshakes: int = PROBE_HANDSHAKES) -> list[float]:
+        """Each flow's round trip on the idle path, s, as a run measures it before its flows
+        start (the least of ``handshakes`` handshakes; 1: one handshake's time)."""
+        ports, probes = self._ports(flows)
+        with self._forwarding(flows, ports | probes):
+            return self._probe(probes, handshakes)
 
     def run(self, flows: Sequence[Flow], *, warmup_s: float, measure_s: float) -> Measurement:
         """Run ``flows`` through the bottleneck; measure from ``warmup_s`` for ``measure_s``."""
