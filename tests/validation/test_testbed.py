@@ -187,7 +187,11 @@ def _interrupt(script: str, word: bytes, signum: int) -> tuple[str, int, list[in
     with ``word`` in its command line runs in the sender namespace, and wait for its end:
     the tag, its exit status and the processes that were seen."""
     child = subprocess.Popen(
-        [sys.executable, "-c", script], cwd=REPO, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", script],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=_as_a_terminal_job,
     )
     try:
         assert child.stdout is not None
@@ -204,6 +208,15 @@ def _interrupt(script: str, word: bytes, signum: int) -> tuple[str, int, list[in
         if child.poll() is None:
             child.kill()
     return tag, child.returncode, seen
+
+
+def _as_a_terminal_job() -> None:
+    """SIGINT handled by default in the child, as in a terminal's foreground job (Ctrl-C).
+
+    A test run started in the background by a non-interactive shell inherits SIGINT ignored
+    (POSIX, the shell's asynchronous lists), and Python leaves an ignored SIGINT ignored:
+    the interrupted run then ran its full minute and exited 0 (measured here)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _pids(tag: str, word: bytes) -> list[int]:
