@@ -107,6 +107,12 @@ def _connect(address: str, port: int, source_port: int, cc: str) -> socket.socke
             time.sleep(0.1)
 
 
+def _abort_on_close(connection: socket.socket) -> None:
+    """Make closing ``connection`` an abort: an RST, the unsent data discarded and no
+    ``TIME_WAIT`` left (``SO_LINGER`` on with a zero timeout)."""
+    connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+
 def _flow(
     address: str, port: int, source_port: int, cc: str, start_at: float, end_at: float
 ) -> None:
@@ -120,8 +126,8 @@ def _flow(
                 connection.sendall(_CHUNK)
         except TimeoutError:
             pass
-        # Abort (RST): the data still in the send buffer must not run into the next run.
-        connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        # Abort: the data still in the send buffer must not run into the next run.
+        _abort_on_close(connection)
 
 
 def send(address: str, port: int, seconds: float, flows: list[str]) -> None:
@@ -216,7 +222,7 @@ def probe(
                 connection.connect((address, port))
                 info = connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
                 samples_s.append(struct.unpack_from("I", info, _TCPI_RTT_OFFSET)[0] / 1e6)
-                connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                _abort_on_close(connection)
         rtts_s[index] = min(samples_s)
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(len(source_ports))]
