@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,8 @@ from typing import Any
 
 import httpx
 import pytest
+
+from tests.ports import free_port
 
 BUFSIZE = str(Path(sys.executable).with_name("bufsize"))
 #: How long the worker processes may outlive the service, s (the check runs every 0.5 s).
@@ -36,13 +37,6 @@ JOB = {
     "replications": 1,
     "seed": 1,
 }
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def descendants(root: int) -> set[int]:

@@ -23,7 +23,7 @@ from app.jobs.spec import SimulationSpec
 from app.jobs.store import JobStore
 from tests.app import test_api_simulations_runners as runners
 from tests.app.test_api_simulations import job_settings, service
-from tests.app.test_jobs_service_death import free_port
+from tests.ports import free_port
 
 BUFSIZE = str(Path(sys.executable).with_name("bufsize"))
 

@@ -11,14 +11,8 @@ import threading
 
 import pytest
 
+from tests.ports import free_port
 from validation.testbed.endpoints import probe
-
-
-def _free_port() -> int:
-    with socket.socket() as spare:
-        spare.bind(("127.0.0.1", 0))
-        port: int = spare.getsockname()[1]
-    return port
 
 
 def test_the_probe_makes_its_handshakes_from_one_port_and_leaves_no_time_wait() -> None:
@@ -35,7 +29,7 @@ def test_the_probe_makes_its_handshakes_from_one_port_and_leaves_no_time_wait() 
             peers.append(peer[1])
             connection.close()
 
-    source = _free_port()
+    source = free_port()
     acceptor = threading.Thread(target=accept, args=(3,), daemon=True)
     acceptor.start()
     with listener:
